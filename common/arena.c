@@ -1,0 +1,135 @@
+/* The arena that owns a scene: chunked bump allocation, one free. */
+#include "gsio_internal.h"
+
+#include <stdlib.h>
+
+typedef struct gsio_chunk {
+	struct gsio_chunk *next;
+	size_t size; // usable bytes after the header
+	size_t used;
+	max_align_t align_[]; // the payload starts here, suitably aligned
+} gsio_chunk;
+
+struct gsio_arena {
+	gsio_allocator allocator;
+	size_t limit;
+	size_t total;  // bytes obtained from the allocator
+	size_t handed; // bytes handed out
+	gsio_chunk *head;
+};
+
+#define GSIO_CHUNK_MIN ((size_t)64 << 10)
+#define GSIO_ALIGN 16u
+
+static void *raw_alloc(const gsio_allocator *a, size_t size)
+{
+	return a->alloc ? a->alloc(a->user, size) : malloc(size);
+}
+
+static void raw_free(const gsio_allocator *a, void *p)
+{
+	if (a->free)
+		a->free(a->user, p);
+	else
+		free(p);
+}
+
+gsio_arena *gsio_arena_create(const gsio_allocator *allocator, size_t limit)
+{
+	gsio_allocator al = {0};
+	if (allocator) al = *allocator;
+	gsio_arena *a = raw_alloc(&al, sizeof(*a));
+	if (!a) return NULL;
+	memset(a, 0, sizeof(*a));
+	a->allocator = al;
+	a->limit = limit ? limit : GSIO_DEFAULT_MEMORY_LIMIT;
+	return a;
+}
+
+void gsio_arena_destroy(gsio_arena *a)
+{
+	if (!a) return;
+	gsio_chunk *c = a->head;
+	while (c) {
+		gsio_chunk *next = c->next;
+		raw_free(&a->allocator, c);
+		c = next;
+	}
+	gsio_allocator al = a->allocator;
+	raw_free(&al, a);
+}
+
+size_t gsio_arena_used(const gsio_arena *a)
+{
+	return a ? a->handed : 0;
+}
+
+void *gsio_arena_alloc(gsio_arena *a, size_t size, gsio_error *err)
+{
+	size_t need = (size + (GSIO_ALIGN - 1)) & ~(size_t)(GSIO_ALIGN - 1);
+	if (need < size || need > a->limit - a->handed || a->handed > a->limit) {
+		GSIO_FAIL(err, GSIO_ERR_LIMIT, NULL, -1,
+		          "allocation of %zu bytes exceeds the memory limit of %zu bytes", size,
+		          a->limit);
+		return NULL;
+	}
+	gsio_chunk *c = a->head;
+	if (!c || c->size - c->used < need) {
+		size_t chunk = need > GSIO_CHUNK_MIN / 2 ? need : GSIO_CHUNK_MIN;
+		size_t total;
+		if (!gsio_add_size(chunk, sizeof(gsio_chunk), &total)) {
+			GSIO_FAIL(err, GSIO_ERR_LIMIT, NULL, -1, "allocation size overflows");
+			return NULL;
+		}
+		gsio_chunk *n = raw_alloc(&a->allocator, total);
+		if (!n) {
+			GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory allocating %zu bytes",
+			          total);
+			return NULL;
+		}
+		n->size = chunk;
+		n->used = 0;
+		if (c && need > GSIO_CHUNK_MIN / 2) {
+			// A big block goes behind the current chunk so its free space stays usable.
+			n->next = c->next;
+			c->next = n;
+		} else {
+			n->next = c;
+			a->head = n;
+		}
+		a->total += total;
+		c = n;
+	}
+	uint8_t *p = (uint8_t *)c->align_ + c->used;
+	c->used += need;
+	a->handed += need;
+	memset(p, 0, need);
+	return p;
+}
+
+void *gsio_arena_array(gsio_arena *a, size_t count, size_t size, gsio_error *err)
+{
+	size_t total;
+	if (!gsio_mul_size(count, size, &total)) {
+		GSIO_FAIL(err, GSIO_ERR_LIMIT, NULL, -1, "array of %zu x %zu bytes overflows", count,
+		          size);
+		return NULL;
+	}
+	return gsio_arena_alloc(a, total, err);
+}
+
+char *gsio_arena_strndup(gsio_arena *a, const char *s, size_t n, gsio_error *err)
+{
+	size_t len = 0;
+	while (len < n && s[len]) len++;
+	char *d = gsio_arena_alloc(a, len + 1, err);
+	if (!d) return NULL;
+	memcpy(d, s, len);
+	d[len] = 0;
+	return d;
+}
+
+char *gsio_arena_strdup(gsio_arena *a, const char *s, gsio_error *err)
+{
+	return gsio_arena_strndup(a, s, strlen(s), err);
+}

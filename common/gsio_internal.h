@@ -1,0 +1,161 @@
+/* gsio internals shared by the codecs: error raising, overflow-checked size
+ * math, the arena, the bounded little-endian reader and the growable writer.
+ * Not installed; not part of the public API. */
+#ifndef GSIO_INTERNAL_H
+#define GSIO_INTERNAL_H
+
+#include "gsio.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <string.h>
+
+// -- Errors
+
+/** Fills err (if non-NULL) unless it already holds an error. Returns 0 so
+ *  callers can `return gsio_fail(...)` from functions returning int/pointers. */
+int gsio_fail_at(gsio_error *err, gsio_error_code code, const char *file, int64_t offset,
+                 int32_t line, int32_t column, const char *src_file, int src_line,
+                 const char *fmt, ...) GSIO_PRINTF(9, 10);
+
+#define GSIO_FAIL(err, code, file, offset, ...) \
+	gsio_fail_at((err), (code), (file), (offset), 0, 0, __FILE__, __LINE__, __VA_ARGS__)
+#define GSIO_FAIL_LINE(err, code, file, line, col, ...) \
+	gsio_fail_at((err), (code), (file), -1, (line), (col), __FILE__, __LINE__, __VA_ARGS__)
+
+/** `CHECK(cond)` inside functions that return bool: on false, return false.
+ *  The failing step has already filled the error. */
+#define GSIO_CHECK(cond) \
+	do { \
+		if (!(cond)) return false; \
+	} while (0)
+
+// -- Size math
+
+static inline GSIO_NODISCARD bool gsio_mul_size(size_t a, size_t b, size_t *out)
+{
+	if (a != 0 && b > SIZE_MAX / a) return false;
+	*out = a * b;
+	return true;
+}
+
+static inline GSIO_NODISCARD bool gsio_add_size(size_t a, size_t b, size_t *out)
+{
+	if (b > SIZE_MAX - a) return false;
+	*out = a + b;
+	return true;
+}
+
+/** a*b*c, false on overflow. */
+static inline GSIO_NODISCARD bool gsio_mul3_size(size_t a, size_t b, size_t c, size_t *out)
+{
+	size_t ab;
+	return gsio_mul_size(a, b, &ab) && gsio_mul_size(ab, c, out);
+}
+
+// -- Arena
+
+/** Creates an arena. allocator may be NULL; limit 0 means the default. */
+gsio_arena *gsio_arena_create(const gsio_allocator *allocator, size_t limit);
+void gsio_arena_destroy(gsio_arena *arena);
+/** Zeroed memory, 16-byte aligned, or NULL (and err filled) when the limit or
+ *  the allocator says no. size 0 returns a valid non-NULL pointer. */
+void *gsio_arena_alloc(gsio_arena *arena, size_t size, gsio_error *err);
+/** count*size bytes, overflow-checked. */
+void *gsio_arena_array(gsio_arena *arena, size_t count, size_t size, gsio_error *err);
+char *gsio_arena_strdup(gsio_arena *arena, const char *s, gsio_error *err);
+char *gsio_arena_strndup(gsio_arena *arena, const char *s, size_t n, gsio_error *err);
+/** Bytes handed out so far. */
+size_t gsio_arena_used(const gsio_arena *arena);
+
+#define GSIO_NEW_ARRAY(arena, type, count, err) \
+	((type *)gsio_arena_array((arena), (count), sizeof(type), (err)))
+
+/** A new empty scene with its own arena (per opts). NULL on failure. */
+gsio_scene *gsio_scene_create(const gsio_opts *opts, gsio_error *err);
+/** Appends a warning (formatted) to the scene. Returns false only when out of memory. */
+bool gsio_scene_warn(gsio_scene *scene, gsio_error *err, const char *fmt, ...) GSIO_PRINTF(3, 4);
+
+// -- Bounded reader
+
+/** A cursor over untrusted bytes. Every read checks the remaining size; the
+ *  first failure sets err and makes every later read fail too. */
+typedef struct gsio_reader {
+	const uint8_t *data;
+	size_t size;
+	size_t pos;
+	const char *file; /**< for errors */
+	gsio_error *err;
+	bool failed;
+} gsio_reader;
+
+static inline gsio_reader gsio_reader_make(const uint8_t *data, size_t size, const char *file,
+                                           gsio_error *err)
+{
+	gsio_reader r = {data, size, 0, file ? file : "", err, false};
+	return r;
+}
+
+static inline size_t gsio_reader_remaining(const gsio_reader *r)
+{
+	return r->size - r->pos;
+}
+
+/** Fails with GSIO_ERR_TRUNCATED unless n bytes remain. `what` names them. */
+bool gsio_reader_need(gsio_reader *r, size_t n, const char *what);
+/** Returns a pointer to the next n bytes and advances, or NULL. */
+const uint8_t *gsio_read_bytes(gsio_reader *r, size_t n, const char *what);
+bool gsio_read_u8(gsio_reader *r, uint8_t *v, const char *what);
+bool gsio_read_u16(gsio_reader *r, uint16_t *v, const char *what);
+bool gsio_read_i16(gsio_reader *r, int16_t *v, const char *what);
+bool gsio_read_u32(gsio_reader *r, uint32_t *v, const char *what);
+bool gsio_read_i32(gsio_reader *r, int32_t *v, const char *what);
+bool gsio_read_f32(gsio_reader *r, float *v, const char *what);
+
+static inline uint16_t gsio_le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (p[1] << 8));
+}
+static inline uint32_t gsio_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+	       ((uint32_t)p[3] << 24);
+}
+static inline float gsio_lef32(const uint8_t *p)
+{
+	uint32_t u = gsio_le32(p);
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+// -- Growable writer
+
+/** A byte buffer that grows by doubling; the first failure sticks. The
+ *  memory is malloc'd (the caller frees `data` with free()). */
+typedef struct gsio_writer {
+	uint8_t *data;
+	size_t size;
+	size_t capacity;
+	size_t limit;   /**< 0: GSIO_DEFAULT_MEMORY_LIMIT */
+	bool failed;
+} gsio_writer;
+
+bool gsio_write_bytes(gsio_writer *w, const void *src, size_t n);
+bool gsio_write_zeros(gsio_writer *w, size_t n);
+bool gsio_write_u8(gsio_writer *w, uint8_t v);
+bool gsio_write_u16(gsio_writer *w, uint16_t v);
+bool gsio_write_i16(gsio_writer *w, int16_t v);
+bool gsio_write_u32(gsio_writer *w, uint32_t v);
+bool gsio_write_i32(gsio_writer *w, int32_t v);
+bool gsio_write_f32(gsio_writer *w, float v);
+void gsio_writer_free(gsio_writer *w);
+
+// -- Small helpers
+
+/** The lower-case extension of path without the dot ("" if none) into buf. */
+void gsio_path_ext(const char *path, char *buf, size_t buf_size);
+/** The part of path after the last '/' or '\\'. */
+const char *gsio_path_base(const char *path);
+
+#endif

@@ -1,0 +1,681 @@
+/* MDL3 / MDL4 / MDL5: GameStudio A4/A5 models.
+ *
+ * Layout (little-endian): 84-byte header; numskins skins (MDL3/4: int32 type
+ * + pixels of the header's size; MDL5: int32 type, width, height + pixels);
+ * numskinverts int16 u,v; numtris triangles of int16 xyz[3], uv[3]; numframes
+ * frames of int32 type, bbox min/max, char name[16], numverts packed
+ * vertices (type 0: u8 x,y,z,normal; type 2: u16 x,y,z, u8 normal, u8 bone);
+ * then bones (never seen), which are kept as raw trailing bytes.
+ * Facts beyond the seed are in ../shared/FORMATS.md. */
+#include "gsio_mdl.h"
+
+#include "gsio_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+// -- Limits
+
+// Skins larger than this in either direction are taken as corruption.
+#define MDL_MAX_SKIN_DIM 16384
+
+// -- Skins
+
+static size_t bytes_per_texel(int32_t type)
+{
+	switch (type & 7) {
+	case 0: return 1;
+	case 2:
+	case 3: return 2;
+	case 4: return 3;
+	case 5: return 4;
+	default: return 0;
+	}
+}
+
+size_t gsio_mdl_skin_size(int32_t type, int32_t width, int32_t height, gsio_error *err)
+{
+	if (type == GSIO_MDL_SKIN_DDS) {
+		if (width <= 0) {
+			GSIO_FAIL(err, GSIO_ERR_CORRUPT, NULL, -1, "DDS skin with byte size %d",
+			          (int)width);
+			return 0;
+		}
+		return (size_t)width;
+	}
+	size_t bpp = (type & ~GSIO_MDL_SKIN_MIPS) > 5 || type < 0 ? 0 : bytes_per_texel(type);
+	if (!bpp) {
+		GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, NULL, -1, "unknown skin type %d", (int)type);
+		return 0;
+	}
+	if (width <= 0 || height <= 0 || width > MDL_MAX_SKIN_DIM || height > MDL_MAX_SKIN_DIM) {
+		GSIO_FAIL(err, GSIO_ERR_CORRUPT, NULL, -1, "skin size %d x %d is out of range",
+		          (int)width, (int)height);
+		return 0;
+	}
+	size_t texels = (size_t)width * (size_t)height; // < 2^28: no overflow
+	if (type & GSIO_MDL_SKIN_MIPS) texels += (texels >> 2) + (texels >> 4) + (texels >> 6);
+	return texels * bpp;
+}
+
+// -- Decode
+
+static bool read_vertex(gsio_reader *r, int32_t type, gsio_mdl_vertex *v)
+{
+	const uint8_t *p;
+	if (type == GSIO_MDL_FRAME_BYTE) {
+		GSIO_CHECK((p = gsio_read_bytes(r, 4, "a byte-packed vertex")));
+		v->pos[0] = p[0];
+		v->pos[1] = p[1];
+		v->pos[2] = p[2];
+		v->normal = p[3];
+		v->bone = 0;
+	} else {
+		GSIO_CHECK((p = gsio_read_bytes(r, 8, "a word-packed vertex")));
+		v->pos[0] = gsio_le16(p);
+		v->pos[1] = gsio_le16(p + 2);
+		v->pos[2] = gsio_le16(p + 4);
+		v->normal = p[6];
+		v->bone = p[7];
+	}
+	return true;
+}
+
+static gsio_error_code unsupported_magic(const uint8_t *m, const char **what)
+{
+	if (!memcmp(m, "MDL2", 4)) *what = "MDL2 (A3/Quake-style model)";
+	else if (!memcmp(m, "MDL7", 4)) *what = "MDL7 (A6/A7 model)";
+	else if (!memcmp(m, "IDPO", 4)) *what = "IDPO (Quake 1 model)";
+	else if (!memcmp(m, "MDL", 3)) *what = "this MDL variant";
+	else return GSIO_ERR_BAD_MAGIC;
+	return GSIO_ERR_UNSUPPORTED;
+}
+
+static bool check_count(gsio_reader *r, int32_t count, const char *what, size_t offset)
+{
+	if (count < 0) {
+		r->failed = true;
+		GSIO_FAIL(r->err, GSIO_ERR_CORRUPT, r->file, (int64_t)offset, "negative %s (%d)", what,
+		          (int)count);
+		return false;
+	}
+	return true;
+}
+
+static bool decode_header(gsio_reader *r, gsio_mdl_header *h, int *version)
+{
+	const uint8_t *magic = gsio_read_bytes(r, 4, "the MDL header");
+	GSIO_CHECK(magic);
+	memcpy(h->version, magic, 4);
+	if (memcmp(magic, "MDL3", 4) && memcmp(magic, "MDL4", 4) && memcmp(magic, "MDL5", 4)) {
+		const char *what = NULL;
+		gsio_error_code code = unsupported_magic(magic, &what);
+		if (code == GSIO_ERR_UNSUPPORTED)
+			GSIO_FAIL(r->err, code, r->file, 0, "format %s is not supported yet", what);
+		else
+			GSIO_FAIL(r->err, code, r->file, 0,
+			          "not a GameStudio model: magic %02x %02x %02x %02x is not MDL3/MDL4/MDL5",
+			          magic[0], magic[1], magic[2], magic[3]);
+		return false;
+	}
+	*version = magic[3] - '0';
+	GSIO_CHECK(gsio_reader_need(r, GSIO_MDL_HEADER_SIZE - 4, "the MDL header"));
+	bool ok = gsio_read_i32(r, &h->final, "final");
+	for (int i = 0; i < 3; i++) ok = ok && gsio_read_f32(r, &h->scale[i], "scale");
+	for (int i = 0; i < 3; i++) ok = ok && gsio_read_f32(r, &h->offset[i], "offset");
+	ok = ok && gsio_read_f32(r, &h->radius, "radius");
+	for (int i = 0; i < 3; i++) ok = ok && gsio_read_f32(r, &h->eye[i], "eye");
+	int32_t *counts[] = {&h->numskins, &h->skinwidth, &h->skinheight, &h->numverts,
+	                     &h->numtris,  &h->numframes, &h->numskinverts, &h->flags,
+	                     &h->numbones};
+	static const char *names[] = {"numskins", "skinwidth",    "skinheight", "numverts", "numtris",
+	                              "numframes", "numskinverts", "flags",      "numbones"};
+	for (size_t i = 0; i < 9; i++) {
+		size_t at = r->pos;
+		ok = ok && gsio_read_i32(r, counts[i], names[i]);
+		if (ok && i != 7) ok = check_count(r, *counts[i], names[i], at);
+	}
+	GSIO_CHECK(ok);
+	if (h->numverts > 32768 || h->numskinverts > 32768) {
+		// Triangles address vertices with int16: more could never be used.
+		GSIO_FAIL(r->err, GSIO_ERR_CORRUPT, r->file, 60,
+		          "%d vertices / %d skin vertices exceed the int16 index range",
+		          (int)h->numverts, (int)h->numskinverts);
+		return false;
+	}
+	return true;
+}
+
+static bool decode_skins(gsio_reader *r, gsio_mdl_file *f, gsio_error *err)
+{
+	const gsio_mdl_header *h = &f->header;
+	// Each skin takes at least 4 bytes: a count larger than the file is corrupt.
+	if ((size_t)h->numskins > gsio_reader_remaining(r) / 4) {
+		GSIO_FAIL(err, GSIO_ERR_CORRUPT, r->file, 48,
+		          "numskins %d cannot fit in the %zu bytes that follow the header",
+		          (int)h->numskins, gsio_reader_remaining(r));
+		return false;
+	}
+	f->skins_count = (size_t)h->numskins;
+	f->skins = GSIO_NEW_ARRAY(f->arena, gsio_mdl_skin, f->skins_count, err);
+	GSIO_CHECK(f->skins);
+	for (size_t i = 0; i < f->skins_count; i++) {
+		gsio_mdl_skin *s = &f->skins[i];
+		size_t at = r->pos;
+		GSIO_CHECK(gsio_read_i32(r, &s->type, "a skin type"));
+		if (f->version == 5) {
+			GSIO_CHECK(gsio_read_i32(r, &s->width, "a skin width"));
+			GSIO_CHECK(gsio_read_i32(r, &s->height, "a skin height"));
+		} else {
+			s->width = h->skinwidth;
+			s->height = h->skinheight;
+			if (s->type == GSIO_MDL_SKIN_DDS || (s->type & GSIO_MDL_SKIN_MIPS)) {
+				// Neither exists before MDL5 (per-skin sizes came with it).
+				GSIO_FAIL(err, GSIO_ERR_CORRUPT, r->file, (int64_t)at,
+				          "skin %zu: type %d is not valid in MDL%d", i, (int)s->type,
+				          f->version);
+				return false;
+			}
+		}
+		gsio_error sub;
+		gsio_error_clear(&sub);
+		s->pixels_size = gsio_mdl_skin_size(s->type, s->width, s->height, &sub);
+		if (!s->pixels_size) {
+			GSIO_FAIL(err, sub.code, r->file, (int64_t)at, "skin %zu: %s", i, sub.message);
+			return false;
+		}
+		char what[64];
+		snprintf(what, sizeof(what), "the pixels of skin %zu", i);
+		GSIO_CHECK((s->pixels = gsio_read_bytes(r, s->pixels_size, what)));
+	}
+	return true;
+}
+
+gsio_mdl_file *gsio_mdl_decode(const uint8_t *data, size_t size, const char *name,
+                               const gsio_opts *opts, gsio_error *err)
+{
+	gsio_error local;
+	if (!err) err = &local;
+	gsio_error_clear(err);
+	if (!data && size) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, name, -1, "no data");
+		return NULL;
+	}
+	gsio_arena *arena = gsio_arena_create(opts ? opts->allocator : NULL,
+	                                      opts ? opts->memory_limit : 0);
+	if (!arena) {
+		GSIO_FAIL(err, GSIO_ERR_NOMEM, name, -1, "out of memory");
+		return NULL;
+	}
+	gsio_mdl_file *f = gsio_arena_alloc(arena, sizeof(*f), err);
+	if (!f) goto fail;
+	f->arena = arena;
+	// The file's bytes are copied once so the decoded structure owns what it points to.
+	uint8_t *copy = gsio_arena_alloc(arena, size, err);
+	if (!copy) goto fail;
+	if (size) memcpy(copy, data, size);
+	gsio_reader r = gsio_reader_make(copy, size, name, err);
+	gsio_mdl_header *h = &f->header;
+	if (!decode_header(&r, h, &f->version)) goto fail;
+	if (!decode_skins(&r, f, err)) goto fail;
+
+	// Skin vertices and triangles: check the whole block before allocating.
+	size_t uv_bytes = (size_t)h->numskinverts * 4;
+	if (!gsio_reader_need(&r, uv_bytes, "the skin vertices")) goto fail;
+	f->uvs_count = (size_t)h->numskinverts;
+	f->uvs = GSIO_NEW_ARRAY(arena, gsio_mdl_uv, f->uvs_count, err);
+	if (!f->uvs) goto fail;
+	for (size_t i = 0; i < f->uvs_count; i++) {
+		const uint8_t *p = gsio_read_bytes(&r, 4, "a skin vertex");
+		f->uvs[i].u = (int16_t)gsio_le16(p);
+		f->uvs[i].v = (int16_t)gsio_le16(p + 2);
+	}
+	size_t tri_bytes;
+	if (!gsio_mul_size((size_t)h->numtris, 12, &tri_bytes) ||
+	    !gsio_reader_need(&r, tri_bytes, "the triangles"))
+		goto fail;
+	f->triangles_count = (size_t)h->numtris;
+	f->triangles = GSIO_NEW_ARRAY(arena, gsio_mdl_triangle, f->triangles_count, err);
+	if (!f->triangles) goto fail;
+	for (size_t i = 0; i < f->triangles_count; i++) {
+		size_t at = r.pos;
+		const uint8_t *p = gsio_read_bytes(&r, 12, "a triangle");
+		gsio_mdl_triangle *t = &f->triangles[i];
+		for (int k = 0; k < 3; k++) {
+			t->xyz[k] = (int16_t)gsio_le16(p + 2 * k);
+			t->uv[k] = (int16_t)gsio_le16(p + 6 + 2 * k);
+			if (t->xyz[k] < 0 || t->xyz[k] >= h->numverts) {
+				GSIO_FAIL(err, GSIO_ERR_CORRUPT, name, (int64_t)(at + 2 * (size_t)k),
+				          "triangle %zu: vertex index %d is outside 0..%d", i, (int)t->xyz[k],
+				          (int)h->numverts - 1);
+				goto fail;
+			}
+			if (t->uv[k] < 0 || t->uv[k] >= h->numskinverts) {
+				GSIO_FAIL(err, GSIO_ERR_CORRUPT, name, (int64_t)(at + 6 + 2 * (size_t)k),
+				          "triangle %zu: skin vertex index %d is outside 0..%d", i,
+				          (int)t->uv[k], (int)h->numskinverts - 1);
+				goto fail;
+			}
+		}
+	}
+
+	// Frames: each is at least 20 + 2*4 + numverts*4 bytes; bound the count first.
+	size_t min_frame = 28 + (size_t)h->numverts * 4;
+	if ((size_t)h->numframes > gsio_reader_remaining(&r) / min_frame) {
+		GSIO_FAIL(err, GSIO_ERR_CORRUPT, name, 64,
+		          "numframes %d cannot fit in the %zu bytes left at offset %zu",
+		          (int)h->numframes, gsio_reader_remaining(&r), r.pos);
+		goto fail;
+	}
+	f->frames_count = (size_t)h->numframes;
+	f->frames = GSIO_NEW_ARRAY(arena, gsio_mdl_frame, f->frames_count, err);
+	if (!f->frames) goto fail;
+	for (size_t i = 0; i < f->frames_count; i++) {
+		gsio_mdl_frame *fr = &f->frames[i];
+		size_t at = r.pos;
+		if (!gsio_read_i32(&r, &fr->type, "a frame type")) goto fail;
+		if (fr->type != GSIO_MDL_FRAME_BYTE && fr->type != GSIO_MDL_FRAME_WORD) {
+			GSIO_FAIL(err, GSIO_ERR_CORRUPT, name, (int64_t)at,
+			          "frame %zu: type %d is neither 0 (byte-packed) nor 2 (word-packed)", i,
+			          (int)fr->type);
+			goto fail;
+		}
+		size_t vsize = fr->type == GSIO_MDL_FRAME_BYTE ? 4 : 8;
+		char what[48];
+		snprintf(what, sizeof(what), "frame %zu", i);
+		if (!gsio_reader_need(&r, 16 + (2 + (size_t)h->numverts) * vsize, what)) goto fail;
+		if (!read_vertex(&r, fr->type, &fr->bbox_min) ||
+		    !read_vertex(&r, fr->type, &fr->bbox_max))
+			goto fail;
+		memcpy(fr->name, gsio_read_bytes(&r, 16, "a frame name"), 16);
+		fr->verts = GSIO_NEW_ARRAY(arena, gsio_mdl_vertex, (size_t)h->numverts, err);
+		if (!fr->verts) goto fail;
+		for (size_t v = 0; v < (size_t)h->numverts; v++)
+			if (!read_vertex(&r, fr->type, &fr->verts[v])) goto fail;
+	}
+	f->trailing = copy + r.pos;
+	f->trailing_size = r.size - r.pos;
+	return f;
+fail:
+	gsio_arena_destroy(arena);
+	return NULL;
+}
+
+void gsio_mdl_file_free(gsio_mdl_file *file)
+{
+	if (file) gsio_arena_destroy(file->arena);
+}
+
+// -- Encode
+
+static bool write_vertex(gsio_writer *w, int32_t type, const gsio_mdl_vertex *v)
+{
+	if (type == GSIO_MDL_FRAME_BYTE) {
+		uint8_t b[4] = {(uint8_t)v->pos[0], (uint8_t)v->pos[1], (uint8_t)v->pos[2], v->normal};
+		return gsio_write_bytes(w, b, 4);
+	}
+	return gsio_write_u16(w, v->pos[0]) && gsio_write_u16(w, v->pos[1]) &&
+	       gsio_write_u16(w, v->pos[2]) && gsio_write_u8(w, v->normal) &&
+	       gsio_write_u8(w, v->bone);
+}
+
+int gsio_mdl_encode(const gsio_mdl_file *f, uint8_t **out, size_t *out_size, gsio_error *err)
+{
+	*out = NULL;
+	*out_size = 0;
+	const gsio_mdl_header *h = &f->header;
+	int version = f->version;
+	if (version < 3 || version > 5 || memcmp(h->version, "MDL", 3) ||
+	    h->version[3] != (char)('0' + version)) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "cannot encode MDL version %d", version);
+		return -1;
+	}
+	if (h->numskins < 0 || (size_t)h->numskins != f->skins_count || h->numskinverts < 0 ||
+	    h->numtris < 0 || h->numframes < 0 || (size_t)h->numskinverts != f->uvs_count || (size_t)h->numtris != f->triangles_count ||
+	    (size_t)h->numframes != f->frames_count || h->numverts < 0) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "header counts do not match the arrays");
+		return -1;
+	}
+	gsio_writer w = {0};
+	gsio_write_bytes(&w, h->version, 4);
+	gsio_write_i32(&w, h->final);
+	for (int i = 0; i < 3; i++) gsio_write_f32(&w, h->scale[i]);
+	for (int i = 0; i < 3; i++) gsio_write_f32(&w, h->offset[i]);
+	gsio_write_f32(&w, h->radius);
+	for (int i = 0; i < 3; i++) gsio_write_f32(&w, h->eye[i]);
+	const int32_t counts[] = {h->numskins,  h->skinwidth,    h->skinheight,
+	                          h->numverts,  h->numtris,      h->numframes,
+	                          h->numskinverts, h->flags,     h->numbones};
+	for (size_t i = 0; i < 9; i++) gsio_write_i32(&w, counts[i]);
+	for (size_t i = 0; i < f->skins_count; i++) {
+		const gsio_mdl_skin *s = &f->skins[i];
+		size_t want = gsio_mdl_skin_size(s->type, s->width, s->height, err);
+		if (!want || want != s->pixels_size) {
+			gsio_writer_free(&w);
+			GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1,
+			          "skin %zu: %zu bytes of pixels, type %d %dx%d needs %zu", i,
+			          s->pixels_size, (int)s->type, (int)s->width, (int)s->height, want);
+			return -1;
+		}
+		gsio_write_i32(&w, s->type);
+		if (version == 5) {
+			gsio_write_i32(&w, s->width);
+			gsio_write_i32(&w, s->height);
+		}
+		gsio_write_bytes(&w, s->pixels, s->pixels_size);
+	}
+	for (size_t i = 0; i < f->uvs_count; i++) {
+		gsio_write_i16(&w, f->uvs[i].u);
+		gsio_write_i16(&w, f->uvs[i].v);
+	}
+	for (size_t i = 0; i < f->triangles_count; i++) {
+		for (int k = 0; k < 3; k++) gsio_write_i16(&w, f->triangles[i].xyz[k]);
+		for (int k = 0; k < 3; k++) gsio_write_i16(&w, f->triangles[i].uv[k]);
+	}
+	for (size_t i = 0; i < f->frames_count; i++) {
+		const gsio_mdl_frame *fr = &f->frames[i];
+		gsio_write_i32(&w, fr->type);
+		write_vertex(&w, fr->type, &fr->bbox_min);
+		write_vertex(&w, fr->type, &fr->bbox_max);
+		gsio_write_bytes(&w, fr->name, 16);
+		for (size_t v = 0; v < (size_t)h->numverts; v++) write_vertex(&w, fr->type, &fr->verts[v]);
+	}
+	gsio_write_bytes(&w, f->trailing, f->trailing_size);
+	if (w.failed) {
+		gsio_writer_free(&w);
+		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding the MDL file");
+		return -1;
+	}
+	*out = w.data;
+	*out_size = w.size;
+	return 0;
+}
+
+// -- Scene
+
+/* Welding: a scene vertex is one (position index, uv index) pair. For each
+ * position index, a short chain of the pairs seen so far. */
+typedef struct weld_entry {
+	int32_t uv;
+	uint32_t out;
+	int32_t next;
+} weld_entry;
+
+static bool frame_name(const gsio_mdl_frame *fr, gsio_arena *a, gsio_error *err,
+                       const char **out)
+{
+	*out = gsio_arena_strndup(a, fr->name, 16, err);
+	return *out != NULL;
+}
+
+/* The clip a frame belongs to: its name without trailing digits and the
+ * separators before them ("walk3" -> "walk", "frame 0" -> "frame"). */
+static size_t clip_stem(const char *name, size_t len)
+{
+	while (len && name[len - 1] >= '0' && name[len - 1] <= '9') len--;
+	while (len && (name[len - 1] == ' ' || name[len - 1] == '_' || name[len - 1] == '-')) len--;
+	return len;
+}
+
+static bool build_clips(gsio_scene *s, const gsio_mesh *m, float fps, gsio_error *err)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < m->frames_count; i++) {
+		const char *a = m->frames[i].name;
+		if (i == 0) {
+			n++;
+			continue;
+		}
+		const char *b = m->frames[i - 1].name;
+		size_t la = clip_stem(a, strlen(a)), lb = clip_stem(b, strlen(b));
+		if (la != lb || memcmp(a, b, la)) n++;
+	}
+	s->clips = GSIO_NEW_ARRAY(s->arena, gsio_clip, n, err);
+	GSIO_CHECK(s->clips);
+	size_t c = 0;
+	for (size_t i = 0; i < m->frames_count; i++) {
+		const char *a = m->frames[i].name;
+		size_t la = clip_stem(a, strlen(a));
+		bool same = false;
+		if (i > 0) {
+			const char *b = m->frames[i - 1].name;
+			size_t lb = clip_stem(b, strlen(b));
+			same = la == lb && !memcmp(a, b, la);
+		}
+		if (same) {
+			s->clips[c - 1].frame_count++;
+			continue;
+		}
+		char name[40];
+		if (la)
+			snprintf(name, sizeof(name), "%.*s", (int)la, a);
+		else
+			snprintf(name, sizeof(name), "anim");
+		// A stem that appears again after other clips gets a suffix: names stay unique.
+		unsigned dup = 1;
+		for (size_t k = 0; k < c; k++)
+			if (!strncmp(s->clips[k].name, name, strlen(name))) dup++;
+		if (dup > 1) {
+			size_t l = strlen(name);
+			snprintf(name + l, sizeof(name) - l, ".%u", dup);
+		}
+		gsio_clip *clip = &s->clips[c++];
+		GSIO_CHECK((clip->name = gsio_arena_strdup(s->arena, name, err)));
+		clip->first_frame = i;
+		clip->frame_count = 1;
+		clip->fps = fps;
+	}
+	s->clips_count = c;
+	return true;
+}
+
+static void bbox_of(const float *p, size_t n, float mn[3], float mx[3])
+{
+	for (int k = 0; k < 3; k++) mn[k] = mx[k] = 0;
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < 3; k++) {
+			float v = p[3 * i + (size_t)k];
+			if (i == 0 || v < mn[k]) mn[k] = v;
+			if (i == 0 || v > mx[k]) mx[k] = v;
+		}
+}
+
+static bool skins_to_images(gsio_scene *s, const gsio_mdl_file *f, const uint8_t *palette,
+                            gsio_error *err)
+{
+	s->images = GSIO_NEW_ARRAY(s->arena, gsio_image, f->skins_count, err);
+	s->materials = GSIO_NEW_ARRAY(s->arena, gsio_material, f->skins_count, err);
+	GSIO_CHECK(s->images && s->materials);
+	size_t ni = 0;
+	for (size_t i = 0; i < f->skins_count; i++) {
+		const gsio_mdl_skin *sk = &f->skins[i];
+		if (sk->type == GSIO_MDL_SKIN_DDS) {
+			GSIO_CHECK(gsio_scene_warn(s, err,
+			                           "skin %zu is an embedded DDS file (%zu bytes): not decoded",
+			                           i, sk->pixels_size));
+			continue;
+		}
+		gsio_image *im = &s->images[ni];
+		char name[32];
+		snprintf(name, sizeof(name), "skin%zu", i);
+		GSIO_CHECK((im->name = gsio_arena_strdup(s->arena, name, err)));
+		im->width = (uint32_t)sk->width;
+		im->height = (uint32_t)sk->height;
+		im->source_type = sk->type;
+		im->source_format = (gsio_pixel_format)(sk->type & 7);
+		im->source_mip_count = (sk->type & GSIO_MDL_SKIN_MIPS) ? 3 : 0;
+		size_t texels = (size_t)im->width * im->height;
+		GSIO_CHECK((im->rgba = gsio_arena_array(s->arena, texels, 4, err)));
+		if (gsio_decode_pixels(im->source_format, sk->pixels, texels, palette, im->rgba)) {
+			GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, NULL, -1, "skin %zu: type %d", i, (int)sk->type);
+			return false;
+		}
+		gsio_material *mat = &s->materials[ni];
+		GSIO_CHECK((mat->name = gsio_arena_strdup(s->arena, name, err)));
+		mat->base_color_image = (int32_t)ni;
+		mat->detail_image = -1;
+		for (int k = 0; k < 4; k++) mat->base_color[k] = 1.0f;
+		ni++;
+	}
+	s->images_count = ni;
+	s->materials_count = ni;
+	return true;
+}
+
+gsio_scene *gsio_mdl_to_scene(const gsio_mdl_file *f, const char *name, const gsio_opts *opts,
+                              gsio_error *err)
+{
+	gsio_error local;
+	if (!err) err = &local;
+	gsio_scene *s = gsio_scene_create(opts, err);
+	if (!s) return NULL;
+	gsio_arena *a = s->arena;
+	const gsio_mdl_header *h = &f->header;
+	uint8_t palette_buf[768];
+	const uint8_t *palette = opts ? opts->palette : NULL;
+	if (!palette && opts && opts->palette_path) {
+		if (gsio_palette_load(opts->palette_path, palette_buf, err)) goto fail;
+		palette = palette_buf;
+	}
+
+	s->format = f->version == 3 ? "MDL3" : f->version == 4 ? "MDL4" : "MDL5";
+	s->format_version = f->version;
+	s->source.vertices = (size_t)h->numverts;
+	s->source.triangles = f->triangles_count;
+	s->source.uvs = f->uvs_count;
+	if (!skins_to_images(s, f, palette, err)) goto fail;
+
+	if (f->frames_count == 0 || h->numverts == 0) {
+		// A model without frames has no positions: an empty scene, said out loud.
+		if (!gsio_scene_warn(s, err, "the model has %zu frames and %d vertices: no mesh",
+		                     f->frames_count, (int)h->numverts))
+			goto fail;
+		return s;
+	}
+
+	// Weld (position, uv) pairs in triangle order.
+	size_t nv = (size_t)h->numverts, ncorner = f->triangles_count * 3;
+	int32_t *head = GSIO_NEW_ARRAY(a, int32_t, nv, err);
+	weld_entry *chain = GSIO_NEW_ARRAY(a, weld_entry, ncorner, err);
+	uint32_t *corner = GSIO_NEW_ARRAY(a, uint32_t, ncorner, err);
+	if (!head || !chain || !corner) goto fail;
+	for (size_t i = 0; i < nv; i++) head[i] = -1;
+	size_t nout = 0;
+	for (size_t t = 0; t < f->triangles_count; t++)
+		for (int k = 0; k < 3; k++) {
+			int32_t xyz = f->triangles[t].xyz[k], uv = f->triangles[t].uv[k];
+			int32_t e = head[xyz];
+			while (e >= 0 && chain[e].uv != uv) e = chain[e].next;
+			if (e < 0) {
+				e = (int32_t)nout;
+				chain[e].uv = uv;
+				chain[e].out = (uint32_t)nout;
+				chain[e].next = head[xyz];
+				head[xyz] = e;
+				nout++;
+			}
+			corner[3 * t + (size_t)k] = chain[e].out;
+		}
+
+	gsio_mesh *m = s->meshes = GSIO_NEW_ARRAY(a, gsio_mesh, 1, err);
+	if (!m) goto fail;
+	s->meshes_count = 1;
+	m->name = "mesh";
+	m->vertex_count = nout;
+	m->material = s->materials_count ? 0 : -1;
+	m->index_count = ncorner;
+	m->indices = GSIO_NEW_ARRAY(a, uint32_t, ncorner, err);
+	m->source_vertex = GSIO_NEW_ARRAY(a, uint32_t, nout, err);
+	m->source_uv = GSIO_NEW_ARRAY(a, uint32_t, nout, err);
+	if (!m->indices || !m->source_vertex || !m->source_uv) goto fail;
+	for (size_t t = 0; t < f->triangles_count; t++) {
+		// Stored clockwise (front faces), so reverse to counter-clockwise.
+		m->indices[3 * t + 0] = corner[3 * t + 0];
+		m->indices[3 * t + 1] = corner[3 * t + 2];
+		m->indices[3 * t + 2] = corner[3 * t + 1];
+	}
+	for (size_t xyz = 0; xyz < nv; xyz++)
+		for (int32_t e = head[xyz]; e >= 0; e = chain[e].next) {
+			m->source_vertex[chain[e].out] = (uint32_t)xyz;
+			m->source_uv[chain[e].out] = (uint32_t)chain[e].uv;
+		}
+
+	// UVs relative to the first skin, sampled at texel centres.
+	int32_t uw = f->skins_count ? f->skins[0].width : h->skinwidth;
+	int32_t uh = f->skins_count ? f->skins[0].height : h->skinheight;
+	if (f->skins_count && f->skins[0].type == GSIO_MDL_SKIN_DDS) uw = uh = 0;
+	if (uw > 0 && uh > 0) {
+		m->uvs = GSIO_NEW_ARRAY(a, float, 2 * nout, err);
+		if (!m->uvs) goto fail;
+		for (size_t v = 0; v < nout; v++) {
+			const gsio_mdl_uv *uv = &f->uvs[m->source_uv[v]];
+			m->uvs[2 * v] = ((float)uv->u + 0.5f) / (float)uw;
+			m->uvs[2 * v + 1] = ((float)uv->v + 0.5f) / (float)uh;
+		}
+	}
+
+	size_t nframes = (opts && (opts->flags & GSIO_OPT_NO_ANIMATION)) ? 1 : f->frames_count;
+	m->frames = GSIO_NEW_ARRAY(a, gsio_morph_frame, nframes, err);
+	if (!m->frames) goto fail;
+	m->frames_count = nframes;
+	size_t bad_normals = 0;
+	for (size_t i = 0; i < nframes; i++) {
+		const gsio_mdl_frame *fr = &f->frames[i];
+		gsio_morph_frame *mf = &m->frames[i];
+		if (!frame_name(fr, a, err, &mf->name)) goto fail;
+		mf->positions = GSIO_NEW_ARRAY(a, float, 3 * nout, err);
+		mf->normals = GSIO_NEW_ARRAY(a, float, 3 * nout, err);
+		if (!mf->positions || !mf->normals) goto fail;
+		for (size_t v = 0; v < nout; v++) {
+			const gsio_mdl_vertex *pv = &fr->verts[m->source_vertex[v]];
+			for (int k = 0; k < 3; k++)
+				mf->positions[3 * v + (size_t)k] = h->scale[k] * (float)pv->pos[k] + h->offset[k];
+			unsigned ni = pv->normal;
+			if (ni >= GSIO_NORMAL_COUNT) {
+				bad_normals++;
+				ni = 0;
+			}
+			// The table normals point into the model (FORMATS.md): negate.
+			for (int k = 0; k < 3; k++) mf->normals[3 * v + (size_t)k] = -gsio_anorms[ni][k];
+		}
+		bbox_of(mf->positions, nout, mf->bbox_min, mf->bbox_max);
+	}
+	if (bad_normals &&
+	    !gsio_scene_warn(s, err, "%zu vertex normal indices are >= 162; used normal 0",
+	                     bad_normals))
+		goto fail;
+	m->positions = m->frames[0].positions;
+	m->normals = m->frames[0].normals;
+	memcpy(m->bbox_min, m->frames[0].bbox_min, sizeof(m->bbox_min));
+	memcpy(m->bbox_max, m->frames[0].bbox_max, sizeof(m->bbox_max));
+	float fps = opts && opts->fps > 0 ? opts->fps : GSIO_DEFAULT_FPS;
+	if (!build_clips(s, m, fps, err)) goto fail;
+	(void)name;
+	return s;
+fail:
+	gsio_scene_free(s);
+	return NULL;
+}
+
+// -- Importer
+
+static int mdl_can_read(const uint8_t *head, size_t n, const char *ext)
+{
+	if (n >= 4 && (!memcmp(head, "MDL", 3) || !memcmp(head, "IDPO", 4))) return 2;
+	return ext && !strcmp(ext, "mdl") ? 1 : 0;
+}
+
+static gsio_scene *mdl_read(const uint8_t *data, size_t size, const char *path,
+                            const gsio_opts *opts, gsio_error *err)
+{
+	gsio_mdl_file *f = gsio_mdl_decode(data, size, path, opts, err);
+	if (!f) return NULL;
+	gsio_scene *s = gsio_mdl_to_scene(f, path, opts, err);
+	gsio_mdl_file_free(f);
+	return s;
+}
+
+const gsio_importer gsio_mdl_importer = {
+    "GameStudio MDL", "mdl", 3, 5, mdl_can_read, mdl_read,
+};

@@ -1,0 +1,227 @@
+/* gsio: the command that fronts the library. `gsio info [--json] FILE...` */
+#include "gsio.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: gsio info [--json] FILE...\n"
+	        "       gsio --version | --help\n"
+	        "\n"
+	        "info    print what each file holds: format and version, vertices, triangles,\n"
+	        "        skin vertices, welded vertices, skins (type code, size), frames and\n"
+	        "        their names, clips, meshes, joints, animations, cameras, warnings.\n"
+	        "        --json prints one JSON object per file, one per line.\n"
+	        "\n"
+	        "Exit status: 0 when every file was read, 1 when any failed, 2 on a usage error.\n");
+}
+
+static cJSON *scene_json(const char *path, const gsio_scene *s)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "file", path);
+	cJSON_AddStringToObject(o, "status", "ok");
+	cJSON_AddStringToObject(o, "format", s->format ? s->format : "");
+	cJSON_AddNumberToObject(o, "version", s->format_version);
+	cJSON_AddNumberToObject(o, "vertices", (double)s->source.vertices);
+	cJSON_AddNumberToObject(o, "triangles", (double)s->source.triangles);
+	cJSON_AddNumberToObject(o, "skin_vertices", (double)s->source.uvs);
+	size_t welded = 0;
+	for (size_t i = 0; i < s->meshes_count; i++) welded += s->meshes[i].vertex_count;
+	cJSON_AddNumberToObject(o, "welded_vertices", (double)welded);
+	cJSON *skins = cJSON_AddArrayToObject(o, "skins");
+	for (size_t i = 0; i < s->images_count; i++) {
+		const gsio_image *im = &s->images[i];
+		cJSON *k = cJSON_CreateObject();
+		cJSON_AddStringToObject(k, "name", im->name ? im->name : "");
+		cJSON_AddNumberToObject(k, "type", im->source_type);
+		cJSON_AddNumberToObject(k, "width", im->width);
+		cJSON_AddNumberToObject(k, "height", im->height);
+		cJSON_AddNumberToObject(k, "mips", im->source_mip_count);
+		if (im->source_path) cJSON_AddStringToObject(k, "path", im->source_path);
+		cJSON_AddItemToArray(skins, k);
+	}
+	size_t nframes = s->meshes_count ? s->meshes[0].frames_count : 0;
+	cJSON_AddNumberToObject(o, "frames", (double)nframes);
+	cJSON *names = cJSON_AddArrayToObject(o, "frame_names");
+	for (size_t i = 0; i < nframes; i++)
+		cJSON_AddItemToArray(names, cJSON_CreateString(s->meshes[0].frames[i].name));
+	cJSON *clips = cJSON_AddArrayToObject(o, "clips");
+	for (size_t i = 0; i < s->clips_count; i++) {
+		cJSON *c = cJSON_CreateObject();
+		cJSON_AddStringToObject(c, "name", s->clips[i].name);
+		cJSON_AddNumberToObject(c, "first_frame", (double)s->clips[i].first_frame);
+		cJSON_AddNumberToObject(c, "frames", (double)s->clips[i].frame_count);
+		cJSON_AddNumberToObject(c, "fps", s->clips[i].fps);
+		cJSON_AddItemToArray(clips, c);
+	}
+	cJSON *meshes = cJSON_AddArrayToObject(o, "meshes");
+	for (size_t i = 0; i < s->meshes_count; i++) {
+		const gsio_mesh *m = &s->meshes[i];
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "name", m->name ? m->name : "");
+		cJSON_AddNumberToObject(j, "vertices", (double)m->vertex_count);
+		cJSON_AddNumberToObject(j, "triangles", (double)(m->index_count / 3));
+		cJSON_AddNumberToObject(j, "material", m->material);
+		cJSON_AddNumberToObject(j, "weights", (double)m->weights.count);
+		cJSON *bmin = cJSON_CreateFloatArray(m->bbox_min, 3);
+		cJSON *bmax = cJSON_CreateFloatArray(m->bbox_max, 3);
+		cJSON_AddItemToObject(j, "bbox_min", bmin);
+		cJSON_AddItemToObject(j, "bbox_max", bmax);
+		cJSON_AddItemToArray(meshes, j);
+	}
+	cJSON_AddNumberToObject(o, "joints", (double)s->joints_count);
+	cJSON *anims = cJSON_AddArrayToObject(o, "animations");
+	for (size_t i = 0; i < s->animations_count; i++) {
+		cJSON *a = cJSON_CreateObject();
+		cJSON_AddStringToObject(a, "name", s->animations[i].name ? s->animations[i].name : "");
+		cJSON_AddNumberToObject(a, "frames", (double)s->animations[i].frames_count);
+		cJSON_AddNumberToObject(a, "fps", s->animations[i].fps);
+		cJSON_AddItemToArray(anims, a);
+	}
+	cJSON *cams = cJSON_AddArrayToObject(o, "cameras");
+	for (size_t i = 0; i < s->cameras_count; i++) {
+		cJSON *c = cJSON_CreateObject();
+		cJSON_AddStringToObject(c, "name", s->cameras[i].name ? s->cameras[i].name : "");
+		cJSON_AddNumberToObject(c, "frames", (double)s->cameras[i].frames_count);
+		cJSON_AddNumberToObject(c, "fps", s->cameras[i].fps);
+		cJSON_AddNumberToObject(c, "cuts", (double)s->cameras[i].cuts_count);
+		cJSON_AddItemToArray(cams, c);
+	}
+	if (s->terrain) {
+		cJSON *t = cJSON_AddObjectToObject(o, "terrain");
+		cJSON_AddNumberToObject(t, "columns", s->terrain->columns);
+		cJSON_AddNumberToObject(t, "rows", s->terrain->rows);
+		cJSON_AddNumberToObject(t, "cell_x", s->terrain->cell_x);
+		cJSON_AddNumberToObject(t, "cell_y", s->terrain->cell_y);
+	}
+	cJSON *warn = cJSON_AddArrayToObject(o, "warnings");
+	for (size_t i = 0; i < s->warnings_count; i++)
+		cJSON_AddItemToArray(warn, cJSON_CreateString(s->warnings[i]));
+	return o;
+}
+
+static void print_text(const char *path, const gsio_scene *s)
+{
+	printf("%s: %s (version %d)\n", path, s->format, (int)s->format_version);
+	size_t welded = 0;
+	for (size_t i = 0; i < s->meshes_count; i++) welded += s->meshes[i].vertex_count;
+	printf("  vertices %zu, triangles %zu, skin vertices %zu, welded vertices %zu\n",
+	       s->source.vertices, s->source.triangles, s->source.uvs, welded);
+	for (size_t i = 0; i < s->images_count; i++) {
+		const gsio_image *im = &s->images[i];
+		printf("  skin %zu: type %d, %u x %u%s%s%s\n", i, (int)im->source_type, im->width,
+		       im->height, im->source_mip_count ? ", with mips" : "",
+		       im->source_path ? ", from " : "", im->source_path ? im->source_path : "");
+	}
+	size_t nframes = s->meshes_count ? s->meshes[0].frames_count : 0;
+	if (nframes) {
+		printf("  frames %zu:", nframes);
+		for (size_t i = 0; i < nframes; i++) printf(" %s", s->meshes[0].frames[i].name);
+		printf("\n");
+	}
+	for (size_t i = 0; i < s->clips_count; i++)
+		printf("  clip %s: frames %zu..%zu (%zu) at %g fps\n", s->clips[i].name,
+		       s->clips[i].first_frame, s->clips[i].first_frame + s->clips[i].frame_count - 1,
+		       s->clips[i].frame_count, (double)s->clips[i].fps);
+	if (s->meshes_count > 1 || s->joints_count)
+		for (size_t i = 0; i < s->meshes_count; i++)
+			printf("  mesh %zu %s: %zu vertices, %zu triangles, %zu weights\n", i,
+			       s->meshes[i].name, s->meshes[i].vertex_count, s->meshes[i].index_count / 3,
+			       s->meshes[i].weights.count);
+	if (s->joints_count) printf("  joints %zu\n", s->joints_count);
+	for (size_t i = 0; i < s->animations_count; i++)
+		printf("  animation %s: %zu frames at %g fps\n", s->animations[i].name,
+		       s->animations[i].frames_count, (double)s->animations[i].fps);
+	for (size_t i = 0; i < s->cameras_count; i++)
+		printf("  camera %s: %zu frames at %g fps, %zu cuts\n", s->cameras[i].name,
+		       s->cameras[i].frames_count, (double)s->cameras[i].fps, s->cameras[i].cuts_count);
+	if (s->terrain)
+		printf("  terrain %u x %u vertices, cell %g x %g\n", s->terrain->columns, s->terrain->rows,
+		       (double)s->terrain->cell_x, (double)s->terrain->cell_y);
+	for (size_t i = 0; i < s->warnings_count; i++) printf("  warning: %s\n", s->warnings[i]);
+}
+
+static int cmd_info(int argc, char **argv)
+{
+	int json = 0, files = 0, failed = 0;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) json = 1;
+		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "gsio info: unknown option %s\n", argv[i]);
+			return 2;
+		}
+	}
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) continue;
+		files++;
+		gsio_error err;
+		gsio_scene *s = gsio_load_file(argv[i], NULL, &err);
+		if (!s) {
+			failed++;
+			char msg[1024];
+			gsio_error_format(&err, msg, sizeof(msg));
+			if (json) {
+				cJSON *o = cJSON_CreateObject();
+				cJSON_AddStringToObject(o, "file", argv[i]);
+				cJSON_AddStringToObject(o, "status", "error");
+				cJSON *e = cJSON_AddObjectToObject(o, "error");
+				cJSON_AddStringToObject(e, "code", gsio_error_code_name(err.code));
+				cJSON_AddStringToObject(e, "message", err.message);
+				if (err.offset >= 0) cJSON_AddNumberToObject(e, "offset", (double)err.offset);
+				if (err.line > 0) cJSON_AddNumberToObject(e, "line", err.line);
+				if (err.column > 0) cJSON_AddNumberToObject(e, "column", err.column);
+				cJSON_AddStringToObject(e, "text", msg);
+				char *t = cJSON_PrintUnformatted(o);
+				puts(t);
+				free(t);
+				cJSON_Delete(o);
+			}
+			fprintf(stderr, "gsio: %s\n", msg);
+			continue;
+		}
+		if (json) {
+			cJSON *o = scene_json(argv[i], s);
+			char *t = cJSON_PrintUnformatted(o);
+			puts(t);
+			free(t);
+			cJSON_Delete(o);
+		} else {
+			print_text(argv[i], s);
+		}
+		gsio_scene_free(s);
+	}
+	if (!files) {
+		fprintf(stderr, "gsio info: no FILE given\n");
+		usage(stderr);
+		return 2;
+	}
+	return failed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("gsio %s\n", GSIO_VERSION_STRING);
+		return 0;
+	}
+	if (!strcmp(argv[1], "info")) return cmd_info(argc - 2, argv + 2);
+	fprintf(stderr, "gsio: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}
