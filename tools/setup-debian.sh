@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs everything gsio needs to build, run and test on Debian 12.
+# Safe to run again: apt-get and npm skip what is already there.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+pkgs=(build-essential cmake pkg-config git clang libclang-rt-14-dev
+      libcmocka-dev libcjson-dev libspng-dev libstb-dev
+      libassimp-dev assimp-utils
+      blender python3-numpy)
+# Node.js and npm: Debian's packages unless the machine already has them
+# (a NodeSource node ships its own npm, which Debian's npm conflicts with).
+command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
+command -v npm >/dev/null 2>&1 || pkgs+=(npm)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# The Khronos glTF validator, pinned in tests/e2e/package.json.
+if [ ! -d "$here/tests/e2e/node_modules/gltf-validator" ]; then
+  echo "setup: installing the Khronos glTF validator (npm)"
+  (cd "$here/tests/e2e" && npm install --no-audit --no-fund --silent >/dev/null)
+fi
