@@ -64,7 +64,7 @@ size_t gsio_arena_used(const gsio_arena *a)
 	return a ? a->handed : 0;
 }
 
-void *gsio_arena_alloc(gsio_arena *a, size_t size, gsio_error *err)
+static void *arena_take(gsio_arena *a, size_t size, gsio_error *err)
 {
 	size_t need = (size + (GSIO_ALIGN - 1)) & ~(size_t)(GSIO_ALIGN - 1);
 	if (need < size || need > a->limit - a->handed || a->handed > a->limit) {
@@ -103,8 +103,19 @@ void *gsio_arena_alloc(gsio_arena *a, size_t size, gsio_error *err)
 	uint8_t *p = (uint8_t *)c->align_ + c->used;
 	c->used += need;
 	a->handed += need;
-	memset(p, 0, need);
 	return p;
+}
+
+void *gsio_arena_alloc(gsio_arena *a, size_t size, gsio_error *err)
+{
+	void *p = arena_take(a, size, err);
+	if (p) memset(p, 0, size);
+	return p;
+}
+
+void *gsio_arena_alloc_uninit(gsio_arena *a, size_t size, gsio_error *err)
+{
+	return arena_take(a, size, err);
 }
 
 void *gsio_arena_array(gsio_arena *a, size_t count, size_t size, gsio_error *err)
@@ -116,6 +127,17 @@ void *gsio_arena_array(gsio_arena *a, size_t count, size_t size, gsio_error *err
 		return NULL;
 	}
 	return gsio_arena_alloc(a, total, err);
+}
+
+void *gsio_arena_array_uninit(gsio_arena *a, size_t count, size_t size, gsio_error *err)
+{
+	size_t total;
+	if (!gsio_mul_size(count, size, &total)) {
+		GSIO_FAIL(err, GSIO_ERR_LIMIT, NULL, -1, "array of %zu x %zu bytes overflows", count,
+		          size);
+		return NULL;
+	}
+	return arena_take(a, total, err);
 }
 
 char *gsio_arena_strndup(gsio_arena *a, const char *s, size_t n, gsio_error *err)

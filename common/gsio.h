@@ -154,7 +154,7 @@ size_t gsio_pixel_size(gsio_pixel_format fmt);
  *  opaque (transparency is a render mode in GameStudio, not a skin fact).
  *  Returns 0, or -1 for an unknown format. */
 GSIO_NODISCARD int gsio_decode_pixels(gsio_pixel_format fmt, const uint8_t *src, size_t count,
-                                      const uint8_t *palette, uint8_t *dst);
+                                      const uint8_t *palette, uint8_t *dst); /* src, dst must not overlap */
 
 /** Encodes RGBA8 pixels into `fmt` (the inverse, rounding to nearest for
  *  16-bit formats, nearest colour for PAL8). Returns 0 or -1. */

@@ -63,6 +63,9 @@ void gsio_arena_destroy(gsio_arena *arena);
 void *gsio_arena_alloc(gsio_arena *arena, size_t size, gsio_error *err);
 /** count*size bytes, overflow-checked. */
 void *gsio_arena_array(gsio_arena *arena, size_t count, size_t size, gsio_error *err);
+/** The same without zeroing, for buffers the caller fills completely. */
+void *gsio_arena_alloc_uninit(gsio_arena *arena, size_t size, gsio_error *err);
+void *gsio_arena_array_uninit(gsio_arena *arena, size_t count, size_t size, gsio_error *err);
 char *gsio_arena_strdup(gsio_arena *arena, const char *s, gsio_error *err);
 char *gsio_arena_strndup(gsio_arena *arena, const char *s, size_t n, gsio_error *err);
 /** Bytes handed out so far. */

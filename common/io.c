@@ -1,10 +1,12 @@
 /* Default stdio file access and path helpers. */
+#define _POSIX_C_SOURCE 200809L
 #include "gsio_internal.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 int gsio_read_whole_file(const char *path, uint8_t **data, size_t *size, size_t max_size,
                          gsio_error *err)
@@ -19,6 +21,14 @@ int gsio_read_whole_file(const char *path, uint8_t **data, size_t *size, size_t 
 	}
 	size_t cap = 0, len = 0;
 	uint8_t *buf = NULL;
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
+	    (uint64_t)st.st_size <= max_size) {
+		// A regular file: one buffer of the right size (+1 to see EOF without growing).
+		cap = (size_t)st.st_size + 1;
+		buf = malloc(cap);
+		if (!buf) cap = 0;
+	}
 	for (;;) {
 		if (len == cap) {
 			size_t ncap = cap ? cap * 2 : 65536;

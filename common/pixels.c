@@ -19,8 +19,15 @@ static inline uint8_t expand5(unsigned v) { return (uint8_t)((v << 3) | (v >> 2)
 static inline uint8_t expand6(unsigned v) { return (uint8_t)((v << 2) | (v >> 4)); }
 static inline uint8_t expand4(unsigned v) { return (uint8_t)((v << 4) | v); }
 
-int gsio_decode_pixels(gsio_pixel_format fmt, const uint8_t *src, size_t count,
-                       const uint8_t *palette, uint8_t *dst)
+static inline void put_rgba(uint8_t *restrict dst, unsigned r, unsigned g, unsigned b, unsigned a)
+{
+	uint32_t v = (uint32_t)r | ((uint32_t)g << 8) | ((uint32_t)b << 16) | ((uint32_t)a << 24);
+	uint8_t bytes[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+	memcpy(dst, bytes, 4); // one store; byte order is fixed by the array, not the host
+}
+
+int gsio_decode_pixels(gsio_pixel_format fmt, const uint8_t *restrict src, size_t count,
+                       const uint8_t *palette, uint8_t *restrict dst)
 {
 	switch (fmt) {
 	case GSIO_PIXEL_PAL8: {
@@ -36,28 +43,26 @@ int gsio_decode_pixels(gsio_pixel_format fmt, const uint8_t *src, size_t count,
 	}
 	case GSIO_PIXEL_RGB565:
 		for (size_t i = 0; i < count; i++) {
-			unsigned v = gsio_le16(src + 2 * i);
-			dst[4 * i + 0] = expand5((v >> 11) & 31);
-			dst[4 * i + 1] = expand6((v >> 5) & 63);
-			dst[4 * i + 2] = expand5(v & 31);
-			dst[4 * i + 3] = 255;
+			uint32_t v = (uint32_t)src[2 * i] | ((uint32_t)src[2 * i + 1] << 8);
+			// expand5/expand6 folded into masks: r = r5<<3 | r5>>2, etc.
+			uint32_t r = ((v >> 8) & 0xF8u) | (v >> 13);
+			uint32_t g = ((v >> 3) & 0xFCu) | ((v >> 9) & 3u);
+			uint32_t b = ((v << 3) & 0xF8u) | ((v >> 2) & 7u);
+			uint32_t px = r | (g << 8) | (b << 16) | 0xFF000000u;
+			uint8_t out[4] = {(uint8_t)px, (uint8_t)(px >> 8), (uint8_t)(px >> 16), 255};
+			memcpy(dst + 4 * i, out, 4);
 		}
 		return 0;
 	case GSIO_PIXEL_ARGB4444:
 		for (size_t i = 0; i < count; i++) {
-			unsigned v = gsio_le16(src + 2 * i);
-			dst[4 * i + 0] = expand4((v >> 8) & 15);
-			dst[4 * i + 1] = expand4((v >> 4) & 15);
-			dst[4 * i + 2] = expand4(v & 15);
-			dst[4 * i + 3] = expand4((v >> 12) & 15);
+			unsigned v = (unsigned)src[2 * i] | ((unsigned)src[2 * i + 1] << 8);
+			put_rgba(dst + 4 * i, expand4((v >> 8) & 15), expand4((v >> 4) & 15), expand4(v & 15),
+			         expand4((v >> 12) & 15));
 		}
 		return 0;
 	case GSIO_PIXEL_BGR888:
 		for (size_t i = 0; i < count; i++) {
-			dst[4 * i + 0] = src[3 * i + 2];
-			dst[4 * i + 1] = src[3 * i + 1];
-			dst[4 * i + 2] = src[3 * i + 0];
-			dst[4 * i + 3] = 255;
+			put_rgba(dst + 4 * i, src[3 * i + 2], src[3 * i + 1], src[3 * i], 255);
 		}
 		return 0;
 	case GSIO_PIXEL_BGRA8888:

@@ -192,8 +192,10 @@ static bool decode_skins(gsio_reader *r, gsio_mdl_file *f, gsio_error *err)
 	return true;
 }
 
-gsio_mdl_file *gsio_mdl_decode(const uint8_t *data, size_t size, const char *name,
-                               const gsio_opts *opts, gsio_error *err)
+/* borrow: point into `data` instead of copying it (the caller keeps data
+ * alive for as long as the decoded file lives). */
+static gsio_mdl_file *mdl_decode(const uint8_t *data, size_t size, const char *name,
+                                 const gsio_opts *opts, gsio_error *err, bool borrow)
 {
 	gsio_error local;
 	if (!err) err = &local;
@@ -211,10 +213,14 @@ gsio_mdl_file *gsio_mdl_decode(const uint8_t *data, size_t size, const char *nam
 	gsio_mdl_file *f = gsio_arena_alloc(arena, sizeof(*f), err);
 	if (!f) goto fail;
 	f->arena = arena;
-	// The file's bytes are copied once so the decoded structure owns what it points to.
-	uint8_t *copy = gsio_arena_alloc(arena, size, err);
-	if (!copy) goto fail;
-	if (size) memcpy(copy, data, size);
+	// Unless borrowing, the bytes are copied once so the file owns what it points to.
+	const uint8_t *copy = data;
+	if (!borrow) {
+		uint8_t *c = gsio_arena_alloc_uninit(arena, size, err);
+		if (!c) goto fail;
+		if (size) memcpy(c, data, size);
+		copy = c;
+	}
 	gsio_reader r = gsio_reader_make(copy, size, name, err);
 	gsio_mdl_header *h = &f->header;
 	if (!decode_header(&r, h, &f->version)) goto fail;
@@ -289,7 +295,7 @@ gsio_mdl_file *gsio_mdl_decode(const uint8_t *data, size_t size, const char *nam
 		    !read_vertex(&r, fr->type, &fr->bbox_max))
 			goto fail;
 		memcpy(fr->name, gsio_read_bytes(&r, 16, "a frame name"), 16);
-		fr->verts = GSIO_NEW_ARRAY(arena, gsio_mdl_vertex, (size_t)h->numverts, err);
+		fr->verts = gsio_arena_array_uninit(arena, (size_t)h->numverts, sizeof(gsio_mdl_vertex), err);
 		if (!fr->verts) goto fail;
 		for (size_t v = 0; v < (size_t)h->numverts; v++)
 			if (!read_vertex(&r, fr->type, &fr->verts[v])) goto fail;
@@ -300,6 +306,12 @@ gsio_mdl_file *gsio_mdl_decode(const uint8_t *data, size_t size, const char *nam
 fail:
 	gsio_arena_destroy(arena);
 	return NULL;
+}
+
+gsio_mdl_file *gsio_mdl_decode(const uint8_t *data, size_t size, const char *name,
+                               const gsio_opts *opts, gsio_error *err)
+{
+	return mdl_decode(data, size, name, opts, err, false);
 }
 
 void gsio_mdl_file_free(gsio_mdl_file *file)
@@ -506,7 +518,7 @@ static bool skins_to_images(gsio_scene *s, const gsio_mdl_file *f, const uint8_t
 		im->source_format = (gsio_pixel_format)(sk->type & 7);
 		im->source_mip_count = (sk->type & GSIO_MDL_SKIN_MIPS) ? 3 : 0;
 		size_t texels = (size_t)im->width * im->height;
-		GSIO_CHECK((im->rgba = gsio_arena_array(s->arena, texels, 4, err)));
+		GSIO_CHECK((im->rgba = gsio_arena_array_uninit(s->arena, texels, 4, err)));
 		if (gsio_decode_pixels(im->source_format, sk->pixels, texels, palette, im->rgba)) {
 			GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, NULL, -1, "skin %zu: type %d", i, (int)sk->type);
 			return false;
@@ -624,8 +636,8 @@ gsio_scene *gsio_mdl_to_scene(const gsio_mdl_file *f, const char *name, const gs
 		const gsio_mdl_frame *fr = &f->frames[i];
 		gsio_morph_frame *mf = &m->frames[i];
 		if (!frame_name(fr, a, err, &mf->name)) goto fail;
-		mf->positions = GSIO_NEW_ARRAY(a, float, 3 * nout, err);
-		mf->normals = GSIO_NEW_ARRAY(a, float, 3 * nout, err);
+		mf->positions = gsio_arena_array_uninit(a, 3 * nout, sizeof(float), err);
+		mf->normals = gsio_arena_array_uninit(a, 3 * nout, sizeof(float), err);
 		if (!mf->positions || !mf->normals) goto fail;
 		for (size_t v = 0; v < nout; v++) {
 			const gsio_mdl_vertex *pv = &fr->verts[m->source_vertex[v]];
@@ -669,7 +681,8 @@ static int mdl_can_read(const uint8_t *head, size_t n, const char *ext)
 static gsio_scene *mdl_read(const uint8_t *data, size_t size, const char *path,
                             const gsio_opts *opts, gsio_error *err)
 {
-	gsio_mdl_file *f = gsio_mdl_decode(data, size, path, opts, err);
+	// The scene copies what it keeps, so the file may borrow the caller's bytes.
+	gsio_mdl_file *f = mdl_decode(data, size, path, opts, err, true);
 	if (!f) return NULL;
 	gsio_scene *s = gsio_mdl_to_scene(f, path, opts, err);
 	gsio_mdl_file_free(f);

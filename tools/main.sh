@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The main job: converts every model in samples/ to glTF 2.0 (.glb) in
+# out/samples/, after installing what is missing (Debian 12) and building.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+bash tools/setup-debian.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGSIO_BUILD_TESTS=OFF >/dev/null
+cmake --build build -j"$(nproc 2>/dev/null || echo 2)" >/dev/null
+mkdir -p out
+./build/tools/gsio info samples/*.mdl
+if [ -x build/blender_bridge/mdl2gltf ]; then
+  ./build/blender_bridge/mdl2gltf --force --report out/samples-report.json -o out/samples samples
+  echo "Converted samples/ to out/samples/ (report: out/samples-report.json)"
+fi
