@@ -269,7 +269,7 @@ static gsio_mdl_file *mdl_decode(const uint8_t *data, size_t size, const char *n
 	// Frames: each is at least 20 + 2*4 + numverts*4 bytes; bound the count first.
 	size_t min_frame = 28 + (size_t)h->numverts * 4;
 	if ((size_t)h->numframes > gsio_reader_remaining(&r) / min_frame) {
-		GSIO_FAIL(err, GSIO_ERR_CORRUPT, name, 64,
+		GSIO_FAIL(err, GSIO_ERR_CORRUPT, name, 68,
 		          "numframes %d cannot fit in the %zu bytes left at offset %zu",
 		          (int)h->numframes, gsio_reader_remaining(&r), r.pos);
 		goto fail;
