@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs gsio from a build tree into a temporary prefix and builds a small
+# consumer against it twice: with CMake's find_package(gsio) and with
+# pkg-config. The consumer loads a file given on the command line (or, with
+# no corpus, just prints the version) so the installed library really runs.
+set -euo pipefail
+build=$1; corpus=${2:-}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+mkdir -p "$tmp/app"
+cat > "$tmp/app/main.c" <<'C'
+#include <gsio/gsio.h>
+#include <gsio/gsio_mdl.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+	size_t n = 0;
+	while (gsio_importers()[n]) n++;
+	printf("gsio %s, %zu importers\n", GSIO_VERSION_STRING, n);
+	if (argc < 2) return 0;
+	gsio_error err;
+	gsio_scene *s = gsio_load_file(argv[1], NULL, &err);
+	if (!s) { char m[512]; gsio_error_format(&err, m, sizeof m); fprintf(stderr, "%s\n", m); return 1; }
+	printf("%s: %zu meshes, %zu frames\n", s->format, s->meshes_count, s->meshes[0].frames_count);
+	gsio_scene_free(s);
+	return 0;
+}
+C
+cat > "$tmp/app/CMakeLists.txt" <<'C'
+cmake_minimum_required(VERSION 3.16)
+project(consumer C)
+find_package(gsio REQUIRED)
+add_executable(app_static main.c)
+target_link_libraries(app_static PRIVATE gsio::gsio)
+add_executable(app_shared main.c)
+target_link_libraries(app_shared PRIVATE gsio::gsio_shared)
+C
+cmake -S "$tmp/app" -B "$tmp/app/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
+cmake --build "$tmp/app/build" >/dev/null
+input=()
+[ -n "$corpus" ] && [ -f "$corpus/mdl/minigun_mdl5.mdl" ] && input=("$corpus/mdl/minigun_mdl5.mdl")
+"$tmp/app/build/app_static" "${input[@]}"
+LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/app/build/app_shared" "${input[@]}"
+# pkg-config
+libdir=$(ls -d "$tmp"/prefix/lib* | head -n1)
+PKG_CONFIG_PATH="$libdir/pkgconfig" cc -o "$tmp/app/pc" "$tmp/app/main.c" \
+  $(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs --static gsio)
+LD_LIBRARY_PATH="$libdir" "$tmp/app/pc" "${input[@]}"
+echo "install: find_package (static, shared) and pkg-config consumers built and ran"
