@@ -1,11 +1,13 @@
 /* The importer registry: detection by magic first, extension second. */
 #include "gsio_internal.h"
+#include "gsio_hmp.h"
 #include "gsio_mdl.h"
 
 #include <stdlib.h>
 
 static const gsio_importer *const importers[] = {
     &gsio_mdl_importer,
+    &gsio_hmp_importer,
     NULL,
 };
 

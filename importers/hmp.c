@@ -1,0 +1,662 @@
+/* HMP4 / HMP5: GameStudio A5 terrain.
+ *
+ * Layout (little-endian): 84-byte header (the MDL header with the model-only
+ * fields unused); numskins textures; numframes frames of int32 type (2),
+ * two 8-byte word-packed bbox vertices, char name[16], then numverts height
+ * records of u16 z, u8 normal, u8 pad; then anything else, kept verbatim.
+ * The grid is columns = (int)fnumverts_x by rows = numverts / columns,
+ * row-major, row 0 at the +y edge (FORMATS.md, measured on shadow-5.hmp).
+ *
+ * HMP4 (engines before A5 5.230) is named by the seed but not described, and
+ * no HMP4 file has been found. Decision: it relates to HMP5 as MDL4 to MDL5.
+ * The HMP header is the MDL header field for field, and its unused nu8/nu9
+ * sit exactly where MDL has skinwidth/skinheight; MDL5 moved the skin size
+ * into each skin and left those header fields 0, and so does every HMP5
+ * seen (shadow-5.hmp has nu8 = nu9 = 0). So an HMP4 skin is `int32 type` +
+ * pixels of nu8 x nu9, without mips or DDS (both came with the per-skin
+ * size), and its frames are as in HMP5. *Unverified*: tested only against
+ * files this project writes by hand.
+ *
+ * Facts beyond the seed are in ../shared/FORMATS.md. */
+#include "gsio_hmp.h"
+
+#include "gsio_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+// -- Header
+
+static bool fail_corrupt(gsio_reader *r, size_t offset, const char *msg)
+{
+	r->failed = true;
+	GSIO_FAIL(r->err, GSIO_ERR_CORRUPT, r->file, (int64_t)offset, "%s", msg);
+	return false;
+}
+
+static bool check_magic(gsio_reader *r, gsio_hmp_header *h, int *version)
+{
+	const uint8_t *m = gsio_read_bytes(r, 4, "the HMP header");
+	GSIO_CHECK(m);
+	memcpy(h->version, m, 4);
+	if (!memcmp(m, "HMP4", 4) || !memcmp(m, "HMP5", 4)) {
+		*version = m[3] - '0';
+		return true;
+	}
+	r->failed = true;
+	if (!memcmp(m, "HMP7", 4))
+		GSIO_FAIL(r->err, GSIO_ERR_UNSUPPORTED, r->file, 0,
+		          "format HMP7 (A6/A7 terrain) is not supported yet");
+	else if (!memcmp(m, "HMP", 3))
+		GSIO_FAIL(r->err, GSIO_ERR_UNSUPPORTED, r->file, 0,
+		          "format HMP%c is not supported yet (gsio reads HMP4 and HMP5)",
+		          m[3] >= 0x20 && m[3] < 0x7f ? (char)m[3] : '?');
+	else
+		GSIO_FAIL(r->err, GSIO_ERR_BAD_MAGIC, r->file, 0,
+		          "not a GameStudio terrain: magic %02x %02x %02x %02x is not HMP4/HMP5", m[0],
+		          m[1], m[2], m[3]);
+	return false;
+}
+
+static bool decode_header(gsio_reader *r, gsio_hmp_file *f)
+{
+	gsio_hmp_header *h = &f->header;
+	GSIO_CHECK(check_magic(r, h, &f->version));
+	GSIO_CHECK(gsio_reader_need(r, GSIO_HMP_HEADER_SIZE - 4, "the HMP header"));
+	bool ok = gsio_read_i32(r, &h->nu1, "nu1");
+	for (int i = 0; i < 3; i++) ok = ok && gsio_read_f32(r, &h->scale[i], "scale");
+	for (int i = 0; i < 3; i++) ok = ok && gsio_read_f32(r, &h->offset[i], "offset");
+	ok = ok && gsio_read_i32(r, &h->nu6, "nu6") &&
+	     gsio_read_f32(r, &h->ftrisize_x, "ftrisize_x") &&
+	     gsio_read_f32(r, &h->ftrisize_y, "ftrisize_y") &&
+	     gsio_read_f32(r, &h->fnumverts_x, "fnumverts_x");
+	int32_t *ints[] = {&h->numskins, &h->nu8,  &h->nu9,   &h->numverts, &h->nu10,
+	                   &h->numframes, &h->nu11, &h->flags, &h->nu12};
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		ok = ok && gsio_read_i32(r, ints[i], "a header field");
+	GSIO_CHECK(ok);
+
+	char msg[160];
+	if (h->numskins < 0) {
+		snprintf(msg, sizeof(msg), "negative numskins (%d)", (int)h->numskins);
+		return fail_corrupt(r, 48, msg);
+	}
+	if (h->numverts < 0) {
+		snprintf(msg, sizeof(msg), "negative numverts (%d)", (int)h->numverts);
+		return fail_corrupt(r, 60, msg);
+	}
+	if (h->numframes < 0) {
+		snprintf(msg, sizeof(msg), "negative numframes (%d)", (int)h->numframes);
+		return fail_corrupt(r, 68, msg);
+	}
+	// Only these floats are used; a NaN or infinity in them would reach every position.
+	static const struct {
+		size_t offset;
+		const char *name;
+	} used[] = {{16, "scale[2]"},   {20, "offset[0]"},  {24, "offset[1]"},
+	            {28, "offset[2]"},  {36, "ftrisize_x"}, {40, "ftrisize_y"}};
+	const float values[] = {h->scale[2],    h->offset[0],   h->offset[1],
+	                        h->offset[2],   h->ftrisize_x,  h->ftrisize_y};
+	for (size_t i = 0; i < 6; i++)
+		if (!isfinite(values[i])) {
+			snprintf(msg, sizeof(msg), "%s is not a finite number", used[i].name);
+			return fail_corrupt(r, used[i].offset, msg);
+		}
+	// The seed: numverts_x = (int)fnumverts_x, numverts_y = numverts / numverts_x.
+	// The range test comes before the cast (a cast out of range is undefined).
+	if (!(h->fnumverts_x >= 2.0f && h->fnumverts_x < 2147483648.0f)) {
+		snprintf(msg, sizeof(msg), "fnumverts_x %g is not a vertex count of at least 2",
+		         (double)h->fnumverts_x);
+		return fail_corrupt(r, 44, msg);
+	}
+	f->columns = (uint32_t)(int32_t)h->fnumverts_x;
+	uint32_t nv = (uint32_t)h->numverts;
+	if (nv % f->columns || nv / f->columns < 2) {
+		snprintf(msg, sizeof(msg),
+		         "numverts %d is not %u columns times at least 2 rows (fnumverts_x %g)",
+		         (int)h->numverts, f->columns, (double)h->fnumverts_x);
+		return fail_corrupt(r, 60, msg);
+	}
+	f->rows = nv / f->columns;
+	return true;
+}
+
+// -- Skins
+
+static bool decode_skins(gsio_reader *r, gsio_hmp_file *f, gsio_error *err)
+{
+	const gsio_hmp_header *h = &f->header;
+	// An HMP5 skin takes at least 12 bytes, an HMP4 one 4: bound the count first.
+	size_t min_skin = f->version == 5 ? 12 : 4;
+	if ((size_t)h->numskins > gsio_reader_remaining(r) / min_skin) {
+		GSIO_FAIL(err, GSIO_ERR_CORRUPT, r->file, 48,
+		          "numskins %d cannot fit in the %zu bytes that follow the header",
+		          (int)h->numskins, gsio_reader_remaining(r));
+		return false;
+	}
+	f->skins_count = (size_t)h->numskins;
+	f->skins = GSIO_NEW_ARRAY(f->arena, gsio_mdl_skin, f->skins_count, err);
+	GSIO_CHECK(f->skins);
+	for (size_t i = 0; i < f->skins_count; i++) {
+		gsio_mdl_skin *s = &f->skins[i];
+		size_t at = r->pos;
+		GSIO_CHECK(gsio_read_i32(r, &s->type, "a skin type"));
+		if (f->version == 5) {
+			GSIO_CHECK(gsio_read_i32(r, &s->width, "a skin width"));
+			GSIO_CHECK(gsio_read_i32(r, &s->height, "a skin height"));
+		} else {
+			s->width = h->nu8;
+			s->height = h->nu9;
+			if (s->type == GSIO_MDL_SKIN_DDS || (s->type & GSIO_MDL_SKIN_MIPS)) {
+				GSIO_FAIL(err, GSIO_ERR_CORRUPT, r->file, (int64_t)at,
+				          "skin %zu: type %d is not valid in HMP4 (no per-skin size)", i,
+				          (int)s->type);
+				return false;
+			}
+		}
+		gsio_error sub;
+		gsio_error_clear(&sub);
+		s->pixels_size = gsio_mdl_skin_size(s->type, s->width, s->height, &sub);
+		if (!s->pixels_size) {
+			GSIO_FAIL(err, sub.code, r->file, (int64_t)at, "skin %zu: %s", i, sub.message);
+			return false;
+		}
+		char what[64];
+		snprintf(what, sizeof(what), "the pixels of skin %zu", i);
+		GSIO_CHECK((s->pixels = gsio_read_bytes(r, s->pixels_size, what)));
+	}
+	return true;
+}
+
+// -- Frames
+
+static void read_bbox_vertex(const uint8_t *p, gsio_mdl_vertex *v)
+{
+	v->pos[0] = gsio_le16(p);
+	v->pos[1] = gsio_le16(p + 2);
+	v->pos[2] = gsio_le16(p + 4);
+	v->normal = p[6];
+	v->bone = p[7];
+}
+
+static bool decode_frames(gsio_reader *r, gsio_hmp_file *f, gsio_error *err)
+{
+	const gsio_hmp_header *h = &f->header;
+	size_t nv = (size_t)h->numverts, frame_size;
+	if (!gsio_mul_size(nv, 4, &frame_size) ||
+	    !gsio_add_size(frame_size, GSIO_HMP_FRAME_HEADER_SIZE, &frame_size) ||
+	    (size_t)h->numframes > gsio_reader_remaining(r) / frame_size) {
+		GSIO_FAIL(err, GSIO_ERR_CORRUPT, r->file, 68,
+		          "numframes %d of %d heights each cannot fit in the %zu bytes left at "
+		          "offset %zu",
+		          (int)h->numframes, (int)h->numverts, gsio_reader_remaining(r), r->pos);
+		return false;
+	}
+	f->frames_count = (size_t)h->numframes;
+	f->frames = GSIO_NEW_ARRAY(f->arena, gsio_hmp_frame, f->frames_count, err);
+	GSIO_CHECK(f->frames);
+	for (size_t i = 0; i < f->frames_count; i++) {
+		gsio_hmp_frame *fr = &f->frames[i];
+		size_t at = r->pos;
+		// The count check above guarantees the whole frame is there.
+		const uint8_t *p = gsio_read_bytes(r, frame_size, "a frame");
+		GSIO_CHECK(p);
+		fr->type = (int32_t)gsio_le32(p);
+		if (fr->type != GSIO_HMP_FRAME_WORD) {
+			GSIO_FAIL(err, GSIO_ERR_CORRUPT, r->file, (int64_t)at,
+			          "frame %zu: type %d is not 2 (HMP frames are word-packed)", i,
+			          (int)fr->type);
+			return false;
+		}
+		read_bbox_vertex(p + 4, &fr->bbox_min);
+		read_bbox_vertex(p + 12, &fr->bbox_max);
+		memcpy(fr->name, p + 20, 16);
+		fr->heights = GSIO_NEW_ARRAY(f->arena, gsio_hmp_height, nv, err);
+		GSIO_CHECK(fr->heights);
+		const uint8_t *q = p + GSIO_HMP_FRAME_HEADER_SIZE;
+		for (size_t v = 0; v < nv; v++, q += 4) {
+			fr->heights[v].z = gsio_le16(q);
+			fr->heights[v].normal = q[2];
+			fr->heights[v].pad = q[3];
+		}
+	}
+	return true;
+}
+
+// -- Decode
+
+gsio_hmp_file *gsio_hmp_decode(const uint8_t *data, size_t size, const char *name,
+                               const gsio_opts *opts, gsio_error *err)
+{
+	gsio_error local;
+	if (!err) err = &local;
+	gsio_error_clear(err);
+	if (!data && size) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, name, -1, "no data");
+		return NULL;
+	}
+	gsio_arena *arena = gsio_arena_create(opts ? opts->allocator : NULL,
+	                                      opts ? opts->memory_limit : 0);
+	if (!arena) {
+		GSIO_FAIL(err, GSIO_ERR_NOMEM, name, -1, "out of memory");
+		return NULL;
+	}
+	gsio_hmp_file *f = gsio_arena_alloc(arena, sizeof(*f), err);
+	if (!f) goto fail;
+	f->arena = arena;
+	// The file's bytes are copied once so the decoded structure owns what it points to.
+	uint8_t *copy = gsio_arena_alloc(arena, size, err);
+	if (!copy) goto fail;
+	if (size) memcpy(copy, data, size);
+	gsio_reader r = gsio_reader_make(copy, size, name, err);
+	if (!decode_header(&r, f) || !decode_skins(&r, f, err) || !decode_frames(&r, f, err))
+		goto fail;
+	f->trailing = copy + r.pos;
+	f->trailing_size = r.size - r.pos;
+	return f;
+fail:
+	// Errors raised without a file name (arena, skin size) get it here.
+	if (name && !err->file[0]) snprintf(err->file, sizeof(err->file), "%s", name);
+	gsio_arena_destroy(arena);
+	return NULL;
+}
+
+void gsio_hmp_file_free(gsio_hmp_file *file)
+{
+	if (file) gsio_arena_destroy(file->arena);
+}
+
+// -- Encode
+
+static void write_bbox_vertex(gsio_writer *w, const gsio_mdl_vertex *v)
+{
+	gsio_write_u16(w, v->pos[0]);
+	gsio_write_u16(w, v->pos[1]);
+	gsio_write_u16(w, v->pos[2]);
+	gsio_write_u8(w, v->normal);
+	gsio_write_u8(w, v->bone);
+}
+
+int gsio_hmp_encode(const gsio_hmp_file *f, uint8_t **out, size_t *out_size, gsio_error *err)
+{
+	*out = NULL;
+	*out_size = 0;
+	const gsio_hmp_header *h = &f->header;
+	int version = f->version;
+	if ((version != 4 && version != 5) || memcmp(h->version, "HMP", 3) ||
+	    h->version[3] != (char)('0' + version)) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "cannot encode HMP version %d", version);
+		return -1;
+	}
+	if (h->numskins < 0 || (size_t)h->numskins != f->skins_count || h->numframes < 0 ||
+	    (size_t)h->numframes != f->frames_count || h->numverts < 0) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "header counts do not match the arrays");
+		return -1;
+	}
+	for (size_t i = 0; i < f->skins_count; i++) {
+		const gsio_mdl_skin *s = &f->skins[i];
+		size_t want = gsio_mdl_skin_size(s->type, s->width, s->height, err);
+		if (!want || want != s->pixels_size || !s->pixels) {
+			GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1,
+			          "skin %zu: %zu bytes of pixels, type %d %dx%d needs %zu", i,
+			          s->pixels_size, (int)s->type, (int)s->width, (int)s->height, want);
+			return -1;
+		}
+		if (version == 4 && (s->width != h->nu8 || s->height != h->nu9)) {
+			GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1,
+			          "skin %zu: HMP4 skins take their size %dx%d from the header, not %dx%d",
+			          i, (int)h->nu8, (int)h->nu9, (int)s->width, (int)s->height);
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < f->frames_count; i++)
+		if (h->numverts && !f->frames[i].heights) {
+			GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "frame %zu has no heights", i);
+			return -1;
+		}
+
+	gsio_writer w = {0};
+	gsio_write_bytes(&w, h->version, 4);
+	gsio_write_i32(&w, h->nu1);
+	for (int i = 0; i < 3; i++) gsio_write_f32(&w, h->scale[i]);
+	for (int i = 0; i < 3; i++) gsio_write_f32(&w, h->offset[i]);
+	gsio_write_i32(&w, h->nu6);
+	gsio_write_f32(&w, h->ftrisize_x);
+	gsio_write_f32(&w, h->ftrisize_y);
+	gsio_write_f32(&w, h->fnumverts_x);
+	const int32_t ints[] = {h->numskins,  h->nu8,  h->nu9,   h->numverts, h->nu10,
+	                        h->numframes, h->nu11, h->flags, h->nu12};
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) gsio_write_i32(&w, ints[i]);
+	for (size_t i = 0; i < f->skins_count; i++) {
+		const gsio_mdl_skin *s = &f->skins[i];
+		gsio_write_i32(&w, s->type);
+		if (version == 5) {
+			gsio_write_i32(&w, s->width);
+			gsio_write_i32(&w, s->height);
+		}
+		gsio_write_bytes(&w, s->pixels, s->pixels_size);
+	}
+	for (size_t i = 0; i < f->frames_count; i++) {
+		const gsio_hmp_frame *fr = &f->frames[i];
+		gsio_write_i32(&w, fr->type);
+		write_bbox_vertex(&w, &fr->bbox_min);
+		write_bbox_vertex(&w, &fr->bbox_max);
+		gsio_write_bytes(&w, fr->name, 16);
+		for (size_t v = 0; v < (size_t)h->numverts; v++) {
+			const gsio_hmp_height *ht = &fr->heights[v];
+			uint8_t b[4] = {(uint8_t)ht->z, (uint8_t)(ht->z >> 8), ht->normal, ht->pad};
+			gsio_write_bytes(&w, b, 4);
+		}
+	}
+	gsio_write_bytes(&w, f->trailing, f->trailing_size);
+	if (w.failed) {
+		gsio_writer_free(&w);
+		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding the HMP file");
+		return -1;
+	}
+	*out = w.data;
+	*out_size = w.size;
+	return 0;
+}
+
+// -- Scene
+
+/* Every skin becomes an image (embedded DDS files stay undecoded, with a
+ * warning); image_of[i] is skin i's image index or -1. */
+static bool skins_to_images(gsio_scene *s, const gsio_hmp_file *f, const uint8_t *palette,
+                            int32_t *image_of, gsio_error *err)
+{
+	s->images = GSIO_NEW_ARRAY(s->arena, gsio_image, f->skins_count, err);
+	GSIO_CHECK(s->images);
+	size_t ni = 0;
+	for (size_t i = 0; i < f->skins_count; i++) {
+		const gsio_mdl_skin *sk = &f->skins[i];
+		image_of[i] = -1;
+		if (sk->type == GSIO_MDL_SKIN_DDS) {
+			GSIO_CHECK(gsio_scene_warn(s, err,
+			                           "skin %zu is an embedded DDS file (%zu bytes): not decoded",
+			                           i, sk->pixels_size));
+			continue;
+		}
+		gsio_image *im = &s->images[ni];
+		char iname[32];
+		snprintf(iname, sizeof(iname), "skin%zu", i);
+		GSIO_CHECK((im->name = gsio_arena_strdup(s->arena, iname, err)));
+		im->width = (uint32_t)sk->width;
+		im->height = (uint32_t)sk->height;
+		im->source_type = sk->type;
+		im->source_format = (gsio_pixel_format)(sk->type & 7);
+		im->source_mip_count = (sk->type & GSIO_MDL_SKIN_MIPS) ? 3 : 0;
+		size_t texels = (size_t)im->width * im->height; // < 2^28, checked at decode
+		GSIO_CHECK((im->rgba = gsio_arena_array(s->arena, texels, 4, err)));
+		if (gsio_decode_pixels(im->source_format, sk->pixels, texels, palette, im->rgba)) {
+			GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, NULL, -1, "skin %zu: type %d", i, (int)sk->type);
+			return false;
+		}
+		image_of[i] = (int32_t)ni++;
+	}
+	s->images_count = ni;
+	return true;
+}
+
+/* One material: the first skin is the colour map, the second the detail map
+ * when its size differs (the seed's rule); any other skin is kept as an image
+ * and named in a warning. */
+static bool build_material(gsio_scene *s, const gsio_hmp_file *f, const int32_t *image_of,
+                           gsio_error *err)
+{
+	if (!s->images_count) return true;
+	s->materials = GSIO_NEW_ARRAY(s->arena, gsio_material, 1, err);
+	GSIO_CHECK(s->materials);
+	s->materials_count = 1;
+	gsio_material *m = &s->materials[0];
+	m->name = "terrain";
+	m->base_color_image = f->skins_count ? image_of[0] : -1;
+	m->detail_image = -1;
+	m->detail_tiling = (float)(f->columns - 1) * GSIO_HMP_DETAIL_REPEATS_PER_CELL;
+	for (int k = 0; k < 4; k++) m->base_color[k] = 1.0f;
+	for (size_t i = 1; i < f->skins_count; i++) {
+		if (image_of[i] < 0) continue;
+		const gsio_mdl_skin *a = &f->skins[0], *b = &f->skins[i];
+		if (i == 1 && (a->width != b->width || a->height != b->height)) {
+			m->detail_image = image_of[i];
+			continue;
+		}
+		GSIO_CHECK(gsio_scene_warn(s, err,
+		                           "skin %zu (%dx%d) is kept as image %d but used by no material "
+		                           "(the engine uses the first skin and a differently sized "
+		                           "second one)",
+		                           i, (int)b->width, (int)b->height, (int)image_of[i]));
+	}
+	return true;
+}
+
+/* The clip a frame belongs to: its name without trailing digits and the
+ * separators before them ("wave3" -> "wave"), as for MDL frames. */
+static size_t clip_stem(const char *name)
+{
+	size_t len = strlen(name);
+	while (len && name[len - 1] >= '0' && name[len - 1] <= '9') len--;
+	while (len && (name[len - 1] == ' ' || name[len - 1] == '_' || name[len - 1] == '-')) len--;
+	return len;
+}
+
+static bool same_stem(const char *a, const char *b)
+{
+	size_t la = clip_stem(a), lb = clip_stem(b);
+	return la == lb && !memcmp(a, b, la);
+}
+
+/* Clips only for animated terrain: a single height frame is the terrain
+ * itself, not an animation. Runs of frames with the same stem form a clip. */
+static bool build_clips(gsio_scene *s, const gsio_mesh *m, float fps, gsio_error *err)
+{
+	if (m->frames_count < 2) return true;
+	size_t n = 1;
+	for (size_t i = 1; i < m->frames_count; i++)
+		if (!same_stem(m->frames[i].name, m->frames[i - 1].name)) n++;
+	s->clips = GSIO_NEW_ARRAY(s->arena, gsio_clip, n, err);
+	GSIO_CHECK(s->clips);
+	size_t c = 0;
+	for (size_t i = 0; i < m->frames_count; i++) {
+		if (i && same_stem(m->frames[i].name, m->frames[i - 1].name)) {
+			s->clips[c - 1].frame_count++;
+			continue;
+		}
+		const char *fn = m->frames[i].name;
+		size_t len = clip_stem(fn);
+		char cname[48];
+		snprintf(cname, sizeof(cname), "%.*s", (int)len, len ? fn : "anim");
+		// A stem that comes back after other clips gets a suffix: names stay unique.
+		unsigned dup = 1;
+		for (size_t k = 0; k < c; k++)
+			if (!strcmp(s->clips[k].name, cname) ||
+			    (!strncmp(s->clips[k].name, cname, strlen(cname)) &&
+			     s->clips[k].name[strlen(cname)] == '.'))
+				dup++;
+		if (dup > 1) {
+			size_t l = strlen(cname);
+			snprintf(cname + l, sizeof(cname) - l, ".%u", dup);
+		}
+		gsio_clip *clip = &s->clips[c++];
+		GSIO_CHECK((clip->name = gsio_arena_strdup(s->arena, cname, err)));
+		clip->first_frame = i;
+		clip->frame_count = 1;
+		clip->fps = fps;
+	}
+	s->clips_count = c;
+	return true;
+}
+
+static void bbox_of(const float *p, size_t n, float mn[3], float mx[3])
+{
+	for (int k = 0; k < 3; k++) mn[k] = mx[k] = 0;
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < 3; k++) {
+			float v = p[3 * i + (size_t)k];
+			if (i == 0 || v < mn[k]) mn[k] = v;
+			if (i == 0 || v > mx[k]) mx[k] = v;
+		}
+}
+
+/* The grid mesh: vertex row * columns + column is the file's record of the
+ * same index (source_vertex stays NULL: 1:1). */
+static bool build_mesh(gsio_scene *s, const gsio_hmp_file *f, const gsio_opts *opts,
+                       gsio_error *err)
+{
+	gsio_arena *a = s->arena;
+	const gsio_hmp_header *h = &f->header;
+	size_t cols = f->columns, rows = f->rows, nv = cols * rows; // == numverts
+	gsio_mesh *m = s->meshes = GSIO_NEW_ARRAY(a, gsio_mesh, 1, err);
+	GSIO_CHECK(m);
+	s->meshes_count = 1;
+	m->name = "terrain";
+	m->vertex_count = nv;
+	m->material = s->materials_count ? 0 : -1;
+	size_t cells = (cols - 1) * (rows - 1);
+	GSIO_CHECK(gsio_mul_size(cells, 6, &m->index_count) ||
+	           GSIO_FAIL(err, GSIO_ERR_LIMIT, NULL, -1, "%zu grid cells overflow", cells));
+	m->indices = GSIO_NEW_ARRAY(a, uint32_t, m->index_count, err);
+	m->uvs = GSIO_NEW_ARRAY(a, float, 2 * nv, err);
+	GSIO_CHECK(m->indices && m->uvs);
+	// Seen from +z, row r lies above row r + 1 (row 0 is the +y edge), so for a cell
+	// with corners tl = (r, c), tr = (r, c+1), bl = (r+1, c), br = (r+1, c+1) the
+	// triangles bl-br-tr and bl-tr-tl are counter-clockwise, as front faces must be.
+	uint32_t *ix = m->indices;
+	for (size_t r = 0; r + 1 < rows; r++)
+		for (size_t c = 0; c + 1 < cols; c++) {
+			uint32_t tl = (uint32_t)(r * cols + c), tr = tl + 1;
+			uint32_t bl = (uint32_t)((r + 1) * cols + c), br = bl + 1;
+			*ix++ = bl, *ix++ = br, *ix++ = tr;
+			*ix++ = bl, *ix++ = tr, *ix++ = tl;
+		}
+	// The colour map covers the whole terrain: its top row (v = 0) along row 0,
+	// the +y edge, and its left column along column 0, the -x edge.
+	for (size_t v = 0; v < nv; v++) {
+		m->uvs[2 * v] = (float)(v % cols) / (float)(cols - 1);
+		m->uvs[2 * v + 1] = (float)(v / cols) / (float)(rows - 1);
+	}
+
+	size_t nframes = (opts && (opts->flags & GSIO_OPT_NO_ANIMATION)) ? 1 : f->frames_count;
+	m->frames = GSIO_NEW_ARRAY(a, gsio_morph_frame, nframes, err);
+	GSIO_CHECK(m->frames);
+	m->frames_count = nframes;
+	size_t bad_normals = 0;
+	for (size_t i = 0; i < nframes; i++) {
+		const gsio_hmp_frame *fr = &f->frames[i];
+		gsio_morph_frame *mf = &m->frames[i];
+		GSIO_CHECK((mf->name = gsio_arena_strndup(a, fr->name, 16, err)));
+		mf->positions = GSIO_NEW_ARRAY(a, float, 3 * nv, err);
+		mf->normals = GSIO_NEW_ARRAY(a, float, 3 * nv, err);
+		GSIO_CHECK(mf->positions && mf->normals);
+		for (size_t v = 0; v < nv; v++) {
+			size_t r = v / cols, c = v % cols;
+			float *p = mf->positions + 3 * v, *n = mf->normals + 3 * v;
+			p[0] = h->offset[0] + (float)c * h->ftrisize_x;
+			p[1] = h->offset[1] + (float)(rows - 1 - r) * h->ftrisize_y;
+			p[2] = h->scale[2] * (float)fr->heights[v].z + h->offset[2];
+			unsigned ni = fr->heights[v].normal;
+			if (ni >= GSIO_NORMAL_COUNT) {
+				bad_normals++;
+				ni = 0;
+			}
+			// The table normals point down into the terrain (FORMATS.md): negate.
+			for (int k = 0; k < 3; k++) n[k] = -gsio_anorms[ni][k];
+		}
+		bbox_of(mf->positions, nv, mf->bbox_min, mf->bbox_max);
+	}
+	if (bad_normals)
+		GSIO_CHECK(gsio_scene_warn(s, err, "%zu height normal indices are >= 162; used normal 0",
+		                           bad_normals));
+	m->positions = m->frames[0].positions;
+	m->normals = m->frames[0].normals;
+	memcpy(m->bbox_min, m->frames[0].bbox_min, sizeof(m->bbox_min));
+	memcpy(m->bbox_max, m->frames[0].bbox_max, sizeof(m->bbox_max));
+	float fps = opts && opts->fps > 0 ? opts->fps : GSIO_DEFAULT_FPS;
+	return build_clips(s, m, fps, err);
+}
+
+/* The grid as stored (first frame), so an HMP5 can be written back. */
+static bool build_terrain(gsio_scene *s, const gsio_hmp_file *f, gsio_error *err)
+{
+	const gsio_hmp_header *h = &f->header;
+	size_t nv = (size_t)f->columns * f->rows;
+	gsio_terrain *t = s->terrain = GSIO_NEW_ARRAY(s->arena, gsio_terrain, 1, err);
+	GSIO_CHECK(t);
+	t->columns = f->columns;
+	t->rows = f->rows;
+	t->cell_x = h->ftrisize_x;
+	t->cell_y = h->ftrisize_y;
+	t->origin[0] = h->offset[0];
+	t->origin[1] = h->offset[1];
+	t->height_scale = h->scale[2];
+	t->height_offset = h->offset[2];
+	t->raw_heights = GSIO_NEW_ARRAY(s->arena, uint16_t, nv, err);
+	t->normal_indices = GSIO_NEW_ARRAY(s->arena, uint8_t, nv, err);
+	GSIO_CHECK(t->raw_heights && t->normal_indices);
+	for (size_t v = 0; v < nv; v++) {
+		t->raw_heights[v] = f->frames[0].heights[v].z;
+		t->normal_indices[v] = f->frames[0].heights[v].normal;
+	}
+	t->mesh = 0;
+	return true;
+}
+
+gsio_scene *gsio_hmp_to_scene(const gsio_hmp_file *f, const char *name, const gsio_opts *opts,
+                              gsio_error *err)
+{
+	gsio_error local;
+	if (!err) err = &local;
+	gsio_scene *s = gsio_scene_create(opts, err);
+	if (!s) return NULL;
+	uint8_t palette_buf[768];
+	const uint8_t *palette = opts ? opts->palette : NULL;
+	if (!palette && opts && opts->palette_path) {
+		if (gsio_palette_load(opts->palette_path, palette_buf, err)) goto fail;
+		palette = palette_buf;
+	}
+	s->format = f->version == 4 ? "HMP4" : "HMP5";
+	s->format_version = f->version;
+	s->source.vertices = (size_t)f->header.numverts;
+	s->source.triangles = 2 * (size_t)(f->columns - 1) * (f->rows - 1);
+	s->source.uvs = 0;
+
+	int32_t *image_of = GSIO_NEW_ARRAY(s->arena, int32_t, f->skins_count, err);
+	if (!image_of || !skins_to_images(s, f, palette, image_of, err) ||
+	    !build_material(s, f, image_of, err))
+		goto fail;
+	if (f->frames_count == 0) {
+		// Without a frame there are no heights: an empty scene, said out loud.
+		if (!gsio_scene_warn(s, err, "the terrain has no height frames: no mesh")) goto fail;
+		return s;
+	}
+	if (!build_mesh(s, f, opts, err) || !build_terrain(s, f, err)) goto fail;
+	return s;
+fail:
+	if (name && !err->file[0]) snprintf(err->file, sizeof(err->file), "%s", name);
+	gsio_scene_free(s);
+	return NULL;
+}
+
+// -- Importer
+
+static int hmp_can_read(const uint8_t *head, size_t n, const char *ext)
+{
+	if (n >= 4 && !memcmp(head, "HMP", 3)) return 2;
+	return ext && !strcmp(ext, "hmp") ? 1 : 0;
+}
+
+static gsio_scene *hmp_read(const uint8_t *data, size_t size, const char *path,
+                            const gsio_opts *opts, gsio_error *err)
+{
+	gsio_hmp_file *f = gsio_hmp_decode(data, size, path, opts, err);
+	if (!f) return NULL;
+	gsio_scene *s = gsio_hmp_to_scene(f, path, opts, err);
+	gsio_hmp_file_free(f);
+	return s;
+}
+
+const gsio_importer gsio_hmp_importer = {
+    "GameStudio HMP terrain", "hmp", 4, 5, hmp_can_read, hmp_read,
+};

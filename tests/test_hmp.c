@@ -1,0 +1,691 @@
+/* HMP4/HMP5 terrain: codec and scene against the corpus and hand-built files.
+ *
+ * shadow-5.hmp is the one real HMP5 found; the HMP7 files must be refused with
+ * GSIO_ERR_UNSUPPORTED. Small files built byte by byte here (not by the
+ * encoder under test) cover what the corpus lacks: detail maps, several
+ * frames, trailing bytes, HMP4 (whose layout is unverified, see hmp.c). */
+#include "test_util.h"
+
+#include "gsio_hmp.h"
+#include "gsio_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// -- A tiny byte builder, independent of the library's writer
+
+typedef struct buf {
+	uint8_t *d;
+	size_t n, cap;
+} buf;
+
+static void b_put(buf *b, const void *p, size_t n)
+{
+	if (b->n + n > b->cap) {
+		b->cap = (b->n + n) * 2 + 64;
+		b->d = realloc(b->d, b->cap);
+		assert_non_null(b->d);
+	}
+	memcpy(b->d + b->n, p, n);
+	b->n += n;
+}
+static void b_i32(buf *b, int32_t v)
+{
+	uint8_t x[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+	b_put(b, x, 4);
+}
+static void b_f32(buf *b, float f)
+{
+	int32_t v;
+	memcpy(&v, &f, 4);
+	b_i32(b, v);
+}
+static void b_u16(buf *b, uint16_t v)
+{
+	uint8_t x[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
+	b_put(b, x, 2);
+}
+static void b_u8(buf *b, uint8_t v)
+{
+	b_put(b, &v, 1);
+}
+static void set_i32(uint8_t *d, size_t at, int32_t v)
+{
+	for (int k = 0; k < 4; k++) d[at + (size_t)k] = (uint8_t)((uint32_t)v >> (8 * k));
+}
+static void set_f32(uint8_t *d, size_t at, float f)
+{
+	int32_t v;
+	memcpy(&v, &f, 4);
+	set_i32(d, at, v);
+}
+
+/* The synthetic terrain: 3 columns x 2 rows, scale 0.5, offset (-10, 20, 5),
+ * cells 4 x 6. Heights z = 10 * frame + index, normal index = index + 1. */
+#define SYN_COLS 3
+#define SYN_ROWS 2
+
+static void b_header(buf *b, const char *magic, int32_t numskins, int32_t nu8, int32_t nu9,
+                     int32_t numframes)
+{
+	b_put(b, magic, 4);
+	b_i32(b, 7);                      // nu1
+	b_f32(b, 1.0f);                   // scale
+	b_f32(b, 1.0f);
+	b_f32(b, 0.5f);
+	b_f32(b, -10.0f);                 // offset
+	b_f32(b, 20.0f);
+	b_f32(b, 5.0f);
+	b_i32(b, 0x12345678);             // nu6
+	b_f32(b, 4.0f);                   // ftrisize_x
+	b_f32(b, 6.0f);                   // ftrisize_y
+	b_f32(b, (float)SYN_COLS);        // fnumverts_x
+	b_i32(b, numskins);
+	b_i32(b, nu8);
+	b_i32(b, nu9);
+	b_i32(b, SYN_COLS * SYN_ROWS);    // numverts
+	b_i32(b, 11);                     // nu10
+	b_i32(b, numframes);
+	b_i32(b, 12);                     // nu11
+	b_i32(b, 0);                      // flags
+	b_i32(b, 13);                     // nu12
+}
+
+static void b_frame(buf *b, int frame, const char *name)
+{
+	b_i32(b, 2);
+	for (int k = 0; k < 8; k++) b_u8(b, (uint8_t)(k + frame)); // bbox min, kept raw
+	for (int k = 0; k < 8; k++) b_u8(b, (uint8_t)(100 + k));   // bbox max
+	char nm[16] = {0};
+	snprintf(nm, sizeof(nm), "%s", name);
+	nm[15] = 'X'; // junk after the NUL must survive a round trip
+	b_put(b, nm, 16);
+	for (int v = 0; v < SYN_COLS * SYN_ROWS; v++) {
+		b_u16(b, (uint16_t)(10 * frame + v));
+		b_u8(b, (uint8_t)(v + 1));
+		b_u8(b, (uint8_t)(0xA0 + v)); // pad, kept
+	}
+}
+
+/* HMP5 with a 4x2 BGR888 colour map, a 2x2 RGB565 detail map, a third 4x2
+ * skin (kept, warned about), two frames and 3 trailing bytes. */
+static uint8_t *make_hmp5(size_t *size)
+{
+	buf b = {0};
+	b_header(&b, "HMP5", 3, 0, 0, 2);
+	b_i32(&b, 4);
+	b_i32(&b, 4);
+	b_i32(&b, 2);
+	for (int i = 0; i < 8; i++) {
+		uint8_t bgr[3] = {(uint8_t)(i * 30), 0, (uint8_t)(255 - i * 30)}; // B, G, R
+		b_put(&b, bgr, 3);
+	}
+	b_i32(&b, 2);
+	b_i32(&b, 2);
+	b_i32(&b, 2);
+	for (int i = 0; i < 4; i++) b_u16(&b, 0xF800); // pure red
+	b_i32(&b, 4);
+	b_i32(&b, 4);
+	b_i32(&b, 2);
+	for (int i = 0; i < 24; i++) b_u8(&b, 0x55);
+	b_frame(&b, 0, "wave0");
+	b_frame(&b, 1, "wave1");
+	b_u8(&b, 0xDE);
+	b_u8(&b, 0xAD);
+	b_u8(&b, 0x01);
+	*size = b.n;
+	return b.d;
+}
+
+/* HMP4 per the decision in hmp.c: skins are int32 type + nu8 x nu9 pixels. */
+static uint8_t *make_hmp4(size_t *size, int32_t skin_type)
+{
+	buf b = {0};
+	b_header(&b, "HMP4", 1, 2, 2, 1);
+	b_i32(&b, skin_type);
+	for (int i = 0; i < 4; i++) b_u16(&b, 0x07E0); // pure green
+	b_frame(&b, 0, "base");
+	*size = b.n;
+	return b.d;
+}
+
+static void expect_error(const uint8_t *data, size_t size, const char *what)
+{
+	gsio_error err;
+	gsio_scene *s = gsio_load_memory(data, size, "t.hmp", NULL, &err);
+	if (s) {
+		gsio_scene_free(s);
+		fail_msg("%s: loaded instead of failing", what);
+	}
+	assert_int_not_equal(err.code, GSIO_OK);
+	assert_true(err.message[0] != 0);
+	assert_string_equal(err.file, "t.hmp");
+}
+
+// -- shadow-5.hmp
+
+static uint8_t *read_shadow(size_t *size)
+{
+	return t_read_file(t_corpus_path("hmp/shadow-5.hmp"), size);
+}
+
+static void test_shadow5_grid(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	gsio_error err;
+	gsio_scene *s = gsio_load_file(t_corpus_path("hmp/shadow-5.hmp"), NULL, &err);
+	if (!s) fail_msg("load: %s", err.message);
+	assert_string_equal(s->format, "HMP5");
+	assert_int_equal(s->meshes_count, 1);
+	const gsio_mesh *m = &s->meshes[0];
+	assert_int_equal(m->vertex_count, 3835);
+	assert_int_equal(s->source.vertices, 3835);
+	assert_int_equal(m->index_count, 64 * 58 * 6);
+	assert_non_null(s->terrain);
+	assert_int_equal(s->terrain->columns, 65);
+	assert_int_equal(s->terrain->rows, 59);
+	float mn[3] = {1e30f, 1e30f, 1e30f}, mx[3] = {-1e30f, -1e30f, -1e30f};
+	for (size_t v = 0; v < m->vertex_count; v++)
+		for (int k = 0; k < 3; k++) {
+			float p = m->positions[3 * v + (size_t)k];
+			mn[k] = fminf(mn[k], p);
+			mx[k] = fmaxf(mx[k], p);
+		}
+	print_message("shadow-5: x %.3f..%.3f y %.3f..%.3f z %.3f..%.3f\n", (double)mn[0],
+	              (double)mx[0], (double)mn[1], (double)mx[1], (double)mn[2], (double)mx[2]);
+	assert_float_equal(mn[2], -229.08f, 0.01f);
+	assert_float_equal(mx[2], 601.25f, 0.01f);
+	assert_float_equal(mn[0], -1427.2f, 0.01f);
+	assert_float_equal(mx[0], 1427.2f, 0.01f);
+	assert_float_equal(mn[1], -1293.4f, 0.01f);
+	assert_float_equal(mx[1], 1293.4f, 0.01f);
+	// Vertex 0 is row 0, column 0: the -x, +y corner, the top-left of the map.
+	assert_float_equal(m->positions[0], -1427.2f, 0.01f);
+	assert_float_equal(m->positions[1], 1293.4f, 0.01f);
+	assert_float_equal(m->uvs[0], 0.0f, 1e-6f);
+	assert_float_equal(m->uvs[1], 0.0f, 1e-6f);
+	assert_float_equal(m->uvs[2 * 3834], 1.0f, 1e-6f);
+	assert_float_equal(m->uvs[2 * 3834 + 1], 1.0f, 1e-6f);
+
+	// Every normal points up (outward) or sideways: 3 vertices on the -y edge use
+	// table entry 32, (0, 1, 0), negated to (0, -1, 0): horizontal, not inward.
+	size_t up = 0;
+	for (size_t v = 0; v < m->vertex_count; v++) {
+		const float *n = m->normals + 3 * v;
+		assert_true(n[2] >= 0.0f);
+		if (n[2] > 0.0f) up++;
+		else assert_true(n[1] < 0.0f && v >= 58 * 65); // last row, facing out of the grid
+		assert_float_equal(n[0] * n[0] + n[1] * n[1] + n[2] * n[2], 1.0f, 1e-3f);
+	}
+	print_message("shadow-5: %zu of %zu normals have z > 0, the rest are horizontal\n", up,
+	              m->vertex_count);
+	assert_true(up + 3 >= m->vertex_count);
+	for (size_t t = 0; t < m->index_count; t += 3) {
+		const uint32_t *ix = m->indices + t;
+		for (int k = 0; k < 3; k++) assert_true(ix[k] < m->vertex_count);
+		const float *a = m->positions + 3 * ix[0], *b = m->positions + 3 * ix[1],
+		            *c = m->positions + 3 * ix[2];
+		float cz = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+		assert_true(cz > 0.0f);
+	}
+	// Row direction: the stored normals must lean against the height gradient
+	// of the grid we built (downhill), in x and in y.
+	double corr_x = 0, corr_y = 0;
+	uint32_t cols = s->terrain->columns, rows = s->terrain->rows;
+	for (uint32_t r = 1; r + 1 < rows; r++)
+		for (uint32_t c = 1; c + 1 < cols; c++) {
+			size_t v = (size_t)r * cols + c;
+			const float *p = m->positions;
+			double dzdx = (p[3 * (v + 1) + 2] - p[3 * (v - 1) + 2]) /
+			              (p[3 * (v + 1)] - p[3 * (v - 1)]);
+			double dzdy = (p[3 * (v + cols) + 2] - p[3 * (v - cols) + 2]) /
+			              (p[3 * (v + cols) + 1] - p[3 * (v - cols) + 1]);
+			corr_x += -dzdx * m->normals[3 * v];
+			corr_y += -dzdy * m->normals[3 * v + 1];
+		}
+	print_message("shadow-5: normal vs -gradient correlation x %.1f y %.1f\n", corr_x, corr_y);
+	assert_true(corr_x > 0);
+	assert_true(corr_y > 0);
+
+	// The terrain grid as stored, for writing back.
+	const gsio_terrain *t = s->terrain;
+	assert_float_equal(t->cell_x, 44.6f, 1e-4f);
+	assert_float_equal(t->cell_y, 44.6f, 1e-4f);
+	assert_float_equal(t->origin[0], -1427.2f, 0.01f);
+	assert_float_equal(t->origin[1], -1293.4f, 0.01f);
+	assert_int_equal(t->mesh, 0);
+	for (size_t v = 0; v < m->vertex_count; v++)
+		assert_float_equal(t->height_scale * (float)t->raw_heights[v] + t->height_offset,
+		                   m->positions[3 * v + 2], 1e-3f);
+	// The colour map and its material.
+	assert_int_equal(s->images_count, 1);
+	assert_int_equal(s->images[0].width, 1024);
+	assert_int_equal(s->images[0].height, 1024);
+	assert_int_equal(s->images[0].source_type, 12);
+	assert_int_equal(s->images[0].source_mip_count, 3);
+	assert_int_equal(s->materials_count, 1);
+	assert_int_equal(s->materials[0].base_color_image, 0);
+	assert_int_equal(s->materials[0].detail_image, -1);
+	assert_int_equal(m->material, 0);
+	assert_int_equal(m->frames_count, 1);
+	assert_string_equal(m->frames[0].name, "Frame 1");
+	assert_int_equal(s->clips_count, 0);
+	assert_int_equal(s->warnings_count, 0);
+	gsio_scene_free(s);
+}
+
+static void test_shadow5_roundtrip(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	size_t size;
+	uint8_t *data = read_shadow(&size);
+	gsio_error err;
+	gsio_hmp_file *f = gsio_hmp_decode(data, size, "shadow-5.hmp", NULL, &err);
+	if (!f) fail_msg("decode: %s", err.message);
+	assert_int_equal(f->version, 5);
+	assert_int_equal(f->columns, 65);
+	assert_int_equal(f->rows, 59);
+	assert_int_equal(f->skins_count, 1);
+	assert_int_equal(f->frames_count, 1);
+	assert_int_equal(f->trailing_size, 0);
+	uint8_t *out;
+	size_t out_size;
+	assert_int_equal(gsio_hmp_encode(f, &out, &out_size, &err), 0);
+	assert_int_equal(out_size, size);
+	assert_memory_equal(out, data, size);
+	free(out);
+	gsio_hmp_file_free(f);
+	free(data);
+}
+
+/* Every prefix of the file must fail cleanly: it has no trailing bytes, so any
+ * cut lands inside a structure. Each prefix is an exact-size heap block so a
+ * sanitizer build catches a read past its end. */
+static void test_shadow5_truncated(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	size_t size;
+	uint8_t *data = read_shadow(&size);
+	size_t tried = 0;
+	for (size_t i = 0; i < 1300; i++) {
+		size_t n = i < 300 ? i : 300 + (size - 301) * (i - 300) / 999;
+		if (n >= size) continue;
+		uint8_t *cut = malloc(n ? n : 1);
+		memcpy(cut, data, n);
+		gsio_error err;
+		gsio_scene *s = gsio_load_memory(cut, n, "t.hmp", NULL, &err);
+		if (s) fail_msg("prefix of %zu bytes loaded", n);
+		if (n >= 4 && err.code != GSIO_ERR_TRUNCATED && err.code != GSIO_ERR_CORRUPT)
+			fail_msg("prefix of %zu bytes: code %s (%s)", n, gsio_error_code_name(err.code),
+			         err.message);
+		if (n >= 4) assert_true(err.offset >= 0 && (size_t)err.offset <= n);
+		free(cut);
+		tried++;
+	}
+	print_message("shadow-5: %zu truncated prefixes, all refused\n", tried);
+	free(data);
+}
+
+static void test_shadow5_corrupt_fields(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	size_t size;
+	uint8_t *data = read_shadow(&size);
+	uint8_t *d = malloc(size);
+	const size_t frame_at = 84 + 12 + 4177920;
+	struct {
+		size_t at;
+		int is_float;
+		int32_t i;
+		float f;
+		gsio_error_code want;
+	} cases[] = {
+	    {48, 0, 0x7fffffff, 0, GSIO_ERR_CORRUPT},   // numskins
+	    {48, 0, -1, 0, GSIO_ERR_CORRUPT},
+	    {48, 0, 2, 0, GSIO_ERR_CORRUPT},            // a 2nd skin: the frame read as a 0x0 skin
+	    {60, 0, -1, 0, GSIO_ERR_CORRUPT},           // numverts
+	    {60, 0, 3836, 0, GSIO_ERR_CORRUPT},         // not a multiple of 65
+	    {60, 0, 65 * 1000, 0, GSIO_ERR_CORRUPT},    // too many to fit
+	    {60, 0, 65, 0, GSIO_ERR_CORRUPT},           // one row
+	    {68, 0, 1000, 0, GSIO_ERR_CORRUPT},         // numframes
+	    {68, 0, -3, 0, GSIO_ERR_CORRUPT},
+	    {68, 0, 0x7fffffff, 0, GSIO_ERR_CORRUPT},
+	    {44, 1, 0, NAN, GSIO_ERR_CORRUPT},          // fnumverts_x
+	    {44, 1, 0, 0.0f, GSIO_ERR_CORRUPT},
+	    {44, 1, 0, 1.0f, GSIO_ERR_CORRUPT},
+	    {44, 1, 0, 1e30f, GSIO_ERR_CORRUPT},
+	    {44, 1, 0, -65.0f, GSIO_ERR_CORRUPT},
+	    {44, 1, 0, 64.0f, GSIO_ERR_CORRUPT},
+	    {16, 1, 0, INFINITY, GSIO_ERR_CORRUPT},     // scale[2]
+	    {36, 1, 0, NAN, GSIO_ERR_CORRUPT},          // ftrisize_x
+	    {84, 0, 99, 0, GSIO_ERR_UNSUPPORTED},       // skin type
+	    {84, 0, -1, 0, GSIO_ERR_UNSUPPORTED},
+	    {88, 0, 0, 0, GSIO_ERR_CORRUPT},            // skin width
+	    {88, 0, -5, 0, GSIO_ERR_CORRUPT},
+	    {88, 0, 100000, 0, GSIO_ERR_CORRUPT},
+	    {92, 0, 2048, 0, GSIO_ERR_TRUNCATED},       // skin height: more pixels than bytes
+	    {frame_at, 0, 0, 0, GSIO_ERR_CORRUPT},      // frame type
+	    {frame_at, 0, 7, 0, GSIO_ERR_CORRUPT},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memcpy(d, data, size);
+		if (cases[i].is_float)
+			set_f32(d, cases[i].at, cases[i].f);
+		else
+			set_i32(d, cases[i].at, cases[i].i);
+		gsio_error err;
+		gsio_scene *s = gsio_load_memory(d, size, "t.hmp", NULL, &err);
+		if (s) fail_msg("case %zu (offset %zu) loaded", i, cases[i].at);
+		if (err.code != cases[i].want)
+			fail_msg("case %zu (offset %zu): %s (%s), wanted %s", i, cases[i].at,
+			         gsio_error_code_name(err.code), err.message,
+			         gsio_error_code_name(cases[i].want));
+		assert_true(err.offset >= 0);
+		assert_string_equal(err.file, "t.hmp");
+	}
+	// A bad normal index is not fatal: a warning and normal 0.
+	memcpy(d, data, size);
+	d[frame_at + 36 + 2] = 200;
+	gsio_error err;
+	gsio_scene *s = gsio_load_memory(d, size, "t.hmp", NULL, &err);
+	assert_non_null(s);
+	assert_int_equal(s->warnings_count, 1);
+	gsio_scene_free(s);
+	free(d);
+	free(data);
+}
+
+static void test_shadow5_alloc_failures(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	size_t size;
+	uint8_t *data = read_shadow(&size);
+	size_t n;
+	for (n = 1;; n++) {
+		t_fail_alloc st = {n, 0, 0};
+		gsio_allocator al = t_fail_allocator(&st);
+		gsio_opts opts = {0};
+		opts.allocator = &al;
+		gsio_error err;
+		gsio_scene *s = gsio_load_memory(data, size, "t.hmp", &opts, &err);
+		if (s) {
+			gsio_scene_free(s);
+			assert_int_equal(st.live, 0);
+			break;
+		}
+		if (err.code != GSIO_ERR_NOMEM)
+			fail_msg("failing allocation %zu: %s (%s)", n, gsio_error_code_name(err.code),
+			         err.message);
+		assert_int_equal(st.live, 0);
+		assert_true(n < 10000);
+	}
+	print_message("shadow-5: loads with %zu allocations; each failure refused, no leaks\n",
+	              n - 1);
+	// A memory limit below what the terrain needs is a clean LIMIT error.
+	gsio_opts opts = {0};
+	opts.memory_limit = 1 << 20;
+	gsio_error err;
+	assert_null(gsio_load_memory(data, size, "t.hmp", &opts, &err));
+	assert_int_equal(err.code, GSIO_ERR_LIMIT);
+	free(data);
+}
+
+// -- HMP7 and the invalid corpus file
+
+static void test_hmp7_unsupported(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	const char *files[] = {"hmp/assimp-terrain.hmp", "hmp/lgs-small.hmp",
+	                       "invalid/invalid_external_texture_name.hmp"};
+	for (size_t i = 0; i < 3; i++) {
+		const char *path = t_corpus_path(files[i]);
+		gsio_error err;
+		gsio_scene *s = gsio_load_file(path, NULL, &err);
+		assert_null(s);
+		assert_int_equal(err.code, GSIO_ERR_UNSUPPORTED);
+		assert_non_null(strstr(err.message, "HMP7"));
+		assert_non_null(strstr(err.file, files[i] + (i < 2 ? 4 : 8)));
+		char line[600];
+		gsio_error_format(&err, line, sizeof(line));
+		print_message("%s\n", line);
+	}
+}
+
+// -- Hand-built files
+
+static void test_synthetic_hmp5(void **state)
+{
+	(void)state;
+	size_t size;
+	uint8_t *data = make_hmp5(&size);
+	gsio_error err;
+	gsio_hmp_file *f = gsio_hmp_decode(data, size, "syn.hmp", NULL, &err);
+	if (!f) fail_msg("decode: %s", err.message);
+	assert_int_equal(f->header.nu1, 7);
+	assert_int_equal(f->header.nu6, 0x12345678);
+	assert_int_equal(f->header.nu12, 13);
+	assert_int_equal(f->skins_count, 3);
+	assert_int_equal(f->frames_count, 2);
+	assert_int_equal(f->trailing_size, 3);
+	assert_int_equal(f->frames[1].heights[5].z, 15);
+	assert_int_equal(f->frames[1].heights[5].pad, 0xA5);
+	uint8_t *out;
+	size_t out_size;
+	assert_int_equal(gsio_hmp_encode(f, &out, &out_size, &err), 0);
+	assert_int_equal(out_size, size);
+	assert_memory_equal(out, data, size);
+	free(out);
+
+	gsio_scene *s = gsio_hmp_to_scene(f, "syn.hmp", NULL, &err);
+	if (!s) fail_msg("scene: %s", err.message);
+	const gsio_mesh *m = &s->meshes[0];
+	assert_int_equal(m->vertex_count, 6);
+	assert_int_equal(m->index_count, 12);
+	// Vertex 4 = row 1 (the -y edge, y = 20), column 1 (x = -10 + 4).
+	assert_float_equal(m->positions[12], -6.0f, 1e-6f);
+	assert_float_equal(m->positions[13], 20.0f, 1e-6f);
+	assert_float_equal(m->positions[14], 0.5f * 4 + 5.0f, 1e-6f);
+	// Vertex 2 = row 0 (y = 20 + 6), column 2 (x = -2).
+	assert_float_equal(m->positions[6], -2.0f, 1e-6f);
+	assert_float_equal(m->positions[7], 26.0f, 1e-6f);
+	assert_float_equal(m->uvs[8], 0.5f, 1e-6f);
+	assert_float_equal(m->uvs[9], 1.0f, 1e-6f);
+	// Normal of vertex 0: the negated table entry 1.
+	for (int k = 0; k < 3; k++) assert_float_equal(m->normals[k], -gsio_anorms[1][k], 1e-6f);
+	assert_int_equal(m->frames_count, 2);
+	assert_string_equal(m->frames[1].name, "wave1");
+	assert_float_equal(m->frames[1].positions[14], 0.5f * 14 + 5.0f, 1e-6f);
+	assert_int_equal(s->clips_count, 1);
+	assert_string_equal(s->clips[0].name, "wave");
+	assert_int_equal(s->clips[0].frame_count, 2);
+	// Colour map, detail map (different size), third skin kept and warned about.
+	assert_int_equal(s->images_count, 3);
+	assert_int_equal(s->materials_count, 1);
+	const gsio_material *mat = &s->materials[0];
+	assert_int_equal(mat->base_color_image, 0);
+	assert_int_equal(mat->detail_image, 1);
+	assert_float_equal(mat->detail_tiling, 2.0f, 1e-6f);
+	assert_int_equal(s->images[0].rgba[0], 255); // first texel: R 255, B 0
+	assert_int_equal(s->images[0].rgba[2], 0);
+	assert_int_equal(s->images[1].rgba[0], 255);
+	assert_int_equal(s->images[1].rgba[1], 0);
+	assert_int_equal(s->warnings_count, 1);
+	assert_non_null(strstr(s->warnings[0], "skin 2"));
+	assert_int_equal(s->terrain->raw_heights[5], 5);
+	assert_int_equal(s->terrain->normal_indices[5], 6);
+	gsio_scene_free(s);
+
+	// Only the first frame with GSIO_OPT_NO_ANIMATION.
+	gsio_opts opts = {0};
+	opts.flags = GSIO_OPT_NO_ANIMATION;
+	s = gsio_hmp_to_scene(f, "syn.hmp", &opts, &err);
+	assert_non_null(s);
+	assert_int_equal(s->meshes[0].frames_count, 1);
+	assert_int_equal(s->clips_count, 0);
+	gsio_scene_free(s);
+	gsio_hmp_file_free(f);
+
+	// Every prefix fails (the 3 trailing bytes are optional: prefixes that cut
+	// only them load, with fewer trailing bytes).
+	for (size_t n = 0; n < size; n++) {
+		uint8_t *cut = malloc(n ? n : 1);
+		memcpy(cut, data, n);
+		f = gsio_hmp_decode(cut, n, "t.hmp", NULL, &err);
+		if (n < size - 3)
+			assert_null(f);
+		else {
+			assert_non_null(f);
+			assert_int_equal(f->trailing_size, n - (size - 3));
+		}
+		gsio_hmp_file_free(f);
+		free(cut);
+	}
+	free(data);
+}
+
+/* Random byte mutations of the small file: never a crash, a leak or a scene
+ * with out-of-range indices. */
+static void test_synthetic_mutations(void **state)
+{
+	(void)state;
+	size_t size;
+	uint8_t *data = make_hmp5(&size);
+	uint8_t *d = malloc(size);
+	uint32_t seed = 12345;
+	size_t loaded = 0, refused = 0;
+	for (int iter = 0; iter < 20000; iter++) {
+		memcpy(d, data, size);
+		int flips = 1 + iter % 4;
+		for (int k = 0; k < flips; k++) {
+			seed = seed * 1664525u + 1013904223u;
+			size_t at = (seed >> 8) % size;
+			seed = seed * 1664525u + 1013904223u;
+			d[at] = (uint8_t)(seed >> 24);
+		}
+		t_fail_alloc st = {0, 0, 0};
+		gsio_allocator al = t_fail_allocator(&st);
+		gsio_opts opts = {0};
+		opts.allocator = &al;
+		gsio_error err;
+		gsio_scene *s = gsio_load_memory(d, size, "t.hmp", &opts, &err);
+		if (s) {
+			loaded++;
+			for (size_t i = 0; i < s->meshes_count; i++)
+				for (size_t j = 0; j < s->meshes[i].index_count; j++)
+					assert_true(s->meshes[i].indices[j] < s->meshes[i].vertex_count);
+			gsio_scene_free(s);
+		} else {
+			refused++;
+			assert_int_not_equal(err.code, GSIO_OK);
+		}
+		assert_int_equal(st.live, 0);
+	}
+	print_message("mutations: %zu loaded, %zu refused\n", loaded, refused);
+	assert_true(loaded > 0 && refused > 0);
+	free(d);
+	free(data);
+}
+
+static void test_synthetic_hmp4(void **state)
+{
+	(void)state;
+	size_t size;
+	uint8_t *data = make_hmp4(&size, 2);
+	gsio_error err;
+	gsio_hmp_file *f = gsio_hmp_decode(data, size, "syn4.hmp", NULL, &err);
+	if (!f) fail_msg("decode: %s", err.message);
+	assert_int_equal(f->version, 4);
+	assert_int_equal(f->skins[0].width, 2);
+	assert_int_equal(f->skins[0].height, 2);
+	assert_int_equal(f->trailing_size, 0);
+	uint8_t *out;
+	size_t out_size;
+	assert_int_equal(gsio_hmp_encode(f, &out, &out_size, &err), 0);
+	assert_int_equal(out_size, size);
+	assert_memory_equal(out, data, size);
+	free(out);
+	gsio_scene *s = gsio_hmp_to_scene(f, "syn4.hmp", NULL, &err);
+	assert_non_null(s);
+	assert_string_equal(s->format, "HMP4");
+	assert_int_equal(s->format_version, 4);
+	assert_int_equal(s->images_count, 1);
+	assert_int_equal(s->images[0].rgba[1], 255); // green
+	assert_int_equal(s->meshes[0].vertex_count, 6);
+	gsio_scene_free(s);
+	gsio_hmp_file_free(f);
+	free(data);
+
+	// Mips and DDS need a per-skin size, which HMP4 lacks.
+	data = make_hmp4(&size, 2 | 8);
+	expect_error(data, size, "HMP4 with a mipmapped skin");
+	free(data);
+	data = make_hmp4(&size, 6);
+	expect_error(data, size, "HMP4 with a DDS skin");
+	free(data);
+	// A zero skin size in the header is corrupt.
+	data = make_hmp4(&size, 2);
+	set_i32(data, 52, 0);
+	expect_error(data, size, "HMP4 with skin width 0");
+	free(data);
+}
+
+static void test_magic_and_registry(void **state)
+{
+	(void)state;
+	size_t size;
+	uint8_t *data = make_hmp5(&size);
+	assert_ptr_equal(gsio_find_importer(data, size, "x.bin"), &gsio_hmp_importer);
+	gsio_error err;
+	memcpy(data, "HMP6", 4);
+	assert_null(gsio_hmp_decode(data, size, "t.hmp", NULL, &err));
+	assert_int_equal(err.code, GSIO_ERR_UNSUPPORTED);
+	memcpy(data, "HMP7", 4);
+	assert_null(gsio_hmp_decode(data, size, "t.hmp", NULL, &err));
+	assert_int_equal(err.code, GSIO_ERR_UNSUPPORTED);
+	memcpy(data, "XYZW", 4);
+	assert_null(gsio_hmp_decode(data, size, "t.hmp", NULL, &err));
+	assert_int_equal(err.code, GSIO_ERR_BAD_MAGIC);
+	assert_null(gsio_hmp_decode(data, 0, "t.hmp", NULL, &err));
+	assert_int_equal(err.code, GSIO_ERR_TRUNCATED);
+	free(data);
+
+	// No frames: a scene with the skins, no mesh, and a warning.
+	data = make_hmp5(&size);
+	set_i32(data, 68, 0);
+	gsio_hmp_file *f = gsio_hmp_decode(data, size, "t.hmp", NULL, &err);
+	assert_non_null(f);
+	gsio_scene *s = gsio_hmp_to_scene(f, "t.hmp", NULL, &err);
+	assert_non_null(s);
+	assert_int_equal(s->meshes_count, 0);
+	assert_null(s->terrain);
+	assert_int_equal(s->images_count, 3);
+	assert_true(s->warnings_count >= 1);
+	gsio_scene_free(s);
+	gsio_hmp_file_free(f);
+	free(data);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_shadow5_grid),
+	    cmocka_unit_test(test_shadow5_roundtrip),
+	    cmocka_unit_test(test_shadow5_truncated),
+	    cmocka_unit_test(test_shadow5_corrupt_fields),
+	    cmocka_unit_test(test_shadow5_alloc_failures),
+	    cmocka_unit_test(test_hmp7_unsupported),
+	    cmocka_unit_test(test_synthetic_hmp5),
+	    cmocka_unit_test(test_synthetic_mutations),
+	    cmocka_unit_test(test_synthetic_hmp4),
+	    cmocka_unit_test(test_magic_and_registry),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
