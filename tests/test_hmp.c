@@ -277,6 +277,70 @@ static void test_shadow5_grid(void **state)
 	gsio_scene_free(s);
 }
 
+/* How the colour map lies on the grid, checked on the data: in shadow-5.hmp
+ * the colourful texels (grass, a brown path) cover the low basin and the
+ * valley leading into it, grey rock the heights. So height and saturation
+ * (max - min channel, averaged over about a cell of texels) sampled through
+ * our UVs must anti-correlate, and more strongly than through any mirrored,
+ * rotated or transposed UVs. The margins are small (the basin is nearly
+ * symmetric; the texture's fine detail is painted noise that follows no
+ * height), so the render in tests/e2e/hmp.cmake is the second check. */
+static double saturation_height_corr(const gsio_scene *s, int variant)
+{
+	const gsio_mesh *m = &s->meshes[0];
+	const gsio_image *im = &s->images[0];
+	const long k = 8; // half window, texels
+	double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+	size_t n = m->vertex_count;
+	for (size_t v = 0; v < n; v++) {
+		double u = m->uvs[2 * v], w = m->uvs[2 * v + 1], t;
+		if (variant & 1) u = 1 - u;
+		if (variant & 2) w = 1 - w;
+		if (variant & 4) t = u, u = w, w = t;
+		long cx = lround(u * (im->width - 1)), cy = lround(w * (im->height - 1));
+		double g = 0;
+		long cnt = 0;
+		for (long y = cy - k; y <= cy + k; y++)
+			for (long x = cx - k; x <= cx + k; x++) {
+				if (x < 0 || y < 0 || x >= (long)im->width || y >= (long)im->height) continue;
+				const uint8_t *c = im->rgba + 4 * ((size_t)y * im->width + (size_t)x);
+				uint8_t hi = c[0] > c[1] ? c[0] : c[1], lo = c[0] < c[1] ? c[0] : c[1];
+				if (c[2] > hi) hi = c[2];
+				if (c[2] < lo) lo = c[2];
+				g += hi - lo;
+				cnt++;
+			}
+		g /= (double)cnt;
+		double h = m->positions[3 * v + 2];
+		sx += g, sy += h, sxx += g * g, syy += h * h, sxy += g * h;
+	}
+	double nn = (double)n;
+	double cov = sxy / nn - sx * sy / (nn * nn);
+	double vx = sxx / nn - sx * sx / (nn * nn), vy = syy / nn - sy * sy / (nn * nn);
+	return cov / sqrt(vx * vy);
+}
+
+static void test_shadow5_colour_map_orientation(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	gsio_error err;
+	gsio_scene *s = gsio_load_file(t_corpus_path("hmp/shadow-5.hmp"), NULL, &err);
+	if (!s) fail_msg("load: %s", err.message);
+	static const char *names[] = {"as built", "u mirrored", "v mirrored", "rotated 180",
+	                              "transposed", "rotated 90", "rotated 270", "anti-transposed"};
+	double best = 0;
+	int best_variant = -1;
+	for (int variant = 0; variant < 8; variant++) {
+		double c = saturation_height_corr(s, variant);
+		print_message("shadow-5: saturation vs height, UVs %-15s r = %+.3f\n", names[variant], c);
+		if (c < best) best = c, best_variant = variant;
+	}
+	assert_int_equal(best_variant, 0);
+	assert_true(best < -0.4);
+	gsio_scene_free(s);
+}
+
 static void test_shadow5_roundtrip(void **state)
 {
 	(void)state;
@@ -677,6 +741,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_shadow5_grid),
+	    cmocka_unit_test(test_shadow5_colour_map_orientation),
 	    cmocka_unit_test(test_shadow5_roundtrip),
 	    cmocka_unit_test(test_shadow5_truncated),
 	    cmocka_unit_test(test_shadow5_corrupt_fields),
