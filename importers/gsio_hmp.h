@@ -1,4 +1,4 @@
-/* gsio HMP codec: GameStudio A5 terrain (HMP4, HMP5), exactly as stored.
+/* gsio HMP codec: GameStudio terrain (HMP4, HMP5 of A5; HMP7 of A6/A7), exactly as stored.
  *
  * gsio_hmp_decode() and gsio_hmp_encode() are exact inverses: encoding a
  * decoded file gives back the same bytes. gsio_hmp_to_scene() builds the
@@ -8,7 +8,8 @@
  * material, one morph frame per stored frame, and scene->terrain with the raw
  * grid so an HMP5 can be written back.
  *
- * HMP7 (A6/A7 terrain) is recognised and refused with GSIO_ERR_UNSUPPORTED. */
+ * HMP7 is the HMP5 layout with MDL7-style skins and height records that
+ * carry the normal as two signed bytes instead of a table index (hmp.c). */
 #ifndef GSIO_HMP_H
 #define GSIO_HMP_H
 
@@ -24,7 +25,7 @@ extern "C" {
  *  comments say what the matching MDL header field is, since the HMP header
  *  is the MDL header with the model-only fields unused. */
 typedef struct gsio_hmp_header {
-	char version[4];      /**< "HMP4" or "HMP5" */
+	char version[4];      /**< "HMP4", "HMP5" or "HMP7" */
 	int32_t nu1;          /**< unused (MDL `final`); 2 in shadow-5.hmp */
 	float scale[3];       /**< only scale[2] is used: height = scale[2] * z + offset[2] */
 	float offset[3];      /**< x, y of the grid's column 0 / last row, and the height offset */
@@ -33,8 +34,8 @@ typedef struct gsio_hmp_header {
 	float ftrisize_y;     /**< distance between rows, in quants */
 	float fnumverts_x;    /**< vertices per row, as a float; columns = (int)fnumverts_x */
 	int32_t numskins;     /**< textures after the header */
-	int32_t nu8;          /**< HMP5: unused, 0. HMP4: width of every skin (see hmp.c) */
-	int32_t nu9;          /**< HMP5: unused, 0. HMP4: height of every skin */
+	int32_t nu8;          /**< HMP5/7: unused, 0. HMP4: width of every skin (see hmp.c) */
+	int32_t nu9;          /**< HMP5/7: unused, 0. HMP4: height of every skin */
 	int32_t numverts;     /**< columns * rows */
 	int32_t nu10;         /**< unused (MDL `numtris`) */
 	int32_t numframes;    /**< height frames; terrain normally has 1 */
@@ -52,8 +53,9 @@ typedef struct gsio_hmp_header {
 /** One height record (4 bytes). */
 typedef struct gsio_hmp_height {
 	uint16_t z;           /**< packed height: scale[2] * z + offset[2] */
-	uint8_t normal;       /**< index into gsio_anorms (negate for the outward normal) */
-	uint8_t pad;          /**< unused, kept as stored */
+	uint8_t normal;       /**< HMP4/5: index into gsio_anorms (negate for the outward
+	                           normal). HMP7: the int8 x of the normal, see nx() in hmp.c */
+	uint8_t pad;          /**< HMP4/5: unused, kept as stored. HMP7: the int8 y of the normal */
 } gsio_hmp_height;
 
 /** One frame of heights. */
@@ -65,11 +67,16 @@ typedef struct gsio_hmp_frame {
 	gsio_hmp_height *heights;    /**< header.numverts records, row-major, row 0 = +y edge */
 } gsio_hmp_frame;
 
+/** Skin type 7 (HMP7 only): a reference to an external texture file, whose
+ *  NUL-terminated name is the skin's `pixels` (pixels_size counts the NUL). */
+#define GSIO_HMP_SKIN_EXTERNAL 7
+
 /** A whole HMP file. Skins use the MDL skin record: type code (MDL type
- *  codes, | 8 for three mips), width, height, pixels as stored (mips included). */
+ *  codes, | 8 for three mips; 6 an embedded DDS; HMP7 also 7, an external
+ *  file name), width, height, pixels as stored (mips included). */
 typedef struct gsio_hmp_file {
 	gsio_arena *arena;          /**< owns everything below */
-	int version;                /**< 4 or 5 */
+	int version;                /**< 4, 5 or 7 */
 	gsio_hmp_header header;
 	uint32_t columns;           /**< (int)fnumverts_x, checked >= 2 */
 	uint32_t rows;              /**< numverts / columns, checked >= 2 and exact */
@@ -84,9 +91,9 @@ typedef struct gsio_hmp_file {
  *  repeat per cell along x: material.detail_tiling = (columns - 1) * this. */
 #define GSIO_HMP_DETAIL_REPEATS_PER_CELL 1.0f
 
-/** Decodes an HMP4/HMP5 file. HMP7 and other HMP variants fail with
- *  GSIO_ERR_UNSUPPORTED, anything else with GSIO_ERR_BAD_MAGIC. `name` is
- *  used in errors; may be NULL. */
+/** Decodes an HMP4/HMP5/HMP7 file. Other HMP variants (and HMP7 skins with
+ *  MDL7 material data) fail with GSIO_ERR_UNSUPPORTED, anything else with
+ *  GSIO_ERR_BAD_MAGIC. `name` is used in errors; may be NULL. */
 gsio_hmp_file *gsio_hmp_decode(const uint8_t *data, size_t size, const char *name,
                                const gsio_opts *opts, gsio_error *err);
 

@@ -17,6 +17,25 @@
  * size), and its frames are as in HMP5. *Unverified*: tested only against
  * files this project writes by hand.
  *
+ * HMP7 (A6/A7) is not in the seed either; what is read here was measured on
+ * the two HMP7 files in the corpus (assimp-terrain.hmp, lgs-small.hmp):
+ * - header, frames and grid exactly as HMP5 (both files decode to their
+ *   whole size with no byte left over);
+ * - skins as MDL7 writes them: int32 type, width, height + data. Types 0..5
+ *   (| 8 for mips) and 6 (DDS) as in HMP5 (lgs-small.hmp: a 565 512x512 colour
+ *   map and a type-12 128x128 detail map); type 7 is a NUL-terminated external
+ *   file name (the corpus's invalid_external_texture_name.hmp has one that is
+ *   not terminated: refused). The MDL7 material flags 0x10 / 0x20 occur in no
+ *   file found and are refused as unsupported rather than guessed;
+ * - height records `u16 z, s8 nx, s8 ny`: nx, ny are the x and y of the unit
+ *   normal times 127, pointing *into* the ground like the HMP5 table
+ *   normals. Measured: nx follows +dz/dx (Pearson r 0.87 and 0.97), ny
+ *   follows +dz/dy with row 0 at the +y edge (0.86, 0.96), and |(nx, ny)| /
+ *   127 matches the sine of the slope (median ratio 0.97 on lgs-small.hmp)
+ *   where Assimp's reading, normalize(nx/128, ny/128, 1), would need the
+ *   slope itself (0.77). So the outward normal is (-nx, -ny, +sqrt(127^2 -
+ *   nx^2 - ny^2)), normalised.
+ *
  * Facts beyond the seed are in ../shared/FORMATS.md. */
 #include "gsio_hmp.h"
 
@@ -40,21 +59,18 @@ static bool check_magic(gsio_reader *r, gsio_hmp_header *h, int *version)
 	const uint8_t *m = gsio_read_bytes(r, 4, "the HMP header");
 	GSIO_CHECK(m);
 	memcpy(h->version, m, 4);
-	if (!memcmp(m, "HMP4", 4) || !memcmp(m, "HMP5", 4)) {
+	if (!memcmp(m, "HMP4", 4) || !memcmp(m, "HMP5", 4) || !memcmp(m, "HMP7", 4)) {
 		*version = m[3] - '0';
 		return true;
 	}
 	r->failed = true;
-	if (!memcmp(m, "HMP7", 4))
+	if (!memcmp(m, "HMP", 3))
 		GSIO_FAIL(r->err, GSIO_ERR_UNSUPPORTED, r->file, 0,
-		          "format HMP7 (A6/A7 terrain) is not supported yet");
-	else if (!memcmp(m, "HMP", 3))
-		GSIO_FAIL(r->err, GSIO_ERR_UNSUPPORTED, r->file, 0,
-		          "format HMP%c is not supported yet (gsio reads HMP4 and HMP5)",
+		          "format HMP%c is not supported yet (gsio reads HMP4, HMP5 and HMP7)",
 		          m[3] >= 0x20 && m[3] < 0x7f ? (char)m[3] : '?');
 	else
 		GSIO_FAIL(r->err, GSIO_ERR_BAD_MAGIC, r->file, 0,
-		          "not a GameStudio terrain: magic %02x %02x %02x %02x is not HMP4/HMP5", m[0],
+		          "not a GameStudio terrain: magic %02x %02x %02x %02x is not HMP4/5/7", m[0],
 		          m[1], m[2], m[3]);
 	return false;
 }
@@ -124,11 +140,38 @@ static bool decode_header(gsio_reader *r, gsio_hmp_file *f)
 
 // -- Skins
 
+/* HMP7 skin types beyond HMP5's: 7 reads its NUL-terminated file name here;
+ * the MDL7 material flags are refused (no file shows their layout). */
+static bool check_hmp7_skin(gsio_reader *r, gsio_mdl_skin *s, size_t i, size_t at)
+{
+	if (s->type & ~0xF) {
+		r->failed = true;
+		GSIO_FAIL(r->err, GSIO_ERR_UNSUPPORTED, r->file, (int64_t)at,
+		          "skin %zu: type 0x%x (MDL7 material data) is not supported yet", i,
+		          (unsigned)s->type);
+		return false;
+	}
+	if (s->type != GSIO_HMP_SKIN_EXTERNAL) return true;
+	const uint8_t *p = r->data + r->pos;
+	const uint8_t *nul = memchr(p, 0, gsio_reader_remaining(r));
+	if (!nul) {
+		r->failed = true;
+		GSIO_FAIL(r->err, GSIO_ERR_CORRUPT, r->file, (int64_t)r->pos,
+		          "skin %zu: the external texture name is not NUL-terminated before the end "
+		          "of the file",
+		          i);
+		return false;
+	}
+	s->pixels_size = (size_t)(nul - p) + 1;
+	s->pixels = gsio_read_bytes(r, s->pixels_size, "an external texture name");
+	return s->pixels != NULL;
+}
+
 static bool decode_skins(gsio_reader *r, gsio_hmp_file *f, gsio_error *err)
 {
 	const gsio_hmp_header *h = &f->header;
-	// An HMP5 skin takes at least 12 bytes, an HMP4 one 4: bound the count first.
-	size_t min_skin = f->version == 5 ? 12 : 4;
+	// An HMP5/7 skin takes at least 12 bytes, an HMP4 one 4: bound the count first.
+	size_t min_skin = f->version == 4 ? 4 : 12;
 	if ((size_t)h->numskins > gsio_reader_remaining(r) / min_skin) {
 		GSIO_FAIL(err, GSIO_ERR_CORRUPT, r->file, 48,
 		          "numskins %d cannot fit in the %zu bytes that follow the header",
@@ -142,7 +185,7 @@ static bool decode_skins(gsio_reader *r, gsio_hmp_file *f, gsio_error *err)
 		gsio_mdl_skin *s = &f->skins[i];
 		size_t at = r->pos;
 		GSIO_CHECK(gsio_read_i32(r, &s->type, "a skin type"));
-		if (f->version == 5) {
+		if (f->version != 4) {
 			GSIO_CHECK(gsio_read_i32(r, &s->width, "a skin width"));
 			GSIO_CHECK(gsio_read_i32(r, &s->height, "a skin height"));
 		} else {
@@ -154,6 +197,10 @@ static bool decode_skins(gsio_reader *r, gsio_hmp_file *f, gsio_error *err)
 				          (int)s->type);
 				return false;
 			}
+		}
+		if (f->version == 7) {
+			GSIO_CHECK(check_hmp7_skin(r, s, i, at));
+			if (s->type == GSIO_HMP_SKIN_EXTERNAL) continue;
 		}
 		gsio_error sub;
 		gsio_error_clear(&sub);
@@ -284,7 +331,7 @@ int gsio_hmp_encode(const gsio_hmp_file *f, uint8_t **out, size_t *out_size, gsi
 	*out_size = 0;
 	const gsio_hmp_header *h = &f->header;
 	int version = f->version;
-	if ((version != 4 && version != 5) || memcmp(h->version, "HMP", 3) ||
+	if ((version != 4 && version != 5 && version != 7) || memcmp(h->version, "HMP", 3) ||
 	    h->version[3] != (char)('0' + version)) {
 		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "cannot encode HMP version %d", version);
 		return -1;
@@ -296,7 +343,14 @@ int gsio_hmp_encode(const gsio_hmp_file *f, uint8_t **out, size_t *out_size, gsi
 	}
 	for (size_t i = 0; i < f->skins_count; i++) {
 		const gsio_mdl_skin *s = &f->skins[i];
-		size_t want = gsio_mdl_skin_size(s->type, s->width, s->height, err);
+		size_t want;
+		if (version == 7 && s->type == GSIO_HMP_SKIN_EXTERNAL) {
+			// A file name: its bytes up to and including the first NUL.
+			const uint8_t *nul = s->pixels ? memchr(s->pixels, 0, s->pixels_size) : NULL;
+			want = nul ? (size_t)(nul - s->pixels) + 1 : 0;
+		} else {
+			want = gsio_mdl_skin_size(s->type, s->width, s->height, err);
+		}
 		if (!want || want != s->pixels_size || !s->pixels) {
 			GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1,
 			          "skin %zu: %zu bytes of pixels, type %d %dx%d needs %zu", i,
@@ -331,7 +385,7 @@ int gsio_hmp_encode(const gsio_hmp_file *f, uint8_t **out, size_t *out_size, gsi
 	for (size_t i = 0; i < f->skins_count; i++) {
 		const gsio_mdl_skin *s = &f->skins[i];
 		gsio_write_i32(&w, s->type);
-		if (version == 5) {
+		if (version != 4) {
 			gsio_write_i32(&w, s->width);
 			gsio_write_i32(&w, s->height);
 		}
@@ -377,6 +431,13 @@ static bool skins_to_images(gsio_scene *s, const gsio_hmp_file *f, const uint8_t
 			GSIO_CHECK(gsio_scene_warn(s, err,
 			                           "skin %zu is an embedded DDS file (%zu bytes): not decoded",
 			                           i, sk->pixels_size));
+			continue;
+		}
+		if (f->version == 7 && sk->type == GSIO_HMP_SKIN_EXTERNAL) {
+			GSIO_CHECK(gsio_scene_warn(s, err,
+			                           "skin %zu refers to the external texture \"%.200s\": not "
+			                           "loaded",
+			                           i, (const char *)sk->pixels));
 			continue;
 		}
 		gsio_image *im = &s->images[ni];
@@ -500,6 +561,24 @@ static void bbox_of(const float *p, size_t n, float mn[3], float mx[3])
 		}
 }
 
+/* An HMP7 normal: the stored int8 x, y are 127 times the inward unit normal's
+ * (see the top of this file); z follows from unit length, and a pair longer
+ * than 127 (possible in a file, never in a normal) is clamped to horizontal. */
+static void hmp7_normal(const gsio_hmp_height *h, float n[3])
+{
+	float x = (float)(int8_t)h->normal, y = (float)(int8_t)h->pad;
+	float zz = 127.0f * 127.0f - x * x - y * y;
+	float z = zz > 0 ? sqrtf(zz) : 0.0f;
+	float len = sqrtf(x * x + y * y + z * z);
+	if (len == 0) { // (0, 0) cannot reach here: then z = 127
+		n[0] = n[1] = 0, n[2] = 1;
+		return;
+	}
+	n[0] = -x / len;
+	n[1] = -y / len;
+	n[2] = z / len;
+}
+
 /* The grid mesh: vertex row * columns + column is the file's record of the
  * same index (source_vertex stays NULL: 1:1). */
 static bool build_mesh(gsio_scene *s, const gsio_hmp_file *f, const gsio_opts *opts,
@@ -556,6 +635,10 @@ static bool build_mesh(gsio_scene *s, const gsio_hmp_file *f, const gsio_opts *o
 			p[0] = h->offset[0] + (float)c * h->ftrisize_x;
 			p[1] = h->offset[1] + (float)(rows - 1 - r) * h->ftrisize_y;
 			p[2] = h->scale[2] * (float)fr->heights[v].z + h->offset[2];
+			if (f->version == 7) {
+				hmp7_normal(&fr->heights[v], n);
+				continue;
+			}
 			unsigned ni = fr->heights[v].normal;
 			if (ni >= GSIO_NORMAL_COUNT) {
 				bad_normals++;
@@ -593,11 +676,13 @@ static bool build_terrain(gsio_scene *s, const gsio_hmp_file *f, gsio_error *err
 	t->height_scale = h->scale[2];
 	t->height_offset = h->offset[2];
 	t->raw_heights = GSIO_NEW_ARRAY(s->arena, uint16_t, nv, err);
-	t->normal_indices = GSIO_NEW_ARRAY(s->arena, uint8_t, nv, err);
-	GSIO_CHECK(t->raw_heights && t->normal_indices);
-	for (size_t v = 0; v < nv; v++) {
-		t->raw_heights[v] = f->frames[0].heights[v].z;
-		t->normal_indices[v] = f->frames[0].heights[v].normal;
+	GSIO_CHECK(t->raw_heights);
+	for (size_t v = 0; v < nv; v++) t->raw_heights[v] = f->frames[0].heights[v].z;
+	// HMP7 stores normals as vectors, not table indices: they live in the mesh only.
+	if (f->version != 7) {
+		t->normal_indices = GSIO_NEW_ARRAY(s->arena, uint8_t, nv, err);
+		GSIO_CHECK(t->normal_indices);
+		for (size_t v = 0; v < nv; v++) t->normal_indices[v] = f->frames[0].heights[v].normal;
 	}
 	t->mesh = 0;
 	return true;
@@ -616,7 +701,7 @@ gsio_scene *gsio_hmp_to_scene(const gsio_hmp_file *f, const char *name, const gs
 		if (gsio_palette_load(opts->palette_path, palette_buf, err)) goto fail;
 		palette = palette_buf;
 	}
-	s->format = f->version == 4 ? "HMP4" : "HMP5";
+	s->format = f->version == 4 ? "HMP4" : f->version == 5 ? "HMP5" : "HMP7";
 	s->format_version = f->version;
 	s->source.vertices = (size_t)f->header.numverts;
 	s->source.triangles = 2 * (size_t)(f->columns - 1) * (f->rows - 1);
@@ -658,5 +743,5 @@ static gsio_scene *hmp_read(const uint8_t *data, size_t size, const char *path,
 }
 
 const gsio_importer gsio_hmp_importer = {
-    "GameStudio HMP terrain", "hmp", 4, 5, hmp_can_read, hmp_read,
+    "GameStudio HMP terrain", "hmp", 4, 7, hmp_can_read, hmp_read,
 };

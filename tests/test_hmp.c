@@ -1,9 +1,11 @@
-/* HMP4/HMP5 terrain: codec and scene against the corpus and hand-built files.
+/* HMP4/HMP5/HMP7 terrain: codec and scene against the corpus and hand-built
+ * files.
  *
- * shadow-5.hmp is the one real HMP5 found; the HMP7 files must be refused with
- * GSIO_ERR_UNSUPPORTED. Small files built byte by byte here (not by the
- * encoder under test) cover what the corpus lacks: detail maps, several
- * frames, trailing bytes, HMP4 (whose layout is unverified, see hmp.c). */
+ * shadow-5.hmp is the one real HMP5 found, assimp-terrain.hmp and
+ * lgs-small.hmp the HMP7 ones. Small files built byte by byte here (not by
+ * the encoder under test) cover what the corpus lacks: several frames,
+ * trailing bytes, a detail map of the same size, external texture names, HMP4
+ * (whose layout is unverified, see hmp.c). */
 #include "test_util.h"
 
 #include "gsio_hmp.h"
@@ -503,24 +505,104 @@ static void test_shadow5_alloc_failures(void **state)
 
 // -- HMP7 and the invalid corpus file
 
-static void test_hmp7_unsupported(void **state)
+/* Normals against the height gradient of the grid we built: an outward
+ * normal leans downhill, so n.x follows -dz/dx and n.y follows -dz/dy. */
+static void gradient_agreement(const gsio_scene *s, double *corr_x, double *corr_y)
+{
+	const gsio_mesh *m = &s->meshes[0];
+	uint32_t cols = s->terrain->columns, rows = s->terrain->rows;
+	const float *p = m->positions;
+	*corr_x = *corr_y = 0;
+	for (uint32_t r = 1; r + 1 < rows; r++)
+		for (uint32_t c = 1; c + 1 < cols; c++) {
+			size_t v = (size_t)r * cols + c;
+			double dzdx = (p[3 * (v + 1) + 2] - p[3 * (v - 1) + 2]) / (p[3 * (v + 1)] - p[3 * (v - 1)]);
+			double dzdy = (p[3 * (v + cols) + 2] - p[3 * (v - cols) + 2]) /
+			              (p[3 * (v + cols) + 1] - p[3 * (v - cols) + 1]);
+			*corr_x += -dzdx * m->normals[3 * v];
+			*corr_y += -dzdy * m->normals[3 * v + 1];
+		}
+}
+
+static void test_hmp7_corpus(void **state)
 {
 	(void)state;
 	T_REQUIRE_CORPUS();
-	const char *files[] = {"hmp/assimp-terrain.hmp", "hmp/lgs-small.hmp",
-	                       "invalid/invalid_external_texture_name.hmp"};
-	for (size_t i = 0; i < 3; i++) {
-		const char *path = t_corpus_path(files[i]);
+	static const struct {
+		const char *file;
+		uint32_t cols, rows;
+		size_t images;
+		int32_t detail;
+	} files[] = {{"hmp/assimp-terrain.hmp", 33, 33, 0, -1}, {"hmp/lgs-small.hmp", 66, 66, 2, 1}};
+	for (size_t i = 0; i < 2; i++) {
+		size_t size;
+		uint8_t *data = t_read_file(t_corpus_path(files[i].file), &size);
 		gsio_error err;
-		gsio_scene *s = gsio_load_file(path, NULL, &err);
-		assert_null(s);
-		assert_int_equal(err.code, GSIO_ERR_UNSUPPORTED);
-		assert_non_null(strstr(err.message, "HMP7"));
-		assert_non_null(strstr(err.file, files[i] + (i < 2 ? 4 : 8)));
-		char line[600];
-		gsio_error_format(&err, line, sizeof(line));
-		print_message("%s\n", line);
+		gsio_hmp_file *f = gsio_hmp_decode(data, size, files[i].file, NULL, &err);
+		if (!f) fail_msg("%s: %s", files[i].file, err.message);
+		assert_int_equal(f->version, 7);
+		assert_int_equal(f->trailing_size, 0);
+		uint8_t *out;
+		size_t out_size;
+		assert_int_equal(gsio_hmp_encode(f, &out, &out_size, &err), 0);
+		assert_int_equal(out_size, size);
+		assert_memory_equal(out, data, size);
+		free(out);
+		gsio_scene *s = gsio_hmp_to_scene(f, files[i].file, NULL, &err);
+		if (!s) fail_msg("%s: %s", files[i].file, err.message);
+		assert_string_equal(s->format, "HMP7");
+		const gsio_mesh *m = &s->meshes[0];
+		assert_int_equal(s->terrain->columns, files[i].cols);
+		assert_int_equal(s->terrain->rows, files[i].rows);
+		assert_int_equal(m->vertex_count, (size_t)files[i].cols * files[i].rows);
+		assert_null(s->terrain->normal_indices);
+		for (size_t v = 0; v < m->vertex_count; v++) {
+			const float *n = m->normals + 3 * v;
+			assert_true(n[2] > 0.0f);
+			assert_float_equal(n[0] * n[0] + n[1] * n[1] + n[2] * n[2], 1.0f, 1e-4f);
+		}
+		double cx, cy;
+		gradient_agreement(s, &cx, &cy);
+		print_message("%s: %u x %u, z %.3f..%.3f, normal vs -gradient x %.1f y %.1f\n",
+		              files[i].file, files[i].cols, files[i].rows, (double)m->bbox_min[2],
+		              (double)m->bbox_max[2], cx, cy);
+		assert_true(cx > 0 && cy > 0);
+		assert_int_equal(s->images_count, files[i].images);
+		if (files[i].images) assert_int_equal(s->materials[0].detail_image, files[i].detail);
+		gsio_scene_free(s);
+		gsio_hmp_file_free(f);
+
+		// Every prefix fails (no trailing bytes), checked at up to 1300 cut points.
+		size_t cuts = size < 1300 ? size : 1300;
+		for (size_t k = 0; k < cuts; k++) {
+			size_t n = size < 1300 ? k : (k < 300 ? k : 300 + (size - 301) * (k - 300) / 999);
+			uint8_t *cut = malloc(n ? n : 1);
+			memcpy(cut, data, n);
+			f = gsio_hmp_decode(cut, n, "t.hmp", NULL, &err);
+			if (f) fail_msg("%s: prefix of %zu bytes decoded", files[i].file, n);
+			free(cut);
+		}
+		free(data);
 	}
+}
+
+/* The crafted file: two type-7 skins (external texture names), the second
+ * one not terminated before the end of the file. */
+static void test_invalid_external_texture_name(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	const char *path = t_corpus_path("invalid/invalid_external_texture_name.hmp");
+	gsio_error err;
+	gsio_scene *s = gsio_load_file(path, NULL, &err);
+	assert_null(s);
+	assert_int_equal(err.code, GSIO_ERR_CORRUPT);
+	assert_int_equal(err.offset, 112); // after skin 0 ("abc") and skin 1's 12-byte header
+	assert_non_null(strstr(err.message, "not NUL-terminated"));
+	assert_non_null(strstr(err.file, "invalid_external_texture_name.hmp"));
+	char line[600];
+	gsio_error_format(&err, line, sizeof(line));
+	print_message("%s\n", line);
 }
 
 // -- Hand-built files
@@ -701,6 +783,84 @@ static void test_synthetic_hmp4(void **state)
 	free(data);
 }
 
+/* HMP7 by hand: an external texture name skin, a 565 skin, normals as int8
+ * pairs, and the MDL7 material flag refused. */
+static uint8_t *make_hmp7(size_t *size, int32_t second_type)
+{
+	buf b = {0};
+	b_header(&b, "HMP7", 2, 0, 0, 1);
+	b_i32(&b, 7);
+	b_i32(&b, 0);
+	b_i32(&b, 1);
+	b_put(&b, "grass.pcx", 10);
+	b_i32(&b, second_type);
+	b_i32(&b, 2);
+	b_i32(&b, 2);
+	for (int i = 0; i < 4; i++) b_u16(&b, 0x001F); // pure blue
+	b_frame(&b, 0, "");
+	*size = b.n;
+	return b.d;
+}
+
+static void test_synthetic_hmp7(void **state)
+{
+	(void)state;
+	size_t size;
+	uint8_t *data = make_hmp7(&size, 2);
+	// Vertex 1: nx = 0, ny = 0 (flat); vertex 2: nx = 127, ny = 0 (a wall facing -x).
+	size_t rec = size - 6 * 4;
+	data[rec + 4 + 2] = 0, data[rec + 4 + 3] = 0;
+	data[rec + 8 + 2] = 127, data[rec + 8 + 3] = 0;
+	// Vertex 3: nx = -60, ny = 50: outward (60, -50, sqrt(127^2 - 60^2 - 50^2)) / 127.
+	data[rec + 12 + 2] = (uint8_t)(int8_t)-60, data[rec + 12 + 3] = 50;
+	gsio_error err;
+	gsio_hmp_file *f = gsio_hmp_decode(data, size, "syn7.hmp", NULL, &err);
+	if (!f) fail_msg("decode: %s", err.message);
+	assert_int_equal(f->version, 7);
+	assert_int_equal(f->skins[0].type, 7);
+	assert_int_equal(f->skins[0].pixels_size, 10);
+	assert_string_equal((const char *)f->skins[0].pixels, "grass.pcx");
+	uint8_t *out;
+	size_t out_size;
+	assert_int_equal(gsio_hmp_encode(f, &out, &out_size, &err), 0);
+	assert_int_equal(out_size, size);
+	assert_memory_equal(out, data, size);
+	free(out);
+	gsio_scene *s = gsio_hmp_to_scene(f, "syn7.hmp", NULL, &err);
+	if (!s) fail_msg("scene: %s", err.message);
+	assert_string_equal(s->format, "HMP7");
+	assert_int_equal(s->images_count, 1); // the external one is named, not loaded
+	assert_int_equal(s->images[0].rgba[2], 255);
+	assert_int_equal(s->warnings_count, 1);
+	assert_non_null(strstr(s->warnings[0], "grass.pcx"));
+	const float *n = s->meshes[0].normals;
+	assert_float_equal(n[3], 0.0f, 1e-6f);
+	assert_float_equal(n[5], 1.0f, 1e-6f);
+	assert_float_equal(n[6], -1.0f, 1e-6f);
+	assert_float_equal(n[8], 0.0f, 1e-6f);
+	float z = sqrtf(127.0f * 127.0f - 3600.0f - 2500.0f);
+	assert_float_equal(n[9], 60.0f / 127.0f, 1e-5f);
+	assert_float_equal(n[10], -50.0f / 127.0f, 1e-5f);
+	assert_float_equal(n[11], z / 127.0f, 1e-5f);
+	assert_null(s->terrain->normal_indices);
+	gsio_scene_free(s);
+	gsio_hmp_file_free(f);
+	free(data);
+
+	// MDL7 material data (type | 0x10): refused, not guessed.
+	data = make_hmp7(&size, 2 | 0x10);
+	assert_null(gsio_hmp_decode(data, size, "t.hmp", NULL, &err));
+	assert_int_equal(err.code, GSIO_ERR_UNSUPPORTED);
+	assert_int_equal(err.offset, 84 + 12 + 10);
+	free(data);
+	// A file name that runs to the end of the file.
+	data = make_hmp7(&size, 2);
+	memset(data + 84 + 12, 'A', size - 84 - 12);
+	assert_null(gsio_hmp_decode(data, size, "t.hmp", NULL, &err));
+	assert_int_equal(err.code, GSIO_ERR_CORRUPT);
+	free(data);
+}
+
 static void test_magic_and_registry(void **state)
 {
 	(void)state;
@@ -709,9 +869,6 @@ static void test_magic_and_registry(void **state)
 	assert_ptr_equal(gsio_find_importer(data, size, "x.bin"), &gsio_hmp_importer);
 	gsio_error err;
 	memcpy(data, "HMP6", 4);
-	assert_null(gsio_hmp_decode(data, size, "t.hmp", NULL, &err));
-	assert_int_equal(err.code, GSIO_ERR_UNSUPPORTED);
-	memcpy(data, "HMP7", 4);
 	assert_null(gsio_hmp_decode(data, size, "t.hmp", NULL, &err));
 	assert_int_equal(err.code, GSIO_ERR_UNSUPPORTED);
 	memcpy(data, "XYZW", 4);
@@ -746,10 +903,12 @@ int main(void)
 	    cmocka_unit_test(test_shadow5_truncated),
 	    cmocka_unit_test(test_shadow5_corrupt_fields),
 	    cmocka_unit_test(test_shadow5_alloc_failures),
-	    cmocka_unit_test(test_hmp7_unsupported),
+	    cmocka_unit_test(test_hmp7_corpus),
+	    cmocka_unit_test(test_invalid_external_texture_name),
 	    cmocka_unit_test(test_synthetic_hmp5),
 	    cmocka_unit_test(test_synthetic_mutations),
 	    cmocka_unit_test(test_synthetic_hmp4),
+	    cmocka_unit_test(test_synthetic_hmp7),
 	    cmocka_unit_test(test_magic_and_registry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,4 @@
-/* HMP5 against Assimp's loader (the reference reader), through its C API.
+/* HMP5 and HMP7 against Assimp's loader (the reference reader), through its C API.
  *
  * Where they agree: the grid size (Assimp emits one 4-vertex face per cell,
  * so cells are compared, not vertices) and the raw height of every vertex.
@@ -12,6 +12,7 @@
  * - its normals are the table's as stored, which point down into the ground. */
 #include "test_util.h"
 
+#include "gsio_hmp.h"
 #include "gsio_internal.h"
 
 #include <math.h>
@@ -93,22 +94,61 @@ static void test_shadow5_vs_assimp(void **state)
 	gsio_scene_free(s);
 }
 
-/* Assimp reads both HMP7 files; gsio refuses them as unsupported for now.
- * Assimp's result is only printed (for the report); gsio's is asserted. */
-static void test_hmp7_assimp_reads_gsio_refuses(void **state)
+/* HMP7: grid and raw heights agree as for HMP5 (same height FIXME). The
+ * normals: Assimp takes normalize(nx / 128, ny / 128, 1), so it keeps the
+ * stored direction, which points into the ground in x and y (hmp.c, measured
+ * against the height gradient); gsio negates x and y. */
+static void test_hmp7_vs_assimp(void **state)
 {
 	(void)state;
 	T_REQUIRE_CORPUS();
 	const char *files[] = {"hmp/assimp-terrain.hmp", "hmp/lgs-small.hmp"};
 	for (size_t i = 0; i < 2; i++) {
 		const char *path = t_corpus_path(files[i]);
-		const struct aiScene *as = aiImportFile(path, 0);
-		print_message("%s: assimp %s (%u vertices)\n", files[i], as ? "loads it" : "fails",
-		              as && as->mNumMeshes ? as->mMeshes[0]->mNumVertices : 0);
-		if (as) aiReleaseImport(as);
+		size_t size;
+		uint8_t *data = t_read_file(path, &size);
 		gsio_error err;
-		assert_null(gsio_load_file(path, NULL, &err));
-		assert_int_equal(err.code, GSIO_ERR_UNSUPPORTED);
+		gsio_hmp_file *f = gsio_hmp_decode(data, size, path, NULL, &err);
+		if (!f) fail_msg("gsio: %s", err.message);
+		gsio_scene *s = gsio_hmp_to_scene(f, path, NULL, &err);
+		if (!s) fail_msg("gsio: %s", err.message);
+		const struct aiScene *as = aiImportFile(path, 0);
+		if (!as) fail_msg("assimp: %s", aiGetErrorString());
+		const struct aiMesh *am = as->mMeshes[0];
+		const gsio_terrain *t = s->terrain;
+		const gsio_mesh *m = &s->meshes[0];
+		size_t cells = (size_t)(t->columns - 1) * (t->rows - 1);
+		assert_int_equal(am->mNumFaces, cells);
+		assert_int_equal(am->mNumVertices, 4 * cells);
+		assert_non_null(am->mNormals);
+		size_t opposite = 0, tilted = 0;
+		for (unsigned k = 0; k < am->mNumVertices; k++) {
+			const struct aiVector3D *p = &am->mVertices[k];
+			long c = lroundf(p->x / t->cell_x), r = lroundf(p->y / t->cell_y);
+			assert_true(c >= 0 && c < (long)t->columns && r >= 0 && r < (long)t->rows);
+			size_t v = (size_t)r * t->columns + (size_t)c;
+			float raw = (float)t->raw_heights[v];
+			assert_float_equal(p->z, (raw / 65535.0f - 0.5f) * t->cell_x * 8.0f, 1e-2f);
+			const gsio_hmp_height *h = &f->frames[0].heights[v];
+			float nx = (float)(int8_t)h->normal / 128.0f, ny = (float)(int8_t)h->pad / 128.0f;
+			float len = sqrtf(nx * nx + ny * ny + 1.0f);
+			const struct aiVector3D *an = &am->mNormals[k];
+			assert_float_equal(an->x, nx / len, 1e-4f);
+			assert_float_equal(an->y, ny / len, 1e-4f);
+			if (nx != 0 || ny != 0) {
+				tilted++;
+				if (an->x * m->normals[3 * v] + an->y * m->normals[3 * v + 1] < 0) opposite++;
+			}
+		}
+		print_message("%s: assimp %u vertices / %u faces, gsio %zu / %zu cells; normals tilt the "
+		              "other way at %zu of %zu tilted vertices\n",
+		              files[i], am->mNumVertices, am->mNumFaces, m->vertex_count, cells, opposite,
+		              tilted);
+		assert_int_equal(opposite, tilted);
+		aiReleaseImport(as);
+		gsio_scene_free(s);
+		gsio_hmp_file_free(f);
+		free(data);
 	}
 }
 #endif
@@ -128,7 +168,7 @@ int main(void)
 	    cmocka_unit_test(test_assimp_available),
 #ifdef GSIO_HAVE_ASSIMP
 	    cmocka_unit_test(test_shadow5_vs_assimp),
-	    cmocka_unit_test(test_hmp7_assimp_reads_gsio_refuses),
+	    cmocka_unit_test(test_hmp7_vs_assimp),
 #endif
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,4 @@
-# Blender check of a converted HMP5 terrain:
+# Blender check of a converted HMP5 (or HMP7) terrain:
 #   blender -b --factory-startup --python-exit-code 1 -P hmp_blender.py -- TERRAIN.glb SOURCE.hmp OUTDIR
 #
 # 1. Blender's own glTF importer loads the file: the mesh has the HMP's numverts
@@ -39,8 +39,8 @@ def fail(msg):
 # -- The source, read here without gsio
 
 data = open(hmp, "rb").read()
-if data[:4] != b"HMP5":
-    fail("%s is not an HMP5 file" % hmp)
+if data[:4] not in (b"HMP5", b"HMP7"):
+    fail("%s is not an HMP5 or HMP7 file" % hmp)
 scale = struct.unpack_from("<3f", data, 8)
 offset = struct.unpack_from("<3f", data, 20)
 cell_x, cell_y, fcols = struct.unpack_from("<3f", data, 36)
@@ -51,11 +51,18 @@ rows = numverts // cols
 pos = 84
 for _ in range(numskins):
     t, w, h = struct.unpack_from("<3i", data, pos)
+    pos += 12
+    if t == 6:  # embedded DDS: width is its byte size
+        pos += w
+        continue
+    if t == 7:  # HMP7 external texture: a NUL-terminated name
+        pos = data.index(b"\0", pos) + 1
+        continue
     bpp = {0: 1, 2: 2, 3: 2, 4: 3, 5: 4}[t & 7]
     texels = w * h
     if t & 8:
         texels += (w * h >> 2) + (w * h >> 4) + (w * h >> 6)
-    pos += 12 + texels * bpp
+    pos += texels * bpp
 raw = numpy.frombuffer(data, "<u2", numverts * 2, pos + 36).reshape(rows, cols, 2)[:, :, 0]
 heights = scale[2] * raw.astype(numpy.float64) + offset[2]  # [row][column], row 0 = +y
 
