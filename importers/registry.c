@@ -1,6 +1,7 @@
 /* The importer registry: detection by magic first, extension second. */
 #include "gsio_internal.h"
 #include "gsio_hmp.h"
+#include "gsio_md5.h"
 #include "gsio_mdl.h"
 
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 static const gsio_importer *const importers[] = {
     &gsio_mdl_importer,
     &gsio_hmp_importer,
+    &gsio_md5_importer,
     NULL,
 };
 

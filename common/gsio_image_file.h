@@ -1,0 +1,21 @@
+/* gsio image files (internal): decoding PNG, JPEG, TGA, BMP, GIF, PSD, PNM
+ * texture files that sit beside a model, through stb_image (compiled with
+ * static linkage in stb_image_impl.c, so a host that also links stb_image
+ * sees no clash). */
+#ifndef GSIO_IMAGE_FILE_H
+#define GSIO_IMAGE_FILE_H
+
+#include "gsio_internal.h"
+
+/** Images wider or taller than this are refused (bounds stb_image's work). */
+#define GSIO_IMAGE_FILE_MAX_DIM 16384
+
+/** Decodes an image file in memory into RGBA8, top row first, allocated in
+ *  arena (so the arena's memory limit applies). Fills out->width, height and
+ *  rgba; leaves the other fields alone. `file` names it in errors. False with
+ *  err set (GSIO_ERR_UNSUPPORTED for a format or variant stb_image cannot
+ *  read, GSIO_ERR_CORRUPT for a damaged file, GSIO_ERR_LIMIT when too big). */
+GSIO_NODISCARD bool gsio_image_file_decode(const uint8_t *data, size_t size, const char *file,
+                                           gsio_arena *arena, gsio_image *out, gsio_error *err);
+
+#endif

@@ -1,0 +1,116 @@
+/* gsio text tokenizer (internal): the lexer under the MD5 (and WMP) parsers.
+ *
+ * It works on the whole file in memory and never allocates: a token is a view
+ * (pointer + length) into the caller's buffer, which must outlive the tokens.
+ * Tokens are bare words (keywords and numbers alike: the parser decides),
+ * double-quoted strings, and single punctuation characters from a set the
+ * caller chooses ("{}()" for MD5). `//` line comments and `/ * * /` block
+ * comments are skipped. Every token carries its 1-based line and column
+ * (columns count bytes), and every error names file:line:column.
+ *
+ * Numbers are parsed and printed without the C library's locale: a host
+ * program may have set LC_NUMERIC to a locale whose decimal point is ','. */
+#ifndef GSIO_TOKENIZER_H
+#define GSIO_TOKENIZER_H
+
+#include "gsio_internal.h"
+
+// -- Tokens
+
+/** What a token is. */
+typedef enum gsio_token_kind {
+	GSIO_TOKEN_EOF = 0, /**< the end of the input (text is empty) */
+	GSIO_TOKEN_WORD,    /**< a run of non-space, non-quote, non-punctuation bytes */
+	GSIO_TOKEN_STRING,  /**< "..."; text/len are the content without the quotes */
+	GSIO_TOKEN_PUNCT    /**< one byte from the tokenizer's punctuation set */
+} gsio_token_kind;
+
+/** A token: a view into the input buffer. */
+typedef struct gsio_token {
+	gsio_token_kind kind;
+	const char *text;  /**< first byte (not NUL-terminated) */
+	size_t len;        /**< bytes */
+	int32_t line;      /**< 1-based line of the first byte (of the quote for strings) */
+	int32_t column;    /**< 1-based byte column of the first byte */
+} gsio_token;
+
+/** Tokenizer state. Fill with gsio_tokenizer_init(); no cleanup needed. */
+typedef struct gsio_tokenizer {
+	const char *data;   /**< the input, size bytes */
+	size_t size;
+	size_t pos;         /**< next byte to scan */
+	int32_t line;       /**< line of data[pos] */
+	size_t line_start;  /**< offset of the first byte of that line */
+	const char *file;   /**< for errors, "" when unknown */
+	const char *punct;  /**< the punctuation characters, NUL-terminated */
+	gsio_error *err;    /**< where errors go (never NULL after init) */
+	gsio_error local_err_; /**< used when the caller passed no error */
+	bool failed;        /**< the first failure sticks: later calls fail too */
+	bool has_peek;      /**< peek_tok holds the next token */
+	gsio_token peek_tok;
+	gsio_token last;    /**< the last token returned by gsio_tok_next */
+} gsio_tokenizer;
+
+/** Prepares to tokenize size bytes of data. punct NULL means "{}()". */
+void gsio_tokenizer_init(gsio_tokenizer *t, const char *data, size_t size, const char *file,
+                         const char *punct, gsio_error *err);
+
+/** The next token (EOF at the end, repeatedly). False on a lexical error
+ *  (unterminated string or comment, a control byte), with err filled. */
+GSIO_NODISCARD bool gsio_tok_next(gsio_tokenizer *t, gsio_token *tok);
+/** The next token without consuming it. */
+GSIO_NODISCARD bool gsio_tok_peek(gsio_tokenizer *t, gsio_token *tok);
+
+/** Bytes not yet scanned (an upper bound on what the rest can hold: a parser
+ *  checks a count against it before allocating). */
+size_t gsio_tok_remaining(const gsio_tokenizer *t);
+
+/** True when the token is the word `word` (exact, case-sensitive). */
+bool gsio_token_is(const gsio_token *tok, const char *word);
+
+/** Fails at the token's line and column with a formatted message; the
+ *  message is followed by ", found <token>" when found_suffix is true.
+ *  Returns false. */
+bool gsio_tok_fail(gsio_tokenizer *t, const gsio_token *at, gsio_error_code code,
+                   bool found_suffix, const char *fmt, ...) GSIO_PRINTF(5, 6);
+
+/** Consumes the word `word` or fails ("expected 'word', found ..."). An EOF
+ *  fails with GSIO_ERR_TRUNCATED, anything else with GSIO_ERR_SYNTAX. */
+GSIO_NODISCARD bool gsio_tok_expect_word(gsio_tokenizer *t, const char *word);
+/** Consumes the punctuation c or fails. */
+GSIO_NODISCARD bool gsio_tok_expect_punct(gsio_tokenizer *t, char c);
+/** Consumes a quoted string; `what` names it in errors. */
+GSIO_NODISCARD bool gsio_tok_string(gsio_tokenizer *t, const char *what, gsio_token *out);
+/** Consumes an integer in [min, max]. A malformed number is GSIO_ERR_SYNTAX,
+ *  one out of range is GSIO_ERR_CORRUPT ("<what> 7 is outside 0..3"). If
+ *  at is non-NULL it receives the token (for later errors). */
+GSIO_NODISCARD bool gsio_tok_int(gsio_tokenizer *t, const char *what, int64_t min, int64_t max,
+                                 int64_t *out, gsio_token *at);
+/** Consumes a finite float (see gsio_parse_float). */
+GSIO_NODISCARD bool gsio_tok_float(gsio_tokenizer *t, const char *what, float *out);
+
+// -- Locale-free numbers
+
+/** Parses a whole decimal integer: [+-]?[0-9]+, nothing else. False on
+ *  anything else or when it does not fit in int64. */
+GSIO_NODISCARD bool gsio_parse_int64(const char *s, size_t len, int64_t *out);
+
+/** Parses a whole decimal float: [+-]? (digits [. digits] | . digits)
+ *  ([eE] [+-]? digits)?, nothing else: no inf, nan, hex, "1.#QNAN", no
+ *  spaces. The value is computed in long double from the first 19
+ *  significant digits and then rounded to the target: floats come out
+ *  correctly rounded (checked against strtof on 200000 random strings),
+ *  doubles very rarely one unit in the last place off (double rounding).
+ *  False on a malformed number or one beyond the type's finite range. */
+GSIO_NODISCARD bool gsio_parse_double(const char *s, size_t len, double *out);
+GSIO_NODISCARD bool gsio_parse_float(const char *s, size_t len, float *out);
+
+/** Buffer size that gsio_format_float always fits in. */
+#define GSIO_FLOAT_TEXT_MAX 32
+
+/** Prints the shortest decimal (6 to 9 significant digits, "%g" style, '.'
+ *  as the decimal point whatever the locale) that parses back to exactly v.
+ *  Returns the length, or 0 for inf/nan (buf then holds ""). */
+size_t gsio_format_float(float v, char buf[GSIO_FLOAT_TEXT_MAX]);
+
+#endif

@@ -1,0 +1,80 @@
+/* stb_image, compiled once for libgsio with static linkage, and the small
+ * wrapper that turns a texture file into an RGBA8 gsio_image. stb_image is
+ * third-party code written to other warning standards: its warnings are
+ * silenced for this file only. */
+#include "gsio_image_file.h"
+
+#include <limits.h>
+#include <stdlib.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+// Reported at the end of the file, so not inside push/pop: stb_image declares
+// a few functions it never defines with STB_IMAGE_STATIC.
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wconversion"
+#pragma GCC diagnostic ignored "-Wsign-conversion"
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#pragma GCC diagnostic ignored "-Wstrict-prototypes"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wunused-but-set-variable"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
+#pragma GCC diagnostic ignored "-Wdouble-promotion"
+#pragma GCC diagnostic ignored "-Wcast-qual"
+#endif
+#define STB_IMAGE_STATIC
+#define STB_IMAGE_IMPLEMENTATION
+#define STBI_NO_STDIO
+#define STBI_NO_HDR
+#define STBI_NO_LINEAR
+#define STBI_MAX_DIMENSIONS GSIO_IMAGE_FILE_MAX_DIM
+#include <stb/stb_image.h>
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+bool gsio_image_file_decode(const uint8_t *data, size_t size, const char *file,
+                            gsio_arena *arena, gsio_image *out, gsio_error *err)
+{
+	if (!data || size == 0 || size > (size_t)INT_MAX) {
+		GSIO_FAIL(err, size ? GSIO_ERR_LIMIT : GSIO_ERR_TRUNCATED, file, -1,
+		          "image file of %zu bytes: empty or too large to decode", size);
+		return false;
+	}
+	int w, h, comp;
+	// The header first, so the pixels are allocated under the arena's limit
+	// before stb_image allocates its own copy.
+	if (!stbi_info_from_memory(data, (int)size, &w, &h, &comp)) {
+		GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, file, -1, "not an image file stb_image reads (%s)",
+		          stbi_failure_reason());
+		return false;
+	}
+	if (w <= 0 || h <= 0 || w > GSIO_IMAGE_FILE_MAX_DIM || h > GSIO_IMAGE_FILE_MAX_DIM) {
+		GSIO_FAIL(err, GSIO_ERR_LIMIT, file, -1, "image of %d x %d pixels is refused (limit %d)",
+		          w, h, GSIO_IMAGE_FILE_MAX_DIM);
+		return false;
+	}
+	size_t bytes = (size_t)w * (size_t)h * 4;
+	uint8_t *rgba = gsio_arena_alloc(arena, bytes, err);
+	if (!rgba) return false;
+	int w2, h2;
+	stbi_uc *pixels = stbi_load_from_memory(data, (int)size, &w2, &h2, &comp, 4);
+	if (!pixels) {
+		GSIO_FAIL(err, GSIO_ERR_CORRUPT, file, -1, "cannot decode the image: %s",
+		          stbi_failure_reason());
+		return false;
+	}
+	if (w2 != w || h2 != h) {
+		stbi_image_free(pixels);
+		GSIO_FAIL(err, GSIO_ERR_CORRUPT, file, -1, "image size changed while decoding");
+		return false;
+	}
+	memcpy(rgba, pixels, bytes);
+	stbi_image_free(pixels);
+	out->width = (uint32_t)w;
+	out->height = (uint32_t)h;
+	out->rgba = rgba;
+	return true;
+}
