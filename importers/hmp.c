@@ -39,6 +39,7 @@
  * Facts beyond the seed are in ../shared/FORMATS.md. */
 #include "gsio_hmp.h"
 
+#include "gsio_image_file.h"
 #include "gsio_internal.h"
 
 #include <math.h>
@@ -416,10 +417,63 @@ int gsio_hmp_encode(const gsio_hmp_file *f, uint8_t **out, size_t *out_size, gsi
 
 // -- Scene
 
+/* An HMP7 external texture (skin type 7), looked for beside the terrain by
+ * its base name only: a stored folder (absolute, "..", or the author's own
+ * disk) is never followed. Read through opts->io when given, decoded by
+ * stb_image (PNG, TGA, BMP, JPEG, ...). Anything that fails is a warning and
+ * *loaded stays false; false is returned only for out-of-memory. */
+static bool load_external(gsio_scene *s, const char *stored, const char *path,
+                          const gsio_opts *opts, gsio_image *im, bool *loaded, gsio_error *err)
+{
+	*loaded = false;
+	const char *base = gsio_path_base(stored);
+	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
+		return gsio_scene_warn(s, err, "external texture \"%.200s\" has no file name: not loaded",
+		                       stored);
+	size_t dir = path ? (size_t)(gsio_path_base(path) - path) : 0;
+	char full[1024];
+	if ((size_t)snprintf(full, sizeof(full), "%.*s%s", (int)dir, path ? path : "", base) >=
+	    sizeof(full))
+		return gsio_scene_warn(s, err, "external texture \"%.200s\": path too long", stored);
+	uint8_t *data = NULL;
+	size_t size = 0;
+	gsio_error sub;
+	gsio_error_clear(&sub);
+	bool custom = opts && opts->io && opts->io->read_file;
+	int rc = custom ? opts->io->read_file(opts->io->user, full, &data, &size, &sub)
+	                : gsio_read_whole_file(full, &data, &size, opts ? opts->memory_limit : 0, &sub);
+	if (rc)
+		return gsio_scene_warn(s, err, "external texture \"%.150s\": %.200s: %.120s: not loaded",
+		                       stored, full, sub.message);
+	gsio_error_clear(&sub);
+	bool ok = gsio_image_file_decode(data, size, full, s->arena, im, &sub);
+	if (custom) {
+		if (opts->io->free_data) opts->io->free_data(opts->io->user, data);
+	} else {
+		free(data);
+	}
+	if (!ok) {
+		if (sub.code == GSIO_ERR_NOMEM || sub.code == GSIO_ERR_LIMIT) {
+			GSIO_FAIL(err, sub.code, full, -1, "%s", sub.message);
+			return false;
+		}
+		return gsio_scene_warn(s, err, "external texture %.300s: %.150s: not loaded", full,
+		                       sub.message);
+	}
+	GSIO_CHECK((im->source_path = gsio_arena_strdup(s->arena, full, err)));
+	GSIO_CHECK((im->name = gsio_arena_strdup(s->arena, base, err)));
+	im->source_type = GSIO_HMP_SKIN_EXTERNAL;
+	im->source_format = GSIO_PIXEL_RGBA8888;
+	*loaded = true;
+	return true;
+}
+
 /* Every skin becomes an image (embedded DDS files stay undecoded, with a
- * warning); image_of[i] is skin i's image index or -1. */
+ * warning; HMP7 external textures are loaded from beside the file when they
+ * can be); image_of[i] is skin i's image index or -1. */
 static bool skins_to_images(gsio_scene *s, const gsio_hmp_file *f, const uint8_t *palette,
-                            int32_t *image_of, gsio_error *err)
+                            const char *path, const gsio_opts *opts, int32_t *image_of,
+                            gsio_error *err)
 {
 	s->images = GSIO_NEW_ARRAY(s->arena, gsio_image, f->skins_count, err);
 	GSIO_CHECK(s->images);
@@ -434,10 +488,10 @@ static bool skins_to_images(gsio_scene *s, const gsio_hmp_file *f, const uint8_t
 			continue;
 		}
 		if (f->version == 7 && sk->type == GSIO_HMP_SKIN_EXTERNAL) {
-			GSIO_CHECK(gsio_scene_warn(s, err,
-			                           "skin %zu refers to the external texture \"%.200s\": not "
-			                           "loaded",
-			                           i, (const char *)sk->pixels));
+			bool loaded;
+			GSIO_CHECK(load_external(s, (const char *)sk->pixels, path, opts, &s->images[ni],
+			                         &loaded, err));
+			if (loaded) image_of[i] = (int32_t)ni++;
 			continue;
 		}
 		gsio_image *im = &s->images[ni];
@@ -477,18 +531,28 @@ static bool build_material(gsio_scene *s, const gsio_hmp_file *f, const int32_t 
 	m->detail_image = -1;
 	m->detail_tiling = (float)(f->columns - 1) * GSIO_HMP_DETAIL_REPEATS_PER_CELL;
 	for (int k = 0; k < 4; k++) m->base_color[k] = 1.0f;
+	// Sizes of the decoded images (an external texture's stored size is not its
+	// own); the stored ones, as the seed says, when the first skin has no image.
 	for (size_t i = 1; i < f->skins_count; i++) {
 		if (image_of[i] < 0) continue;
-		const gsio_mdl_skin *a = &f->skins[0], *b = &f->skins[i];
-		if (i == 1 && (a->width != b->width || a->height != b->height)) {
+		const gsio_image *b = &s->images[image_of[i]];
+		bool differs;
+		if (image_of[0] >= 0) {
+			const gsio_image *a = &s->images[image_of[0]];
+			differs = a->width != b->width || a->height != b->height;
+		} else {
+			differs = f->skins[0].width != f->skins[i].width ||
+			          f->skins[0].height != f->skins[i].height;
+		}
+		if (i == 1 && differs) {
 			m->detail_image = image_of[i];
 			continue;
 		}
 		GSIO_CHECK(gsio_scene_warn(s, err,
-		                           "skin %zu (%dx%d) is kept as image %d but used by no material "
+		                           "skin %zu (%ux%u) is kept as image %d but used by no material "
 		                           "(the engine uses the first skin and a differently sized "
 		                           "second one)",
-		                           i, (int)b->width, (int)b->height, (int)image_of[i]));
+		                           i, b->width, b->height, (int)image_of[i]));
 	}
 	return true;
 }
@@ -708,7 +772,7 @@ gsio_scene *gsio_hmp_to_scene(const gsio_hmp_file *f, const char *name, const gs
 	s->source.uvs = 0;
 
 	int32_t *image_of = GSIO_NEW_ARRAY(s->arena, int32_t, f->skins_count, err);
-	if (!image_of || !skins_to_images(s, f, palette, image_of, err) ||
+	if (!image_of || !skins_to_images(s, f, palette, name, opts, image_of, err) ||
 	    !build_material(s, f, image_of, err))
 		goto fail;
 	if (f->frames_count == 0) {

@@ -6,6 +6,7 @@
  * the encoder under test) cover what the corpus lacks: several frames,
  * trailing bytes, a detail map of the same size, external texture names, HMP4
  * (whose layout is unverified, see hmp.c). */
+#define _POSIX_C_SOURCE 200809L // mkdtemp
 #include "test_util.h"
 
 #include "gsio_hmp.h"
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 // -- A tiny byte builder, independent of the library's writer
 
@@ -467,12 +469,10 @@ static void test_shadow5_corrupt_fields(void **state)
 	free(data);
 }
 
-static void test_shadow5_alloc_failures(void **state)
+/* Fail the 1st, 2nd, ... allocation of a whole load until it succeeds: each
+ * failure is a NOMEM error with every block freed. */
+static size_t alloc_failure_loop(const uint8_t *data, size_t size)
 {
-	(void)state;
-	T_REQUIRE_CORPUS();
-	size_t size;
-	uint8_t *data = read_shadow(&size);
 	size_t n;
 	for (n = 1;; n++) {
 		t_fail_alloc st = {n, 0, 0};
@@ -492,9 +492,28 @@ static void test_shadow5_alloc_failures(void **state)
 		assert_int_equal(st.live, 0);
 		assert_true(n < 10000);
 	}
-	print_message("shadow-5: loads with %zu allocations; each failure refused, no leaks\n",
-	              n - 1);
+	return n - 1;
+}
+
+static void test_alloc_failures(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	const char *files[] = {"hmp/shadow-5.hmp", "hmp/lgs-small.hmp", "hmp/assimp-terrain.hmp"};
+	for (size_t i = 0; i < 3; i++) {
+		size_t size;
+		uint8_t *data = t_read_file(t_corpus_path(files[i]), &size);
+		size_t n = alloc_failure_loop(data, size);
+		print_message("%s: loads with %zu allocations; each failure refused, no leaks\n",
+		              files[i], n);
+		free(data);
+	}
+	size_t size;
+	uint8_t *data = make_hmp5(&size);
+	print_message("synthetic HMP5: %zu allocations\n", alloc_failure_loop(data, size));
+	free(data);
 	// A memory limit below what the terrain needs is a clean LIMIT error.
+	data = read_shadow(&size);
 	gsio_opts opts = {0};
 	opts.memory_limit = 1 << 20;
 	gsio_error err;
@@ -831,6 +850,8 @@ static void test_synthetic_hmp7(void **state)
 	assert_string_equal(s->format, "HMP7");
 	assert_int_equal(s->images_count, 1); // the external one is named, not loaded
 	assert_int_equal(s->images[0].rgba[2], 255);
+	assert_int_equal(s->materials[0].base_color_image, -1);
+	assert_int_equal(s->materials[0].detail_image, 0); // stored sizes 0x1 and 2x2 differ
 	assert_int_equal(s->warnings_count, 1);
 	assert_non_null(strstr(s->warnings[0], "grass.pcx"));
 	const float *n = s->meshes[0].normals;
@@ -859,6 +880,59 @@ static void test_synthetic_hmp7(void **state)
 	assert_null(gsio_hmp_decode(data, size, "t.hmp", NULL, &err));
 	assert_int_equal(err.code, GSIO_ERR_CORRUPT);
 	free(data);
+}
+
+/* An external texture beside the terrain: found by its base name only (the
+ * stored folder is ignored), decoded, and used as the colour map. */
+static void test_hmp7_external_texture(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/gsio_hmp_XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	// A 2x2 uncompressed TGA, top-left origin, B G R: red, green / blue, white.
+	uint8_t tga[18 + 12] = {0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 2, 0, 24, 0x20,
+	                        0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255};
+	char path[512];
+	snprintf(path, sizeof(path), "%s/ground.tga", dir);
+	t_write_file(path, tga, sizeof(tga));
+	buf b = {0};
+	b_header(&b, "HMP7", 2, 0, 0, 1);
+	const char *name = "C:\\acknex\\textures\\ground.tga";
+	b_i32(&b, 7);
+	b_i32(&b, 0);
+	b_i32(&b, 1);
+	b_put(&b, name, strlen(name) + 1);
+	const char *evil = "../../../etc/passwd";
+	b_i32(&b, 7);
+	b_i32(&b, 0);
+	b_i32(&b, 1);
+	b_put(&b, evil, strlen(evil) + 1);
+	b_frame(&b, 0, "");
+	char hmp[512];
+	snprintf(hmp, sizeof(hmp), "%s/t.hmp", dir);
+	t_write_file(hmp, b.d, b.n);
+	gsio_error err;
+	gsio_scene *s = gsio_load_file(hmp, NULL, &err);
+	if (!s) fail_msg("load: %s", err.message);
+	assert_int_equal(s->images_count, 1);
+	const gsio_image *im = &s->images[0];
+	assert_int_equal(im->width, 2);
+	assert_int_equal(im->height, 2);
+	assert_string_equal(im->source_path, path);
+	assert_int_equal(im->source_type, 7);
+	assert_int_equal(im->rgba[0], 255); // top-left red
+	assert_int_equal(im->rgba[1], 0);
+	assert_int_equal(im->rgba[4 * 2 + 2], 255); // bottom-left blue
+	assert_int_equal(s->materials[0].base_color_image, 0);
+	// The second name is looked for as "passwd" beside the terrain only: absent.
+	assert_int_equal(s->warnings_count, 1);
+	assert_non_null(strstr(s->warnings[0], "passwd"));
+	assert_non_null(strstr(s->warnings[0], dir));
+	gsio_scene_free(s);
+	remove(hmp);
+	remove(path);
+	rmdir(dir);
+	free(b.d);
 }
 
 static void test_magic_and_registry(void **state)
@@ -902,13 +976,14 @@ int main(void)
 	    cmocka_unit_test(test_shadow5_roundtrip),
 	    cmocka_unit_test(test_shadow5_truncated),
 	    cmocka_unit_test(test_shadow5_corrupt_fields),
-	    cmocka_unit_test(test_shadow5_alloc_failures),
+	    cmocka_unit_test(test_alloc_failures),
 	    cmocka_unit_test(test_hmp7_corpus),
 	    cmocka_unit_test(test_invalid_external_texture_name),
 	    cmocka_unit_test(test_synthetic_hmp5),
 	    cmocka_unit_test(test_synthetic_mutations),
 	    cmocka_unit_test(test_synthetic_hmp4),
 	    cmocka_unit_test(test_synthetic_hmp7),
+	    cmocka_unit_test(test_hmp7_external_texture),
 	    cmocka_unit_test(test_magic_and_registry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
