@@ -110,6 +110,10 @@ static size_t bom_size(const uint8_t *data, size_t size)
 static void parser_init(md5_parser *p, const uint8_t *data, size_t size, const char *file,
                         gsio_arena *arena, gsio_error *err)
 {
+	if (!data) {
+		data = (const uint8_t *)"";
+		size = 0;
+	}
 	size_t skip = bom_size(data, size);
 	gsio_tokenizer_init(&p->tok, (const char *)data + skip, size - skip, file, "{}()", err);
 	p->arena = arena;
@@ -320,7 +324,7 @@ gsio_md5_mesh *gsio_md5_mesh_decode(const uint8_t *data, size_t size, const char
 	if (!m) goto fail;
 	m->arena = arena;
 	md5_parser p;
-	parser_init(&p, data, data ? size : 0, name, arena, err);
+	parser_init(&p, data, size, name, arena, err);
 	if (!parse_header(&p, &m->version, &m->commandline)) goto fail;
 	if (!parse_count(&p, "numJoints", 1, 12, &m->joints_count)) goto fail;
 	if (!parse_count(&p, "numMeshes", 0, 18, &m->meshes_count)) goto fail;
@@ -390,7 +394,7 @@ gsio_md5_anim *gsio_md5_anim_decode(const uint8_t *data, size_t size, const char
 	if (!a) goto fail;
 	a->arena = arena;
 	md5_parser p;
-	parser_init(&p, data, data ? size : 0, name, arena, err);
+	parser_init(&p, data, size, name, arena, err);
 	if (!parse_header(&p, &a->version, &a->commandline)) goto fail;
 	// Per frame at least a bounds line (10 tokens) and `frame i { }` (4).
 	if (!parse_count(&p, "numFrames", 1, 14, &a->frames_count)) goto fail;
@@ -478,7 +482,7 @@ gsio_md5_camera *gsio_md5_camera_decode(const uint8_t *data, size_t size, const 
 	if (!c) goto fail;
 	c->arena = arena;
 	md5_parser p;
-	parser_init(&p, data, data ? size : 0, name, arena, err);
+	parser_init(&p, data, size, name, arena, err);
 	if (!parse_header(&p, &c->version, &c->commandline)) goto fail;
 	if (!parse_count(&p, "numFrames", 1, 11, &c->frames_count)) goto fail;
 	if (!gsio_tok_expect_word(&p.tok, "frameRate")) goto fail;
