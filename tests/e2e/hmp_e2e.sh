@@ -1,14 +1,15 @@
 #!/bin/sh
-# HMP5 end to end: shadow-5.hmp -> GLB with mdl2gltf -> Khronos glTF validator
-# (0 errors, 0 warnings) -> Blender's glTF importer (vertex count, texture,
-# a top-down render compared with the colour map: hmp_blender.py).
+# HMP end to end: a corpus terrain (default hmp/shadow-5.hmp) -> GLB with
+# mdl2gltf -> Khronos glTF validator (0 errors, 0 warnings) -> Blender's glTF
+# importer (vertex count, texture, a top-down render compared with the colour
+# map: hmp_blender.py).
 #
-# usage: hmp_e2e.sh MDL2GLTF CORPUS_DIR OUT_DIR E2E_DIR
+# usage: hmp_e2e.sh MDL2GLTF CORPUS_DIR OUT_DIR E2E_DIR [CORPUS_FILE]
 # Exit 77 (ctest SKIP_RETURN_CODE) when the corpus, mdl2gltf, node, the
 # validator or Blender is missing; 1 on any failure.
 set -u
-conv=$1 corpus=$2 out=$3 e2e=$4
-hmp=$corpus/hmp/shadow-5.hmp
+conv=$1 corpus=$2 out=$3 e2e=$4 rel=${5:-hmp/shadow-5.hmp}
+hmp=$corpus/$rel
 skip() { echo "SKIPPED: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
 [ -f "$hmp" ] || skip "corpus not found ($hmp)"
@@ -19,9 +20,9 @@ command -v blender >/dev/null 2>&1 || skip "blender not installed"
 
 rm -rf "$out" && mkdir -p "$out" || fail "cannot create $out"
 t0=$(date +%s%N)
-"$conv" -o "$out" "$hmp" || fail "mdl2gltf failed on $hmp"
+glb=$out/$(basename "$rel" .hmp).glb
+"$conv" -o "$glb" "$hmp" || fail "mdl2gltf failed on $hmp"
 t1=$(date +%s%N)
-glb=$out/shadow-5.glb
 [ -f "$glb" ] || fail "mdl2gltf wrote no $glb"
 echo "mdl2gltf: $(wc -c <"$glb") bytes in $(( (t1 - t0) / 1000000 )) ms"
 
