@@ -718,11 +718,10 @@ static void test_synthetic_hmp5(void **state)
 
 /* Random byte mutations of the small file: never a crash, a leak or a scene
  * with out-of-range indices. */
-static void test_synthetic_mutations(void **state)
+static uint8_t *make_hmp7(size_t *size, int32_t second_type);
+
+static void mutate(const uint8_t *data, size_t size, const char *what)
 {
-	(void)state;
-	size_t size;
-	uint8_t *data = make_hmp5(&size);
 	uint8_t *d = malloc(size);
 	uint32_t seed = 12345;
 	size_t loaded = 0, refused = 0;
@@ -753,9 +752,20 @@ static void test_synthetic_mutations(void **state)
 		}
 		assert_int_equal(st.live, 0);
 	}
-	print_message("mutations: %zu loaded, %zu refused\n", loaded, refused);
+	print_message("%s mutations: %zu loaded, %zu refused\n", what, loaded, refused);
 	assert_true(loaded > 0 && refused > 0);
 	free(d);
+}
+
+static void test_synthetic_mutations(void **state)
+{
+	(void)state;
+	size_t size;
+	uint8_t *data = make_hmp5(&size);
+	mutate(data, size, "HMP5");
+	free(data);
+	data = make_hmp7(&size, 2);
+	mutate(data, size, "HMP7");
 	free(data);
 }
 
