@@ -8,8 +8,8 @@ Reads the glTF (JSON + binary buffers) and the MD5 text itself, then checks:
    hierarchy with the same parents (extra nodes above the skeleton, e.g. an
    axis-change root, are allowed);
 2. the axis change: the rest-pose world positions of the joint nodes are
-   M * (md5mesh joint positions) for one axis-aligned rotation M, found here
-   by least squares and snapped (the writer may convert Z-up to Y-up), and
+   M * (md5mesh joint positions) for one of the 24 axis-aligned rotations M
+   (the writer may convert Z-up to Y-up; mirrors are not accepted), and
    their world rotations are M R (axis change on a node above the skeleton)
    or M R M^T (every joint frame converted), the same form for all joints;
 3. the inverse bind matrices: IBM_j * world_j = identity at rest;
@@ -260,24 +260,30 @@ def main():
         if p < 0 and gp in jn:
             fail("root joint %s has a joint as parent" % name)
 
-    # 2. The axis change, from the rest pose.
+    # 2. The axis change, from the rest pose: of the 24 axis-aligned
+    # rotations M, the one that maps the md5mesh joints onto the glTF rest
+    # pose. A writer may put the axis change on a node above the skeleton
+    # (joint frames keep the source axes: world rotation M R) or convert every
+    # joint's frame too (M R M^T). Either skins the same; find which.
     src = np.array([j[2] for j in joints])
     dst = np.array([rest[n][:3, 3] for n in jn])
-    fit, *_ = np.linalg.lstsq(np.c_[src, np.ones(len(src))], dst, rcond=None)
-    M = np.round(fit[:3].T)
-    if abs(abs(np.linalg.det(M)) - 1) > 1e-9 or np.any(np.abs(np.abs(M).sum(0) - 1) > 1e-9):
-        fail("the rest pose is not an axis-aligned rotation of the md5mesh joints:\n%s" % fit)
-    if np.linalg.det(M) < 0:
-        fail("the axis change is a mirror:\n%s" % M)
-    bind_t = np.abs(dst - src @ M.T).max()
-    # A writer may put the axis change on a node above the skeleton (joint
-    # frames keep the source axes: world rotation M R) or convert every
-    # joint's frame too (M R M^T). Either skins the same; find which.
-    frames = {"M R": lambda r: M @ r, "M R M^T": lambda r: M @ r @ M.T}
-    errs = {k: max(np.abs(rest[n][:3, :3] - f(joints[j][3])).max() for j, n in enumerate(jn))
-            for k, f in frames.items()}
-    form = min(errs, key=errs.get)
-    to_gltf, bind_r = frames[form], errs[form]
+    forms = {"M R": lambda m, r: m @ r, "M R M^T": lambda m, r: m @ r @ m.T}
+    best = None
+    for perm in ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)):
+        for signs in np.ndindex(2, 2, 2):
+            m = np.zeros((3, 3))
+            for row, col in enumerate(perm):
+                m[row, col] = -1.0 if signs[row] else 1.0
+            if np.linalg.det(m) < 0:
+                continue
+            for form, f in forms.items():
+                et = np.abs(dst - src @ m.T).max()
+                er = max(np.abs(rest[n][:3, :3] - f(m, joints[j][3])).max()
+                         for j, n in enumerate(jn))
+                if best is None or et + er < best[0]:
+                    best = (et + er, m, form, et, er)
+    _, M, form, bind_t, bind_r = best
+    to_gltf = lambda r: forms[form](M, r)  # noqa: E731
     print("md5_gltf_pose: axis change rows %s, joint frames %s; rest pose vs md5mesh: position "
           "%.3g, rotation %.3g" % (M.astype(int).tolist(), form, bind_t, bind_r))
     if bind_t > TOL or bind_r > TOL:
