@@ -114,14 +114,23 @@ static void print_text(const char *path, const gsio_scene *s)
 	       s->source.vertices, s->source.triangles, s->source.uvs, welded);
 	for (size_t i = 0; i < s->images_count; i++) {
 		const gsio_image *im = &s->images[i];
-		printf("  skin %zu: type %d, %u x %u%s%s%s\n", i, (int)im->source_type, im->width,
-		       im->height, im->source_mip_count ? ", with mips" : "",
-		       im->source_path ? ", from " : "", im->source_path ? im->source_path : "");
+		if (im->source_path)
+			printf("  image %zu: %u x %u, from %s\n", i, im->width, im->height, im->source_path);
+		else
+			printf("  skin %zu: type %d, %u x %u%s\n", i, (int)im->source_type, im->width,
+			       im->height, im->source_mip_count ? ", with mips" : "");
 	}
 	size_t nframes = s->meshes_count ? s->meshes[0].frames_count : 0;
 	if (nframes) {
+		// Long lists are cut in the middle; --json has every name.
 		printf("  frames %zu:", nframes);
-		for (size_t i = 0; i < nframes; i++) printf(" %s", s->meshes[0].frames[i].name);
+		for (size_t i = 0; i < nframes; i++) {
+			if (nframes > 12 && i == 6) {
+				printf(" ...");
+				i = nframes - 4;
+			}
+			printf(" %s", s->meshes[0].frames[i].name[0] ? s->meshes[0].frames[i].name : "\"\"");
+		}
 		printf("\n");
 	}
 	for (size_t i = 0; i < s->clips_count; i++)
