@@ -1,0 +1,648 @@
+/* Unit tests of the core: bounded reader, size math, pixel formats, palettes,
+ * arena, error formatting and the normal table. */
+#include "test_util.h"
+
+#include "gsio_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// -- Bounded reader
+
+static void test_reader_exact_end(void **state)
+{
+	(void)state;
+	const uint8_t data[11] = {1, 0, 0, 0, 0x00, 0x00, 0x80, 0x3f, 0xfe, 0xff, 0x7f};
+	gsio_error err;
+	gsio_error_clear(&err);
+	gsio_reader r = gsio_reader_make(data, sizeof(data), "x.bin", &err);
+	int32_t i = 0;
+	float f = 0;
+	int16_t s = 0;
+	uint8_t b = 0;
+	assert_true(gsio_read_i32(&r, &i, "an int"));
+	assert_int_equal(i, 1);
+	assert_true(gsio_read_f32(&r, &f, "a float"));
+	assert_true(f == 1.0f);
+	assert_true(gsio_read_i16(&r, &s, "a short"));
+	assert_int_equal(s, -2);
+	assert_int_equal(gsio_reader_remaining(&r), 1);
+	assert_true(gsio_read_u8(&r, &b, "the last byte"));
+	assert_int_equal(b, 0x7f);
+	// Exactly at the end: zero more bytes are still available.
+	assert_int_equal(gsio_reader_remaining(&r), 0);
+	assert_non_null(gsio_read_bytes(&r, 0, "nothing"));
+	assert_int_equal(err.code, GSIO_OK);
+	assert_false(r.failed);
+}
+
+static void test_reader_one_past_end(void **state)
+{
+	(void)state;
+	const uint8_t data[6] = {1, 2, 3, 4, 5, 6};
+	gsio_error err;
+	gsio_error_clear(&err);
+	gsio_reader r = gsio_reader_make(data, sizeof(data), "y.bin", &err);
+	uint32_t u = 0;
+	uint16_t w = 0;
+	assert_true(gsio_read_u32(&r, &u, "a word"));
+	assert_int_equal(u, 0x04030201u);
+	// 2 bytes remain; a 4-byte read fails at offset 4 and consumes nothing.
+	assert_false(gsio_read_u32(&r, &u, "a second word"));
+	assert_int_equal(err.code, GSIO_ERR_TRUNCATED);
+	assert_int_equal(err.offset, 4);
+	assert_string_equal(err.file, "y.bin");
+	assert_non_null(strstr(err.message, "a second word"));
+	assert_int_equal(r.pos, 4);
+	// Later reads keep failing, even ones that would fit, and the first error stays.
+	assert_false(gsio_read_u16(&r, &w, "a short that would fit"));
+	assert_null(gsio_read_bytes(&r, 0, "nothing"));
+	assert_false(gsio_reader_need(&r, 0, "nothing"));
+	assert_int_equal(err.offset, 4);
+	assert_non_null(strstr(err.message, "a second word"));
+}
+
+static void test_reader_huge_need(void **state)
+{
+	(void)state;
+	const uint8_t data[3] = {0};
+	gsio_error err;
+	gsio_error_clear(&err);
+	gsio_reader r = gsio_reader_make(data, sizeof(data), NULL, &err);
+	uint8_t b;
+	assert_true(gsio_read_u8(&r, &b, "a byte"));
+	// SIZE_MAX must not wrap around pos + n.
+	assert_null(gsio_read_bytes(&r, SIZE_MAX, "everything"));
+	assert_int_equal(err.code, GSIO_ERR_TRUNCATED);
+	assert_int_equal(err.offset, 1);
+	assert_string_equal(err.file, "");
+}
+
+static void test_reader_each_width_at_end(void **state)
+{
+	(void)state;
+	// For every read width, a buffer one byte short fails at offset 0.
+	const uint8_t data[4] = {0xaa, 0xbb, 0xcc, 0xdd};
+	for (size_t n = 1; n <= 4; n++) {
+		gsio_error err;
+		gsio_error_clear(&err);
+		gsio_reader r = gsio_reader_make(data, n - 1, "z", &err);
+		bool ok;
+		uint8_t u8;
+		uint16_t u16;
+		uint32_t u32;
+		if (n == 1) ok = gsio_read_u8(&r, &u8, "u8");
+		else if (n == 2) ok = gsio_read_u16(&r, &u16, "u16");
+		else if (n == 3) ok = gsio_read_bytes(&r, 3, "3 bytes") != NULL;
+		else ok = gsio_read_u32(&r, &u32, "u32");
+		assert_false(ok);
+		assert_int_equal(err.code, GSIO_ERR_TRUNCATED);
+		assert_int_equal(err.offset, 0);
+	}
+}
+
+// -- Size math
+
+static void test_overflow_helpers(void **state)
+{
+	(void)state;
+	size_t out = 0;
+	assert_true(gsio_mul_size(SIZE_MAX, 1, &out));
+	assert_true(out == SIZE_MAX);
+	assert_true(gsio_mul_size(0, SIZE_MAX, &out));
+	assert_true(out == 0);
+	assert_true(gsio_mul_size(SIZE_MAX, 0, &out));
+	assert_true(out == 0);
+	assert_false(gsio_mul_size(SIZE_MAX, 2, &out));
+	assert_false(gsio_mul_size(SIZE_MAX / 2 + 1, 2, &out));
+	assert_true(gsio_mul_size(SIZE_MAX / 2, 2, &out));
+	assert_true(out == SIZE_MAX - 1);
+	size_t root = (size_t)1 << (sizeof(size_t) * 4);
+	assert_false(gsio_mul_size(root, root, &out));
+	assert_true(gsio_mul_size(root - 1, root + 1, &out));
+	assert_true(out == SIZE_MAX);
+
+	assert_true(gsio_add_size(SIZE_MAX, 0, &out));
+	assert_true(out == SIZE_MAX);
+	assert_true(gsio_add_size(SIZE_MAX - 1, 1, &out));
+	assert_true(out == SIZE_MAX);
+	assert_false(gsio_add_size(SIZE_MAX, 1, &out));
+	assert_false(gsio_add_size(1, SIZE_MAX, &out));
+	assert_false(gsio_add_size(SIZE_MAX / 2 + 1, SIZE_MAX / 2 + 1, &out));
+
+	assert_true(gsio_mul3_size(1000, 1000, 1000, &out));
+	assert_true(out == 1000000000u);
+	assert_false(gsio_mul3_size(SIZE_MAX / 3 + 1, 1, 3, &out));
+	assert_false(gsio_mul3_size(root, 1, root, &out));
+	assert_true(gsio_mul3_size(root, 0, root, &out));
+	assert_true(out == 0);
+}
+
+// -- Pixel formats
+
+static void expect_rgba(const uint8_t *px, unsigned r, unsigned g, unsigned b, unsigned a)
+{
+	if (px[0] != r || px[1] != g || px[2] != b || px[3] != a)
+		fail_msg("pixel %u,%u,%u,%u, expected %u,%u,%u,%u", px[0], px[1], px[2], px[3], r, g, b,
+		         a);
+}
+
+static void test_pixel_sizes(void **state)
+{
+	(void)state;
+	assert_int_equal(gsio_pixel_size(GSIO_PIXEL_PAL8), 1);
+	assert_int_equal(gsio_pixel_size(GSIO_PIXEL_RGB565), 2);
+	assert_int_equal(gsio_pixel_size(GSIO_PIXEL_ARGB4444), 2);
+	assert_int_equal(gsio_pixel_size(GSIO_PIXEL_BGR888), 3);
+	assert_int_equal(gsio_pixel_size(GSIO_PIXEL_BGRA8888), 4);
+	assert_int_equal(gsio_pixel_size(GSIO_PIXEL_RGBA8888), 4);
+	assert_int_equal(gsio_pixel_size((gsio_pixel_format)1), 0);
+	assert_int_equal(gsio_pixel_size((gsio_pixel_format)7), 0);
+}
+
+static void test_decode_pal8(void **state)
+{
+	(void)state;
+	const uint8_t idx[4] = {0, 16 + 5 * 36, 16 + 5, 255};
+	uint8_t out[16];
+	// Built-in palette: 0 black, the cube's pure red and pure blue, the last grey.
+	assert_int_equal(gsio_decode_pixels(GSIO_PIXEL_PAL8, idx, 4, NULL, out), 0);
+	expect_rgba(out, 0, 0, 0, 255);
+	expect_rgba(out + 4, 255, 0, 0, 255);
+	expect_rgba(out + 8, 0, 0, 255, 255);
+	const uint8_t *def = gsio_default_palette();
+	expect_rgba(out + 12, def[765], def[766], def[767], 255);
+	// A custom palette is used instead, index 0 stays opaque.
+	uint8_t pal[768];
+	for (unsigned i = 0; i < 256; i++) {
+		pal[3 * i] = (uint8_t)i;
+		pal[3 * i + 1] = (uint8_t)(255 - i);
+		pal[3 * i + 2] = (uint8_t)(i * 7);
+	}
+	assert_int_equal(gsio_decode_pixels(GSIO_PIXEL_PAL8, idx, 4, pal, out), 0);
+	expect_rgba(out, 0, 255, 0, 255);
+	expect_rgba(out + 4, 196, 59, (196 * 7) & 255, 255);
+	expect_rgba(out + 8, 21, 234, (21 * 7) & 255, 255);
+	expect_rgba(out + 12, 255, 0, (255 * 7) & 255, 255);
+	// Encoding with that palette finds the exact index of each of its colours.
+	for (unsigned i = 0; i < 256; i++) {
+		uint8_t rgba[4] = {pal[3 * i], pal[3 * i + 1], pal[3 * i + 2], 255}, code = 0;
+		assert_int_equal(gsio_encode_pixels(GSIO_PIXEL_PAL8, rgba, 1, pal, &code), 0);
+		assert_int_equal(code, i);
+	}
+}
+
+static void test_decode_rgb565(void **state)
+{
+	(void)state;
+	// Seed: red is 0xF800. Stored little-endian.
+	const uint16_t v[6] = {0xF800, 0x07E0, 0x001F, 0xFFFF, 0x0000, 0x8410};
+	uint8_t src[12], out[24];
+	for (int i = 0; i < 6; i++) {
+		src[2 * i] = (uint8_t)v[i];
+		src[2 * i + 1] = (uint8_t)(v[i] >> 8);
+	}
+	assert_int_equal(gsio_decode_pixels(GSIO_PIXEL_RGB565, src, 6, NULL, out), 0);
+	expect_rgba(out, 255, 0, 0, 255);
+	expect_rgba(out + 4, 0, 255, 0, 255);
+	expect_rgba(out + 8, 0, 0, 255, 255);
+	expect_rgba(out + 12, 255, 255, 255, 255);
+	expect_rgba(out + 16, 0, 0, 0, 255);
+	// Bit replication: 5-bit 0x10 -> 0x84 (not 0x80), 6-bit 0x20 -> 0x82.
+	expect_rgba(out + 20, 0x84, 0x82, 0x84, 255);
+	// 0x1F -> 255 for every 5-bit code position, and 0x3F -> 255 for green.
+	const uint8_t one[2] = {0x1F, 0x00};
+	assert_int_equal(gsio_decode_pixels(GSIO_PIXEL_RGB565, one, 1, NULL, out), 0);
+	expect_rgba(out, 0, 0, 255, 255);
+}
+
+static void test_decode_argb4444(void **state)
+{
+	(void)state;
+	// Seed: red is 0xFF00: alpha in the top nibble, then red.
+	const uint16_t v[5] = {0xFF00, 0x0F00, 0xF0F0, 0x8421, 0xF00F};
+	uint8_t src[10], out[20];
+	for (int i = 0; i < 5; i++) {
+		src[2 * i] = (uint8_t)v[i];
+		src[2 * i + 1] = (uint8_t)(v[i] >> 8);
+	}
+	assert_int_equal(gsio_decode_pixels(GSIO_PIXEL_ARGB4444, src, 5, NULL, out), 0);
+	expect_rgba(out, 255, 0, 0, 255);
+	expect_rgba(out + 4, 255, 0, 0, 0);
+	expect_rgba(out + 8, 0, 255, 0, 255);
+	expect_rgba(out + 12, 0x44, 0x22, 0x11, 0x88);
+	expect_rgba(out + 16, 0, 0, 255, 255);
+}
+
+static void test_decode_bgr_bgra(void **state)
+{
+	(void)state;
+	const uint8_t bgr[6] = {10, 20, 30, 255, 0, 0};
+	uint8_t out[8];
+	assert_int_equal(gsio_decode_pixels(GSIO_PIXEL_BGR888, bgr, 2, NULL, out), 0);
+	expect_rgba(out, 30, 20, 10, 255);
+	expect_rgba(out + 4, 0, 0, 255, 255); // blue first in the file
+	const uint8_t bgra[8] = {10, 20, 30, 40, 0, 0, 255, 128};
+	assert_int_equal(gsio_decode_pixels(GSIO_PIXEL_BGRA8888, bgra, 2, NULL, out), 0);
+	expect_rgba(out, 30, 20, 10, 40);
+	expect_rgba(out + 4, 255, 0, 0, 128);
+	// Encoding goes back to the same bytes.
+	uint8_t back[8];
+	assert_int_equal(gsio_encode_pixels(GSIO_PIXEL_BGRA8888, out, 2, NULL, back), 0);
+	assert_memory_equal(back, bgra, 8);
+	assert_int_equal(gsio_decode_pixels(GSIO_PIXEL_BGR888, bgr, 2, NULL, out), 0);
+	assert_int_equal(gsio_encode_pixels(GSIO_PIXEL_BGR888, out, 2, NULL, back), 0);
+	assert_memory_equal(back, bgr, 6);
+	// Unknown formats are refused both ways.
+	assert_int_equal(gsio_decode_pixels((gsio_pixel_format)1, bgr, 1, NULL, out), -1);
+	assert_int_equal(gsio_encode_pixels((gsio_pixel_format)7, out, 1, NULL, back), -1);
+}
+
+static void roundtrip_16bit(gsio_pixel_format fmt)
+{
+	uint8_t *src = malloc(65536 * 2), *rgba = malloc(65536 * 4), *back = malloc(65536 * 2);
+	assert_non_null(src);
+	assert_non_null(rgba);
+	assert_non_null(back);
+	for (unsigned v = 0; v < 65536; v++) {
+		src[2 * v] = (uint8_t)v;
+		src[2 * v + 1] = (uint8_t)(v >> 8);
+	}
+	assert_int_equal(gsio_decode_pixels(fmt, src, 65536, NULL, rgba), 0);
+	assert_int_equal(gsio_encode_pixels(fmt, rgba, 65536, NULL, back), 0);
+	size_t bad = 0;
+	for (unsigned v = 0; v < 65536; v++)
+		if (gsio_le16(back + 2 * v) != v) bad++;
+	free(src);
+	free(rgba);
+	free(back);
+	if (bad) fail_msg("%zu of 65536 values of format %d do not survive decode+encode", bad, fmt);
+}
+
+static void test_roundtrip_565_4444(void **state)
+{
+	(void)state;
+	roundtrip_16bit(GSIO_PIXEL_RGB565);
+	roundtrip_16bit(GSIO_PIXEL_ARGB4444);
+}
+
+// -- Palettes
+
+static void test_default_palette(void **state)
+{
+	(void)state;
+	const uint8_t *p = gsio_default_palette();
+	assert_non_null(p);
+	assert_ptr_equal(p, gsio_default_palette());
+	assert_int_equal(p[0] | p[1] | p[2], 0); // index 0 is black
+	// 16..231: the 6x6x6 cube, red slowest.
+	for (unsigned i = 0; i < 216; i++) {
+		const uint8_t *c = p + 3 * (16 + i);
+		assert_int_equal(c[0], (i / 36) * 51);
+		assert_int_equal(c[1], ((i / 6) % 6) * 51);
+		assert_int_equal(c[2], (i % 6) * 51);
+	}
+	// The rest are greys that rise with the index within each ramp.
+	for (unsigned i = 1; i < 256; i++) {
+		if (i >= 16 && i < 232) continue;
+		const uint8_t *c = p + 3 * i;
+		assert_true(c[0] == c[1] && c[1] == c[2]);
+		if (i != 232) assert_true(c[0] > c[-3]);
+	}
+	// Every palette colour encodes to an index of the same colour.
+	for (unsigned i = 0; i < 256; i++) {
+		uint8_t rgba[4] = {p[3 * i], p[3 * i + 1], p[3 * i + 2], 255}, code, out[4];
+		assert_int_equal(gsio_encode_pixels(GSIO_PIXEL_PAL8, rgba, 1, NULL, &code), 0);
+		assert_int_equal(gsio_decode_pixels(GSIO_PIXEL_PAL8, &code, 1, NULL, out), 0);
+		assert_memory_equal(out, rgba, 4);
+	}
+}
+
+static void test_palette_raw(void **state)
+{
+	(void)state;
+	uint8_t raw[768], out[768];
+	for (unsigned i = 0; i < 768; i++) raw[i] = (uint8_t)(i * 31 + 7);
+	gsio_error err;
+	gsio_error_clear(&err);
+	assert_int_equal(gsio_palette_from_memory(raw, 768, out, &err), 0);
+	assert_memory_equal(out, raw, 768);
+	assert_int_equal(err.code, GSIO_OK);
+	// Through a file, too.
+	char path[256];
+	snprintf(path, sizeof(path), "%s/test_core_palette.raw", GSIO_BINARY_DIR);
+	t_write_file(path, raw, 768);
+	memset(out, 0, sizeof(out));
+	assert_int_equal(gsio_palette_load(path, out, &err), 0);
+	assert_memory_equal(out, raw, 768);
+	remove(path);
+}
+
+static void test_palette_malformed(void **state)
+{
+	(void)state;
+	uint8_t junk[1000], out[768];
+	memset(junk, 0x55, sizeof(junk));
+	gsio_error err;
+	// Too short for anything, one byte off a .raw, one byte over.
+	const size_t sizes[] = {0, 1, 767, 769, 1000};
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		gsio_error_clear(&err);
+		assert_int_equal(gsio_palette_from_memory(junk, sizes[i], out, &err), -1);
+		assert_int_equal(err.code, GSIO_ERR_BAD_MAGIC);
+	}
+	// A PCX-looking file without the 0x0C marker is corrupt, at the marker's offset.
+	junk[0] = 0x0A;
+	gsio_error_clear(&err);
+	assert_int_equal(gsio_palette_from_memory(junk, sizeof(junk), out, &err), -1);
+	assert_int_equal(err.code, GSIO_ERR_CORRUPT);
+	assert_int_equal(err.offset, 1000 - 769);
+	// A missing file is an I/O error naming it.
+	gsio_error_clear(&err);
+	assert_int_equal(gsio_palette_load("/nonexistent/gsio/palette.pcx", out, &err), -1);
+	assert_int_equal(err.code, GSIO_ERR_IO);
+	assert_non_null(strstr(err.file, "palette.pcx"));
+}
+
+static void test_palette_pcx_corpus(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	const char *path = t_corpus_path("wmp/palette.pcx");
+	size_t size = 0;
+	uint8_t *data = t_read_file(path, &size);
+	assert_true(size > 769);
+	assert_int_equal(data[0], 0x0A);
+	assert_int_equal(data[size - 769], 0x0C);
+	uint8_t out[768];
+	gsio_error err;
+	gsio_error_clear(&err);
+	assert_int_equal(gsio_palette_load(path, out, &err), 0);
+	assert_memory_equal(out, data + size - 768, 768);
+	// The palette of this file starts with a grey ramp: 00 00 00, 0f 0f 0f, 1f 1f 1f.
+	assert_int_equal(out[0], 0);
+	assert_int_equal(out[3], 0x0f);
+	assert_int_equal(out[6], 0x1f);
+	// The marker is what makes it a palette: remove it and it is an error.
+	uint8_t *copy = malloc(size);
+	assert_non_null(copy);
+	memcpy(copy, data, size);
+	copy[size - 769] = 0x00;
+	gsio_error_clear(&err);
+	assert_int_equal(gsio_palette_from_memory(copy, size, out, &err), -1);
+	assert_int_equal(err.code, GSIO_ERR_CORRUPT);
+	assert_int_equal(err.offset, (int64_t)(size - 769));
+	// Cut one byte off the end: the marker is no longer 769 bytes from the end.
+	memcpy(copy, data, size);
+	gsio_error_clear(&err);
+	assert_int_equal(gsio_palette_from_memory(copy, size - 1, out, &err), -1);
+	assert_int_not_equal(err.code, GSIO_OK);
+	free(copy);
+	free(data);
+}
+
+// -- Arena
+
+static void test_arena_basics(void **state)
+{
+	(void)state;
+	gsio_arena *a = gsio_arena_create(NULL, 0);
+	assert_non_null(a);
+	gsio_error err;
+	gsio_error_clear(&err);
+	uint8_t *z = gsio_arena_alloc(a, 0, &err);
+	assert_non_null(z);
+	for (size_t n = 1; n < 300000; n = n * 3 + 1) {
+		uint8_t *p = gsio_arena_alloc(a, n, &err);
+		assert_non_null(p);
+		assert_int_equal((uintptr_t)p % 16, 0);
+		for (size_t i = 0; i < n; i++) assert_int_equal(p[i], 0);
+		memset(p, 0xab, n);
+	}
+	assert_true(gsio_arena_used(a) > 300000);
+	char *s = gsio_arena_strndup(a, "abcdef", 3, &err);
+	assert_string_equal(s, "abc");
+	assert_string_equal(gsio_arena_strdup(a, "walk3", &err), "walk3");
+	// An overflowing array is a limit error, not a wrapped small block.
+	assert_null(gsio_arena_array(a, SIZE_MAX / 2, 3, &err));
+	assert_int_equal(err.code, GSIO_ERR_LIMIT);
+	gsio_arena_destroy(a);
+	gsio_arena_destroy(NULL);
+}
+
+static void test_arena_limit(void **state)
+{
+	(void)state;
+	t_fail_alloc st = {0};
+	gsio_allocator al = t_fail_allocator(&st);
+	gsio_arena *a = gsio_arena_create(&al, 1000);
+	assert_non_null(a);
+	gsio_error err;
+	gsio_error_clear(&err);
+	assert_non_null(gsio_arena_alloc(a, 600, &err));
+	assert_int_equal(err.code, GSIO_OK);
+	assert_null(gsio_arena_alloc(a, 600, &err));
+	assert_int_equal(err.code, GSIO_ERR_LIMIT);
+	// What fits still fits after a refusal (608 handed out, 16-aligned: 384 more fit).
+	gsio_error_clear(&err);
+	assert_non_null(gsio_arena_alloc(a, 384, &err));
+	assert_null(gsio_arena_alloc(a, 1, &err));
+	assert_int_equal(err.code, GSIO_ERR_LIMIT);
+	assert_null(gsio_arena_alloc(a, SIZE_MAX, &err));
+	assert_true(gsio_arena_used(a) <= 1000);
+	gsio_arena_destroy(a);
+	assert_int_equal(st.live, 0);
+	// A limit far below a request refuses it at once.
+	a = gsio_arena_create(&al, 16);
+	gsio_error_clear(&err);
+	assert_null(gsio_arena_array(a, 100, 100, &err));
+	assert_int_equal(err.code, GSIO_ERR_LIMIT);
+	gsio_arena_destroy(a);
+	assert_int_equal(st.live, 0);
+}
+
+static void test_arena_alloc_failure(void **state)
+{
+	(void)state;
+	// Failing the arena's own block: no arena.
+	t_fail_alloc st = {.fail_at = 1};
+	gsio_allocator al = t_fail_allocator(&st);
+	assert_null(gsio_arena_create(&al, 0));
+	assert_int_equal(st.live, 0);
+	// Failing the k-th chunk: GSIO_ERR_NOMEM, and destroy frees the rest.
+	for (size_t k = 2; k <= 6; k++) {
+		t_fail_alloc s2 = {.fail_at = k};
+		gsio_allocator al2 = t_fail_allocator(&s2);
+		gsio_arena *a = gsio_arena_create(&al2, 0);
+		assert_non_null(a);
+		gsio_error err;
+		gsio_error_clear(&err);
+		size_t ok = 0;
+		void *p;
+		// Each 40 KB block needs its own chunk (chunks are 64 KB).
+		while ((p = gsio_arena_alloc(a, 40000, &err)) != NULL) ok++;
+		assert_int_equal(err.code, GSIO_ERR_NOMEM);
+		assert_int_equal(ok, k - 2);
+		assert_true(s2.live > 0);
+		gsio_arena_destroy(a);
+		assert_int_equal(s2.live, 0);
+	}
+	// Scenes come from the same arena: a failed scene_create leaks nothing.
+	for (size_t k = 1; k <= 2; k++) {
+		t_fail_alloc s3 = {.fail_at = k};
+		gsio_allocator al3 = t_fail_allocator(&s3);
+		gsio_opts opts = {0};
+		opts.allocator = &al3;
+		gsio_error err;
+		gsio_error_clear(&err);
+		assert_null(gsio_scene_create(&opts, &err));
+		assert_int_equal(err.code, GSIO_ERR_NOMEM);
+		assert_int_equal(s3.live, 0);
+	}
+	t_fail_alloc s4 = {0};
+	gsio_allocator al4 = t_fail_allocator(&s4);
+	gsio_opts opts = {0};
+	opts.allocator = &al4;
+	gsio_scene *sc = gsio_scene_create(&opts, NULL);
+	assert_non_null(sc);
+	assert_true(gsio_scene_warn(sc, NULL, "warning %d", 1));
+	assert_true(gsio_scene_warn(sc, NULL, "warning %s", "two"));
+	assert_int_equal(sc->warnings_count, 2);
+	assert_string_equal(sc->warnings[0], "warning 1");
+	assert_string_equal(sc->warnings[1], "warning two");
+	gsio_scene_free(sc);
+	assert_int_equal(s4.live, 0);
+}
+
+// -- Errors
+
+static void test_error_format(void **state)
+{
+	(void)state;
+	gsio_error err;
+	char buf[512];
+	gsio_error_clear(&err);
+	assert_int_equal(err.code, GSIO_OK);
+	assert_int_equal(err.offset, -1);
+	GSIO_FAIL(&err, GSIO_ERR_CORRUPT, "models/a.mdl", 0x1a2b, "frame %d: bad type", 3);
+	size_t n = gsio_error_format(&err, buf, sizeof(buf));
+	assert_string_equal(buf, "models/a.mdl: offset 6699 (0x1a2b): frame 3: bad type");
+	assert_int_equal(n, strlen(buf));
+	assert_non_null(err.src_file);
+	assert_true(err.src_line > 0);
+	// The first error is the cause: a second one does not overwrite it.
+	GSIO_FAIL(&err, GSIO_ERR_NOMEM, "other", 1, "later");
+	assert_int_equal(err.code, GSIO_ERR_CORRUPT);
+	assert_string_equal(err.message, "frame 3: bad type");
+
+	gsio_error_clear(&err);
+	GSIO_FAIL_LINE(&err, GSIO_ERR_SYNTAX, "bob.md5mesh", 12, 5, "expected '%s'", "{");
+	gsio_error_format(&err, buf, sizeof(buf));
+	assert_string_equal(buf, "bob.md5mesh:12:5: expected '{'");
+	assert_int_equal(err.offset, -1);
+
+	gsio_error_clear(&err);
+	GSIO_FAIL(&err, GSIO_ERR_IO, NULL, -1, "cannot open");
+	gsio_error_format(&err, buf, sizeof(buf));
+	assert_string_equal(buf, "<input>: cannot open");
+
+	// snprintf semantics: the wanted length comes back, the text is cut and terminated.
+	gsio_error_clear(&err);
+	GSIO_FAIL(&err, GSIO_ERR_TRUNCATED, "f", 0, "0123456789");
+	char small[8];
+	n = gsio_error_format(&err, small, sizeof(small));
+	assert_int_equal(n, strlen("f: offset 0 (0x0): 0123456789"));
+	assert_string_equal(small, "f: offs");
+
+	gsio_error_clear(&err);
+	gsio_error_format(&err, buf, sizeof(buf));
+	assert_string_equal(buf, "<input>: ok");
+	gsio_error_format(NULL, buf, sizeof(buf));
+	assert_string_equal(buf, "(no error)");
+	// NULL err: nothing happens, nothing crashes.
+	assert_int_equal(GSIO_FAIL(NULL, GSIO_ERR_IO, "x", 0, "y"), 0);
+	assert_string_equal(gsio_error_code_name(GSIO_ERR_TRUNCATED), "truncated");
+	assert_string_equal(gsio_error_code_name((gsio_error_code)999), "unknown");
+}
+
+// -- Normal table
+
+static void test_anorms_match_file(void **state)
+{
+	(void)state;
+	FILE *f = fopen(GSIO_ANORMS_FILE, "r");
+	if (!f) {
+		print_message("SKIPPED: %s not found\n", GSIO_ANORMS_FILE);
+		skip();
+	}
+	char line[256];
+	size_t n = 0;
+	double worst = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#' || line[0] == '\n') continue;
+		double x, y, z;
+		// The file is written with '.' decimals; sscanf in the "C" locale reads them.
+		if (sscanf(line, "%lf %lf %lf", &x, &y, &z) != 3) fail_msg("bad line: %s", line);
+		assert_true(n < GSIO_NORMAL_COUNT);
+		const double v[3] = {x, y, z};
+		for (int k = 0; k < 3; k++) {
+			double d = fabs(v[k] - (double)gsio_anorms[n][k]);
+			if (d > worst) worst = d;
+		}
+		n++;
+	}
+	fclose(f);
+	assert_int_equal(n, GSIO_NORMAL_COUNT);
+	if (worst > 1e-6) fail_msg("normal table differs from anorms.txt by %g", worst);
+	for (size_t i = 0; i < GSIO_NORMAL_COUNT; i++) {
+		const float *a = gsio_anorms[i];
+		double len = sqrt((double)a[0] * a[0] + (double)a[1] * a[1] + (double)a[2] * a[2]);
+		assert_true(fabs(len - 1.0) < 1e-5);
+	}
+}
+
+// -- Paths
+
+static void test_paths(void **state)
+{
+	(void)state;
+	char ext[8];
+	gsio_path_ext("dir.x/Model.MDL", ext, sizeof(ext));
+	assert_string_equal(ext, "mdl");
+	gsio_path_ext("dir.x/noext", ext, sizeof(ext));
+	assert_string_equal(ext, "");
+	gsio_path_ext("a.verylongextension", ext, sizeof(ext));
+	assert_string_equal(ext, "verylon");
+	assert_string_equal(gsio_path_base("a/b\\c.md5mesh"), "c.md5mesh");
+	assert_string_equal(gsio_path_base("plain"), "plain");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_reader_exact_end),
+	    cmocka_unit_test(test_reader_one_past_end),
+	    cmocka_unit_test(test_reader_huge_need),
+	    cmocka_unit_test(test_reader_each_width_at_end),
+	    cmocka_unit_test(test_overflow_helpers),
+	    cmocka_unit_test(test_pixel_sizes),
+	    cmocka_unit_test(test_decode_pal8),
+	    cmocka_unit_test(test_decode_rgb565),
+	    cmocka_unit_test(test_decode_argb4444),
+	    cmocka_unit_test(test_decode_bgr_bgra),
+	    cmocka_unit_test(test_roundtrip_565_4444),
+	    cmocka_unit_test(test_default_palette),
+	    cmocka_unit_test(test_palette_raw),
+	    cmocka_unit_test(test_palette_malformed),
+	    cmocka_unit_test(test_palette_pcx_corpus),
+	    cmocka_unit_test(test_arena_basics),
+	    cmocka_unit_test(test_arena_limit),
+	    cmocka_unit_test(test_arena_alloc_failure),
+	    cmocka_unit_test(test_error_format),
+	    cmocka_unit_test(test_anorms_match_file),
+	    cmocka_unit_test(test_paths),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
