@@ -14,9 +14,8 @@ size_t gsio_pixel_size(gsio_pixel_format fmt)
 	return 0;
 }
 
-// Expanding n bits to 8 by replication maps the top code to 255 and 0 to 0.
-static inline uint8_t expand5(unsigned v) { return (uint8_t)((v << 3) | (v >> 2)); }
-static inline uint8_t expand6(unsigned v) { return (uint8_t)((v << 2) | (v >> 4)); }
+// Expanding n bits to 8 by replication maps the top code to 255 and 0 to 0
+// (5 and 6 bits: folded into the RGB565 masks below; unused helpers break clang -Werror).
 static inline uint8_t expand4(unsigned v) { return (uint8_t)((v << 4) | v); }
 
 static inline void put_rgba(uint8_t *restrict dst, unsigned r, unsigned g, unsigned b, unsigned a)
