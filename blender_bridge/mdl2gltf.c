@@ -1,0 +1,707 @@
+/* mdl2gltf: converts GameStudio MDL/HMP and id MD5 files (whatever the gsio
+ * registry reads) into glTF 2.0, one output per input, in parallel.
+ *
+ * Each input is converted on its own (load -> scene -> glTF in memory ->
+ * temporary file -> rename), so the bytes written never depend on the number
+ * of jobs or on the order they finish in. */
+#include "gsio.h"
+#include "gsio_gltf.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EXIT_FAILED 1
+#define EXIT_USAGE 2
+
+// -- Options
+
+typedef struct cli {
+	const char *out;       // -o
+	bool gltf;             // --gltf
+	long jobs;             // -j, 0: all cores
+	float fps;             // 0: library default
+	const char *palette;   // --palette
+	uint8_t palette_rgb[768];
+	float scale;           // 0: 1
+	bool keep_axes;        // --axes source
+	bool no_animation;
+	bool force;
+	const char *report;
+	bool quiet, verbose;
+} cli;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: mdl2gltf [options] INPUT... [-o OUT]\n"
+	        "\n"
+	        "Converts 3D GameStudio MDL3/MDL4/MDL5 models (and every other format the gsio\n"
+	        "library reads: HMP terrains and MD5 meshes once their importers are built in)\n"
+	        "to glTF 2.0: every skin (PNG), every frame (one morph target each), every\n"
+	        "animation clip (one glTF animation each), skeletons, skeletal animations and\n"
+	        "cameras where the format has them.\n"
+	        "\n"
+	        "INPUT is a file or a directory. Directories are searched recursively for files\n"
+	        "whose extension a gsio importer claims (.mdl, ...); files named on the command\n"
+	        "line are converted whatever their extension. A file that fails to load is an\n"
+	        "error; the other inputs are still converted.\n"
+	        "\n"
+	        "Output: without -o, beside each input with the extension replaced by .glb (or\n"
+	        ".gltf). With one input file, -o OUT names the output file, unless OUT is an\n"
+	        "existing directory or ends in '/'. Otherwise OUT is a directory (created when\n"
+	        "missing) that mirrors the input tree. Every file is written under a temporary\n"
+	        "name in its directory and renamed into place.\n"
+	        "\n"
+	        "options:\n"
+	        "  -o OUT          output file or directory (see above)\n"
+	        "  --gltf          write NAME.gltf + NAME.bin + NAME_<skin>.png instead of NAME.glb\n"
+	        "  -j N            convert N files at once (default: all cores); the output is\n"
+	        "                  the same whatever N\n"
+	        "  --fps F         frame rate of vertex-animation clips (default 10: GameStudio\n"
+	        "                  stores none)\n"
+	        "  --palette FILE  256-colour palette for 8-bit skins (.pcx, or 768-byte .raw/.lmp);\n"
+	        "                  default: gsio's built-in stand-in palette\n"
+	        "  --scale S       multiply positions and translations by S (default 1; 1 quant\n"
+	        "                  is about an inch, so 0.0254 gives metres)\n"
+	        "  --axes gltf     convert Z up / X forward to glTF's Y up / front +Z (default)\n"
+	        "  --axes source   keep the file's axes\n"
+	        "  --no-animation  write the first frame / bind pose only\n"
+	        "  --force         replace existing outputs (without it they are errors and are\n"
+	        "                  left untouched)\n"
+	        "  --report FILE   write a JSON record per input (input, output, status, error,\n"
+	        "                  counts, warnings, seconds) to FILE\n"
+	        "  --quiet         print errors only\n"
+	        "  --verbose       print a line per converted file\n"
+	        "  --version       print the version and exit\n"
+	        "  --help          print this text and exit\n"
+	        "\n"
+	        "A progress bar is drawn on stderr when it is a terminal (not with --quiet).\n"
+	        "Exit status: 0 when every input was converted, 1 when any failed (or there was\n"
+	        "nothing to convert), 2 on a usage error (bad option, no input, unreadable\n"
+	        "palette).\n");
+}
+
+static bool parse_float(const char *s, float *out)
+{
+	char *end;
+	errno = 0;
+	double d = strtod(s, &end); // the program never calls setlocale: "C" numbers
+	if (errno || end == s || *end || !(d > 0) || d > 1e30) return false;
+	*out = (float)d;
+	return true;
+}
+
+// -- Inputs and outputs
+
+typedef struct job {
+	char *input;
+	char *output;
+	bool from_dir;         // found by walking a directory
+	// results
+	bool ok;
+	gsio_error err;
+	gsio_gltf_output warnings; // writer warnings
+	char **scene_warnings;
+	size_t scene_warnings_count;
+	struct {
+		size_t vertices, welded, triangles, frames, skins, clips, meshes, joints, animations,
+		    cameras;
+	} counts;
+	double seconds;
+} job;
+
+typedef struct job_list {
+	job *items;
+	size_t count, cap;
+} job_list;
+
+static char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	if (!p) {
+		fprintf(stderr, "mdl2gltf: out of memory\n");
+		exit(EXIT_FAILED);
+	}
+	return p;
+}
+
+static char *join(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	bool slash = la && a[la - 1] != '/';
+	char *p = malloc(la + lb + 2);
+	if (!p) {
+		fprintf(stderr, "mdl2gltf: out of memory\n");
+		exit(EXIT_FAILED);
+	}
+	memcpy(p, a, la);
+	if (slash) p[la++] = '/';
+	memcpy(p + la, b, lb + 1);
+	return p;
+}
+
+static void push_job(job_list *l, char *input, char *output, bool from_dir)
+{
+	if (l->count == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		job *n = realloc(l->items, cap * sizeof(*n));
+		if (!n) {
+			fprintf(stderr, "mdl2gltf: out of memory\n");
+			exit(EXIT_FAILED);
+		}
+		l->items = n;
+		l->cap = cap;
+	}
+	job *j = &l->items[l->count++];
+	memset(j, 0, sizeof(*j));
+	j->input = input;
+	j->output = output;
+	j->from_dir = from_dir;
+	gsio_error_clear(&j->err);
+}
+
+/** True when a registered importer claims the file's extension. */
+static bool known_extension(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *dot = strrchr(base, '.');
+	if (!dot || dot == base) return false;
+	const char *ext = dot + 1;
+	size_t el = strlen(ext);
+	const gsio_importer *const *imps = gsio_importers();
+	for (size_t i = 0; imps[i]; i++) {
+		const char *e = imps[i]->extensions;
+		while (e && *e) {
+			while (*e == ' ') e++;
+			size_t n = strcspn(e, " ");
+			if (n && n == el && !strncasecmp(e, ext, n)) return true;
+			e += n;
+		}
+	}
+	return false;
+}
+
+/** path with its extension replaced by ext (".glb"). */
+static char *replace_ext(const char *path, const char *ext)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *dot = strrchr(base, '.');
+	size_t keep = dot && dot != base ? (size_t)(dot - path) : strlen(path);
+	char *p = malloc(keep + strlen(ext) + 1);
+	if (!p) {
+		fprintf(stderr, "mdl2gltf: out of memory\n");
+		exit(EXIT_FAILED);
+	}
+	memcpy(p, path, keep);
+	strcpy(p + keep, ext);
+	return p;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/** Walks dir (sorted, hidden entries and symlinked directories skipped) and
+ *  adds every file with a known extension. rel is the path below the root. */
+static void walk(job_list *l, const char *root, const char *rel, const char *out_root,
+                 const char *ext)
+{
+	char *dir = rel[0] ? join(root, rel) : xstrdup(root);
+	DIR *d = opendir(dir);
+	if (!d) {
+		// Reported as a failed input: the user named something we cannot read.
+		push_job(l, dir, NULL, true);
+		return;
+	}
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.') continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 32;
+			char **nn = realloc(names, cap * sizeof(*nn));
+			if (!nn) {
+				fprintf(stderr, "mdl2gltf: out of memory\n");
+				exit(EXIT_FAILED);
+			}
+			names = nn;
+		}
+		names[n++] = xstrdup(e->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		char *path = join(dir, names[i]);
+		char *sub = rel[0] ? join(rel, names[i]) : xstrdup(names[i]);
+		struct stat st;
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			walk(l, root, sub, out_root, ext);
+			free(path);
+		} else if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && known_extension(path)) {
+			char *out;
+			if (out_root) {
+				char *o = join(out_root, sub);
+				out = replace_ext(o, ext);
+				free(o);
+			} else {
+				out = replace_ext(path, ext);
+			}
+			push_job(l, path, out, true);
+		} else {
+			free(path);
+		}
+		free(sub);
+		free(names[i]);
+	}
+	free(names);
+	free(dir);
+}
+
+/** mkdir -p of the directory part of path. */
+static int make_parent_dirs(const char *path)
+{
+	char *p = xstrdup(path);
+	char *slash = strrchr(p, '/');
+	if (!slash) {
+		free(p);
+		return 0;
+	}
+	*slash = 0;
+	for (char *q = p + 1; *q; q++) {
+		if (*q != '/') continue;
+		*q = 0;
+		if (mkdir(p, 0777) && errno != EEXIST) {
+			free(p);
+			return -1;
+		}
+		*q = '/';
+	}
+	int r = p[0] && mkdir(p, 0777) && errno != EEXIST ? -1 : 0;
+	free(p);
+	return r;
+}
+
+// -- Conversion
+
+typedef struct pool {
+	cli *opt;
+	job_list *jobs;
+	size_t next, done, failed;
+	pthread_mutex_t lock;
+	bool progress;
+} pool;
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void draw_progress(pool *p, const char *name)
+{
+	size_t total = p->jobs->count;
+	int width = 30;
+	int fill = total ? (int)((size_t)width * p->done / total) : width;
+	const char *base = name ? strrchr(name, '/') : NULL;
+	base = base ? base + 1 : name ? name : "";
+	fprintf(stderr, "\r\033[K[%.*s%*s] %zu/%zu %.40s", fill,
+	        "##############################", width - fill, "", p->done, total, base);
+	fflush(stderr);
+}
+
+static void clear_progress(pool *p)
+{
+	if (p->progress) fprintf(stderr, "\r\033[K");
+}
+
+static void convert(pool *p, job *j)
+{
+	cli *o = p->opt;
+	double t0 = now();
+	if (!j->output) {
+		gsio_error_clear(&j->err);
+		j->err.code = GSIO_ERR_IO;
+		snprintf(j->err.file, sizeof(j->err.file), "%s", j->input);
+		snprintf(j->err.message, sizeof(j->err.message), "cannot read this directory");
+		return;
+	}
+	if (j->err.code != GSIO_OK) return; // refused before starting (duplicate output)
+	gsio_opts lo = {0};
+	lo.fps = o->fps;
+	if (o->palette) lo.palette = o->palette_rgb;
+	if (o->no_animation) lo.flags |= GSIO_OPT_NO_ANIMATION;
+	gsio_scene *s = gsio_load_file(j->input, &lo, &j->err);
+	if (s) {
+		j->counts.vertices = s->source.vertices;
+		j->counts.triangles = s->source.triangles;
+		for (size_t i = 0; i < s->meshes_count; i++) j->counts.welded += s->meshes[i].vertex_count;
+		j->counts.frames = s->meshes_count ? s->meshes[0].frames_count : 0;
+		j->counts.skins = s->images_count;
+		j->counts.clips = s->clips_count;
+		j->counts.meshes = s->meshes_count;
+		j->counts.joints = s->joints_count;
+		j->counts.animations = s->animations_count;
+		j->counts.cameras = s->cameras_count;
+		if (s->warnings_count) {
+			j->scene_warnings = calloc(s->warnings_count, sizeof(char *));
+			for (size_t i = 0; j->scene_warnings && i < s->warnings_count; i++)
+				j->scene_warnings[i] = xstrdup(s->warnings[i]);
+			if (j->scene_warnings) j->scene_warnings_count = s->warnings_count;
+		}
+		gsio_gltf_opts go = {0};
+		if (o->gltf) go.flags |= GSIO_GLTF_SEPARATE;
+		if (o->keep_axes) go.flags |= GSIO_GLTF_KEEP_AXES;
+		if (o->no_animation) go.flags |= GSIO_GLTF_NO_ANIMATION;
+		if (!o->force) go.flags |= GSIO_GLTF_NO_REPLACE;
+		go.scale = o->scale;
+		go.generator = "gsio mdl2gltf " GSIO_VERSION_STRING;
+		if (make_parent_dirs(j->output)) {
+			j->err.code = GSIO_ERR_IO;
+			snprintf(j->err.file, sizeof(j->err.file), "%s", j->output);
+			snprintf(j->err.message, sizeof(j->err.message), "cannot create its directory: %s",
+			         strerror(errno));
+		} else if (gsio_gltf_write_file(s, j->output, &go, &j->warnings, &j->err) == 0) {
+			j->ok = true;
+		}
+		gsio_scene_free(s);
+	}
+	j->seconds = now() - t0;
+}
+
+static void report_job(pool *p, job *j)
+{
+	cli *o = p->opt;
+	if (!j->ok) {
+		char buf[1024];
+		gsio_error_format(&j->err, buf, sizeof(buf));
+		// Name the input too when the error is about another file (the output).
+		if (strcmp(j->err.file, j->input))
+			fprintf(stderr, "mdl2gltf: %s: %s\n", j->input, buf);
+		else
+			fprintf(stderr, "mdl2gltf: %s\n", buf);
+		return;
+	}
+	if (!o->quiet) {
+		for (size_t i = 0; i < j->scene_warnings_count; i++)
+			fprintf(stderr, "mdl2gltf: warning: %s: %s\n", j->input, j->scene_warnings[i]);
+		for (size_t i = 0; i < j->warnings.warnings_count; i++)
+			fprintf(stderr, "mdl2gltf: warning: %s: %s\n", j->output, j->warnings.warnings[i]);
+	}
+	if (o->verbose)
+		printf("%s -> %s (%zu vertices, %zu triangles, %zu frames, %zu clips, %zu skins) %.3f s\n",
+		       j->input, j->output, j->counts.welded, j->counts.triangles, j->counts.frames,
+		       j->counts.clips, j->counts.skins, j->seconds);
+}
+
+static void *worker(void *arg)
+{
+	pool *p = arg;
+	for (;;) {
+		pthread_mutex_lock(&p->lock);
+		size_t i = p->next < p->jobs->count ? p->next++ : SIZE_MAX;
+		pthread_mutex_unlock(&p->lock);
+		if (i == SIZE_MAX) break;
+		job *j = &p->jobs->items[i];
+		convert(p, j);
+		pthread_mutex_lock(&p->lock);
+		p->done++;
+		if (!j->ok) p->failed++;
+		clear_progress(p);
+		report_job(p, j);
+		fflush(stdout);
+		if (p->progress) draw_progress(p, j->input);
+		pthread_mutex_unlock(&p->lock);
+	}
+	return NULL;
+}
+
+// -- Report
+
+static int write_report(const char *path, const job_list *l)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddStringToObject(root, "tool", "mdl2gltf");
+	cJSON_AddStringToObject(root, "version", GSIO_VERSION_STRING);
+	cJSON *arr = cJSON_AddArrayToObject(root, "inputs");
+	size_t failed = 0;
+	for (size_t i = 0; i < l->count; i++) {
+		const job *j = &l->items[i];
+		cJSON *r = cJSON_CreateObject();
+		cJSON_AddStringToObject(r, "input", j->input);
+		if (j->output)
+			cJSON_AddStringToObject(r, "output", j->output);
+		else
+			cJSON_AddNullToObject(r, "output");
+		cJSON_AddStringToObject(r, "status", j->ok ? "ok" : "error");
+		if (j->ok) {
+			cJSON_AddNullToObject(r, "error");
+		} else {
+			failed++;
+			cJSON *e = cJSON_AddObjectToObject(r, "error");
+			cJSON_AddStringToObject(e, "code", gsio_error_code_name(j->err.code));
+			cJSON_AddStringToObject(e, "message", j->err.message);
+			cJSON_AddStringToObject(e, "file", j->err.file);
+			if (j->err.offset >= 0)
+				cJSON_AddNumberToObject(e, "offset", (double)j->err.offset);
+			else
+				cJSON_AddNullToObject(e, "offset");
+			if (j->err.line > 0) {
+				cJSON_AddNumberToObject(e, "line", j->err.line);
+				cJSON_AddNumberToObject(e, "column", j->err.column);
+			} else {
+				cJSON_AddNullToObject(e, "line");
+			}
+		}
+		cJSON *c = cJSON_AddObjectToObject(r, "counts");
+		cJSON_AddNumberToObject(c, "vertices", (double)j->counts.vertices);
+		cJSON_AddNumberToObject(c, "welded_vertices", (double)j->counts.welded);
+		cJSON_AddNumberToObject(c, "triangles", (double)j->counts.triangles);
+		cJSON_AddNumberToObject(c, "frames", (double)j->counts.frames);
+		cJSON_AddNumberToObject(c, "skins", (double)j->counts.skins);
+		cJSON_AddNumberToObject(c, "clips", (double)j->counts.clips);
+		cJSON_AddNumberToObject(c, "meshes", (double)j->counts.meshes);
+		cJSON_AddNumberToObject(c, "joints", (double)j->counts.joints);
+		cJSON_AddNumberToObject(c, "animations", (double)j->counts.animations);
+		cJSON_AddNumberToObject(c, "cameras", (double)j->counts.cameras);
+		cJSON *w = cJSON_AddArrayToObject(r, "warnings");
+		for (size_t k = 0; k < j->scene_warnings_count; k++)
+			cJSON_AddItemToArray(w, cJSON_CreateString(j->scene_warnings[k]));
+		for (size_t k = 0; k < j->warnings.warnings_count; k++)
+			cJSON_AddItemToArray(w, cJSON_CreateString(j->warnings.warnings[k]));
+		cJSON_AddNumberToObject(r, "seconds", j->seconds);
+		cJSON_AddItemToArray(arr, r);
+	}
+	cJSON_AddNumberToObject(root, "converted", (double)(l->count - failed));
+	cJSON_AddNumberToObject(root, "failed", (double)failed);
+	char *text = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (!text) return -1;
+	// Temporary name beside it, then rename: a reader never sees half a report.
+	size_t n = strlen(path) + 32;
+	char *tmp = malloc(n);
+	int rc = -1;
+	if (tmp) {
+		snprintf(tmp, n, "%s.%ld.tmp", path, (long)getpid());
+		FILE *f = fopen(tmp, "wb");
+		if (f) {
+			bool ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+			ok = (fclose(f) == 0) && ok;
+			if (ok && rename(tmp, path) == 0)
+				rc = 0;
+			else
+				unlink(tmp);
+		}
+		free(tmp);
+	}
+	free(text);
+	return rc;
+}
+
+// -- Main
+
+int main(int argc, char **argv)
+{
+	cli o = {0};
+	enum { OPT_GLTF = 256, OPT_FPS, OPT_PALETTE, OPT_SCALE, OPT_AXES, OPT_NOANIM, OPT_FORCE,
+	       OPT_REPORT, OPT_QUIET, OPT_VERBOSE, OPT_VERSION, OPT_HELP };
+	static const struct option longs[] = {
+	    {"gltf", no_argument, NULL, OPT_GLTF},
+	    {"fps", required_argument, NULL, OPT_FPS},
+	    {"palette", required_argument, NULL, OPT_PALETTE},
+	    {"scale", required_argument, NULL, OPT_SCALE},
+	    {"axes", required_argument, NULL, OPT_AXES},
+	    {"no-animation", no_argument, NULL, OPT_NOANIM},
+	    {"force", no_argument, NULL, OPT_FORCE},
+	    {"report", required_argument, NULL, OPT_REPORT},
+	    {"quiet", no_argument, NULL, OPT_QUIET},
+	    {"verbose", no_argument, NULL, OPT_VERBOSE},
+	    {"version", no_argument, NULL, OPT_VERSION},
+	    {"help", no_argument, NULL, OPT_HELP},
+	    {"output", required_argument, NULL, 'o'},
+	    {"jobs", required_argument, NULL, 'j'},
+	    {NULL, 0, NULL, 0},
+	};
+	opterr = 0;
+	int ch;
+	while ((ch = getopt_long(argc, argv, ":o:j:", longs, NULL)) != -1) {
+		switch (ch) {
+		case 'o': o.out = optarg; break;
+		case 'j': {
+			char *end;
+			errno = 0;
+			o.jobs = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || o.jobs < 1 || o.jobs > 1024) {
+				fprintf(stderr, "mdl2gltf: -j needs a number of jobs from 1 to 1024, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		case OPT_GLTF: o.gltf = true; break;
+		case OPT_FPS:
+			if (!parse_float(optarg, &o.fps)) {
+				fprintf(stderr, "mdl2gltf: --fps needs a positive number, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_PALETTE: o.palette = optarg; break;
+		case OPT_SCALE:
+			if (!parse_float(optarg, &o.scale)) {
+				fprintf(stderr, "mdl2gltf: --scale needs a positive number, not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_AXES:
+			if (!strcmp(optarg, "source"))
+				o.keep_axes = true;
+			else if (!strcmp(optarg, "gltf"))
+				o.keep_axes = false;
+			else {
+				fprintf(stderr, "mdl2gltf: --axes takes 'source' or 'gltf', not '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_NOANIM: o.no_animation = true; break;
+		case OPT_FORCE: o.force = true; break;
+		case OPT_REPORT: o.report = optarg; break;
+		case OPT_QUIET: o.quiet = true; break;
+		case OPT_VERBOSE: o.verbose = true; break;
+		case OPT_VERSION: printf("mdl2gltf (gsio) %s\n", GSIO_VERSION_STRING); return 0;
+		case OPT_HELP: usage(stdout); return 0;
+		case ':':
+			fprintf(stderr, "mdl2gltf: option %s needs a value\n", argv[optind - 1]);
+			fprintf(stderr, "Try 'mdl2gltf --help'.\n");
+			return EXIT_USAGE;
+		default:
+			fprintf(stderr, "mdl2gltf: unknown option '%s'\n", argv[optind - 1]);
+			fprintf(stderr, "Try 'mdl2gltf --help'.\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (o.quiet && o.verbose) {
+		fprintf(stderr, "mdl2gltf: --quiet and --verbose contradict each other\n");
+		return EXIT_USAGE;
+	}
+	int ninputs = argc - optind;
+	if (ninputs < 1) {
+		fprintf(stderr, "mdl2gltf: no input files\n");
+		fprintf(stderr, "usage: mdl2gltf [options] INPUT... [-o OUT]   (see --help)\n");
+		return EXIT_USAGE;
+	}
+	if (o.palette) {
+		gsio_error err;
+		gsio_error_clear(&err);
+		if (gsio_palette_load(o.palette, o.palette_rgb, &err)) {
+			char buf[600];
+			gsio_error_format(&err, buf, sizeof(buf));
+			fprintf(stderr, "mdl2gltf: --palette: %s\n", buf);
+			return EXIT_USAGE;
+		}
+	}
+
+	// Decide what OUT is, then list the jobs.
+	const char *ext = o.gltf ? ".gltf" : ".glb";
+	bool out_dir = false;
+	if (o.out) {
+		struct stat st;
+		size_t l = strlen(o.out);
+		bool any_dir = false;
+		for (int i = optind; i < argc; i++)
+			if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) any_dir = true;
+		out_dir = ninputs > 1 || any_dir || (l && o.out[l - 1] == '/') ||
+		          (stat(o.out, &st) == 0 && S_ISDIR(st.st_mode));
+	}
+	job_list jobs = {0};
+	for (int i = optind; i < argc; i++) {
+		const char *in = argv[i];
+		struct stat st;
+		if (stat(in, &st) == 0 && S_ISDIR(st.st_mode)) {
+			walk(&jobs, in, "", out_dir ? o.out : NULL, ext);
+			continue;
+		}
+		char *out;
+		if (!o.out) {
+			out = replace_ext(in, ext);
+		} else if (out_dir) {
+			const char *base = strrchr(in, '/');
+			char *b = replace_ext(base ? base + 1 : in, ext);
+			out = join(o.out, b);
+			free(b);
+		} else {
+			out = xstrdup(o.out);
+		}
+		push_job(&jobs, xstrdup(in), out, false);
+	}
+	if (!jobs.count) {
+		fprintf(stderr, "mdl2gltf: nothing to convert (no file with a known extension found)\n");
+		return EXIT_FAILED;
+	}
+	// Two inputs must not write the same output (a.mdl and a.hmp in one folder).
+	for (size_t i = 0; i < jobs.count; i++)
+		for (size_t k = 0; k < i && jobs.items[i].output; k++)
+			if (jobs.items[k].output && !strcmp(jobs.items[i].output, jobs.items[k].output)) {
+				gsio_error *e = &jobs.items[i].err;
+				e->code = GSIO_ERR_ARGUMENT;
+				snprintf(e->file, sizeof(e->file), "%s", jobs.items[i].input);
+				snprintf(e->message, sizeof(e->message), "its output %s is also the output of %s",
+				         jobs.items[i].output, jobs.items[k].input);
+				break;
+			}
+
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nthreads = (size_t)(o.jobs > 0 ? o.jobs : ncpu > 0 ? ncpu : 1);
+	if (nthreads > jobs.count) nthreads = jobs.count;
+	pool p = {0};
+	p.opt = &o;
+	p.jobs = &jobs;
+	p.progress = !o.quiet && isatty(2);
+	pthread_mutex_init(&p.lock, NULL);
+	double t0 = now();
+	if (p.progress) draw_progress(&p, NULL);
+	pthread_t *threads = calloc(nthreads, sizeof(*threads));
+	size_t started = 0;
+	if (threads)
+		for (; started + 1 < nthreads; started++)
+			if (pthread_create(&threads[started], NULL, worker, &p)) break;
+	worker(&p); // the main thread works too
+	for (size_t i = 0; i < started; i++) pthread_join(threads[i], NULL);
+	free(threads);
+	clear_progress(&p);
+	double elapsed = now() - t0;
+
+	int rc = p.failed ? EXIT_FAILED : 0;
+	if (o.report && write_report(o.report, &jobs)) {
+		fprintf(stderr, "mdl2gltf: cannot write the report %s: %s\n", o.report, strerror(errno));
+		rc = EXIT_FAILED;
+	}
+	if (!o.quiet)
+		fprintf(stderr, "mdl2gltf: converted %zu of %zu files (%zu failed) in %.2f s\n",
+		        jobs.count - p.failed, jobs.count, p.failed, elapsed);
+	for (size_t i = 0; i < jobs.count; i++) {
+		job *j = &jobs.items[i];
+		free(j->input);
+		free(j->output);
+		gsio_gltf_output_free(&j->warnings);
+		for (size_t k = 0; k < j->scene_warnings_count; k++) free(j->scene_warnings[k]);
+		free(j->scene_warnings);
+	}
+	free(jobs.items);
+	pthread_mutex_destroy(&p.lock);
+	return rc;
+}

@@ -1,0 +1,111 @@
+"""Runs inside Blender (blender -b --factory-startup -P gltf_blender_check.py -- PLAN.json).
+
+PLAN.json (written by gltf_blender.py) lists files and what the scene layer
+says they hold. Each file is imported into an empty scene with Blender's own
+glTF importer and checked; every failure is printed, the last line is
+"gltf_blender: PASS" or "gltf_blender: FAIL"; the exit status follows.
+"""
+import json
+import os
+import sys
+
+import numpy
+
+numpy.bool = bool  # Blender 3.4's glTF importer still uses the removed alias
+
+import bpy  # noqa: E402
+
+failures = []
+
+
+def check(cond, msg):
+    if not cond:
+        failures.append(msg)
+        print("gltf_blender: FAIL: " + msg)
+
+
+def import_file(path):
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    bpy.ops.import_scene.gltf(filepath=path)
+    return [o for o in bpy.data.objects if o.type == "MESH"]
+
+
+def check_mdl(case):
+    path, want = case["file"], case["want"]
+    name = os.path.basename(path)
+    meshes = import_file(path)
+    check(len(meshes) == 1, "%s: %d mesh objects, expected 1" % (name, len(meshes)))
+    if not meshes:
+        return
+    me = meshes[0].data
+    keys = me.shape_keys.key_blocks if me.shape_keys else []
+    names = [k.name for k in keys]
+    check(len(keys) == want["frames"] + 1,
+          "%s: %d shape keys, expected %d frames + Basis" % (name, len(keys), want["frames"]))
+    check(names[1:] == want["frame_names"], "%s: shape keys %s... are not the frame names %s..."
+          % (name, names[1:4], want["frame_names"][:3]))
+    actions = [a.name for a in bpy.data.actions]
+    check(len(actions) == len(want["clips"]),
+          "%s: actions %s, expected one per clip %s" % (name, actions, want["clips"]))
+    for clip in want["clips"]:
+        check(any(a == clip or a.startswith(clip + "_") for a in actions),
+              "%s: no action for clip %r in %s" % (name, clip, actions))
+    # Key frames of each action span the clip: n keys per shape key curve.
+    images = [i for i in bpy.data.images if i.type == "IMAGE"]
+    sizes = sorted(list(i.size) for i in images)
+    check(len(images) == want["skins"], "%s: %d images, expected %d skins" % (name, len(images), want["skins"]))
+    check(all(w > 0 and h > 0 for w, h in sizes), "%s: an image did not load: %s" % (name, sizes))
+    check(sizes == sorted(want["skin_sizes"]), "%s: image sizes %s, skins %s" % (name, sizes, want["skin_sizes"]))
+    if want["skins"]:
+        check(len(me.uv_layers) >= 1, "%s: no UV layer" % name)
+        mats = [m for m in me.materials if m]
+        check(len(mats) == 1 and mats[0].use_nodes, "%s: material missing" % name)
+    if want["skins"] > 1:
+        variants = [v.name for v in getattr(bpy.context.scene, "gltf2_KHR_materials_variants_variants", [])]
+        check(len(variants) == want["skins"], "%s: variants %s, expected %d" % (name, variants, want["skins"]))
+        check(len(bpy.data.materials) >= want["skins"], "%s: %d materials" % (name, len(bpy.data.materials)))
+    print("gltf_blender: %s: %d shape keys, actions %s, images %s, uv layers %d"
+          % (name, len(keys), actions, sizes, len(me.uv_layers)))
+
+
+def check_skinned(case, bones, influences):
+    path = case["file"]
+    name = os.path.basename(path)
+    meshes = import_file(path)
+    arms = [o for o in bpy.data.objects if o.type == "ARMATURE"]
+    check(len(meshes) == 1 and len(arms) == 1, "%s: %d meshes, %d armatures" % (name, len(meshes), len(arms)))
+    if not meshes or not arms:
+        return
+    check(len(arms[0].data.bones) == bones, "%s: %d bones, expected %d" % (name, len(arms[0].data.bones), bones))
+    me = meshes[0].data
+    n0 = len([g for g in me.vertices[0].groups if g.weight > 0])
+    check(n0 == influences, "%s: vertex 0 has %d weighted groups, expected %d" % (name, n0, influences))
+    total = sum(g.weight for g in me.vertices[0].groups)
+    check(abs(total - 1) < 1e-5, "%s: vertex 0 weights sum to %g" % (name, total))
+    actions = [a.name for a in bpy.data.actions]
+    cams = [o for o in bpy.data.objects if o.type == "CAMERA"]
+    if case["kind"] == "synthetic_skinned":
+        check(any(a.startswith("wave") for a in actions), "%s: no action 'wave' in %s" % (name, actions))
+        check(len(cams) == 1, "%s: %d cameras" % (name, len(cams)))
+    print("gltf_blender: %s: %d bones, vertex 0 in %d groups, actions %s, cameras %d"
+          % (name, len(arms[0].data.bones), n0, actions, len(cams)))
+
+
+def main():
+    plan = json.load(open(sys.argv[sys.argv.index("--") + 1]))
+    for case in plan:
+        try:
+            if case["kind"] == "mdl":
+                check_mdl(case)
+            elif case["kind"] == "synthetic_skinned":
+                check_skinned(case, 3, 3)
+            elif case["kind"] == "synthetic_9_weights":
+                check_skinned(case, 9, 9)
+        except Exception as e:  # an importer exception is a failure, not a crash
+            check(False, "%s: %s: %s" % (case["file"], type(e).__name__, e))
+    print("gltf_blender: FAIL" if failures else "gltf_blender: PASS")
+    sys.stdout.flush()
+    os._exit(1 if failures else 0)
+
+
+main()
