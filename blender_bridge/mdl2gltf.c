@@ -47,16 +47,23 @@ static void usage(FILE *f)
 	fprintf(f,
 	        "usage: mdl2gltf [options] INPUT... [-o OUT]\n"
 	        "\n"
-	        "Converts 3D GameStudio MDL3/MDL4/MDL5 models (and every other format the gsio\n"
-	        "library reads: HMP terrains and MD5 meshes once their importers are built in)\n"
-	        "to glTF 2.0: every skin (PNG), every frame (one morph target each), every\n"
-	        "animation clip (one glTF animation each), skeletons, skeletal animations and\n"
-	        "cameras where the format has them.\n"
+	        "Converts the 3D files the gsio library reads to glTF 2.0: every skin (PNG),\n"
+	        "every frame (one morph target each), every animation clip (one glTF animation\n"
+	        "each), skeletons, skeletal animations and cameras where the format has them.\n"
+	        "\n"
+	        "formats read (from the library's importer registry):\n");
+	const gsio_importer *const *imps = gsio_importers();
+	for (size_t i = 0; imps[i]; i++)
+		fprintf(f, "  %-28s versions %d..%d, extensions: %s\n", imps[i]->name, imps[i]->min_version,
+		        imps[i]->max_version, imps[i]->extensions);
+	fprintf(f,
 	        "\n"
 	        "INPUT is a file or a directory. Directories are searched recursively for files\n"
-	        "whose extension a gsio importer claims (.mdl, ...); files named on the command\n"
-	        "line are converted whatever their extension. A file that fails to load is an\n"
-	        "error; the other inputs are still converted.\n"
+	        "whose extension a gsio importer claims (.mdl, .hmp, .md5mesh, ...), except\n"
+	        ".md5anim files beside an .md5mesh: those are loaded with the mesh, as its\n"
+	        "animations. Files named on the command line are converted whatever their\n"
+	        "extension. A file that fails to load is an error; the other inputs are still\n"
+	        "converted.\n"
 	        "\n"
 	        "Output: without -o, beside each input with the extension replaced by .glb (or\n"
 	        ".gltf). With one input file, -o OUT names the output file, unless OUT is an\n"
@@ -211,6 +218,12 @@ static char *replace_ext(const char *path, const char *ext)
 	return p;
 }
 
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n > k && !strcasecmp(s + n - k, suffix);
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -246,7 +259,15 @@ static void walk(job_list *l, const char *root, const char *rel, const char *out
 	}
 	closedir(d);
 	qsort(names, n, sizeof(*names), cmp_str);
+	// An .md5anim beside an .md5mesh is loaded with the mesh (the importer
+	// takes every animation in the mesh's folder): not an input of its own.
+	bool has_mesh = false;
+	for (size_t i = 0; i < n; i++) has_mesh = has_mesh || has_suffix(names[i], ".md5mesh");
 	for (size_t i = 0; i < n; i++) {
+		if (has_mesh && has_suffix(names[i], ".md5anim")) {
+			free(names[i]);
+			continue;
+		}
 		char *path = join(dir, names[i]);
 		char *sub = rel[0] ? join(rel, names[i]) : xstrdup(names[i]);
 		struct stat st;

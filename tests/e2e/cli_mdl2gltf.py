@@ -110,6 +110,20 @@ def case_batch():
         fail("without -o the output is not beside the input")
     print("batch: directory tree mirrored: %s" % got)
 
+    # MD5 folders: an .md5anim beside an .md5mesh belongs to the mesh, not
+    # a second input (it would write the same Bob.glb).
+    md5 = os.path.join(CORPUS, "md5")
+    if os.path.isdir(md5):
+        out5 = os.path.join(WORK, "md5")
+        run(["--quiet", "-o", out5, md5], expect=0)
+        got = sorted(os.path.relpath(p, out5) for p in glob.glob(os.path.join(out5, "**", "*"), recursive=True)
+                     if os.path.isfile(p))
+        want = sorted(os.path.relpath(os.path.splitext(p)[0] + ".glb", md5)
+                      for p in glob.glob(os.path.join(md5, "**", "*.md5mesh"), recursive=True))
+        if got != want:
+            fail("md5 folder: wrote %s, expected one GLB per .md5mesh %s" % (got, want))
+        print("batch: md5 folder: %s" % got)
+
 
 def case_noforce():
     need_corpus()
