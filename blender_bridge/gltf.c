@@ -1439,26 +1439,48 @@ static bool write_cameras(gltf_ctx *c)
 		if (!c->animate || nf < 2) continue;
 
 		float fps = checked_fps(c, cam->fps, "camera", name);
-		int input = time_accessor(c, nf, fps);
-		float *tv = xmalloc_array(c, nf, 3 * sizeof(float));
-		float *rv = xmalloc_array(c, nf, 4 * sizeof(float));
-		bool ok = input >= 0 && tv && rv;
+		// A cut is a jump, not a move: just before a cut frame's time an extra
+		// key holds the previous shot's last pose, so LINEAR interpolation
+		// changes shots within 1% of a frame instead of sweeping across.
+		size_t ncut = 0;
+		for (size_t k = 0; k < cam->cuts_count; k++)
+			if (cam->cuts[k] >= 1 && cam->cuts[k] < nf) ncut++;
+		size_t nkeys = nf + ncut;
+		float *times = xmalloc_array(c, nkeys, sizeof(float));
+		float *tv = xmalloc_array(c, nkeys, 3 * sizeof(float));
+		float *rv = xmalloc_array(c, nkeys, 4 * sizeof(float));
+		bool ok = times && tv && rv;
+		size_t key = 0;
 		for (size_t f = 0; ok && f < nf; f++) {
 			if (!finite3(cam->positions + 3 * f)) {
 				GSIO_FAIL(c->err, GSIO_ERR_ARGUMENT, NULL, -1, "camera %zu frame %zu: non-finite position", ci, f);
 				ok = false;
 				break;
 			}
-			xf_pos(c, cam->positions + 3 * f, tv + 3 * f);
-			camera_rotation(c, fix, cam->rotations + 4 * f, rv + 4 * f);
-			if (f > 0) {
-				float *p = rv + 4 * (f - 1), *cur = rv + 4 * f;
+			bool cut = false;
+			for (size_t k = 0; k < cam->cuts_count && f > 0; k++)
+				if (cam->cuts[k] == f) cut = true;
+			if (cut) { // repeat the previous key just before this frame's time
+				times[key] = (float)(((double)f - 0.01) / fps);
+				memcpy(tv + 3 * key, tv + 3 * (key - 1), 3 * sizeof(float));
+				memcpy(rv + 4 * key, rv + 4 * (key - 1), 4 * sizeof(float));
+				key++;
+			}
+			times[key] = (float)((double)f / fps);
+			xf_pos(c, cam->positions + 3 * f, tv + 3 * key);
+			camera_rotation(c, fix, cam->rotations + 4 * f, rv + 4 * key);
+			if (key > 0) {
+				float *p = rv + 4 * (key - 1), *cur = rv + 4 * key;
 				if (p[0] * cur[0] + p[1] * cur[1] + p[2] * cur[2] + p[3] * cur[3] < 0)
 					for (int k = 0; k < 4; k++) cur[k] = -cur[k];
 			}
+			key++;
 		}
-		int ta = ok ? float_accessor(c, tv, nf, 3, false, 0) : -1;
-		int ra = ok ? float_accessor(c, rv, nf, 4, false, 0) : -1;
+		int input = ok ? float_accessor(c, times, key, 1, true, 0) : -1;
+		ok = ok && input >= 0;
+		free(times);
+		int ta = ok ? float_accessor(c, tv, key, 3, false, 0) : -1;
+		int ra = ok ? float_accessor(c, rv, key, 4, false, 0) : -1;
 		free(tv);
 		free(rv);
 		if (ta < 0 || ra < 0) return false;

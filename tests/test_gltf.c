@@ -834,6 +834,26 @@ static void test_skinned(void **state)
 	assert_true(fabs(-cw.m[8] - 0) < 1e-6 && fabs(-cw.m[9] - 0) < 1e-6 && fabs(-cw.m[10] - 1) < 1e-6);
 	assert_true(fabs(cw.m[5] - 1) < 1e-6); // local +Y = up = glTF +Y
 	assert_true(cw.m[12] == 0 && cw.m[13] == 30 && cw.m[14] == -100);
+
+	// The cut at frame 2 is a jump: 3 frames give 4 keys, the extra one just
+	// before frame 2's time holding frame 1's position, so nothing sweeps
+	// from shot to shot.
+	const cJSON *cam_anim = cJSON_GetArrayItem(anims, 1);
+	const cJSON *cam_ch = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cam_anim, "channels"), 0);
+	const cJSON *cam_smp = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(cam_anim, "samplers"),
+	                                          num(cam_ch, "sampler", -1));
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(
+	                        cJSON_GetObjectItemCaseSensitive(cam_ch, "target"), "path")->valuestring,
+	                    "translation");
+	double *ct = read_accessor(&g, num(cam_smp, "input", -1), &count, &nc);
+	double *cp = read_accessor(&g, num(cam_smp, "output", -1), &count, &nc);
+	assert_int_equal(count, 4);
+	assert_true(ct[1] < ct[2] && ct[2] < ct[3] && ct[3] - ct[2] < 0.02 / 30.0);
+	assert_true(fabs(ct[3] - 2.0 / 30.0) < 1e-7);
+	assert_true(cp[3 * 2 + 2] == cp[3 * 1 + 2]);      // held: frame 1's position (glTF z = scene x)
+	assert_true(cp[3 * 3 + 2] == cp[3 * 1 + 2] + 1.0); // then frame 2's
+	free(ct);
+	free(cp);
 	glb_free(&g);
 
 	// Source axes kept: the camera's -Z maps to scene +X, up to +Z.
