@@ -1061,7 +1061,9 @@ static void test_write_file(void **state)
 	gsio_gltf_opts o = {0};
 	o.flags = GSIO_GLTF_NO_REPLACE;
 	gsio_gltf_output w;
-	assert_int_equal(gsio_gltf_write_file(s, path, &o, &w, &err), 0); // .gltf: separate
+	int rc = gsio_gltf_write_file(s, path, &o, &w, &err); // .gltf: separate
+	if (rc) print_error("write_file %s: %s (%s)\n", path, err.message, err.file);
+	assert_int_equal(rc, 0);
 	gsio_gltf_output_free(&w);
 	struct stat st;
 	assert_int_equal(stat(bin, &st), 0);
