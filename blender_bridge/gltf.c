@@ -539,6 +539,10 @@ int gsio_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, uint8_
 	spng_ctx *ctx = spng_ctx_new(SPNG_CTX_ENCODER);
 	int ret = ctx ? 0 : SPNG_EMEM;
 	if (!ret) ret = spng_set_option(ctx, SPNG_ENCODE_TO_BUFFER, 1);
+	// zlib level 3 instead of the default 6: measured on shadow-5, gate-101 and
+	// minigun_mdl5 together, 2.6x faster (0.27 s against 0.72 s) for 1.8% more
+	// bytes; skins are photographic and gain little from harder compression.
+	if (!ret) ret = spng_set_option(ctx, SPNG_IMG_COMPRESSION_LEVEL, 3);
 	if (!ret) {
 		struct spng_ihdr ihdr = {0};
 		ihdr.width = width;
