@@ -37,6 +37,8 @@ typedef struct cli {
 	float scale;           // 0: 1
 	bool keep_axes;        // --axes source
 	bool no_animation;
+	const char **anims;    // --anim, repeatable: MD5 animations instead of the siblings
+	size_t anims_count;
 	bool force;
 	const char *report;
 	bool quiet, verbose;
@@ -74,6 +76,7 @@ static void usage(FILE *f)
 	        "options:\n"
 	        "  -o OUT          output file or directory (see above)\n"
 	        "  --gltf          write NAME.gltf + NAME.bin + NAME_<skin>.png instead of NAME.glb\n"
+	        "                  (when -o names a file, its extension .gltf or .glb decides)\n"
 	        "  -j N            convert N files at once (default: all cores); the output is\n"
 	        "                  the same whatever N\n"
 	        "  --fps F         frame rate of vertex-animation clips (default 10: GameStudio\n"
@@ -85,6 +88,9 @@ static void usage(FILE *f)
 	        "  --axes gltf     convert Z up / X forward to glTF's Y up / front +Z (default)\n"
 	        "  --axes source   keep the file's axes\n"
 	        "  --no-animation  write the first frame / bind pose only\n"
+	        "  --anim FILE     (repeatable) for .md5mesh inputs: these .md5anim files become\n"
+	        "                  the animations, instead of every .md5anim beside the mesh; one\n"
+	        "                  whose skeleton does not match the mesh's fails that input\n"
 	        "  --force         replace existing outputs (without it they are errors and are\n"
 	        "                  left untouched)\n"
 	        "  --report FILE   write a JSON record per input (input, output, status, error,\n"
@@ -368,6 +374,8 @@ static void convert(pool *p, job *j)
 	lo.fps = o->fps;
 	if (o->palette) lo.palette = o->palette_rgb;
 	if (o->no_animation) lo.flags |= GSIO_OPT_NO_ANIMATION;
+	lo.anim_paths = o->anims;
+	lo.anim_paths_count = o->anims_count;
 	gsio_scene *s = gsio_load_file(j->input, &lo, &j->err);
 	if (s) {
 		j->counts.vertices = s->source.vertices;
@@ -539,9 +547,9 @@ static int write_report(const char *path, const job_list *l)
 
 int main(int argc, char **argv)
 {
-	cli o = {0};
-	enum { OPT_GLTF = 256, OPT_FPS, OPT_PALETTE, OPT_SCALE, OPT_AXES, OPT_NOANIM, OPT_FORCE,
-	       OPT_REPORT, OPT_QUIET, OPT_VERBOSE, OPT_VERSION, OPT_HELP };
+	static cli o; // static: what it points to stays reachable on an early return
+	enum { OPT_GLTF = 256, OPT_FPS, OPT_PALETTE, OPT_SCALE, OPT_AXES, OPT_NOANIM, OPT_ANIM,
+	       OPT_FORCE, OPT_REPORT, OPT_QUIET, OPT_VERBOSE, OPT_VERSION, OPT_HELP };
 	static const struct option longs[] = {
 	    {"gltf", no_argument, NULL, OPT_GLTF},
 	    {"fps", required_argument, NULL, OPT_FPS},
@@ -549,6 +557,7 @@ int main(int argc, char **argv)
 	    {"scale", required_argument, NULL, OPT_SCALE},
 	    {"axes", required_argument, NULL, OPT_AXES},
 	    {"no-animation", no_argument, NULL, OPT_NOANIM},
+	    {"anim", required_argument, NULL, OPT_ANIM},
 	    {"force", no_argument, NULL, OPT_FORCE},
 	    {"report", required_argument, NULL, OPT_REPORT},
 	    {"quiet", no_argument, NULL, OPT_QUIET},
@@ -599,6 +608,15 @@ int main(int argc, char **argv)
 			}
 			break;
 		case OPT_NOANIM: o.no_animation = true; break;
+		case OPT_ANIM:
+			// Pointers into argv, which outlives the conversion; at most
+			// argc of them, so one allocation holds them all.
+			if (!o.anims && !(o.anims = calloc((size_t)argc, sizeof(*o.anims)))) {
+				fprintf(stderr, "mdl2gltf: out of memory\n");
+				return EXIT_FAILED;
+			}
+			o.anims[o.anims_count++] = optarg;
+			break;
 		case OPT_FORCE: o.force = true; break;
 		case OPT_REPORT: o.report = optarg; break;
 		case OPT_QUIET: o.quiet = true; break;
@@ -614,6 +632,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "Try 'mdl2gltf --help'.\n");
 			return EXIT_USAGE;
 		}
+	}
+	if (o.anims_count && o.no_animation) {
+		fprintf(stderr, "mdl2gltf: --anim and --no-animation contradict each other\n");
+		return EXIT_USAGE;
 	}
 	if (o.quiet && o.verbose) {
 		fprintf(stderr, "mdl2gltf: --quiet and --verbose contradict each other\n");
@@ -723,6 +745,7 @@ int main(int argc, char **argv)
 		free(j->scene_warnings);
 	}
 	free(jobs.items);
+	free(o.anims);
 	pthread_mutex_destroy(&p.lock);
 	return rc;
 }

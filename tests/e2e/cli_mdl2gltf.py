@@ -14,6 +14,10 @@ CASE is one of:
   jobs       -j 1 and -j 2 over the corpus give the same files, byte for byte
              (prints both times)
   usage      usage errors exit 2 and write nothing
+  options    --fps, --scale, --axes source, --no-animation, --palette and
+             --anim change the output as documented, on .mdl, .hmp and
+             .md5mesh inputs (read back from the GLB), and every output
+             passes the validator when it is installed
   help       --help and --version exit 0; --help names every option
 Exits 77 (skipped) when a case needs the corpus and it is absent.
 """
@@ -22,9 +26,11 @@ import glob
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import time
+import zlib
 
 
 def skip(msg):
@@ -184,7 +190,8 @@ def case_jobs():
 def case_usage():
     for args in ([], ["--bogus", "x.mdl"], ["-j", "0", "x.mdl"], ["-j", "two", "x.mdl"],
                  ["--axes", "up", "x.mdl"], ["--fps", "-3", "x.mdl"], ["--scale", "0", "x.mdl"],
-                 ["-o"], ["--quiet", "--verbose", "x.mdl"],
+                 ["-o"], ["--quiet", "--verbose", "x.mdl"], ["--anim"],
+                 ["--anim", "a.md5anim", "--no-animation", "x.md5mesh"],
                  ["--palette", os.path.join(WORK, "no-such-palette.pcx"), "x.mdl"]):
         r = run(args, expect=2)
         if not r.stderr.strip():
@@ -192,13 +199,198 @@ def case_usage():
     if os.listdir(WORK):
         fail("a usage error wrote files: %s" % os.listdir(WORK))
     r = run([os.path.join(WORK, "missing.mdl")], expect=1)  # a missing input is a failure, not usage
-    print("usage: 10 usage errors exit 2; a missing input exits 1: %s" % r.stderr.strip().splitlines()[0])
+    print("usage: 12 usage errors exit 2; a missing input exits 1: %s" % r.stderr.strip().splitlines()[0])
+
+
+def glb_json(path):
+    data = open(path, "rb").read()
+    if data[:4] != b"glTF":
+        fail("%s is not a GLB" % path)
+    n = struct.unpack("<I", data[12:16])[0]
+    return json.loads(data[20:20 + n])
+
+
+def glb_images(path):
+    # The embedded PNGs, by bufferView (GLB chunk 1 is the binary buffer).
+    data = open(path, "rb").read()
+    n = struct.unpack("<I", data[12:16])[0]
+    doc = json.loads(data[20:20 + n])
+    binary = data[20 + n + 8:]
+    out = []
+    for im in doc.get("images", []):
+        v = doc["bufferViews"][im["bufferView"]]
+        out.append(binary[v.get("byteOffset", 0):v.get("byteOffset", 0) + v["byteLength"]])
+    return out
+
+
+def png_rows(png):
+    # (width, height, channels, rows without filter bytes) of an 8-bit PNG.
+    i, idat = 8, b""
+    while i < len(png):
+        n, kind = struct.unpack(">I4s", png[i:i + 8])
+        if kind == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", png[i + 8:i + 18])
+        elif kind == b"IDAT":
+            idat += png[i + 8:i + 8 + n]
+        i += 12 + n
+    ch = {2: 3, 6: 4}[ctype]
+    raw = zlib.decompress(idat)
+    stride = w * ch + 1
+    rows, prev = [], bytearray(w * ch)
+    for r in range(h):
+        kind, line = raw[r * stride], bytearray(raw[r * stride + 1:(r + 1) * stride])
+        for k in range(len(line)):  # undo the PNG filter of this row
+            a = line[k - ch] if k >= ch else 0
+            b = prev[k]
+            c = prev[k - ch] if k >= ch else 0
+            if kind == 1:
+                line[k] = (line[k] + a) & 255
+            elif kind == 2:
+                line[k] = (line[k] + b) & 255
+            elif kind == 3:
+                line[k] = (line[k] + (a + b) // 2) & 255
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[k] = (line[k] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return w, h, ch, rows
+
+
+def bounds(doc):
+    # min/max of every POSITION accessor, and the longest animation (s).
+    acc = doc["accessors"]
+    pos = [acc[p["attributes"]["POSITION"]] for m in doc["meshes"] for p in m["primitives"]]
+    mn = [min(a["min"][k] for a in pos) for k in range(3)]
+    mx = [max(a["max"][k] for a in pos) for k in range(3)]
+    return mn, mx
+
+
+def anim_end(doc):
+    acc = doc["accessors"]
+    return max((acc[s["input"]]["max"][0] for a in doc.get("animations", []) for s in a["samplers"]),
+               default=0.0)
+
+
+def targets(doc):
+    return sum(len(p.get("targets", [])) for m in doc["meshes"] for p in m["primitives"])
+
+
+def close(a, b, tol=1e-3):
+    return all(abs(x - y) <= tol * max(1.0, abs(y)) for x, y in zip(a, b))
+
+
+def case_options():
+    need_corpus()
+    outputs = []
+
+    def conv(name, src, *opts):
+        out = os.path.join(WORK, name + ".glb")
+        run(["--quiet", "-o", out] + list(opts) + [src], expect=0)
+        outputs.append(out)
+        return glb_json(out)
+
+    models = [("mdl", corpus("minigun_mdl5.mdl")),
+              ("hmp", os.path.join(CORPUS, "hmp", "shadow-5.hmp")),
+              ("md5", os.path.join(CORPUS, "md5", "bob", "Bob.md5mesh"))]
+    for tag, src in models:
+        if not os.path.isfile(src):
+            fail("corpus file %s is missing" % src)
+        base = conv(tag, src)
+        mn, mx = bounds(base)
+        # --scale 2: every position twice as far from the origin.
+        s2 = conv(tag + "_scale", src, "--scale", "2")
+        smn, smx = bounds(s2)
+        if not (close(smn, [2 * v for v in mn]) and close(smx, [2 * v for v in mx])):
+            fail("%s --scale 2: bounds %s..%s, default %s..%s" % (tag, smn, smx, mn, mx))
+        # --axes source: the file's (x, y, z); the default writes (y, z, x).
+        src_axes = conv(tag + "_axes", src, "--axes", "source")
+        amn, amx = bounds(src_axes)
+        if not (close(amn, [mn[2], mn[0], mn[1]]) and close(amx, [mx[2], mx[0], mx[1]])):
+            fail("%s --axes source: bounds %s..%s, default %s..%s" % (tag, amn, amx, mn, mx))
+        # --no-animation: no animation, no morph targets.
+        na = conv(tag + "_noanim", src, "--no-animation")
+        if na.get("animations") or targets(na):
+            fail("%s --no-animation: %d animations, %d targets" % (tag, len(na.get("animations", [])), targets(na)))
+        print("options: %s: --scale 2 doubles %s..%s; --axes source gives %s..%s; --no-animation "
+              "drops %d animations, %d targets" % (tag, [round(v, 2) for v in mn], [round(v, 2) for v in mx],
+                                                   [round(v, 2) for v in amn], [round(v, 2) for v in amx],
+                                                   len(base.get("animations", [])), targets(base)))
+        if tag == "hmp":
+            # Heights are source z: -229.08 .. 601.25 (issue 4).
+            if not (abs(amn[2] + 229.08) < 0.01 and abs(amx[2] - 601.25) < 0.01):
+                fail("hmp --axes source: z range %s..%s" % (amn[2], amx[2]))
+
+    # --fps: minigun's 8-frame clip `shot` ends at 7 / fps seconds.
+    for fps, want in ((None, 0.7), ("20", 0.35)):
+        doc = conv("mdl_fps%s" % (fps or ""), corpus("minigun_mdl5.mdl"), *(["--fps", fps] if fps else []))
+        if abs(anim_end(doc) - want) > 1e-4:
+            fail("--fps %s: the clip ends at %s s, expected %s" % (fps, anim_end(doc), want))
+    # MD5 keeps its stored frameRate (24): 140 frames end at 139/24 s.
+    doc = conv("md5_fps", models[2][1], "--fps", "10")
+    if abs(anim_end(doc) - 139 / 24) > 1e-4:
+        fail("md5 with --fps 10: the animation ends at %s s, expected 139/24" % anim_end(doc))
+    print("options: --fps 20 ends minigun's clip at 0.35 s (default 0.7); MD5 keeps its 24 fps")
+
+    # --anim: the named files instead of the siblings, named after the file;
+    # a skeleton that does not match is a failure of that input.
+    walk = os.path.join(WORK, "walk.md5anim")
+    os.symlink(os.path.join(CORPUS, "md5", "bob", "Bob.md5anim"), walk)
+    doc = conv("md5_anim", models[2][1], "--anim", walk)
+    names = [a["name"] for a in doc.get("animations", [])]
+    if names != ["walk"]:
+        fail("--anim walk.md5anim: animations %s, expected ['walk']" % names)
+    doc = conv("md5_anim2", models[2][1], "--anim", walk, "--anim", os.path.join(CORPUS, "md5", "bob", "Bob.md5anim"))
+    names = [a["name"] for a in doc.get("animations", [])]
+    if names != ["walk", "Bob"]:
+        fail("--anim twice: animations %s, expected ['walk', 'Bob']" % names)
+    cube = os.path.join(CORPUS, "md5", "SimpleCube.md5mesh")
+    bad = os.path.join(WORK, "cube_bad.glb")
+    r = run(["--quiet", "-o", bad, "--anim", walk, cube], expect=1)
+    if os.path.exists(bad) or "walk.md5anim" not in r.stderr:
+        fail("--anim with another skeleton: output %s, stderr %s" % (os.path.exists(bad), r.stderr))
+    print("options: --anim picks [walk], then [walk, Bob]; on SimpleCube: %s" % r.stderr.strip())
+
+    # --palette: the 8-bit sample through an all-black palette is all black,
+    # and differs from the built-in palette's.
+    pal8 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "samples", "pal8.mdl")
+    if os.path.isfile(pal8):
+        black = os.path.join(WORK, "black.raw")
+        open(black, "wb").write(bytes(768))
+        conv("pal_default", pal8)
+        conv("pal_black", pal8, "--palette", black)
+        d_img = glb_images(os.path.join(WORK, "pal_default.glb"))
+        b_img = glb_images(os.path.join(WORK, "pal_black.glb"))
+        if len(d_img) != 1 or len(b_img) != 1 or d_img == b_img:
+            fail("--palette did not change the 8-bit skin")
+        w, h, ch, rows = png_rows(b_img[0])
+        lit = sum(1 for row in rows for k in range(0, len(row), ch) if any(row[k:k + 3]))
+        if lit:
+            fail("--palette black.raw: %d of %d texels are not black" % (lit, w * h))
+        w, h, ch, rows = png_rows(d_img[0])
+        lit = sum(1 for row in rows for k in range(0, len(row), ch) if any(row[k:k + 3]))
+        if not lit:
+            fail("the built-in palette gives an all-black skin")
+        print("options: --palette black.raw: all %dx%d texels black (built-in palette: %d lit)" % (w, h, lit))
+    else:
+        print("note: samples/pal8.mdl not found: --palette not checked")
+
+    validator = os.path.join(os.path.dirname(os.path.abspath(__file__)), "node_modules", "gltf-validator")
+    if shutil.which("node") and os.path.isdir(validator):
+        r = subprocess.run(["node", os.path.join(os.path.dirname(os.path.abspath(__file__)), "gltf_validate.js")]
+                           + outputs, capture_output=True, text=True)
+        if r.returncode != 0:
+            fail("the validator reports errors or warnings:\n" + r.stdout + r.stderr)
+        print("options: %d outputs valid (0 errors, 0 warnings)" % len(outputs))
+    else:
+        print("note: validator not installed: outputs not validated")
 
 
 def case_help():
     r = run(["--help"], expect=0)
     for opt in ("-o", "--gltf", "-j", "--fps", "--palette", "--scale", "--axes", "--no-animation",
-                "--force", "--report", "--quiet", "--verbose", "--version", "--help"):
+                "--anim", "--force", "--report", "--quiet", "--verbose", "--version", "--help"):
         if opt not in r.stdout:
             fail("--help does not mention %s" % opt)
     v = run(["--version"], expect=0)
@@ -208,7 +400,7 @@ def case_help():
 
 
 CASES = {"batch": case_batch, "noforce": case_noforce, "jobs": case_jobs, "usage": case_usage,
-         "help": case_help}
+         "options": case_options, "help": case_help}
 
 if len(sys.argv) != 5 or sys.argv[1] not in CASES:
     print(__doc__)

@@ -33,7 +33,7 @@ if(TARGET mdl2gltf AND Python3_FOUND)
     set_tests_properties(gltf_blender_import PROPERTIES FIXTURES_REQUIRED gltf_synthetic)
   endif()
 
-  foreach(gsio_cli_case batch noforce jobs usage help)
+  foreach(gsio_cli_case batch noforce jobs usage options help)
     add_test(NAME cli_mdl2gltf_${gsio_cli_case}
       COMMAND ${Python3_EXECUTABLE} ${gsio_gltf_e2e}/cli_mdl2gltf.py ${gsio_cli_case}
               $<TARGET_FILE:mdl2gltf> ${GSIO_CORPUS_DIR} ${gsio_gltf_work}/cli_${gsio_cli_case})
