@@ -18,6 +18,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -582,6 +583,23 @@ static void safe_name(const char *s, char *buf, size_t size)
 	buf[n] = 0;
 }
 
+/** The file-name stem of an image's PNG beside a .gltf: its safe name without
+ *  an image extension it came with (Bob's "guard1_body.png" gives
+ *  "guard1_body", not "guard1_body.png.png"). */
+static void image_file_stem(const gsio_image *im, char *buf, size_t size)
+{
+	safe_name(im->name && im->name[0] ? im->name : "image", buf, size);
+	static const char *const exts[] = {".png", ".tga", ".jpg", ".jpeg", ".bmp", ".pcx", ".dds"};
+	size_t n = strlen(buf);
+	for (size_t k = 0; k < sizeof(exts) / sizeof(exts[0]); k++) {
+		size_t e = strlen(exts[k]);
+		if (n > e && !strcasecmp(buf + n - e, exts[k])) {
+			buf[n - e] = 0;
+			break;
+		}
+	}
+}
+
 /** RFC 3986 percent-encoding of a relative file name for a glTF uri. */
 static void uri_encode(const char *s, char *buf, size_t size)
 {
@@ -627,15 +645,21 @@ static bool write_images(gltf_ctx *c)
 		cJSON *j = jobj(c);
 		jstr(c, j, "name", im->name && im->name[0] ? im->name : base);
 		if (c->separate) {
-			// Unique file names even when two images share a name.
+			// Unique file names even when two images share a file stem
+			// ("a.png" and "a.tga", or "a b" and "a_b").
+			char stem[128], other[128];
+			image_file_stem(im, stem, sizeof(stem));
 			bool dup = false;
-			for (size_t k = 0; k < s->images_count && !dup; k++)
-				dup = k != i && s->images[k].name && im->name && !strcmp(s->images[k].name, im->name);
+			for (size_t k = 0; k < s->images_count && !dup; k++) {
+				if (k == i) continue;
+				image_file_stem(&s->images[k], other, sizeof(other));
+				dup = !strcmp(stem, other);
+			}
 			char file[512], uri[1600];
 			if (dup)
-				snprintf(file, sizeof(file), "%s_%s_%zu.png", c->name, base, i);
+				snprintf(file, sizeof(file), "%s_%s_%zu.png", c->name, stem, i);
 			else
-				snprintf(file, sizeof(file), "%s_%s.png", c->name, base);
+				snprintf(file, sizeof(file), "%s_%s.png", c->name, stem);
 			uri_encode(file, uri, sizeof(uri));
 			jstr(c, j, "uri", uri);
 			if (!add_file(c->out, file, png, png_size)) {

@@ -1028,6 +1028,18 @@ static void test_separate(void **state)
 	assert_memory_equal(out.files[2].data, "\x89PNG", 4);
 	cJSON_Delete(doc);
 	gsio_gltf_output_free(&out);
+	// An image named after its texture file (MD5: "guard1_body.png") is
+	// written without a doubled extension; the glTF name keeps the original.
+	s->images[0].name = "skin0.TGA";
+	assert_int_equal(gsio_gltf_write(s, &o, &out, &err), 0);
+	assert_int_equal(out.files_count, 3);
+	assert_string_equal(out.files[2].name, "my model_skin0.png");
+	doc = cJSON_ParseWithLength((const char *)out.files[0].data, out.files[0].size);
+	assert_non_null(doc);
+	im = cJSON_GetArrayItem(arr(doc, "images"), 0);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(im, "name")->valuestring, "skin0.TGA");
+	cJSON_Delete(doc);
+	gsio_gltf_output_free(&out);
 	gsio_scene_free(s);
 }
 
