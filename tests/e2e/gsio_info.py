@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""The `gsio info` command: its JSON keys against the README, its numbers
+against known files, its exit status.
+
+usage: gsio_info.py GSIO_TOOL README.md SAMPLES_DIR CORPUS_DIR
+
+- Every key `gsio info --json` prints, at the top level and inside skins,
+  clips, meshes, animations, cameras, terrain and error, is one the README's
+  "`gsio info --json` keys" table documents, and every documented key
+  without '?' is present (`error` only on failures, `terrain` only on
+  terrains): the README stays true.
+- Known numbers: samples/clips.mdl (three clips), and from the corpus
+  minigun_mdl5.mdl, shadow-5.hmp, Bob.md5mesh.
+- Exit status 0 when every file loads, 1 when any fails (the others are
+  still printed), 2 on a usage error; the text mode prints the format line.
+The corpus part is skipped with a note when ../shared/corpus is absent.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def documented_keys(readme):
+    """{key: (optional, subkeys {name: optional} or None)} from the README table."""
+    text = open(readme, encoding="utf-8").read()
+    m = re.search(r"^## `gsio info --json` keys\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    if not m:
+        fail("%s has no '## `gsio info --json` keys' section" % readme)
+    keys = {}
+    for line in m.group(1).splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 2 or not cells[0].startswith("`"):
+            continue
+        sub = None
+        b = re.search(r"`\[?\{([^}]*)\}\]?", cells[1])
+        if b:
+            sub = {}
+            for k in b.group(1).split(","):
+                k = k.strip()
+                sub[k.rstrip("?")] = k.endswith("?")
+        for k in re.findall(r"`([a-z_]+)`", cells[0]):
+            keys[k] = sub
+    if not keys:
+        fail("no keys found in the README's table")
+    return keys
+
+
+def check_record(rec, keys, where):
+    ok = rec.get("status") == "ok"
+    for k in rec:
+        if k not in keys:
+            fail("%s: key %r is not documented in the README" % (where, k))
+    want = {"file", "status", "error"} if not ok else set(keys) - {"error", "terrain"}
+    for k in want:
+        if k not in rec:
+            fail("%s: documented key %r is missing" % (where, k))
+    for k, sub in keys.items():
+        if sub is None or k not in rec:
+            continue
+        items = rec[k] if isinstance(rec[k], list) else [rec[k]]
+        for it in items:
+            if not isinstance(it, dict):
+                fail("%s: %s holds %r, the README documents objects" % (where, k, it))
+            for s in it:
+                if s not in sub:
+                    fail("%s: %s.%s is not documented in the README" % (where, k, s))
+            for s, optional in sub.items():
+                if not optional and s not in it:
+                    fail("%s: documented %s.%s is missing" % (where, k, s))
+
+
+def run(tool, args, expect):
+    r = subprocess.run([tool] + args, capture_output=True, text=True)
+    if r.returncode != expect:
+        fail("gsio %s: exit %d, expected %d\n%s" % (" ".join(args), r.returncode, expect, r.stderr))
+    return r
+
+
+def info(tool, files, keys, expect=0):
+    r = run(tool, ["info", "--json"] + files, expect)
+    recs = [json.loads(l) for l in r.stdout.splitlines() if l.strip()]
+    if len(recs) != len(files):
+        fail("%d records for %d files" % (len(recs), len(files)))
+    for f, rec in zip(files, recs):
+        if rec["file"] != f:
+            fail("record for %s names %s" % (f, rec["file"]))
+        check_record(rec, keys, os.path.basename(f))
+    return recs
+
+
+def expect_eq(where, got, want):
+    if got != want:
+        fail("%s: %r, expected %r" % (where, got, want))
+
+
+def main():
+    if len(sys.argv) != 5:
+        print(__doc__)
+        sys.exit(2)
+    tool, readme, samples, corpus = sys.argv[1:]
+    keys = documented_keys(readme)
+    codes = None
+    text = open(readme, encoding="utf-8").read()
+    m = re.search(r"`code` is one of ([^|]*)", text)
+    if m:
+        codes = set(re.findall(r"[a-z-]+", m.group(1).replace("`", " "))) - {"and", "or"}
+    print("README documents %d keys: %s" % (len(keys), ", ".join(sorted(keys))))
+
+    sample_files = sorted(os.path.join(samples, f) for f in os.listdir(samples) if f.endswith(".mdl"))
+    recs = info(tool, sample_files, keys)
+    clips = next(r for r in recs if r["file"].endswith("clips.mdl"))
+    expect_eq("clips.mdl clips", [c["name"] for c in clips["clips"]], ["stand", "walk", "die"])
+    expect_eq("clips.mdl frames", clips["frames"], 18)
+    two = next(r for r in recs if r["file"].endswith("two_skins.mdl"))
+    expect_eq("two_skins.mdl skins", [(s["type"], s["width"], s["height"]) for s in two["skins"]],
+              [(4, 96, 64), (2, 48, 32)])
+    print("samples: %d files, keys as documented" % len(recs))
+
+    # A failure among good files: exit 1, every file still reported.
+    bad = os.path.join(os.path.dirname(readme), "README.md")  # not a model
+    recs = info(tool, [sample_files[0], bad, sample_files[-1]], keys, expect=1)
+    expect_eq("statuses", [r["status"] for r in recs], ["ok", "error", "ok"])
+    err = recs[1]["error"]
+    if codes is not None and err["code"] not in codes:
+        fail("error code %r is not among the README's %s" % (err["code"], sorted(codes)))
+    if "README.md" not in err["text"]:
+        fail("the error text does not name the file: %r" % err["text"])
+    print("a bad file: exit 1, error %s: %s" % (err["code"], err["text"]))
+    run(tool, ["info"], 2)
+    run(tool, ["info", "--bogus", sample_files[0]], 2)
+    run(tool, ["frobnicate"], 2)
+    t = run(tool, ["info", sample_files[0]], 0)
+    if "MDL5 (version 5)" not in t.stdout:
+        fail("text output lacks the format line: %r" % t.stdout[:200])
+    print("usage errors exit 2; text mode prints the format line")
+
+    if not os.path.isdir(os.path.join(corpus, "mdl")):
+        print("note: corpus not found at %s: corpus files not checked" % corpus)
+        print("PASS")
+        return
+    files = [os.path.join(corpus, p) for p in
+             ("mdl/minigun_mdl5.mdl", "hmp/shadow-5.hmp", "md5/bob/Bob.md5mesh")]
+    mini, hmp, bob = info(tool, files, keys)
+    for k, v in (("format", "MDL5"), ("version", 5), ("vertices", 314), ("triangles", 576),
+                 ("skin_vertices", 117), ("welded_vertices", 433), ("frames", 8)):
+        expect_eq("minigun_mdl5 " + k, mini[k], v)
+    expect_eq("minigun_mdl5 skins", [(s["type"], s["width"], s["height"]) for s in mini["skins"]],
+              [(2, 1272, 1114)])
+    expect_eq("minigun_mdl5 clips", [(c["name"], c["frames"]) for c in mini["clips"]], [("shot", 8)])
+    expect_eq("minigun_mdl5 frame_names", mini["frame_names"], ["shot%d" % i for i in range(8)])
+    expect_eq("shadow-5 format", hmp["format"], "HMP5")
+    expect_eq("shadow-5 terrain", (hmp["terrain"]["columns"], hmp["terrain"]["rows"]), (65, 59))
+    expect_eq("shadow-5 vertices", hmp["vertices"], 3835)
+    expect_eq("shadow-5 skins", [(s["type"], s["width"], s["mips"]) for s in hmp["skins"]], [(12, 1024, 3)])
+    expect_eq("Bob format", bob["format"], "MD5")
+    expect_eq("Bob joints", bob["joints"], 33)
+    expect_eq("Bob meshes", len(bob["meshes"]), 6)
+    expect_eq("Bob animations", [(a["name"], a["frames"], a["fps"]) for a in bob["animations"]],
+              [("Bob", 140, 24)])
+    expect_eq("Bob images", len(bob["skins"]), 5)
+    print("corpus: minigun_mdl5, shadow-5 (65 x 59), Bob (33 joints, 6 meshes, Bob 140 frames "
+          "at 24 fps) as expected")
+    print("PASS")
+
+
+main()
