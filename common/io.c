@@ -22,7 +22,13 @@ int gsio_read_whole_file(const char *path, uint8_t **data, size_t *size, size_t 
 	size_t cap = 0, len = 0;
 	uint8_t *buf = NULL;
 	struct stat st;
-	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
+	bool known = fstat(fileno(f), &st) == 0;
+	if (known && S_ISDIR(st.st_mode)) { // fopen succeeds on one; fread fails with EISDIR
+		fclose(f);
+		GSIO_FAIL(err, GSIO_ERR_IO, path, -1, "cannot read: it is a directory");
+		return -1;
+	}
+	if (known && S_ISREG(st.st_mode) && st.st_size >= 0 &&
 	    (uint64_t)st.st_size <= max_size) {
 		// A regular file: one buffer of the right size (+1 to see EOF without growing).
 		cap = (size_t)st.st_size + 1;
@@ -54,11 +60,11 @@ int gsio_read_whole_file(const char *path, uint8_t **data, size_t *size, size_t 
 		len += n;
 		if (n == 0) break;
 	}
-	int bad = ferror(f);
+	int bad = ferror(f), bad_errno = errno;
 	fclose(f);
 	if (bad) {
 		free(buf);
-		GSIO_FAIL(err, GSIO_ERR_IO, path, -1, "read error");
+		GSIO_FAIL(err, GSIO_ERR_IO, path, -1, "read error: %s", strerror(bad_errno));
 		return -1;
 	}
 	if (len > max_size) {

@@ -619,6 +619,36 @@ static void test_paths(void **state)
 	assert_string_equal(gsio_path_base("plain"), "plain");
 }
 
+static void test_read_whole_file(void **state)
+{
+	(void)state;
+	gsio_error err;
+	uint8_t *data = (uint8_t *)"x";
+	size_t size = 1;
+	// A directory opens with fopen() on Linux; it must still be a clear error.
+	gsio_error_clear(&err);
+	assert_int_not_equal(gsio_read_whole_file(GSIO_BINARY_DIR, &data, &size, 0, &err), 0);
+	assert_null(data);
+	assert_int_equal(size, 0);
+	assert_int_equal(err.code, GSIO_ERR_IO);
+	assert_non_null(strstr(err.message, "directory"));
+	assert_string_equal(err.file, GSIO_BINARY_DIR);
+	// A file over the limit is a LIMIT error; at the limit it is read whole.
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/test_core_whole.bin", GSIO_BINARY_DIR);
+	const uint8_t bytes[5] = {1, 2, 3, 4, 5};
+	t_write_file(path, bytes, sizeof(bytes));
+	gsio_error_clear(&err);
+	assert_int_not_equal(gsio_read_whole_file(path, &data, &size, 4, &err), 0);
+	assert_int_equal(err.code, GSIO_ERR_LIMIT);
+	gsio_error_clear(&err);
+	assert_int_equal(gsio_read_whole_file(path, &data, &size, 5, &err), 0);
+	assert_int_equal(size, 5);
+	assert_memory_equal(data, bytes, 5);
+	free(data);
+	remove(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -643,6 +673,7 @@ int main(void)
 	    cmocka_unit_test(test_error_format),
 	    cmocka_unit_test(test_anorms_match_file),
 	    cmocka_unit_test(test_paths),
+	    cmocka_unit_test(test_read_whole_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

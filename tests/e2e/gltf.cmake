@@ -18,7 +18,7 @@ if(TARGET mdl2gltf AND Python3_FOUND)
   # morphs) when GSIO_GLTF_DUMP_DIR is set; the validator checks them.
   if(TARGET test_gltf)
     add_test(NAME gltf_synthetic_validator
-      COMMAND sh -c "rm -rf \"$1\" && mkdir -p \"$1\" && GSIO_GLTF_DUMP_DIR=\"$1\" \"$2\" >/dev/null 2>&1; command -v node >/dev/null || { echo 'SKIPPED: node is not installed'; exit 77; }; node \"$3/gltf_validate.js\" \"$1\"/*.glb"
+      COMMAND sh -c "rm -rf \"$1\" && mkdir -p \"$1\" && GSIO_GLTF_DUMP_DIR=\"$1\" \"$2\" >/dev/null 2>&1; command -v node >/dev/null || { echo 'SKIPPED: node is not installed'; exit 77; }; [ -d \"$3/node_modules/gltf-validator\" ] || { echo 'SKIPPED: gltf-validator is not installed (tools/setup-debian.sh)'; exit 77; }; node \"$3/gltf_validate.js\" \"$1\"/*.glb"
               sh ${gsio_gltf_work}/synthetic $<TARGET_FILE:test_gltf> ${gsio_gltf_e2e})
     set_tests_properties(gltf_synthetic_validator PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300
       FIXTURES_SETUP gltf_synthetic)
