@@ -4,29 +4,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static uint8_t default_palette[768];
-static bool default_ready;
+// The built-in palette is a constant table, built by the preprocessor: no
+// first-use initialisation, so threads converting at once (mdl2gltf -j) never
+// race on it.
+#define GSIO_GREY(v) (v), (v), (v)
+#define GSIO_RAMP16(i) GSIO_GREY((i) * 17)      /* 0..15: grey ramp from black */
+#define GSIO_FINE(i) GSIO_GREY(8 + (i) * 10)    /* 232..255: fine grey ramp */
+#define GSIO_CUBE_B(r, g) /* 16..231: 6x6x6 colour cube, red slowest */ \
+	(r) * 51, (g) * 51, 0, (r) * 51, (g) * 51, 51, (r) * 51, (g) * 51, 102, \
+	(r) * 51, (g) * 51, 153, (r) * 51, (g) * 51, 204, (r) * 51, (g) * 51, 255
+#define GSIO_CUBE_G(r) \
+	GSIO_CUBE_B(r, 0), GSIO_CUBE_B(r, 1), GSIO_CUBE_B(r, 2), GSIO_CUBE_B(r, 3), \
+	GSIO_CUBE_B(r, 4), GSIO_CUBE_B(r, 5)
+#define GSIO_FOUR(m, i) m(i), m((i) + 1), m((i) + 2), m((i) + 3)
+
+static const uint8_t default_palette[768] = {
+    GSIO_FOUR(GSIO_RAMP16, 0), GSIO_FOUR(GSIO_RAMP16, 4), GSIO_FOUR(GSIO_RAMP16, 8),
+    GSIO_FOUR(GSIO_RAMP16, 12),
+    GSIO_CUBE_G(0), GSIO_CUBE_G(1), GSIO_CUBE_G(2), GSIO_CUBE_G(3), GSIO_CUBE_G(4),
+    GSIO_CUBE_G(5),
+    GSIO_FOUR(GSIO_FINE, 0), GSIO_FOUR(GSIO_FINE, 4), GSIO_FOUR(GSIO_FINE, 8),
+    GSIO_FOUR(GSIO_FINE, 12), GSIO_FOUR(GSIO_FINE, 16), GSIO_FOUR(GSIO_FINE, 20),
+};
 
 const uint8_t *gsio_default_palette(void)
 {
-	// Built on first use; every thread computes the same bytes, so a race
-	// writes identical values.
-	if (!default_ready) {
-		uint8_t p[768];
-		for (unsigned i = 0; i < 16; i++) // 0..15: grey ramp from black
-			p[3 * i] = p[3 * i + 1] = p[3 * i + 2] = (uint8_t)(i * 17);
-		for (unsigned i = 0; i < 216; i++) { // 16..231: 6x6x6 colour cube
-			unsigned r = i / 36, g = (i / 6) % 6, b = i % 6;
-			p[3 * (16 + i)] = (uint8_t)(r * 51);
-			p[3 * (16 + i) + 1] = (uint8_t)(g * 51);
-			p[3 * (16 + i) + 2] = (uint8_t)(b * 51);
-		}
-		for (unsigned i = 0; i < 24; i++) // 232..255: fine grey ramp
-			p[3 * (232 + i)] = p[3 * (232 + i) + 1] = p[3 * (232 + i) + 2] =
-			    (uint8_t)(8 + i * 10);
-		memcpy(default_palette, p, sizeof(p));
-		default_ready = true;
-	}
 	return default_palette;
 }
 
