@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Writes the fuzz regression inputs in tests/fuzz/regress/.
+
+Each input is built by hand here, field by field, in the shape of the input
+the fuzzer found (never a slice of a corpus file: those are not ours to
+commit). The layout is fuzz_load.c's: byte 0 names the format (0 .mdl,
+1 .hmp, 2 .md5mesh, 3 .md5anim, 4 .md5camera; | 8: bytes 1..4 give the length
+of a sibling blob at the end, served for every sibling file the loader opens).
+
+    python3 tests/fuzz/make_regress.py     # rewrites regress/*
+"""
+import os
+import struct
+import zlib
+
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "regress")
+
+
+def hmp(version, cols, rows, records, skins=b"", numskins=0, frames=1):
+    """An HMP4/5 file: header, skins as given, `frames` frames of records
+    (u16 z, u8 normal, u8 pad)."""
+    h = version + struct.pack("<i3f3fi3f", 0, 1, 1, 1, 0, 0, 0, 0, 1.0, 1.0, float(cols))
+    h += struct.pack("<9i", numskins, 0, 0, cols * rows, 0, frames, 0, 0, 0)
+    assert len(h) == 84
+    body = b""
+    for _ in range(frames):
+        body += struct.pack("<i", 2) + bytes(16) + b"frame0".ljust(16, b"\0")
+        body += b"".join(struct.pack("<HBB", z, n, p) for z, n, p in records)
+    return h + skins + body
+
+
+def hmp7_external(name):
+    """An HMP7 2x2 grid whose one skin is the external texture `name`."""
+    skin = struct.pack("<iii", 7, 0, 1) + name + b"\0"
+    return hmp(b"HMP7", 2, 2, [(0, 0, 0)] * 4, skins=skin, numskins=1)
+
+
+def png_chunk(kind, data, length=None):
+    n = len(data) if length is None else length
+    return struct.pack(">I", n) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+
+def png(width, height, idat_chunks):
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", ihdr) + b"".join(idat_chunks) +
+            png_chunk(b"IEND", b""))
+
+
+def with_sibling(prefix, main, sibling):
+    """fuzz_load's layout with bit 3 set: every sibling file is `sibling`."""
+    return bytes([prefix | 8]) + struct.pack("<I", len(sibling)) + main + sibling
+
+
+def write(name, data, what):
+    with open(os.path.join(HERE, name), "wb") as f:
+        f.write(data)
+    print(f"{name}: {len(data)} bytes: {what}")
+
+
+def main():
+    os.makedirs(HERE, exist_ok=True)
+    # HMP4 height records whose normal byte is past the 162-entry table: the
+    # scene's terrain kept the raw byte (fuzz_load: index >= GSIO_NORMAL_COUNT).
+    write("hmp4-normal-index-past-table.bin",
+          b"\x01" + hmp(b"HMP4", 2, 2, [(0, 5, 0), (1, 200, 0), (2, 161, 0), (3, 255, 7)]),
+          "HMP4 normal indices 200 and 255")
+    pixels = zlib.compress(b"\0" + bytes([255, 0, 0, 255]))
+    # A PNG whose first IDAT chunk is empty: stb_image memcpy()s 0 bytes to
+    # NULL (UBSan abort in the sanitizer builds; stb_image_impl.c is now
+    # compiled without that check).
+    write("hmp7-png-empty-first-idat.bin",
+          with_sibling(1, hmp7_external(b"t.png"),
+                       png(1, 1, [png_chunk(b"IDAT", b""), png_chunk(b"IDAT", pixels)])),
+          "HMP7 external texture, PNG with an empty first IDAT")
+    # A PNG IDAT chunk that claims 2 GiB but holds 8 bytes: stb_image
+    # reserved 2 GiB outside the memory limit (0.5 s under ASan for 219
+    # bytes); now refused by the allocation cap in stb_image_impl.c.
+    write("hmp7-png-idat-claims-2gib.bin",
+          with_sibling(1, hmp7_external(b"t.png"),
+                       png(1, 1, [png_chunk(b"IDAT", pixels[:8], length=0x7FFFFF00)])),
+          "HMP7 external texture, PNG IDAT length 0x7fffff00")
+
+
+if __name__ == "__main__":
+    main()
