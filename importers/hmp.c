@@ -746,7 +746,12 @@ static bool build_terrain(gsio_scene *s, const gsio_hmp_file *f, gsio_error *err
 	if (f->version != 7) {
 		t->normal_indices = GSIO_NEW_ARRAY(s->arena, uint8_t, nv, err);
 		GSIO_CHECK(t->normal_indices);
-		for (size_t v = 0; v < nv; v++) t->normal_indices[v] = f->frames[0].heights[v].normal;
+		// An index past the table became normal 0 in the mesh (warned there); the
+		// same here, so every index a writer reads is one it can look up.
+		for (size_t v = 0; v < nv; v++) {
+			uint8_t ni = f->frames[0].heights[v].normal;
+			t->normal_indices[v] = ni < GSIO_NORMAL_COUNT ? ni : 0;
+		}
 	}
 	t->mesh = 0;
 	return true;

@@ -945,6 +945,144 @@ static void test_hmp7_external_texture(void **state)
 	free(b.d);
 }
 
+// -- A PNG whose pixels inflate far beyond its size (a deflate bomb)
+
+typedef struct bits {
+	buf *b;
+	uint32_t acc;
+	int n;
+} bits;
+
+static void bits_put(bits *w, uint32_t v, int count) // LSB first
+{
+	for (int i = 0; i < count; i++) {
+		w->acc |= ((v >> i) & 1u) << w->n;
+		if (++w->n == 8) {
+			b_u8(w->b, (uint8_t)w->acc);
+			w->acc = 0;
+			w->n = 0;
+		}
+	}
+}
+
+static void bits_code(bits *w, uint32_t code, int len) // Huffman codes: MSB first
+{
+	for (int i = len - 1; i >= 0; i--) bits_put(w, (code >> i) & 1u, 1);
+}
+
+static void b_be32(buf *b, uint32_t v)
+{
+	uint8_t x[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+	b_put(b, x, 4);
+}
+
+/* A 1x1 RGBA PNG whose zlib data is one fixed-Huffman block: the filter
+ * byte, then `repeats` copies of (length 258, distance 1), all zeros: 1 +
+ * 258 * repeats bytes from about 13 bits each. stb_image checks neither the
+ * CRCs nor the Adler-32, so they are left 0. */
+static uint8_t *make_png_bomb(size_t repeats, size_t *size)
+{
+	buf z = {0};
+	b_u8(&z, 0x78);
+	b_u8(&z, 0x01);
+	bits w = {&z, 0, 0};
+	bits_put(&w, 1, 1);          // BFINAL
+	bits_put(&w, 1, 2);          // BTYPE 01: fixed Huffman codes
+	bits_code(&w, 0x30 + 0, 8);  // literal 0 (the filter byte)
+	for (int i = 0; i < 4; i++) bits_code(&w, 0x30, 8); // the pixel: 0, 0, 0, 0
+	for (size_t i = 0; i < repeats; i++) {
+		bits_code(&w, 0xC0 + (285 - 280), 8); // length 258
+		bits_code(&w, 0, 5);                  // distance code 0: distance 1
+	}
+	bits_code(&w, 0, 7); // end of block
+	if (w.n) bits_put(&w, 0, 8 - w.n);
+	b_be32(&z, 0); // Adler-32, unchecked
+	buf png = {0};
+	b_put(&png, "\x89PNG\r\n\x1a\n", 8);
+	b_be32(&png, 13);
+	b_put(&png, "IHDR", 4);
+	b_be32(&png, 1);
+	b_be32(&png, 1);
+	const uint8_t ihdr[5] = {8, 6, 0, 0, 0}; // 8-bit RGBA
+	b_put(&png, ihdr, 5);
+	b_be32(&png, 0);
+	b_be32(&png, (uint32_t)z.n);
+	b_put(&png, "IDAT", 4);
+	b_put(&png, z.d, z.n);
+	b_be32(&png, 0);
+	b_be32(&png, 0);
+	b_put(&png, "IEND", 4);
+	b_be32(&png, 0);
+	free(z.d);
+	*size = png.n;
+	return png.d;
+}
+
+typedef struct one_file_io {
+	const uint8_t *data;
+	size_t size;
+} one_file_io;
+
+static int one_file_read(void *user, const char *path, uint8_t **data, size_t *size,
+                         gsio_error *err)
+{
+	(void)path;
+	(void)err;
+	const one_file_io *f = user;
+	*data = malloc(f->size);
+	assert_non_null(*data);
+	memcpy(*data, f->data, f->size);
+	*size = f->size;
+	return 0;
+}
+
+static void one_file_free(void *user, uint8_t *data)
+{
+	(void)user;
+	free(data);
+}
+
+/* An external texture that inflates to 16 MiB for one pixel is refused with
+ * a warning, not decoded outside the memory limit (stb_image allocates on its
+ * own; found by fuzzing: 200 KiB became 200 MiB). The same PNG without the
+ * repeats loads, so the PNG built here is a valid one. */
+static void test_hmp7_external_png_bomb(void **state)
+{
+	(void)state;
+	buf b = {0};
+	b_header(&b, "HMP7", 1, 0, 0, 1);
+	b_i32(&b, 7);
+	b_i32(&b, 0);
+	b_i32(&b, 1);
+	b_put(&b, "bomb.png", 9);
+	b_frame(&b, 0, "");
+	for (int bomb = 0; bomb < 2; bomb++) {
+		size_t png_size;
+		uint8_t *png = make_png_bomb(bomb ? ((size_t)16 << 20) / 258 : 0, &png_size);
+		one_file_io file = {png, png_size};
+		gsio_io io = {one_file_read, one_file_free, &file};
+		gsio_opts opts;
+		memset(&opts, 0, sizeof(opts));
+		opts.io = &io;
+		gsio_error err;
+		gsio_scene *s = gsio_load_memory(b.d, b.n, "bomb.hmp", &opts, &err);
+		if (!s) fail_msg("load: %s", err.message);
+		if (!bomb) {
+			assert_int_equal(s->images_count, 1);
+			assert_int_equal(s->images[0].width, 1);
+			assert_int_equal(s->warnings_count, 0);
+		} else {
+			assert_true(png_size < 120000);
+			assert_int_equal(s->images_count, 0);
+			assert_int_equal(s->warnings_count, 1);
+			assert_non_null(strstr(s->warnings[0], "decompression bomb"));
+		}
+		gsio_scene_free(s);
+		free(png);
+	}
+	free(b.d);
+}
+
 static void test_magic_and_registry(void **state)
 {
 	(void)state;
@@ -994,6 +1132,7 @@ int main(void)
 	    cmocka_unit_test(test_synthetic_hmp4),
 	    cmocka_unit_test(test_synthetic_hmp7),
 	    cmocka_unit_test(test_hmp7_external_texture),
+	    cmocka_unit_test(test_hmp7_external_png_bomb),
 	    cmocka_unit_test(test_magic_and_registry),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
