@@ -3,6 +3,26 @@
 
 #include <stdlib.h>
 
+// Under AddressSanitizer every block is fenced: the chunk's free space and a
+// 16-byte gap behind each block stay poisoned, so a read or write past the end
+// of an array is reported even though blocks share one chunk (fuzzing needs
+// this). The gap is not counted against the memory limit.
+#if defined(__SANITIZE_ADDRESS__)
+#define GSIO_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GSIO_ASAN 1
+#endif
+#endif
+#ifdef GSIO_ASAN
+#include <sanitizer/asan_interface.h>
+#define GSIO_REDZONE 16u
+#else
+#define ASAN_POISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#define ASAN_UNPOISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#define GSIO_REDZONE 0u
+#endif
+
 typedef struct gsio_chunk {
 	struct gsio_chunk *next;
 	size_t size; // usable bytes after the header
@@ -52,6 +72,7 @@ void gsio_arena_destroy(gsio_arena *a)
 	gsio_chunk *c = a->head;
 	while (c) {
 		gsio_chunk *next = c->next;
+		ASAN_UNPOISON_MEMORY_REGION(c->align_, c->size);
 		raw_free(&a->allocator, c);
 		c = next;
 	}
@@ -67,15 +88,16 @@ size_t gsio_arena_used(const gsio_arena *a)
 static void *arena_take(gsio_arena *a, size_t size, gsio_error *err)
 {
 	size_t need = (size + (GSIO_ALIGN - 1)) & ~(size_t)(GSIO_ALIGN - 1);
-	if (need < size || need > a->limit - a->handed || a->handed > a->limit) {
+	size_t take = need + GSIO_REDZONE;
+	if (need < size || take < need || need > a->limit - a->handed || a->handed > a->limit) {
 		GSIO_FAIL(err, GSIO_ERR_LIMIT, NULL, -1,
 		          "allocation of %zu bytes exceeds the memory limit of %zu bytes", size,
 		          a->limit);
 		return NULL;
 	}
 	gsio_chunk *c = a->head;
-	if (!c || c->size - c->used < need) {
-		size_t chunk = need > GSIO_CHUNK_MIN / 2 ? need : GSIO_CHUNK_MIN;
+	if (!c || c->size - c->used < take) {
+		size_t chunk = take > GSIO_CHUNK_MIN / 2 ? take : GSIO_CHUNK_MIN;
 		size_t total;
 		if (!gsio_add_size(chunk, sizeof(gsio_chunk), &total)) {
 			GSIO_FAIL(err, GSIO_ERR_LIMIT, NULL, -1, "allocation size overflows");
@@ -89,7 +111,8 @@ static void *arena_take(gsio_arena *a, size_t size, gsio_error *err)
 		}
 		n->size = chunk;
 		n->used = 0;
-		if (c && need > GSIO_CHUNK_MIN / 2) {
+		ASAN_POISON_MEMORY_REGION(n->align_, chunk);
+		if (c && take > GSIO_CHUNK_MIN / 2) {
 			// A big block goes behind the current chunk so its free space stays usable.
 			n->next = c->next;
 			c->next = n;
@@ -101,8 +124,9 @@ static void *arena_take(gsio_arena *a, size_t size, gsio_error *err)
 		c = n;
 	}
 	uint8_t *p = (uint8_t *)c->align_ + c->used;
-	c->used += need;
+	c->used += take;
 	a->handed += need;
+	ASAN_UNPOISON_MEMORY_REGION(p, size);
 	return p;
 }
 

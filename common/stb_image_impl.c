@@ -7,6 +7,44 @@
 #include <limits.h>
 #include <stdlib.h>
 
+// stb_image allocates on its own, outside the arena: the compressed data of a
+// PNG as its chunks announce it, and zlib output that doubles for as long as
+// the data inflates. Every block it asks for is capped (per thread, set around
+// each call) at a size derived from the input and the image the arena already
+// accepted, so a PNG chunk that claims 2 GiB or a deflate bomb (200 KiB
+// inflating to 200 MiB, found while fuzzing) is refused, not reserved.
+static _Thread_local size_t stb_cap;
+static _Thread_local bool stb_refused;
+
+static void *stb_malloc(size_t n)
+{
+	if (n > stb_cap) {
+		stb_refused = true;
+		return NULL;
+	}
+	return malloc(n);
+}
+
+static void *stb_realloc(void *p, size_t n)
+{
+	if (n > stb_cap) {
+		stb_refused = true;
+		return NULL;
+	}
+	return realloc(p, n);
+}
+
+// a + b * c, saturating.
+static size_t cap_term(size_t a, size_t b, size_t c)
+{
+	size_t t;
+	if (!gsio_mul_size(b, c, &t) || !gsio_add_size(a, t, &t)) return SIZE_MAX;
+	return t;
+}
+#define STBI_MALLOC(n) stb_malloc(n)
+#define STBI_REALLOC(p, n) stb_realloc(p, n)
+#define STBI_FREE(p) free(p)
+
 #if defined(__GNUC__) || defined(__clang__)
 // Reported at the end of the file, so not inside push/pop: stb_image declares
 // a few functions it never defines with STB_IMAGE_STATIC.
@@ -44,6 +82,9 @@ bool gsio_image_file_decode(const uint8_t *data, size_t size, const char *file,
 		return false;
 	}
 	int w, h, comp;
+	// Reading the header needs no more than the file and a little.
+	stb_cap = cap_term((size_t)1 << 20, 2, size);
+	stb_refused = false;
 	// The header first, so the pixels are allocated under the arena's limit
 	// before stb_image allocates its own copy.
 	if (!stbi_info_from_memory(data, (int)size, &w, &h, &comp)) {
@@ -57,13 +98,27 @@ bool gsio_image_file_decode(const uint8_t *data, size_t size, const char *file,
 		return false;
 	}
 	size_t bytes = (size_t)w * (size_t)h * 4;
-	uint8_t *rgba = gsio_arena_alloc(arena, bytes, err);
+	// Not zeroed: the memcpy below fills it, and a header that claims 16384 x
+	// 16384 pixels in a few bytes must not cost a 1 GiB memset before the
+	// decoder finds the data missing.
+	uint8_t *rgba = gsio_arena_alloc_uninit(arena, bytes, err);
 	if (!rgba) return false;
 	int w2, h2;
+	// Decoding: the compressed data (at most the file, doubled as it grows)
+	// and image-sized buffers (16-bit RGBA, PNG filter bytes, each twice over).
+	stb_cap = cap_term(cap_term((size_t)1 << 20, 2, size), 16 * (size_t)w + 2, (size_t)h);
+	stb_refused = false;
 	stbi_uc *pixels = stbi_load_from_memory(data, (int)size, &w2, &h2, &comp, 4);
 	if (!pixels) {
-		GSIO_FAIL(err, GSIO_ERR_CORRUPT, file, -1, "cannot decode the image: %s",
-		          stbi_failure_reason());
+		if (stb_refused)
+			GSIO_FAIL(err, GSIO_ERR_CORRUPT, file, -1,
+			          "cannot decode the image: it asks for far more memory than a %d x %d "
+			          "image in %zu bytes needs (a chunk larger than the file, or a "
+			          "decompression bomb)",
+			          w, h, size);
+		else
+			GSIO_FAIL(err, GSIO_ERR_CORRUPT, file, -1, "cannot decode the image: %s",
+			          stbi_failure_reason());
 		return false;
 	}
 	if (w2 != w || h2 != h) {
