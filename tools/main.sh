@@ -8,8 +8,6 @@ bash tools/setup-debian.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGSIO_BUILD_TESTS=OFF >/dev/null
 cmake --build build -j"$(nproc 2>/dev/null || echo 2)" >/dev/null
 mkdir -p out
-./build/tools/gsio info samples/*.mdl
-if [ -x build/blender_bridge/mdl2gltf ]; then
-  ./build/blender_bridge/mdl2gltf --force --report out/samples-report.json -o out/samples samples
-  echo "Converted samples/ to out/samples/ (report: out/samples-report.json)"
-fi
+./build/blender_bridge/mdl2gltf --force --verbose --report out/samples-report.json -o out/samples samples
+echo "Converted samples/ to glTF 2.0 in out/samples/ (per-file report: out/samples-report.json)."
+echo "Look inside a file with: ./build/tools/gsio info samples/clips.mdl"
