@@ -252,10 +252,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifndef GSIO_LIBFUZZER
 // Replay: every FILE through the target. `--prefix N` (0..255) puts byte N
 // in front of the files after it, so plain files (samples/*.mdl) replay as
-// the format N names. -v prints code and time per file, slowest last.
+// the format N names. `--max-time S` aborts when one input takes more than
+// S seconds plus S per MB (a load must stay fast relative to its size). -v
+// prints what each file gave and its time; the slowest is printed last.
 int main(int argc, char **argv)
 {
 	int failed = 0, verbose = 0, prefix = -1;
+	double max_time = 0;
 	size_t files = 0, loaded = 0;
 	double worst = 0, worst_mb = 0;
 	const char *worst_name = NULL;
@@ -266,6 +269,10 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(argv[i], "--prefix") && i + 1 < argc) {
 			prefix = atoi(argv[++i]) & 255;
+			continue;
+		}
+		if (!strcmp(argv[i], "--max-time") && i + 1 < argc) {
+			max_time = atof(argv[++i]);
 			continue;
 		}
 		uint8_t *data;
@@ -298,6 +305,11 @@ int main(int argc, char **argv)
 			snprintf(msg, sizeof(msg), "%s", fuzz_last_summary);
 			if (fuzz_last_err.code != GSIO_OK) gsio_error_format(&fuzz_last_err, msg, sizeof(msg));
 			printf("%s: %zu bytes, %.4f s (%.3f s/MB): %s\n", argv[i], size, sec, per_mb, msg);
+		}
+		if (max_time > 0 && sec > max_time * (1.0 + (double)size / 1048576.0)) {
+			fprintf(stderr, "fuzz_load: %s: %.3f s for %zu bytes is over --max-time %g\n",
+			        argv[i], sec, size, max_time);
+			abort();
 		}
 		if (sec > worst) {
 			worst = sec;

@@ -7,10 +7,16 @@ commit). The layout is fuzz_load.c's: byte 0 names the format (0 .mdl,
 1 .hmp, 2 .md5mesh, 3 .md5anim, 4 .md5camera; | 8: bytes 1..4 give the length
 of a sibling blob at the end, served for every sibling file the loader opens).
 
-    python3 tests/fuzz/make_regress.py     # rewrites regress/*
+    python3 tests/fuzz/make_regress.py            # rewrites regress/*
+    python3 tests/fuzz/make_regress.py --big DIR  # the large ones, into DIR
+
+The large inputs (performance pathologies, a megabyte or more) are not
+committed: tests/e2e/fuzz.cmake generates them into the build tree and
+replays them with a time limit.
 """
 import os
 import struct
+import sys
 import zlib
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "regress")
@@ -51,6 +57,30 @@ def with_sibling(prefix, main, sibling):
     return bytes([prefix | 8]) + struct.pack("<I", len(sibling)) + main + sibling
 
 
+def mdl5_one_position_many_uvs(uvs, triangles):
+    """An MDL5 with one 3D vertex and `uvs` skin vertices: the first triangles
+    use every uv once, all the others use uv 0, the one seen first."""
+    h = b"MDL5" + struct.pack("<i3f3ff3f", 0, 1, 1, 1, 0, 0, 0, 1, 0, 0, 0)
+    h += struct.pack("<9i", 0, 0, 0, 1, triangles, 1, uvs, 0, 0)
+    body = b"".join(struct.pack("<hh", i % 256, i // 256) for i in range(uvs))
+    for t in range(triangles):
+        uv = [3 * t, 3 * t + 1, 3 * t + 2] if 3 * t + 2 < uvs else [0, 0, 0]
+        body += struct.pack("<6h", 0, 0, 0, *uv)
+    body += struct.pack("<i", 2) + bytes(16) + b"frame0".ljust(16, b"\0") + bytes(8)
+    return h + body
+
+
+def big(directory):
+    global HERE
+    HERE = directory
+    os.makedirs(HERE, exist_ok=True)
+    # Welding went quadratic: 100000 triangles on one position with 32767
+    # uvs took 18.5 s (1.3 MB); linear now (importers/mdl.c, "Welding").
+    write("mdl5-weld-one-position-32767-uvs.bin",
+          b"\0" + mdl5_one_position_many_uvs(32767, 100000),
+          "MDL5, one position, 32767 uvs, 100000 triangles")
+
+
 def write(name, data, what):
     with open(os.path.join(HERE, name), "wb") as f:
         f.write(data)
@@ -82,4 +112,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 3 and sys.argv[1] == "--big":
+        big(sys.argv[2])
+    else:
+        main()
