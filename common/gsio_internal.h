@@ -18,6 +18,10 @@ int gsio_fail_at(gsio_error *err, gsio_error_code code, const char *file, int64_
                  int32_t line, int32_t column, const char *src_file, int src_line,
                  const char *fmt, ...) GSIO_PRINTF(9, 10);
 
+/** Replaces every byte outside printable ASCII by '?', in place. Error
+ *  messages and warnings pass through it (they quote bytes from files). */
+void gsio_text_sanitize(char *s);
+
 #define GSIO_FAIL(err, code, file, offset, ...) \
 	gsio_fail_at((err), (code), (file), (offset), 0, 0, __FILE__, __LINE__, __VA_ARGS__)
 #define GSIO_FAIL_LINE(err, code, file, line, col, ...) \

@@ -33,6 +33,7 @@ bool gsio_scene_warn(gsio_scene *s, gsio_error *err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	gsio_text_sanitize(buf);
 	// Warnings are few: grow the array by copying.
 	const char **w = GSIO_NEW_ARRAY(s->arena, const char *, s->warnings_count + 1, err);
 	char *text = gsio_arena_strdup(s->arena, buf, err);

@@ -518,6 +518,23 @@ static void test_arena_alloc_failure(void **state)
 
 // -- Errors
 
+/* Messages and warnings quote bytes from files: they must come out as
+ * printable ASCII (valid in a terminal and in gsio info --json). */
+static void test_text_sanitized(void **state)
+{
+	(void)state;
+	gsio_error err;
+	gsio_error_clear(&err);
+	GSIO_FAIL(&err, GSIO_ERR_CORRUPT, "f.hmp", 3, "texture '%s'", "a\xff\x01\nb");
+	assert_string_equal(err.message, "texture 'a???b'");
+	gsio_scene *s = gsio_scene_create(NULL, &err);
+	assert_non_null(s);
+	assert_true(gsio_scene_warn(s, &err, "name %s", "\xc3\xa9\t"));
+	assert_int_equal(s->warnings_count, 1);
+	assert_string_equal(s->warnings[0], "name ???");
+	gsio_scene_free(s);
+}
+
 static void test_error_format(void **state)
 {
 	(void)state;
@@ -671,6 +688,7 @@ int main(void)
 	    cmocka_unit_test(test_arena_limit),
 	    cmocka_unit_test(test_arena_alloc_failure),
 	    cmocka_unit_test(test_error_format),
+	    cmocka_unit_test(test_text_sanitized),
 	    cmocka_unit_test(test_anorms_match_file),
 	    cmocka_unit_test(test_paths),
 	    cmocka_unit_test(test_read_whole_file),

@@ -11,13 +11,13 @@ if [ ! -d ../shared/corpus ]; then
 fi
 
 echo "== build (RelWithDebInfo, warnings as errors)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGSIO_BUILD_TESTS=ON >/dev/null
 cmake --build build -j"$jobs"
 echo "== tests"
 ctest --test-dir build --output-on-failure -j"$jobs"
 
 echo "== build (ASan + UBSan)"
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGSIO_SANITIZE=ON >/dev/null
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGSIO_SANITIZE=ON -DGSIO_BUILD_TESTS=ON >/dev/null
 cmake --build build-asan -j"$jobs"
 echo "== every test again under ASan + UBSan (the tools the e2e tests run are sanitized too)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
