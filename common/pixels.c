@@ -41,24 +41,46 @@ int gsio_decode_pixels(gsio_pixel_format fmt, const uint8_t *restrict src, size_
 		return 0;
 	}
 	case GSIO_PIXEL_RGB565:
+	case GSIO_PIXEL_ARGB4444: {
+		// Every 8-bit channel of a 565 or 4444 texel, bit replication
+		// included, is an OR of bits of the low byte and bits of the high
+		// byte: (r5<<3 | r5>>2) needs the high byte only, g's six bits split
+		// 3/3 over the two bytes and their replicated top bits come from the
+		// high byte, b from the low byte. So two 256-entry tables of RGBA
+		// bytes, built per call (thread-safe, 512 entries), decode a texel
+		// with two loads and an OR.
+		uint8_t lo_t[256][4], hi_t[256][4];
+		for (unsigned x = 0; x < 256; x++) {
+			if (fmt == GSIO_PIXEL_RGB565) {
+				unsigned g_hi = x & 7u; // g5..g3
+				hi_t[x][0] = (uint8_t)((x & 0xF8u) | (x >> 5));  // r5<<3 | r5>>2
+				hi_t[x][1] = (uint8_t)((g_hi << 5) | (g_hi >> 1)); // g's high bits
+				hi_t[x][2] = 0;
+				hi_t[x][3] = 255;
+				lo_t[x][0] = 0;
+				lo_t[x][1] = (uint8_t)((x >> 5) << 2); // g2..g0
+				lo_t[x][2] = (uint8_t)(((x & 31u) << 3) | ((x & 31u) >> 2));
+				lo_t[x][3] = 0;
+			} else { // high byte a4 r4, low byte g4 b4
+				hi_t[x][0] = expand4(x & 15u);
+				hi_t[x][1] = 0;
+				hi_t[x][2] = 0;
+				hi_t[x][3] = expand4(x >> 4);
+				lo_t[x][0] = 0;
+				lo_t[x][1] = expand4(x >> 4);
+				lo_t[x][2] = expand4(x & 15u);
+				lo_t[x][3] = 0;
+			}
+		}
 		for (size_t i = 0; i < count; i++) {
-			uint32_t v = (uint32_t)src[2 * i] | ((uint32_t)src[2 * i + 1] << 8);
-			// expand5/expand6 folded into masks: r = r5<<3 | r5>>2, etc.
-			uint32_t r = ((v >> 8) & 0xF8u) | (v >> 13);
-			uint32_t g = ((v >> 3) & 0xFCu) | ((v >> 9) & 3u);
-			uint32_t b = ((v << 3) & 0xF8u) | ((v >> 2) & 7u);
-			uint32_t px = r | (g << 8) | (b << 16) | 0xFF000000u;
-			uint8_t out[4] = {(uint8_t)px, (uint8_t)(px >> 8), (uint8_t)(px >> 16), 255};
-			memcpy(dst + 4 * i, out, 4);
+			uint32_t a, b;
+			memcpy(&a, lo_t[src[2 * i]], 4);
+			memcpy(&b, hi_t[src[2 * i + 1]], 4);
+			a |= b; // bytewise OR: the same on any byte order
+			memcpy(dst + 4 * i, &a, 4);
 		}
 		return 0;
-	case GSIO_PIXEL_ARGB4444:
-		for (size_t i = 0; i < count; i++) {
-			unsigned v = (unsigned)src[2 * i] | ((unsigned)src[2 * i + 1] << 8);
-			put_rgba(dst + 4 * i, expand4((v >> 8) & 15), expand4((v >> 4) & 15), expand4(v & 15),
-			         expand4((v >> 12) & 15));
-		}
-		return 0;
+	}
 	case GSIO_PIXEL_BGR888:
 		for (size_t i = 0; i < count; i++) {
 			put_rgba(dst + 4 * i, src[3 * i + 2], src[3 * i + 1], src[3 * i], 255);
