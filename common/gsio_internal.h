@@ -83,6 +83,14 @@ gsio_scene *gsio_scene_create(const gsio_opts *opts, gsio_error *err);
 /** Appends a warning (formatted) to the scene. Returns false only when out of memory. */
 bool gsio_scene_warn(gsio_scene *scene, gsio_error *err, const char *fmt, ...) GSIO_PRINTF(3, 4);
 
+/** Bounding box of n xyz points (zeros when n == 0). */
+void gsio_bbox3(const float *p, size_t n, float mn[3], float mx[3]);
+/** Clips from the mesh's frame names: runs of frames whose names agree once
+ *  trailing digits and the separators before them are cut ("walk0".."walk3"
+ *  -> "walk"); a stem that returns after other clips gets ".2", ".3". */
+GSIO_NODISCARD bool gsio_scene_build_clips(gsio_scene *s, const gsio_mesh *m, float fps,
+                                           gsio_error *err);
+
 // -- Bounded reader
 
 /** A cursor over untrusted bytes. Every read checks the remaining size; the

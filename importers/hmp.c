@@ -557,74 +557,6 @@ static bool build_material(gsio_scene *s, const gsio_hmp_file *f, const int32_t 
 	return true;
 }
 
-/* The clip a frame belongs to: its name without trailing digits and the
- * separators before them ("wave3" -> "wave"), as for MDL frames. */
-static size_t clip_stem(const char *name)
-{
-	size_t len = strlen(name);
-	while (len && name[len - 1] >= '0' && name[len - 1] <= '9') len--;
-	while (len && (name[len - 1] == ' ' || name[len - 1] == '_' || name[len - 1] == '-')) len--;
-	return len;
-}
-
-static bool same_stem(const char *a, const char *b)
-{
-	size_t la = clip_stem(a), lb = clip_stem(b);
-	return la == lb && !memcmp(a, b, la);
-}
-
-/* Clips only for animated terrain: a single height frame is the terrain
- * itself, not an animation. Runs of frames with the same stem form a clip. */
-static bool build_clips(gsio_scene *s, const gsio_mesh *m, float fps, gsio_error *err)
-{
-	if (m->frames_count < 2) return true;
-	size_t n = 1;
-	for (size_t i = 1; i < m->frames_count; i++)
-		if (!same_stem(m->frames[i].name, m->frames[i - 1].name)) n++;
-	s->clips = GSIO_NEW_ARRAY(s->arena, gsio_clip, n, err);
-	GSIO_CHECK(s->clips);
-	size_t c = 0;
-	for (size_t i = 0; i < m->frames_count; i++) {
-		if (i && same_stem(m->frames[i].name, m->frames[i - 1].name)) {
-			s->clips[c - 1].frame_count++;
-			continue;
-		}
-		const char *fn = m->frames[i].name;
-		size_t len = clip_stem(fn);
-		char cname[48];
-		snprintf(cname, sizeof(cname), "%.*s", (int)len, len ? fn : "anim");
-		// A stem that comes back after other clips gets a suffix: names stay unique.
-		unsigned dup = 1;
-		for (size_t k = 0; k < c; k++)
-			if (!strcmp(s->clips[k].name, cname) ||
-			    (!strncmp(s->clips[k].name, cname, strlen(cname)) &&
-			     s->clips[k].name[strlen(cname)] == '.'))
-				dup++;
-		if (dup > 1) {
-			size_t l = strlen(cname);
-			snprintf(cname + l, sizeof(cname) - l, ".%u", dup);
-		}
-		gsio_clip *clip = &s->clips[c++];
-		GSIO_CHECK((clip->name = gsio_arena_strdup(s->arena, cname, err)));
-		clip->first_frame = i;
-		clip->frame_count = 1;
-		clip->fps = fps;
-	}
-	s->clips_count = c;
-	return true;
-}
-
-static void bbox_of(const float *p, size_t n, float mn[3], float mx[3])
-{
-	for (int k = 0; k < 3; k++) mn[k] = mx[k] = 0;
-	for (size_t i = 0; i < n; i++)
-		for (int k = 0; k < 3; k++) {
-			float v = p[3 * i + (size_t)k];
-			if (i == 0 || v < mn[k]) mn[k] = v;
-			if (i == 0 || v > mx[k]) mx[k] = v;
-		}
-}
-
 /* An HMP7 normal: the stored int8 x, y are 127 times the inward unit normal's
  * (see the top of this file); z follows from unit length, and a pair longer
  * than 127 (possible in a file, never in a normal) is clamped to horizontal. */
@@ -711,7 +643,7 @@ static bool build_mesh(gsio_scene *s, const gsio_hmp_file *f, const gsio_opts *o
 			// The table normals point down into the terrain (FORMATS.md): negate.
 			for (int k = 0; k < 3; k++) n[k] = -gsio_anorms[ni][k];
 		}
-		bbox_of(mf->positions, nv, mf->bbox_min, mf->bbox_max);
+		gsio_bbox3(mf->positions, nv, mf->bbox_min, mf->bbox_max);
 	}
 	if (bad_normals)
 		GSIO_CHECK(gsio_scene_warn(s, err, "%zu height normal indices are >= 162; used normal 0",
@@ -721,7 +653,9 @@ static bool build_mesh(gsio_scene *s, const gsio_hmp_file *f, const gsio_opts *o
 	memcpy(m->bbox_min, m->frames[0].bbox_min, sizeof(m->bbox_min));
 	memcpy(m->bbox_max, m->frames[0].bbox_max, sizeof(m->bbox_max));
 	float fps = opts && opts->fps > 0 ? opts->fps : GSIO_DEFAULT_FPS;
-	return build_clips(s, m, fps, err);
+	// A single height frame is the terrain itself, not an animation: clips
+	// only for animated terrain.
+	return m->frames_count < 2 || gsio_scene_build_clips(s, m, fps, err);
 }
 
 /* The grid as stored (first frame), so an HMP5 can be written back. */

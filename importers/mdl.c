@@ -420,78 +420,6 @@ static bool frame_name(const gsio_mdl_frame *fr, gsio_arena *a, gsio_error *err,
 	return *out != NULL;
 }
 
-/* The clip a frame belongs to: its name without trailing digits and the
- * separators before them ("walk3" -> "walk", "frame 0" -> "frame"). */
-static size_t clip_stem(const char *name, size_t len)
-{
-	while (len && name[len - 1] >= '0' && name[len - 1] <= '9') len--;
-	while (len && (name[len - 1] == ' ' || name[len - 1] == '_' || name[len - 1] == '-')) len--;
-	return len;
-}
-
-static bool build_clips(gsio_scene *s, const gsio_mesh *m, float fps, gsio_error *err)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < m->frames_count; i++) {
-		const char *a = m->frames[i].name;
-		if (i == 0) {
-			n++;
-			continue;
-		}
-		const char *b = m->frames[i - 1].name;
-		size_t la = clip_stem(a, strlen(a)), lb = clip_stem(b, strlen(b));
-		if (la != lb || memcmp(a, b, la)) n++;
-	}
-	s->clips = GSIO_NEW_ARRAY(s->arena, gsio_clip, n, err);
-	GSIO_CHECK(s->clips);
-	size_t c = 0;
-	for (size_t i = 0; i < m->frames_count; i++) {
-		const char *a = m->frames[i].name;
-		size_t la = clip_stem(a, strlen(a));
-		bool same = false;
-		if (i > 0) {
-			const char *b = m->frames[i - 1].name;
-			size_t lb = clip_stem(b, strlen(b));
-			same = la == lb && !memcmp(a, b, la);
-		}
-		if (same) {
-			s->clips[c - 1].frame_count++;
-			continue;
-		}
-		char name[40];
-		if (la)
-			snprintf(name, sizeof(name), "%.*s", (int)la, a);
-		else
-			snprintf(name, sizeof(name), "anim");
-		// A stem that appears again after other clips gets a suffix: names stay unique.
-		unsigned dup = 1;
-		for (size_t k = 0; k < c; k++)
-			if (!strncmp(s->clips[k].name, name, strlen(name))) dup++;
-		if (dup > 1) {
-			size_t l = strlen(name);
-			snprintf(name + l, sizeof(name) - l, ".%u", dup);
-		}
-		gsio_clip *clip = &s->clips[c++];
-		GSIO_CHECK((clip->name = gsio_arena_strdup(s->arena, name, err)));
-		clip->first_frame = i;
-		clip->frame_count = 1;
-		clip->fps = fps;
-	}
-	s->clips_count = c;
-	return true;
-}
-
-static void bbox_of(const float *p, size_t n, float mn[3], float mx[3])
-{
-	for (int k = 0; k < 3; k++) mn[k] = mx[k] = 0;
-	for (size_t i = 0; i < n; i++)
-		for (int k = 0; k < 3; k++) {
-			float v = p[3 * i + (size_t)k];
-			if (i == 0 || v < mn[k]) mn[k] = v;
-			if (i == 0 || v > mx[k]) mx[k] = v;
-		}
-}
-
 static bool skins_to_images(gsio_scene *s, const gsio_mdl_file *f, const uint8_t *palette,
                             gsio_error *err)
 {
@@ -664,7 +592,7 @@ gsio_scene *gsio_mdl_to_scene(const gsio_mdl_file *f, const char *name, const gs
 			// The table normals point into the model (FORMATS.md): negate.
 			for (int k = 0; k < 3; k++) mf->normals[3 * v + (size_t)k] = -gsio_anorms[ni][k];
 		}
-		bbox_of(mf->positions, nout, mf->bbox_min, mf->bbox_max);
+		gsio_bbox3(mf->positions, nout, mf->bbox_min, mf->bbox_max);
 	}
 	if (bad_normals &&
 	    !gsio_scene_warn(s, err, "%zu vertex normal indices are >= 162; used normal 0",
@@ -675,7 +603,7 @@ gsio_scene *gsio_mdl_to_scene(const gsio_mdl_file *f, const char *name, const gs
 	memcpy(m->bbox_min, m->frames[0].bbox_min, sizeof(m->bbox_min));
 	memcpy(m->bbox_max, m->frames[0].bbox_max, sizeof(m->bbox_max));
 	float fps = opts && opts->fps > 0 ? opts->fps : GSIO_DEFAULT_FPS;
-	if (!build_clips(s, m, fps, err)) goto fail;
+	if (!gsio_scene_build_clips(s, m, fps, err)) goto fail;
 	(void)name;
 	return s;
 fail:
