@@ -90,7 +90,10 @@ bool gsio_scene_build_clips(gsio_scene *s, const gsio_mesh *m, float fps, gsio_e
 		const char *fn = m->frames[i].name;
 		size_t len = clip_stem(fn);
 		char cname[48];
-		snprintf(cname, sizeof(cname), "%.*s", (int)len, len ? fn : "anim");
+		if (len)
+			snprintf(cname, sizeof(cname), "%.*s", (int)len, fn);
+		else // a name of digits only has no stem
+			snprintf(cname, sizeof(cname), "anim");
 		// A stem that comes back after other clips gets a suffix: names stay unique.
 		unsigned dup = 1;
 		size_t cl = strlen(cname);

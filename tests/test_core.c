@@ -535,6 +535,35 @@ static void test_text_sanitized(void **state)
 	gsio_scene_free(s);
 }
 
+/* Clips from frame names: stems without trailing digits and separators; a
+ * stem that returns later gets a suffix, a longer name is not a repeat. */
+static void test_build_clips(void **state)
+{
+	(void)state;
+	gsio_error err;
+	gsio_scene *s = gsio_scene_create(NULL, &err);
+	assert_non_null(s);
+	static const char *names[] = {"walk0", "walk1", "walking0", "walk_2", "frame 7", "7", "walk3"};
+	gsio_morph_frame frames[7];
+	memset(frames, 0, sizeof(frames));
+	for (int i = 0; i < 7; i++) frames[i].name = names[i];
+	gsio_mesh m;
+	memset(&m, 0, sizeof(m));
+	m.frames = frames;
+	m.frames_count = 7;
+	assert_true(gsio_scene_build_clips(s, &m, 12.5f, &err));
+	assert_int_equal(s->clips_count, 6);
+	static const char *want[] = {"walk", "walking", "walk.2", "frame", "anim", "walk.3"};
+	static const size_t first[] = {0, 2, 3, 4, 5, 6}, count[] = {2, 1, 1, 1, 1, 1};
+	for (size_t i = 0; i < 6; i++) {
+		assert_string_equal(s->clips[i].name, want[i]);
+		assert_int_equal(s->clips[i].first_frame, first[i]);
+		assert_int_equal(s->clips[i].frame_count, count[i]);
+		assert_true(s->clips[i].fps == 12.5f);
+	}
+	gsio_scene_free(s);
+}
+
 static void test_error_format(void **state)
 {
 	(void)state;
@@ -689,6 +718,7 @@ int main(void)
 	    cmocka_unit_test(test_arena_alloc_failure),
 	    cmocka_unit_test(test_error_format),
 	    cmocka_unit_test(test_text_sanitized),
+	    cmocka_unit_test(test_build_clips),
 	    cmocka_unit_test(test_anorms_match_file),
 	    cmocka_unit_test(test_paths),
 	    cmocka_unit_test(test_read_whole_file),
