@@ -179,3 +179,41 @@ char *gsio_arena_strdup(gsio_arena *a, const char *s, gsio_error *err)
 {
 	return gsio_arena_strndup(a, s, strlen(s), err);
 }
+
+gsio_arena *gsio_arena_for(const gsio_opts *opts, const char *name, gsio_error *err)
+{
+	gsio_arena *a = gsio_arena_create(opts ? opts->allocator : NULL, opts ? opts->memory_limit : 0);
+	if (!a) GSIO_FAIL(err, GSIO_ERR_NOMEM, name, -1, "out of memory");
+	return a;
+}
+
+void *gsio_codec_begin(const uint8_t *data, size_t size, const char *name, const gsio_opts *opts,
+                       bool borrow, size_t struct_size, gsio_arena **arena, const uint8_t **bytes,
+                       gsio_error *err)
+{
+	*arena = NULL;
+	*bytes = NULL;
+	gsio_error_clear(err);
+	if (!data && size) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, name, -1, "no data");
+		return NULL;
+	}
+	gsio_arena *a = gsio_arena_for(opts, name, err);
+	if (!a) return NULL;
+	void *f = gsio_arena_alloc(a, struct_size, err);
+	static const uint8_t empty[1];
+	const uint8_t *in = data ? data : empty; // NULL with size 0 is an empty file
+	if (f && !borrow) {
+		// The bytes are copied once so the decoded file owns what it points to.
+		uint8_t *c = gsio_arena_alloc_uninit(a, size, err);
+		if (c && size) memcpy(c, data, size);
+		in = c;
+	}
+	if (!f || !in) {
+		gsio_arena_destroy(a);
+		return NULL;
+	}
+	*arena = a;
+	*bytes = in;
+	return f;
+}

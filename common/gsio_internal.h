@@ -62,6 +62,18 @@ static inline GSIO_NODISCARD bool gsio_mul3_size(size_t a, size_t b, size_t c, s
 /** Creates an arena. allocator may be NULL; limit 0 means the default. */
 gsio_arena *gsio_arena_create(const gsio_allocator *allocator, size_t limit);
 void gsio_arena_destroy(gsio_arena *arena);
+/** An arena per the options (allocator, memory limit), or NULL with a
+ *  GSIO_ERR_NOMEM error naming `name`. */
+gsio_arena *gsio_arena_for(const gsio_opts *opts, const char *name, gsio_error *err);
+/** The start every binary codec decode shares: clears err, checks the
+ *  arguments, creates an arena, allocates the zeroed file struct
+ *  (struct_size bytes) in it and, unless `borrow`, a copy of the input.
+ *  Returns the struct, with *bytes the input to read (the copy, or data
+ *  itself when borrowing), or NULL with err set. The struct's arena is
+ *  *arena; destroy it on failure. */
+void *gsio_codec_begin(const uint8_t *data, size_t size, const char *name, const gsio_opts *opts,
+                       bool borrow, size_t struct_size, gsio_arena **arena, const uint8_t **bytes,
+                       gsio_error *err);
 /** Zeroed memory, 16-byte aligned, or NULL (and err filled) when the limit or
  *  the allocator says no. size 0 returns a valid non-NULL pointer. */
 void *gsio_arena_alloc(gsio_arena *arena, size_t size, gsio_error *err);

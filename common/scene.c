@@ -5,12 +5,8 @@
 
 gsio_scene *gsio_scene_create(const gsio_opts *opts, gsio_error *err)
 {
-	gsio_arena *a = gsio_arena_create(opts ? opts->allocator : NULL,
-	                                  opts ? opts->memory_limit : 0);
-	if (!a) {
-		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory creating a scene");
-		return NULL;
-	}
+	gsio_arena *a = gsio_arena_for(opts, NULL, err);
+	if (!a) return NULL;
 	gsio_scene *s = gsio_arena_alloc(a, sizeof(*s), err);
 	if (!s) {
 		gsio_arena_destroy(a);

@@ -279,24 +279,11 @@ gsio_hmp_file *gsio_hmp_decode(const uint8_t *data, size_t size, const char *nam
 {
 	gsio_error local;
 	if (!err) err = &local;
-	gsio_error_clear(err);
-	if (!data && size) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, name, -1, "no data");
-		return NULL;
-	}
-	gsio_arena *arena = gsio_arena_create(opts ? opts->allocator : NULL,
-	                                      opts ? opts->memory_limit : 0);
-	if (!arena) {
-		GSIO_FAIL(err, GSIO_ERR_NOMEM, name, -1, "out of memory");
-		return NULL;
-	}
-	gsio_hmp_file *f = gsio_arena_alloc(arena, sizeof(*f), err);
-	if (!f) goto fail;
+	gsio_arena *arena;
+	const uint8_t *copy;
+	gsio_hmp_file *f = gsio_codec_begin(data, size, name, opts, false, sizeof(*f), &arena, &copy, err);
+	if (!f) return NULL;
 	f->arena = arena;
-	// The file's bytes are copied once so the decoded structure owns what it points to.
-	uint8_t *copy = gsio_arena_alloc(arena, size, err);
-	if (!copy) goto fail;
-	if (size) memcpy(copy, data, size);
 	gsio_reader r = gsio_reader_make(copy, size, name, err);
 	if (!decode_header(&r, f) || !decode_skins(&r, f, err) || !decode_frames(&r, f, err))
 		goto fail;

@@ -206,14 +206,6 @@ static bool parse_index(md5_parser *p, const char *what, size_t count, md5_pos *
 	return true;
 }
 
-static gsio_arena *codec_arena(const gsio_opts *opts, const char *name, gsio_error *err)
-{
-	gsio_arena *a = gsio_arena_create(opts ? opts->allocator : NULL,
-	                                  opts ? opts->memory_limit : 0);
-	if (!a) GSIO_FAIL(err, GSIO_ERR_NOMEM, name, -1, "out of memory");
-	return a;
-}
-
 // -- .md5mesh decode
 
 static bool parse_joints(md5_parser *p, gsio_md5_mesh *m)
@@ -318,7 +310,7 @@ gsio_md5_mesh *gsio_md5_mesh_decode(const uint8_t *data, size_t size, const char
 	gsio_error local;
 	if (!err) err = &local;
 	gsio_error_clear(err);
-	gsio_arena *arena = codec_arena(opts, name, err);
+	gsio_arena *arena = gsio_arena_for(opts, name, err);
 	if (!arena) return NULL;
 	gsio_md5_mesh *m = gsio_arena_alloc(arena, sizeof(*m), err);
 	if (!m) goto fail;
@@ -388,7 +380,7 @@ gsio_md5_anim *gsio_md5_anim_decode(const uint8_t *data, size_t size, const char
 	gsio_error local;
 	if (!err) err = &local;
 	gsio_error_clear(err);
-	gsio_arena *arena = codec_arena(opts, name, err);
+	gsio_arena *arena = gsio_arena_for(opts, name, err);
 	if (!arena) return NULL;
 	gsio_md5_anim *a = gsio_arena_alloc(arena, sizeof(*a), err);
 	if (!a) goto fail;
@@ -476,7 +468,7 @@ gsio_md5_camera *gsio_md5_camera_decode(const uint8_t *data, size_t size, const 
 	gsio_error local;
 	if (!err) err = &local;
 	gsio_error_clear(err);
-	gsio_arena *arena = codec_arena(opts, name, err);
+	gsio_arena *arena = gsio_arena_for(opts, name, err);
 	if (!arena) return NULL;
 	gsio_md5_camera *c = gsio_arena_alloc(arena, sizeof(*c), err);
 	if (!c) goto fail;

@@ -199,28 +199,11 @@ static gsio_mdl_file *mdl_decode(const uint8_t *data, size_t size, const char *n
 {
 	gsio_error local;
 	if (!err) err = &local;
-	gsio_error_clear(err);
-	if (!data && size) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, name, -1, "no data");
-		return NULL;
-	}
-	gsio_arena *arena = gsio_arena_create(opts ? opts->allocator : NULL,
-	                                      opts ? opts->memory_limit : 0);
-	if (!arena) {
-		GSIO_FAIL(err, GSIO_ERR_NOMEM, name, -1, "out of memory");
-		return NULL;
-	}
-	gsio_mdl_file *f = gsio_arena_alloc(arena, sizeof(*f), err);
-	if (!f) goto fail;
+	gsio_arena *arena;
+	const uint8_t *copy;
+	gsio_mdl_file *f = gsio_codec_begin(data, size, name, opts, borrow, sizeof(*f), &arena, &copy, err);
+	if (!f) return NULL;
 	f->arena = arena;
-	// Unless borrowing, the bytes are copied once so the file owns what it points to.
-	const uint8_t *copy = data;
-	if (!borrow) {
-		uint8_t *c = gsio_arena_alloc_uninit(arena, size, err);
-		if (!c) goto fail;
-		if (size) memcpy(c, data, size);
-		copy = c;
-	}
 	gsio_reader r = gsio_reader_make(copy, size, name, err);
 	gsio_mdl_header *h = &f->header;
 	if (!decode_header(&r, h, &f->version)) goto fail;
