@@ -1,6 +1,6 @@
 /* glTF 2.0 / GLB writer for gsio scenes.
  *
- * The document is built with cJSON, the binary data in one gsio_writer (the
+ * The document is built with cJSON, the binary data in one gsioi_writer (the
  * GLB BIN chunk or the .bin file), images are encoded with libspng. Mapping
  * decisions are explained in blender_bridge/README.md; the short form is in
  * gsio_gltf.h. Nothing here trusts the scene blindly: indices, parents, joint
@@ -62,7 +62,7 @@ typedef struct gltf_ctx {
 	const char *name;
 	const char *generator;
 	bool json_failed;   // a cJSON allocation failed (reported once at the end)
-	gsio_writer bin;
+	gsioi_writer bin;
 	cJSON *root;
 	cJSON *accessors, *views, *nodes, *meshes, *materials, *textures, *images, *samplers,
 	    *skins, *animations, *cameras, *scene_nodes, *extensions_used;
@@ -105,7 +105,7 @@ static bool fail_nomem(gltf_ctx *c, const char *what)
 static void *xmalloc_array(gltf_ctx *c, size_t count, size_t size)
 {
 	size_t n;
-	if (!gsio_mul_size(count, size, &n)) {
+	if (!gsioi_mul_size(count, size, &n)) {
 		GSIO_FAIL(c->err, GSIO_ERR_LIMIT, NULL, -1, "glTF buffer size overflows");
 		return NULL;
 	}
@@ -236,7 +236,7 @@ static cJSON *jfloats(gltf_ctx *c, const float *v, int n)
 static bool buffer_align(gltf_ctx *c)
 {
 	size_t pad = (4 - c->bin.size % 4) % 4;
-	if (pad && !gsio_write_zeros(&c->bin, pad)) {
+	if (pad && !gsioi_write_zeros(&c->bin, pad)) {
 		GSIO_FAIL(c->err, GSIO_ERR_LIMIT, NULL, -1, "glTF buffer exceeds the memory limit");
 		return false;
 	}
@@ -248,7 +248,7 @@ static int add_view(gltf_ctx *c, const void *data, size_t size, int target)
 {
 	if (!buffer_align(c)) return -1;
 	size_t off = c->bin.size;
-	if (!gsio_write_bytes(&c->bin, data, size)) {
+	if (!gsioi_write_bytes(&c->bin, data, size)) {
 		GSIO_FAIL(c->err, GSIO_ERR_LIMIT, NULL, -1, "glTF buffer exceeds the memory limit");
 		return -1;
 	}
@@ -288,7 +288,7 @@ static int float_accessor(gltf_ctx *c, const float *data, size_t count, int ncom
                           bool with_min_max, int target)
 {
 	size_t bytes;
-	if (!gsio_mul3_size(count, (size_t)ncomp, sizeof(float), &bytes)) {
+	if (!gsioi_mul3_size(count, (size_t)ncomp, sizeof(float), &bytes)) {
 		GSIO_FAIL(c->err, GSIO_ERR_LIMIT, NULL, -1, "glTF accessor size overflows");
 		return -1;
 	}
@@ -515,7 +515,7 @@ int gsio_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, uint8_
 	*png = NULL;
 	*png_size = 0;
 	size_t texels;
-	if (!rgba || !width || !height || !gsio_mul_size(width, height, &texels) ||
+	if (!rgba || !width || !height || !gsioi_mul_size(width, height, &texels) ||
 	    texels > SIZE_MAX / 4) {
 		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "cannot encode a %ux%u image as PNG",
 		          (unsigned)width, (unsigned)height);
@@ -821,7 +821,7 @@ static bool write_skin_attributes(gltf_ctx *c, size_t mi, cJSON *attrs)
 	size_t slots = sets * 4;
 	bool wide = nj > 256;
 	size_t jsize = wide ? 2 : 1, nslots;
-	if (!gsio_mul_size(nv, slots, &nslots)) {
+	if (!gsioi_mul_size(nv, slots, &nslots)) {
 		GSIO_FAIL(c->err, GSIO_ERR_LIMIT, NULL, -1, "mesh %zu: weight table overflows", mi);
 		return false;
 	}
@@ -1302,7 +1302,7 @@ static bool write_clips(gltf_ctx *c)
 		float fps = checked_fps(c, clip->fps, "clip", clip->name);
 		int input = time_accessor(c, keys, fps);
 		size_t nvals;
-		if (input < 0 || !gsio_mul_size(keys, nt, &nvals)) {
+		if (input < 0 || !gsioi_mul_size(keys, nt, &nvals)) {
 			if (input >= 0) GSIO_FAIL(c->err, GSIO_ERR_LIMIT, NULL, -1, "clip %zu is too large", ci);
 			return false;
 		}
@@ -1762,7 +1762,7 @@ int gsio_gltf_write(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_gltf_
 	cJSON_Delete(c->extensions_used);
 	free(c->mesh_node);
 	free(c->mesh_targets);
-	gsio_writer_free(&c->bin);
+	gsioi_writer_free(&c->bin);
 	if (!ok) {
 		gsio_gltf_output_free(out);
 		if (err->code == GSIO_OK) GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "glTF writing failed");
@@ -1860,10 +1860,10 @@ int gsio_gltf_write_file(const gsio_scene *scene, const char *path, const gsio_g
 	gsio_gltf_opts opts = {0};
 	if (o) opts = *o;
 	char ext[16];
-	gsio_path_ext(path, ext, sizeof(ext));
+	gsioi_path_ext(path, ext, sizeof(ext));
 	if (!strcmp(ext, "gltf")) opts.flags |= GSIO_GLTF_SEPARATE;
 	if (!strcmp(ext, "glb")) opts.flags &= ~(uint32_t)GSIO_GLTF_SEPARATE;
-	const char *base = gsio_path_base(path);
+	const char *base = gsioi_path_base(path);
 	size_t dir_len = (size_t)(base - path);
 	char stem[256];
 	snprintf(stem, sizeof(stem), "%s", base);

@@ -54,7 +54,7 @@ static void raw_free(const gsio_allocator *a, void *p)
 		free(p);
 }
 
-gsio_arena *gsio_arena_create(const gsio_allocator *allocator, size_t limit)
+gsio_arena *gsioi_arena_create(const gsio_allocator *allocator, size_t limit)
 {
 	gsio_allocator al = {0};
 	if (allocator) al = *allocator;
@@ -66,7 +66,7 @@ gsio_arena *gsio_arena_create(const gsio_allocator *allocator, size_t limit)
 	return a;
 }
 
-void gsio_arena_destroy(gsio_arena *a)
+void gsioi_arena_destroy(gsio_arena *a)
 {
 	if (!a) return;
 	gsio_chunk *c = a->head;
@@ -80,7 +80,7 @@ void gsio_arena_destroy(gsio_arena *a)
 	raw_free(&al, a);
 }
 
-size_t gsio_arena_used(const gsio_arena *a)
+size_t gsioi_arena_used(const gsio_arena *a)
 {
 	return a ? a->handed : 0;
 }
@@ -99,7 +99,7 @@ static void *arena_take(gsio_arena *a, size_t size, gsio_error *err)
 	if (!c || c->size - c->used < take) {
 		size_t chunk = take > GSIO_CHUNK_MIN / 2 ? take : GSIO_CHUNK_MIN;
 		size_t total;
-		if (!gsio_add_size(chunk, sizeof(gsio_chunk), &total)) {
+		if (!gsioi_add_size(chunk, sizeof(gsio_chunk), &total)) {
 			GSIO_FAIL(err, GSIO_ERR_LIMIT, NULL, -1, "allocation size overflows");
 			return NULL;
 		}
@@ -130,33 +130,33 @@ static void *arena_take(gsio_arena *a, size_t size, gsio_error *err)
 	return p;
 }
 
-void *gsio_arena_alloc(gsio_arena *a, size_t size, gsio_error *err)
+void *gsioi_arena_alloc(gsio_arena *a, size_t size, gsio_error *err)
 {
 	void *p = arena_take(a, size, err);
 	if (p) memset(p, 0, size);
 	return p;
 }
 
-void *gsio_arena_alloc_uninit(gsio_arena *a, size_t size, gsio_error *err)
+void *gsioi_arena_alloc_uninit(gsio_arena *a, size_t size, gsio_error *err)
 {
 	return arena_take(a, size, err);
 }
 
-void *gsio_arena_array(gsio_arena *a, size_t count, size_t size, gsio_error *err)
+void *gsioi_arena_array(gsio_arena *a, size_t count, size_t size, gsio_error *err)
 {
 	size_t total;
-	if (!gsio_mul_size(count, size, &total)) {
+	if (!gsioi_mul_size(count, size, &total)) {
 		GSIO_FAIL(err, GSIO_ERR_LIMIT, NULL, -1, "array of %zu x %zu bytes overflows", count,
 		          size);
 		return NULL;
 	}
-	return gsio_arena_alloc(a, total, err);
+	return gsioi_arena_alloc(a, total, err);
 }
 
-void *gsio_arena_array_uninit(gsio_arena *a, size_t count, size_t size, gsio_error *err)
+void *gsioi_arena_array_uninit(gsio_arena *a, size_t count, size_t size, gsio_error *err)
 {
 	size_t total;
-	if (!gsio_mul_size(count, size, &total)) {
+	if (!gsioi_mul_size(count, size, &total)) {
 		GSIO_FAIL(err, GSIO_ERR_LIMIT, NULL, -1, "array of %zu x %zu bytes overflows", count,
 		          size);
 		return NULL;
@@ -164,30 +164,30 @@ void *gsio_arena_array_uninit(gsio_arena *a, size_t count, size_t size, gsio_err
 	return arena_take(a, total, err);
 }
 
-char *gsio_arena_strndup(gsio_arena *a, const char *s, size_t n, gsio_error *err)
+char *gsioi_arena_strndup(gsio_arena *a, const char *s, size_t n, gsio_error *err)
 {
 	size_t len = 0;
 	while (len < n && s[len]) len++;
-	char *d = gsio_arena_alloc(a, len + 1, err);
+	char *d = gsioi_arena_alloc(a, len + 1, err);
 	if (!d) return NULL;
 	memcpy(d, s, len);
 	d[len] = 0;
 	return d;
 }
 
-char *gsio_arena_strdup(gsio_arena *a, const char *s, gsio_error *err)
+char *gsioi_arena_strdup(gsio_arena *a, const char *s, gsio_error *err)
 {
-	return gsio_arena_strndup(a, s, strlen(s), err);
+	return gsioi_arena_strndup(a, s, strlen(s), err);
 }
 
-gsio_arena *gsio_arena_for(const gsio_opts *opts, const char *name, gsio_error *err)
+gsio_arena *gsioi_arena_for(const gsio_opts *opts, const char *name, gsio_error *err)
 {
-	gsio_arena *a = gsio_arena_create(opts ? opts->allocator : NULL, opts ? opts->memory_limit : 0);
+	gsio_arena *a = gsioi_arena_create(opts ? opts->allocator : NULL, opts ? opts->memory_limit : 0);
 	if (!a) GSIO_FAIL(err, GSIO_ERR_NOMEM, name, -1, "out of memory");
 	return a;
 }
 
-void *gsio_codec_begin(const uint8_t *data, size_t size, const char *name, const gsio_opts *opts,
+void *gsioi_codec_begin(const uint8_t *data, size_t size, const char *name, const gsio_opts *opts,
                        bool borrow, size_t struct_size, gsio_arena **arena, const uint8_t **bytes,
                        gsio_error *err)
 {
@@ -198,19 +198,19 @@ void *gsio_codec_begin(const uint8_t *data, size_t size, const char *name, const
 		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, name, -1, "no data");
 		return NULL;
 	}
-	gsio_arena *a = gsio_arena_for(opts, name, err);
+	gsio_arena *a = gsioi_arena_for(opts, name, err);
 	if (!a) return NULL;
-	void *f = gsio_arena_alloc(a, struct_size, err);
+	void *f = gsioi_arena_alloc(a, struct_size, err);
 	static const uint8_t empty[1];
 	const uint8_t *in = data ? data : empty; // NULL with size 0 is an empty file
 	if (f && !borrow) {
 		// The bytes are copied once so the decoded file owns what it points to.
-		uint8_t *c = gsio_arena_alloc_uninit(a, size, err);
+		uint8_t *c = gsioi_arena_alloc_uninit(a, size, err);
 		if (c && size) memcpy(c, data, size);
 		in = c;
 	}
 	if (!f || !in) {
-		gsio_arena_destroy(a);
+		gsioi_arena_destroy(a);
 		return NULL;
 	}
 	*arena = a;

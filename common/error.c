@@ -29,7 +29,7 @@ void gsio_error_clear(gsio_error *err)
 	err->offset = -1;
 }
 
-int gsio_fail_at(gsio_error *err, gsio_error_code code, const char *file, int64_t offset,
+int gsioi_fail_at(gsio_error *err, gsio_error_code code, const char *file, int64_t offset,
                  int32_t line, int32_t column, const char *src_file, int src_line,
                  const char *fmt, ...)
 {
@@ -45,11 +45,11 @@ int gsio_fail_at(gsio_error *err, gsio_error_code code, const char *file, int64_
 	va_start(ap, fmt);
 	vsnprintf(err->message, sizeof(err->message), fmt, ap);
 	va_end(ap);
-	gsio_text_sanitize(err->message);
+	gsioi_text_sanitize(err->message);
 	return 0;
 }
 
-void gsio_text_sanitize(char *s)
+void gsioi_text_sanitize(char *s)
 {
 	// Messages quote names and tokens from the file: keep them printable ASCII
 	// so every consumer (a terminal, a JSON report) gets valid text.

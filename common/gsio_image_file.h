@@ -15,7 +15,7 @@
  *  rgba; leaves the other fields alone. `file` names it in errors. False with
  *  err set (GSIO_ERR_UNSUPPORTED for a format or variant stb_image cannot
  *  read, GSIO_ERR_CORRUPT for a damaged file, GSIO_ERR_LIMIT when too big). */
-GSIO_NODISCARD bool gsio_image_file_decode(const uint8_t *data, size_t size, const char *file,
+GSIO_NODISCARD bool gsioi_image_file_decode(const uint8_t *data, size_t size, const char *file,
                                            gsio_arena *arena, gsio_image *out, gsio_error *err);
 
 #endif

@@ -14,18 +14,18 @@
 
 /** Fills err (if non-NULL) unless it already holds an error. Returns 0 so
  *  callers can `return gsio_fail(...)` from functions returning int/pointers. */
-int gsio_fail_at(gsio_error *err, gsio_error_code code, const char *file, int64_t offset,
+int gsioi_fail_at(gsio_error *err, gsio_error_code code, const char *file, int64_t offset,
                  int32_t line, int32_t column, const char *src_file, int src_line,
                  const char *fmt, ...) GSIO_PRINTF(9, 10);
 
 /** Replaces every byte outside printable ASCII by '?', in place. Error
  *  messages and warnings pass through it (they quote bytes from files). */
-void gsio_text_sanitize(char *s);
+void gsioi_text_sanitize(char *s);
 
 #define GSIO_FAIL(err, code, file, offset, ...) \
-	gsio_fail_at((err), (code), (file), (offset), 0, 0, __FILE__, __LINE__, __VA_ARGS__)
+	gsioi_fail_at((err), (code), (file), (offset), 0, 0, __FILE__, __LINE__, __VA_ARGS__)
 #define GSIO_FAIL_LINE(err, code, file, line, col, ...) \
-	gsio_fail_at((err), (code), (file), -1, (line), (col), __FILE__, __LINE__, __VA_ARGS__)
+	gsioi_fail_at((err), (code), (file), -1, (line), (col), __FILE__, __LINE__, __VA_ARGS__)
 
 /** `CHECK(cond)` inside functions that return bool: on false, return false.
  *  The failing step has already filled the error. */
@@ -36,14 +36,14 @@ void gsio_text_sanitize(char *s);
 
 // -- Size math
 
-static inline GSIO_NODISCARD bool gsio_mul_size(size_t a, size_t b, size_t *out)
+static inline GSIO_NODISCARD bool gsioi_mul_size(size_t a, size_t b, size_t *out)
 {
 	if (a != 0 && b > SIZE_MAX / a) return false;
 	*out = a * b;
 	return true;
 }
 
-static inline GSIO_NODISCARD bool gsio_add_size(size_t a, size_t b, size_t *out)
+static inline GSIO_NODISCARD bool gsioi_add_size(size_t a, size_t b, size_t *out)
 {
 	if (b > SIZE_MAX - a) return false;
 	*out = a + b;
@@ -51,106 +51,106 @@ static inline GSIO_NODISCARD bool gsio_add_size(size_t a, size_t b, size_t *out)
 }
 
 /** a*b*c, false on overflow. */
-static inline GSIO_NODISCARD bool gsio_mul3_size(size_t a, size_t b, size_t c, size_t *out)
+static inline GSIO_NODISCARD bool gsioi_mul3_size(size_t a, size_t b, size_t c, size_t *out)
 {
 	size_t ab;
-	return gsio_mul_size(a, b, &ab) && gsio_mul_size(ab, c, out);
+	return gsioi_mul_size(a, b, &ab) && gsioi_mul_size(ab, c, out);
 }
 
 // -- Arena
 
 /** Creates an arena. allocator may be NULL; limit 0 means the default. */
-gsio_arena *gsio_arena_create(const gsio_allocator *allocator, size_t limit);
-void gsio_arena_destroy(gsio_arena *arena);
+gsio_arena *gsioi_arena_create(const gsio_allocator *allocator, size_t limit);
+void gsioi_arena_destroy(gsio_arena *arena);
 /** An arena per the options (allocator, memory limit), or NULL with a
  *  GSIO_ERR_NOMEM error naming `name`. */
-gsio_arena *gsio_arena_for(const gsio_opts *opts, const char *name, gsio_error *err);
+gsio_arena *gsioi_arena_for(const gsio_opts *opts, const char *name, gsio_error *err);
 /** The start every binary codec decode shares: clears err, checks the
  *  arguments, creates an arena, allocates the zeroed file struct
  *  (struct_size bytes) in it and, unless `borrow`, a copy of the input.
  *  Returns the struct, with *bytes the input to read (the copy, or data
  *  itself when borrowing), or NULL with err set. The struct's arena is
  *  *arena; destroy it on failure. */
-void *gsio_codec_begin(const uint8_t *data, size_t size, const char *name, const gsio_opts *opts,
+void *gsioi_codec_begin(const uint8_t *data, size_t size, const char *name, const gsio_opts *opts,
                        bool borrow, size_t struct_size, gsio_arena **arena, const uint8_t **bytes,
                        gsio_error *err);
 /** Zeroed memory, 16-byte aligned, or NULL (and err filled) when the limit or
  *  the allocator says no. size 0 returns a valid non-NULL pointer. */
-void *gsio_arena_alloc(gsio_arena *arena, size_t size, gsio_error *err);
+void *gsioi_arena_alloc(gsio_arena *arena, size_t size, gsio_error *err);
 /** count*size bytes, overflow-checked. */
-void *gsio_arena_array(gsio_arena *arena, size_t count, size_t size, gsio_error *err);
+void *gsioi_arena_array(gsio_arena *arena, size_t count, size_t size, gsio_error *err);
 /** The same without zeroing, for buffers the caller fills completely. */
-void *gsio_arena_alloc_uninit(gsio_arena *arena, size_t size, gsio_error *err);
-void *gsio_arena_array_uninit(gsio_arena *arena, size_t count, size_t size, gsio_error *err);
-char *gsio_arena_strdup(gsio_arena *arena, const char *s, gsio_error *err);
-char *gsio_arena_strndup(gsio_arena *arena, const char *s, size_t n, gsio_error *err);
+void *gsioi_arena_alloc_uninit(gsio_arena *arena, size_t size, gsio_error *err);
+void *gsioi_arena_array_uninit(gsio_arena *arena, size_t count, size_t size, gsio_error *err);
+char *gsioi_arena_strdup(gsio_arena *arena, const char *s, gsio_error *err);
+char *gsioi_arena_strndup(gsio_arena *arena, const char *s, size_t n, gsio_error *err);
 /** Bytes handed out so far. */
-size_t gsio_arena_used(const gsio_arena *arena);
+size_t gsioi_arena_used(const gsio_arena *arena);
 
 #define GSIO_NEW_ARRAY(arena, type, count, err) \
-	((type *)gsio_arena_array((arena), (count), sizeof(type), (err)))
+	((type *)gsioi_arena_array((arena), (count), sizeof(type), (err)))
 
 /** A new empty scene with its own arena (per opts). NULL on failure. */
-gsio_scene *gsio_scene_create(const gsio_opts *opts, gsio_error *err);
+gsio_scene *gsioi_scene_create(const gsio_opts *opts, gsio_error *err);
 /** Appends a warning (formatted) to the scene. Returns false only when out of memory. */
-bool gsio_scene_warn(gsio_scene *scene, gsio_error *err, const char *fmt, ...) GSIO_PRINTF(3, 4);
+bool gsioi_scene_warn(gsio_scene *scene, gsio_error *err, const char *fmt, ...) GSIO_PRINTF(3, 4);
 
 /** Bounding box of n xyz points (zeros when n == 0). */
-void gsio_bbox3(const float *p, size_t n, float mn[3], float mx[3]);
+void gsioi_bbox3(const float *p, size_t n, float mn[3], float mx[3]);
 /** Clips from the mesh's frame names: runs of frames whose names agree once
  *  trailing digits and the separators before them are cut ("walk0".."walk3"
  *  -> "walk"); a stem that returns after other clips gets ".2", ".3". */
-GSIO_NODISCARD bool gsio_scene_build_clips(gsio_scene *s, const gsio_mesh *m, float fps,
+GSIO_NODISCARD bool gsioi_scene_build_clips(gsio_scene *s, const gsio_mesh *m, float fps,
                                            gsio_error *err);
 
 // -- Bounded reader
 
 /** A cursor over untrusted bytes. Every read checks the remaining size; the
  *  first failure sets err and makes every later read fail too. */
-typedef struct gsio_reader {
+typedef struct gsioi_reader {
 	const uint8_t *data;
 	size_t size;
 	size_t pos;
 	const char *file; /**< for errors */
 	gsio_error *err;
 	bool failed;
-} gsio_reader;
+} gsioi_reader;
 
-static inline gsio_reader gsio_reader_make(const uint8_t *data, size_t size, const char *file,
+static inline gsioi_reader gsioi_reader_make(const uint8_t *data, size_t size, const char *file,
                                            gsio_error *err)
 {
-	gsio_reader r = {data, size, 0, file ? file : "", err, false};
+	gsioi_reader r = {data, size, 0, file ? file : "", err, false};
 	return r;
 }
 
-static inline size_t gsio_reader_remaining(const gsio_reader *r)
+static inline size_t gsioi_reader_remaining(const gsioi_reader *r)
 {
 	return r->size - r->pos;
 }
 
 /** Fails with GSIO_ERR_TRUNCATED unless n bytes remain. `what` names them. */
-bool gsio_reader_need(gsio_reader *r, size_t n, const char *what);
+bool gsioi_reader_need(gsioi_reader *r, size_t n, const char *what);
 /** Returns a pointer to the next n bytes and advances, or NULL. */
-const uint8_t *gsio_read_bytes(gsio_reader *r, size_t n, const char *what);
-bool gsio_read_u8(gsio_reader *r, uint8_t *v, const char *what);
-bool gsio_read_u16(gsio_reader *r, uint16_t *v, const char *what);
-bool gsio_read_i16(gsio_reader *r, int16_t *v, const char *what);
-bool gsio_read_u32(gsio_reader *r, uint32_t *v, const char *what);
-bool gsio_read_i32(gsio_reader *r, int32_t *v, const char *what);
-bool gsio_read_f32(gsio_reader *r, float *v, const char *what);
+const uint8_t *gsioi_read_bytes(gsioi_reader *r, size_t n, const char *what);
+bool gsioi_read_u8(gsioi_reader *r, uint8_t *v, const char *what);
+bool gsioi_read_u16(gsioi_reader *r, uint16_t *v, const char *what);
+bool gsioi_read_i16(gsioi_reader *r, int16_t *v, const char *what);
+bool gsioi_read_u32(gsioi_reader *r, uint32_t *v, const char *what);
+bool gsioi_read_i32(gsioi_reader *r, int32_t *v, const char *what);
+bool gsioi_read_f32(gsioi_reader *r, float *v, const char *what);
 
-static inline uint16_t gsio_le16(const uint8_t *p)
+static inline uint16_t gsioi_le16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] | (p[1] << 8));
 }
-static inline uint32_t gsio_le32(const uint8_t *p)
+static inline uint32_t gsioi_le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
 	       ((uint32_t)p[3] << 24);
 }
-static inline float gsio_lef32(const uint8_t *p)
+static inline float gsioi_lef32(const uint8_t *p)
 {
-	uint32_t u = gsio_le32(p);
+	uint32_t u = gsioi_le32(p);
 	float f;
 	memcpy(&f, &u, 4);
 	return f;
@@ -160,29 +160,29 @@ static inline float gsio_lef32(const uint8_t *p)
 
 /** A byte buffer that grows by doubling; the first failure sticks. The
  *  memory is malloc'd (the caller frees `data` with free()). */
-typedef struct gsio_writer {
+typedef struct gsioi_writer {
 	uint8_t *data;
 	size_t size;
 	size_t capacity;
 	size_t limit;   /**< 0: GSIO_DEFAULT_MEMORY_LIMIT */
 	bool failed;
-} gsio_writer;
+} gsioi_writer;
 
-bool gsio_write_bytes(gsio_writer *w, const void *src, size_t n);
-bool gsio_write_zeros(gsio_writer *w, size_t n);
-bool gsio_write_u8(gsio_writer *w, uint8_t v);
-bool gsio_write_u16(gsio_writer *w, uint16_t v);
-bool gsio_write_i16(gsio_writer *w, int16_t v);
-bool gsio_write_u32(gsio_writer *w, uint32_t v);
-bool gsio_write_i32(gsio_writer *w, int32_t v);
-bool gsio_write_f32(gsio_writer *w, float v);
-void gsio_writer_free(gsio_writer *w);
+bool gsioi_write_bytes(gsioi_writer *w, const void *src, size_t n);
+bool gsioi_write_zeros(gsioi_writer *w, size_t n);
+bool gsioi_write_u8(gsioi_writer *w, uint8_t v);
+bool gsioi_write_u16(gsioi_writer *w, uint16_t v);
+bool gsioi_write_i16(gsioi_writer *w, int16_t v);
+bool gsioi_write_u32(gsioi_writer *w, uint32_t v);
+bool gsioi_write_i32(gsioi_writer *w, int32_t v);
+bool gsioi_write_f32(gsioi_writer *w, float v);
+void gsioi_writer_free(gsioi_writer *w);
 
 // -- Small helpers
 
 /** The lower-case extension of path without the dot ("" if none) into buf. */
-void gsio_path_ext(const char *path, char *buf, size_t buf_size);
+void gsioi_path_ext(const char *path, char *buf, size_t buf_size);
 /** The part of path after the last '/' or '\\'. */
-const char *gsio_path_base(const char *path);
+const char *gsioi_path_base(const char *path);
 
 #endif

@@ -18,24 +18,24 @@
 // -- Tokens
 
 /** What a token is. */
-typedef enum gsio_token_kind {
+typedef enum gsioi_token_kind {
 	GSIO_TOKEN_EOF = 0, /**< the end of the input (text is empty) */
 	GSIO_TOKEN_WORD,    /**< a run of non-space, non-quote, non-punctuation bytes */
 	GSIO_TOKEN_STRING,  /**< "..."; text/len are the content without the quotes */
 	GSIO_TOKEN_PUNCT    /**< one byte from the tokenizer's punctuation set */
-} gsio_token_kind;
+} gsioi_token_kind;
 
 /** A token: a view into the input buffer. */
-typedef struct gsio_token {
-	gsio_token_kind kind;
+typedef struct gsioi_token {
+	gsioi_token_kind kind;
 	const char *text;  /**< first byte (not NUL-terminated) */
 	size_t len;        /**< bytes */
 	int32_t line;      /**< 1-based line of the first byte (of the quote for strings) */
 	int32_t column;    /**< 1-based byte column of the first byte */
-} gsio_token;
+} gsioi_token;
 
-/** Tokenizer state. Fill with gsio_tokenizer_init(); no cleanup needed. */
-typedef struct gsio_tokenizer {
+/** Tokenizer state. Fill with gsioi_tokenizer_init(); no cleanup needed. */
+typedef struct gsioi_tokenizer {
 	const char *data;   /**< the input, size bytes */
 	size_t size;
 	size_t pos;         /**< next byte to scan */
@@ -47,53 +47,53 @@ typedef struct gsio_tokenizer {
 	gsio_error local_err_; /**< used when the caller passed no error */
 	bool failed;        /**< the first failure sticks: later calls fail too */
 	bool has_peek;      /**< peek_tok holds the next token */
-	gsio_token peek_tok;
-	gsio_token last;    /**< the last token returned by gsio_tok_next */
-} gsio_tokenizer;
+	gsioi_token peek_tok;
+	gsioi_token last;    /**< the last token returned by gsioi_tok_next */
+} gsioi_tokenizer;
 
 /** Prepares to tokenize size bytes of data. punct NULL means "{}()". */
-void gsio_tokenizer_init(gsio_tokenizer *t, const char *data, size_t size, const char *file,
+void gsioi_tokenizer_init(gsioi_tokenizer *t, const char *data, size_t size, const char *file,
                          const char *punct, gsio_error *err);
 
 /** The next token (EOF at the end, repeatedly). False on a lexical error
  *  (unterminated string or comment, a control byte), with err filled. */
-GSIO_NODISCARD bool gsio_tok_next(gsio_tokenizer *t, gsio_token *tok);
+GSIO_NODISCARD bool gsioi_tok_next(gsioi_tokenizer *t, gsioi_token *tok);
 /** The next token without consuming it. */
-GSIO_NODISCARD bool gsio_tok_peek(gsio_tokenizer *t, gsio_token *tok);
+GSIO_NODISCARD bool gsioi_tok_peek(gsioi_tokenizer *t, gsioi_token *tok);
 
 /** Bytes not yet scanned (an upper bound on what the rest can hold: a parser
  *  checks a count against it before allocating). */
-size_t gsio_tok_remaining(const gsio_tokenizer *t);
+size_t gsioi_tok_remaining(const gsioi_tokenizer *t);
 
 /** True when the token is the word `word` (exact, case-sensitive). */
-bool gsio_token_is(const gsio_token *tok, const char *word);
+bool gsioi_token_is(const gsioi_token *tok, const char *word);
 
 /** Fails at the token's line and column with a formatted message; the
  *  message is followed by ", found <token>" when found_suffix is true.
  *  Returns false. */
-bool gsio_tok_fail(gsio_tokenizer *t, const gsio_token *at, gsio_error_code code,
+bool gsioi_tok_fail(gsioi_tokenizer *t, const gsioi_token *at, gsio_error_code code,
                    bool found_suffix, const char *fmt, ...) GSIO_PRINTF(5, 6);
 
 /** Consumes the word `word` or fails ("expected 'word', found ..."). An EOF
  *  fails with GSIO_ERR_TRUNCATED, anything else with GSIO_ERR_SYNTAX. */
-GSIO_NODISCARD bool gsio_tok_expect_word(gsio_tokenizer *t, const char *word);
+GSIO_NODISCARD bool gsioi_tok_expect_word(gsioi_tokenizer *t, const char *word);
 /** Consumes the punctuation c or fails. */
-GSIO_NODISCARD bool gsio_tok_expect_punct(gsio_tokenizer *t, char c);
+GSIO_NODISCARD bool gsioi_tok_expect_punct(gsioi_tokenizer *t, char c);
 /** Consumes a quoted string; `what` names it in errors. */
-GSIO_NODISCARD bool gsio_tok_string(gsio_tokenizer *t, const char *what, gsio_token *out);
+GSIO_NODISCARD bool gsioi_tok_string(gsioi_tokenizer *t, const char *what, gsioi_token *out);
 /** Consumes an integer in [min, max]. A malformed number is GSIO_ERR_SYNTAX,
  *  one out of range is GSIO_ERR_CORRUPT ("<what> 7 is outside 0..3"). If
  *  at is non-NULL it receives the token (for later errors). */
-GSIO_NODISCARD bool gsio_tok_int(gsio_tokenizer *t, const char *what, int64_t min, int64_t max,
-                                 int64_t *out, gsio_token *at);
-/** Consumes a finite float (see gsio_parse_float). */
-GSIO_NODISCARD bool gsio_tok_float(gsio_tokenizer *t, const char *what, float *out);
+GSIO_NODISCARD bool gsioi_tok_int(gsioi_tokenizer *t, const char *what, int64_t min, int64_t max,
+                                 int64_t *out, gsioi_token *at);
+/** Consumes a finite float (see gsioi_parse_float). */
+GSIO_NODISCARD bool gsioi_tok_float(gsioi_tokenizer *t, const char *what, float *out);
 
 // -- Locale-free numbers
 
 /** Parses a whole decimal integer: [+-]?[0-9]+, nothing else. False on
  *  anything else or when it does not fit in int64. */
-GSIO_NODISCARD bool gsio_parse_int64(const char *s, size_t len, int64_t *out);
+GSIO_NODISCARD bool gsioi_parse_int64(const char *s, size_t len, int64_t *out);
 
 /** Parses a whole decimal float: [+-]? (digits [. digits] | . digits)
  *  ([eE] [+-]? digits)?, nothing else: no inf, nan, hex, "1.#QNAN", no
@@ -102,15 +102,15 @@ GSIO_NODISCARD bool gsio_parse_int64(const char *s, size_t len, int64_t *out);
  *  correctly rounded (checked against strtof on 200000 random strings),
  *  doubles very rarely one unit in the last place off (double rounding).
  *  False on a malformed number or one beyond the type's finite range. */
-GSIO_NODISCARD bool gsio_parse_double(const char *s, size_t len, double *out);
-GSIO_NODISCARD bool gsio_parse_float(const char *s, size_t len, float *out);
+GSIO_NODISCARD bool gsioi_parse_double(const char *s, size_t len, double *out);
+GSIO_NODISCARD bool gsioi_parse_float(const char *s, size_t len, float *out);
 
-/** Buffer size that gsio_format_float always fits in. */
+/** Buffer size that gsioi_format_float always fits in. */
 #define GSIO_FLOAT_TEXT_MAX 32
 
 /** Prints the shortest decimal (6 to 9 significant digits, "%g" style, '.'
  *  as the decimal point whatever the locale) that parses back to exactly v.
  *  Returns the length, or 0 for inf/nan (buf then holds ""). */
-size_t gsio_format_float(float v, char buf[GSIO_FLOAT_TEXT_MAX]);
+size_t gsioi_format_float(float v, char buf[GSIO_FLOAT_TEXT_MAX]);
 
 #endif

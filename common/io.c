@@ -77,7 +77,7 @@ int gsio_read_whole_file(const char *path, uint8_t **data, size_t *size, size_t 
 	return 0;
 }
 
-const char *gsio_path_base(const char *path)
+const char *gsioi_path_base(const char *path)
 {
 	const char *b = path;
 	for (const char *p = path; *p; p++)
@@ -85,12 +85,12 @@ const char *gsio_path_base(const char *path)
 	return b;
 }
 
-void gsio_path_ext(const char *path, char *buf, size_t buf_size)
+void gsioi_path_ext(const char *path, char *buf, size_t buf_size)
 {
 	if (!buf_size) return;
 	buf[0] = 0;
 	if (!path) return;
-	const char *base = gsio_path_base(path);
+	const char *base = gsioi_path_base(path);
 	const char *dot = strrchr(base, '.');
 	if (!dot) return;
 	size_t i = 0;

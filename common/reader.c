@@ -5,7 +5,7 @@
 
 // -- Reader
 
-bool gsio_reader_need(gsio_reader *r, size_t n, const char *what)
+bool gsioi_reader_need(gsioi_reader *r, size_t n, const char *what)
 {
 	if (r->failed) return false;
 	if (n > r->size - r->pos) {
@@ -18,70 +18,70 @@ bool gsio_reader_need(gsio_reader *r, size_t n, const char *what)
 	return true;
 }
 
-const uint8_t *gsio_read_bytes(gsio_reader *r, size_t n, const char *what)
+const uint8_t *gsioi_read_bytes(gsioi_reader *r, size_t n, const char *what)
 {
-	if (!gsio_reader_need(r, n, what)) return NULL;
+	if (!gsioi_reader_need(r, n, what)) return NULL;
 	const uint8_t *p = r->data + r->pos;
 	r->pos += n;
 	return p;
 }
 
-bool gsio_read_u8(gsio_reader *r, uint8_t *v, const char *what)
+bool gsioi_read_u8(gsioi_reader *r, uint8_t *v, const char *what)
 {
-	const uint8_t *p = gsio_read_bytes(r, 1, what);
+	const uint8_t *p = gsioi_read_bytes(r, 1, what);
 	if (!p) return false;
 	*v = p[0];
 	return true;
 }
 
-bool gsio_read_u16(gsio_reader *r, uint16_t *v, const char *what)
+bool gsioi_read_u16(gsioi_reader *r, uint16_t *v, const char *what)
 {
-	const uint8_t *p = gsio_read_bytes(r, 2, what);
+	const uint8_t *p = gsioi_read_bytes(r, 2, what);
 	if (!p) return false;
-	*v = gsio_le16(p);
+	*v = gsioi_le16(p);
 	return true;
 }
 
-bool gsio_read_i16(gsio_reader *r, int16_t *v, const char *what)
+bool gsioi_read_i16(gsioi_reader *r, int16_t *v, const char *what)
 {
 	uint16_t u;
-	if (!gsio_read_u16(r, &u, what)) return false;
+	if (!gsioi_read_u16(r, &u, what)) return false;
 	memcpy(v, &u, 2);
 	return true;
 }
 
-bool gsio_read_u32(gsio_reader *r, uint32_t *v, const char *what)
+bool gsioi_read_u32(gsioi_reader *r, uint32_t *v, const char *what)
 {
-	const uint8_t *p = gsio_read_bytes(r, 4, what);
+	const uint8_t *p = gsioi_read_bytes(r, 4, what);
 	if (!p) return false;
-	*v = gsio_le32(p);
+	*v = gsioi_le32(p);
 	return true;
 }
 
-bool gsio_read_i32(gsio_reader *r, int32_t *v, const char *what)
+bool gsioi_read_i32(gsioi_reader *r, int32_t *v, const char *what)
 {
 	uint32_t u;
-	if (!gsio_read_u32(r, &u, what)) return false;
+	if (!gsioi_read_u32(r, &u, what)) return false;
 	memcpy(v, &u, 4);
 	return true;
 }
 
-bool gsio_read_f32(gsio_reader *r, float *v, const char *what)
+bool gsioi_read_f32(gsioi_reader *r, float *v, const char *what)
 {
-	const uint8_t *p = gsio_read_bytes(r, 4, what);
+	const uint8_t *p = gsioi_read_bytes(r, 4, what);
 	if (!p) return false;
-	*v = gsio_lef32(p);
+	*v = gsioi_lef32(p);
 	return true;
 }
 
 // -- Writer
 
-static bool writer_reserve(gsio_writer *w, size_t n)
+static bool writer_reserve(gsioi_writer *w, size_t n)
 {
 	if (w->failed) return false;
 	size_t limit = w->limit ? w->limit : GSIO_DEFAULT_MEMORY_LIMIT;
 	size_t need;
-	if (!gsio_add_size(w->size, n, &need) || need > limit) {
+	if (!gsioi_add_size(w->size, n, &need) || need > limit) {
 		w->failed = true;
 		return false;
 	}
@@ -98,7 +98,7 @@ static bool writer_reserve(gsio_writer *w, size_t n)
 	return true;
 }
 
-bool gsio_write_bytes(gsio_writer *w, const void *src, size_t n)
+bool gsioi_write_bytes(gsioi_writer *w, const void *src, size_t n)
 {
 	if (!writer_reserve(w, n)) return false;
 	if (n) memcpy(w->data + w->size, src, n);
@@ -106,7 +106,7 @@ bool gsio_write_bytes(gsio_writer *w, const void *src, size_t n)
 	return true;
 }
 
-bool gsio_write_zeros(gsio_writer *w, size_t n)
+bool gsioi_write_zeros(gsioi_writer *w, size_t n)
 {
 	if (!writer_reserve(w, n)) return false;
 	memset(w->data + w->size, 0, n);
@@ -114,45 +114,45 @@ bool gsio_write_zeros(gsio_writer *w, size_t n)
 	return true;
 }
 
-bool gsio_write_u8(gsio_writer *w, uint8_t v)
+bool gsioi_write_u8(gsioi_writer *w, uint8_t v)
 {
-	return gsio_write_bytes(w, &v, 1);
+	return gsioi_write_bytes(w, &v, 1);
 }
 
-bool gsio_write_u16(gsio_writer *w, uint16_t v)
+bool gsioi_write_u16(gsioi_writer *w, uint16_t v)
 {
 	uint8_t b[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
-	return gsio_write_bytes(w, b, 2);
+	return gsioi_write_bytes(w, b, 2);
 }
 
-bool gsio_write_i16(gsio_writer *w, int16_t v)
+bool gsioi_write_i16(gsioi_writer *w, int16_t v)
 {
 	uint16_t u;
 	memcpy(&u, &v, 2);
-	return gsio_write_u16(w, u);
+	return gsioi_write_u16(w, u);
 }
 
-bool gsio_write_u32(gsio_writer *w, uint32_t v)
+bool gsioi_write_u32(gsioi_writer *w, uint32_t v)
 {
 	uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
-	return gsio_write_bytes(w, b, 4);
+	return gsioi_write_bytes(w, b, 4);
 }
 
-bool gsio_write_i32(gsio_writer *w, int32_t v)
+bool gsioi_write_i32(gsioi_writer *w, int32_t v)
 {
 	uint32_t u;
 	memcpy(&u, &v, 4);
-	return gsio_write_u32(w, u);
+	return gsioi_write_u32(w, u);
 }
 
-bool gsio_write_f32(gsio_writer *w, float v)
+bool gsioi_write_f32(gsioi_writer *w, float v)
 {
 	uint32_t u;
 	memcpy(&u, &v, 4);
-	return gsio_write_u32(w, u);
+	return gsioi_write_u32(w, u);
 }
 
-void gsio_writer_free(gsio_writer *w)
+void gsioi_writer_free(gsioi_writer *w)
 {
 	free(w->data);
 	memset(w, 0, sizeof(*w));

@@ -3,13 +3,13 @@
 
 #include <stdio.h>
 
-gsio_scene *gsio_scene_create(const gsio_opts *opts, gsio_error *err)
+gsio_scene *gsioi_scene_create(const gsio_opts *opts, gsio_error *err)
 {
-	gsio_arena *a = gsio_arena_for(opts, NULL, err);
+	gsio_arena *a = gsioi_arena_for(opts, NULL, err);
 	if (!a) return NULL;
-	gsio_scene *s = gsio_arena_alloc(a, sizeof(*s), err);
+	gsio_scene *s = gsioi_arena_alloc(a, sizeof(*s), err);
 	if (!s) {
-		gsio_arena_destroy(a);
+		gsioi_arena_destroy(a);
 		return NULL;
 	}
 	s->arena = a;
@@ -19,20 +19,20 @@ gsio_scene *gsio_scene_create(const gsio_opts *opts, gsio_error *err)
 
 void gsio_scene_free(gsio_scene *scene)
 {
-	if (scene) gsio_arena_destroy(scene->arena); // the scene itself lives in its arena
+	if (scene) gsioi_arena_destroy(scene->arena); // the scene itself lives in its arena
 }
 
-bool gsio_scene_warn(gsio_scene *s, gsio_error *err, const char *fmt, ...)
+bool gsioi_scene_warn(gsio_scene *s, gsio_error *err, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	gsio_text_sanitize(buf);
+	gsioi_text_sanitize(buf);
 	// Warnings are few: grow the array by copying.
 	const char **w = GSIO_NEW_ARRAY(s->arena, const char *, s->warnings_count + 1, err);
-	char *text = gsio_arena_strdup(s->arena, buf, err);
+	char *text = gsioi_arena_strdup(s->arena, buf, err);
 	if (!w || !text) return false;
 	if (s->warnings_count) memcpy(w, s->warnings, s->warnings_count * sizeof(*w));
 	w[s->warnings_count++] = text;
@@ -42,7 +42,7 @@ bool gsio_scene_warn(gsio_scene *s, gsio_error *err, const char *fmt, ...)
 
 // -- Helpers shared by the vertex-animation importers (MDL, HMP)
 
-void gsio_bbox3(const float *p, size_t n, float mn[3], float mx[3])
+void gsioi_bbox3(const float *p, size_t n, float mn[3], float mx[3])
 {
 	for (int k = 0; k < 3; k++) mn[k] = mx[k] = 0;
 	for (size_t i = 0; i < n; i++)
@@ -69,7 +69,7 @@ static bool same_stem(const char *a, const char *b)
 	return la == lb && !memcmp(a, b, la);
 }
 
-bool gsio_scene_build_clips(gsio_scene *s, const gsio_mesh *m, float fps, gsio_error *err)
+bool gsioi_scene_build_clips(gsio_scene *s, const gsio_mesh *m, float fps, gsio_error *err)
 {
 	if (!m->frames_count) return true;
 	size_t n = 1;
@@ -99,7 +99,7 @@ bool gsio_scene_build_clips(gsio_scene *s, const gsio_mesh *m, float fps, gsio_e
 				dup++;
 		if (dup > 1) snprintf(cname + cl, sizeof(cname) - cl, ".%u", dup);
 		gsio_clip *clip = &s->clips[c++];
-		GSIO_CHECK((clip->name = gsio_arena_strdup(s->arena, cname, err)));
+		GSIO_CHECK((clip->name = gsioi_arena_strdup(s->arena, cname, err)));
 		clip->first_frame = i;
 		clip->frame_count = 1;
 		clip->fps = fps;

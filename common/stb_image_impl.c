@@ -38,7 +38,7 @@ static void *stb_realloc(void *p, size_t n)
 static size_t cap_term(size_t a, size_t b, size_t c)
 {
 	size_t t;
-	if (!gsio_mul_size(b, c, &t) || !gsio_add_size(a, t, &t)) return SIZE_MAX;
+	if (!gsioi_mul_size(b, c, &t) || !gsioi_add_size(a, t, &t)) return SIZE_MAX;
 	return t;
 }
 #define STBI_MALLOC(n) stb_malloc(n)
@@ -73,7 +73,7 @@ static size_t cap_term(size_t a, size_t b, size_t c)
 #pragma GCC diagnostic pop
 #endif
 
-bool gsio_image_file_decode(const uint8_t *data, size_t size, const char *file,
+bool gsioi_image_file_decode(const uint8_t *data, size_t size, const char *file,
                             gsio_arena *arena, gsio_image *out, gsio_error *err)
 {
 	if (!data || size == 0 || size > (size_t)INT_MAX) {
@@ -101,7 +101,7 @@ bool gsio_image_file_decode(const uint8_t *data, size_t size, const char *file,
 	// Not zeroed: the memcpy below fills it, and a header that claims 16384 x
 	// 16384 pixels in a few bytes must not cost a 1 GiB memset before the
 	// decoder finds the data missing.
-	uint8_t *rgba = gsio_arena_alloc_uninit(arena, bytes, err);
+	uint8_t *rgba = gsioi_arena_alloc_uninit(arena, bytes, err);
 	if (!rgba) return false;
 	int w2, h2;
 	// Decoding: the compressed data (at most the file, doubled as it grows)

@@ -25,7 +25,7 @@ static bool is_control(unsigned char c)
 	return (c < 0x20 && !is_space(c)) || c == 0x7f;
 }
 
-static bool is_punct(const gsio_tokenizer *t, char c)
+static bool is_punct(const gsioi_tokenizer *t, char c)
 {
 	return c && strchr(t->punct, c) != NULL;
 }
@@ -37,12 +37,12 @@ static int32_t clamp_i32(size_t v)
 	return v > (size_t)INT32_MAX ? INT32_MAX : (int32_t)v;
 }
 
-static int32_t column_at(const gsio_tokenizer *t, size_t pos)
+static int32_t column_at(const gsioi_tokenizer *t, size_t pos)
 {
 	return clamp_i32(pos - t->line_start + 1);
 }
 
-void gsio_tokenizer_init(gsio_tokenizer *t, const char *data, size_t size, const char *file,
+void gsioi_tokenizer_init(gsioi_tokenizer *t, const char *data, size_t size, const char *file,
                          const char *punct, gsio_error *err)
 {
 	memset(t, 0, sizeof(*t));
@@ -59,19 +59,19 @@ void gsio_tokenizer_init(gsio_tokenizer *t, const char *data, size_t size, const
 	}
 }
 
-size_t gsio_tok_remaining(const gsio_tokenizer *t)
+size_t gsioi_tok_remaining(const gsioi_tokenizer *t)
 {
 	return t->size - t->pos;
 }
 
-bool gsio_token_is(const gsio_token *tok, const char *word)
+bool gsioi_token_is(const gsioi_token *tok, const char *word)
 {
 	size_t n = strlen(word);
 	return tok->kind == GSIO_TOKEN_WORD && tok->len == n && !memcmp(tok->text, word, n);
 }
 
 // Describes a token for "found ..." in an error: short, printable.
-static void describe(const gsio_token *tok, char *buf, size_t size)
+static void describe(const gsioi_token *tok, char *buf, size_t size)
 {
 	if (tok->kind == GSIO_TOKEN_EOF) {
 		snprintf(buf, size, "the end of the file");
@@ -91,7 +91,7 @@ static void describe(const gsio_token *tok, char *buf, size_t size)
 		snprintf(buf, size, "'%s%s'", text, more);
 }
 
-bool gsio_tok_fail(gsio_tokenizer *t, const gsio_token *at, gsio_error_code code,
+bool gsioi_tok_fail(gsioi_tokenizer *t, const gsioi_token *at, gsio_error_code code,
                    bool found_suffix, const char *fmt, ...)
 {
 	char msg[200];
@@ -101,24 +101,24 @@ bool gsio_tok_fail(gsio_tokenizer *t, const gsio_token *at, gsio_error_code code
 	va_end(ap);
 	char found[80] = "";
 	if (found_suffix) describe(at, found, sizeof(found));
-	gsio_fail_at(t->err, code, t->file, -1, at->line, at->column, __FILE__, __LINE__, "%s%s%s",
+	gsioi_fail_at(t->err, code, t->file, -1, at->line, at->column, __FILE__, __LINE__, "%s%s%s",
 	             msg, found_suffix ? ", found " : "", found);
 	t->failed = true;
 	return false;
 }
 
 // Fails at a byte position (lexical errors have no token yet).
-static bool fail_at_pos(gsio_tokenizer *t, size_t pos, int32_t line, size_t line_start,
+static bool fail_at_pos(gsioi_tokenizer *t, size_t pos, int32_t line, size_t line_start,
                         const char *what)
 {
-	gsio_token at = {GSIO_TOKEN_EOF, t->data + pos, 0, line, clamp_i32(pos - line_start + 1)};
-	return gsio_tok_fail(t, &at, GSIO_ERR_SYNTAX, false, "%s", what);
+	gsioi_token at = {GSIO_TOKEN_EOF, t->data + pos, 0, line, clamp_i32(pos - line_start + 1)};
+	return gsioi_tok_fail(t, &at, GSIO_ERR_SYNTAX, false, "%s", what);
 }
 
 // -- Scanning
 
 // Advances over one newline sequence at pos (\n, \r\n or a lone \r).
-static void newline(gsio_tokenizer *t)
+static void newline(gsioi_tokenizer *t)
 {
 	if (t->data[t->pos] == '\r' && t->pos + 1 < t->size && t->data[t->pos + 1] == '\n') t->pos++;
 	t->pos++;
@@ -127,7 +127,7 @@ static void newline(gsio_tokenizer *t)
 }
 
 // Skips whitespace and comments. False on an unterminated block comment.
-static bool skip_blank(gsio_tokenizer *t)
+static bool skip_blank(gsioi_tokenizer *t)
 {
 	while (t->pos < t->size) {
 		char c = t->data[t->pos];
@@ -164,7 +164,7 @@ static bool skip_blank(gsio_tokenizer *t)
 	return true;
 }
 
-static bool scan(gsio_tokenizer *t, gsio_token *tok)
+static bool scan(gsioi_tokenizer *t, gsioi_token *tok)
 {
 	if (t->failed) return false;
 	if (!skip_blank(t)) return false;
@@ -218,7 +218,7 @@ static bool scan(gsio_tokenizer *t, gsio_token *tok)
 	return true;
 }
 
-bool gsio_tok_next(gsio_tokenizer *t, gsio_token *tok)
+bool gsioi_tok_next(gsioi_tokenizer *t, gsioi_token *tok)
 {
 	if (t->failed) return false;
 	if (t->has_peek) {
@@ -231,7 +231,7 @@ bool gsio_tok_next(gsio_tokenizer *t, gsio_token *tok)
 	return true;
 }
 
-bool gsio_tok_peek(gsio_tokenizer *t, gsio_token *tok)
+bool gsioi_tok_peek(gsioi_tokenizer *t, gsioi_token *tok)
 {
 	if (t->failed) return false;
 	if (!t->has_peek) {
@@ -244,64 +244,64 @@ bool gsio_tok_peek(gsio_tokenizer *t, gsio_token *tok)
 
 // -- Expectations
 
-static gsio_error_code code_for(const gsio_token *tok)
+static gsio_error_code code_for(const gsioi_token *tok)
 {
 	return tok->kind == GSIO_TOKEN_EOF ? GSIO_ERR_TRUNCATED : GSIO_ERR_SYNTAX;
 }
 
-bool gsio_tok_expect_word(gsio_tokenizer *t, const char *word)
+bool gsioi_tok_expect_word(gsioi_tokenizer *t, const char *word)
 {
-	gsio_token tok;
-	GSIO_CHECK(gsio_tok_next(t, &tok));
-	if (gsio_token_is(&tok, word)) return true;
-	return gsio_tok_fail(t, &tok, code_for(&tok), true, "expected '%s'", word);
+	gsioi_token tok;
+	GSIO_CHECK(gsioi_tok_next(t, &tok));
+	if (gsioi_token_is(&tok, word)) return true;
+	return gsioi_tok_fail(t, &tok, code_for(&tok), true, "expected '%s'", word);
 }
 
-bool gsio_tok_expect_punct(gsio_tokenizer *t, char c)
+bool gsioi_tok_expect_punct(gsioi_tokenizer *t, char c)
 {
-	gsio_token tok;
-	GSIO_CHECK(gsio_tok_next(t, &tok));
+	gsioi_token tok;
+	GSIO_CHECK(gsioi_tok_next(t, &tok));
 	if (tok.kind == GSIO_TOKEN_PUNCT && tok.text[0] == c) return true;
-	return gsio_tok_fail(t, &tok, code_for(&tok), true, "expected '%c'", c);
+	return gsioi_tok_fail(t, &tok, code_for(&tok), true, "expected '%c'", c);
 }
 
-bool gsio_tok_string(gsio_tokenizer *t, const char *what, gsio_token *out)
+bool gsioi_tok_string(gsioi_tokenizer *t, const char *what, gsioi_token *out)
 {
-	GSIO_CHECK(gsio_tok_next(t, out));
+	GSIO_CHECK(gsioi_tok_next(t, out));
 	if (out->kind == GSIO_TOKEN_STRING) return true;
-	return gsio_tok_fail(t, out, code_for(out), true, "expected %s (a quoted string)", what);
+	return gsioi_tok_fail(t, out, code_for(out), true, "expected %s (a quoted string)", what);
 }
 
-bool gsio_tok_int(gsio_tokenizer *t, const char *what, int64_t min, int64_t max, int64_t *out,
-                  gsio_token *at)
+bool gsioi_tok_int(gsioi_tokenizer *t, const char *what, int64_t min, int64_t max, int64_t *out,
+                  gsioi_token *at)
 {
-	gsio_token tok;
-	GSIO_CHECK(gsio_tok_next(t, &tok));
+	gsioi_token tok;
+	GSIO_CHECK(gsioi_tok_next(t, &tok));
 	if (at) *at = tok;
-	if (tok.kind != GSIO_TOKEN_WORD || !gsio_parse_int64(tok.text, tok.len, out))
-		return gsio_tok_fail(t, &tok, code_for(&tok), true, "expected %s (an integer)", what);
+	if (tok.kind != GSIO_TOKEN_WORD || !gsioi_parse_int64(tok.text, tok.len, out))
+		return gsioi_tok_fail(t, &tok, code_for(&tok), true, "expected %s (an integer)", what);
 	if (*out < min || *out > max) {
 		if (max < min)
-			return gsio_tok_fail(t, &tok, GSIO_ERR_CORRUPT, false,
+			return gsioi_tok_fail(t, &tok, GSIO_ERR_CORRUPT, false,
 			                     "%s %lld is out of range: there is nothing it can refer to",
 			                     what, (long long)*out);
-		return gsio_tok_fail(t, &tok, GSIO_ERR_CORRUPT, false, "%s %lld is outside %lld..%lld",
+		return gsioi_tok_fail(t, &tok, GSIO_ERR_CORRUPT, false, "%s %lld is outside %lld..%lld",
 		                     what, (long long)*out, (long long)min, (long long)max);
 	}
 	return true;
 }
 
-bool gsio_tok_float(gsio_tokenizer *t, const char *what, float *out)
+bool gsioi_tok_float(gsioi_tokenizer *t, const char *what, float *out)
 {
-	gsio_token tok;
-	GSIO_CHECK(gsio_tok_next(t, &tok));
-	if (tok.kind == GSIO_TOKEN_WORD && gsio_parse_float(tok.text, tok.len, out)) return true;
-	return gsio_tok_fail(t, &tok, code_for(&tok), true, "expected %s (a finite number)", what);
+	gsioi_token tok;
+	GSIO_CHECK(gsioi_tok_next(t, &tok));
+	if (tok.kind == GSIO_TOKEN_WORD && gsioi_parse_float(tok.text, tok.len, out)) return true;
+	return gsioi_tok_fail(t, &tok, code_for(&tok), true, "expected %s (a finite number)", what);
 }
 
 // -- Numbers
 
-bool gsio_parse_int64(const char *s, size_t len, int64_t *out)
+bool gsioi_parse_int64(const char *s, size_t len, int64_t *out)
 {
 	size_t i = 0;
 	bool neg = false;
@@ -408,7 +408,7 @@ static bool parse_decimal(const char *s, size_t len, long double *out)
 #endif
 #define MD5_FLT_LIMIT 0x1.ffffffp127L
 
-bool gsio_parse_double(const char *s, size_t len, double *out)
+bool gsioi_parse_double(const char *s, size_t len, double *out)
 {
 	long double v;
 	if (!parse_decimal(s, len, &v) || !(fabsl(v) < MD5_DBL_LIMIT)) return false;
@@ -416,7 +416,7 @@ bool gsio_parse_double(const char *s, size_t len, double *out)
 	return true;
 }
 
-bool gsio_parse_float(const char *s, size_t len, float *out)
+bool gsioi_parse_float(const char *s, size_t len, float *out)
 {
 	long double v;
 	if (!parse_decimal(s, len, &v) || !(fabsl(v) < MD5_FLT_LIMIT)) return false;
@@ -424,7 +424,7 @@ bool gsio_parse_float(const char *s, size_t len, float *out)
 	return true;
 }
 
-size_t gsio_format_float(float v, char buf[GSIO_FLOAT_TEXT_MAX])
+size_t gsioi_format_float(float v, char buf[GSIO_FLOAT_TEXT_MAX])
 {
 	buf[0] = 0;
 	if (!isfinite(v)) return 0;
@@ -444,7 +444,7 @@ size_t gsio_format_float(float v, char buf[GSIO_FLOAT_TEXT_MAX])
 		}
 		buf[n] = 0;
 		float back;
-		if (gsio_parse_float(buf, n, &back) && !memcmp(&back, &v, sizeof(v))) break;
+		if (gsioi_parse_float(buf, n, &back) && !memcmp(&back, &v, sizeof(v))) break;
 	}
 	return n;
 }

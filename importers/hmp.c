@@ -48,16 +48,16 @@
 
 // -- Header
 
-static bool fail_corrupt(gsio_reader *r, size_t offset, const char *msg)
+static bool fail_corrupt(gsioi_reader *r, size_t offset, const char *msg)
 {
 	r->failed = true;
 	GSIO_FAIL(r->err, GSIO_ERR_CORRUPT, r->file, (int64_t)offset, "%s", msg);
 	return false;
 }
 
-static bool check_magic(gsio_reader *r, gsio_hmp_header *h, int *version)
+static bool check_magic(gsioi_reader *r, gsio_hmp_header *h, int *version)
 {
-	const uint8_t *m = gsio_read_bytes(r, 4, "the HMP header");
+	const uint8_t *m = gsioi_read_bytes(r, 4, "the HMP header");
 	GSIO_CHECK(m);
 	memcpy(h->version, m, 4);
 	if (!memcmp(m, "HMP4", 4) || !memcmp(m, "HMP5", 4) || !memcmp(m, "HMP7", 4)) {
@@ -76,22 +76,22 @@ static bool check_magic(gsio_reader *r, gsio_hmp_header *h, int *version)
 	return false;
 }
 
-static bool decode_header(gsio_reader *r, gsio_hmp_file *f)
+static bool decode_header(gsioi_reader *r, gsio_hmp_file *f)
 {
 	gsio_hmp_header *h = &f->header;
 	GSIO_CHECK(check_magic(r, h, &f->version));
-	GSIO_CHECK(gsio_reader_need(r, GSIO_HMP_HEADER_SIZE - 4, "the HMP header"));
-	bool ok = gsio_read_i32(r, &h->nu1, "nu1");
-	for (int i = 0; i < 3; i++) ok = ok && gsio_read_f32(r, &h->scale[i], "scale");
-	for (int i = 0; i < 3; i++) ok = ok && gsio_read_f32(r, &h->offset[i], "offset");
-	ok = ok && gsio_read_i32(r, &h->nu6, "nu6") &&
-	     gsio_read_f32(r, &h->ftrisize_x, "ftrisize_x") &&
-	     gsio_read_f32(r, &h->ftrisize_y, "ftrisize_y") &&
-	     gsio_read_f32(r, &h->fnumverts_x, "fnumverts_x");
+	GSIO_CHECK(gsioi_reader_need(r, GSIO_HMP_HEADER_SIZE - 4, "the HMP header"));
+	bool ok = gsioi_read_i32(r, &h->nu1, "nu1");
+	for (int i = 0; i < 3; i++) ok = ok && gsioi_read_f32(r, &h->scale[i], "scale");
+	for (int i = 0; i < 3; i++) ok = ok && gsioi_read_f32(r, &h->offset[i], "offset");
+	ok = ok && gsioi_read_i32(r, &h->nu6, "nu6") &&
+	     gsioi_read_f32(r, &h->ftrisize_x, "ftrisize_x") &&
+	     gsioi_read_f32(r, &h->ftrisize_y, "ftrisize_y") &&
+	     gsioi_read_f32(r, &h->fnumverts_x, "fnumverts_x");
 	int32_t *ints[] = {&h->numskins, &h->nu8,  &h->nu9,   &h->numverts, &h->nu10,
 	                   &h->numframes, &h->nu11, &h->flags, &h->nu12};
 	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
-		ok = ok && gsio_read_i32(r, ints[i], "a header field");
+		ok = ok && gsioi_read_i32(r, ints[i], "a header field");
 	GSIO_CHECK(ok);
 
 	char msg[160];
@@ -143,7 +143,7 @@ static bool decode_header(gsio_reader *r, gsio_hmp_file *f)
 
 /* HMP7 skin types beyond HMP5's: 7 reads its NUL-terminated file name here;
  * the MDL7 material flags are refused (no file shows their layout). */
-static bool check_hmp7_skin(gsio_reader *r, gsio_mdl_skin *s, size_t i, size_t at)
+static bool check_hmp7_skin(gsioi_reader *r, gsio_mdl_skin *s, size_t i, size_t at)
 {
 	if (s->type & ~0xF) {
 		r->failed = true;
@@ -154,7 +154,7 @@ static bool check_hmp7_skin(gsio_reader *r, gsio_mdl_skin *s, size_t i, size_t a
 	}
 	if (s->type != GSIO_HMP_SKIN_EXTERNAL) return true;
 	const uint8_t *p = r->data + r->pos;
-	const uint8_t *nul = memchr(p, 0, gsio_reader_remaining(r));
+	const uint8_t *nul = memchr(p, 0, gsioi_reader_remaining(r));
 	if (!nul) {
 		r->failed = true;
 		GSIO_FAIL(r->err, GSIO_ERR_CORRUPT, r->file, (int64_t)r->pos,
@@ -164,19 +164,19 @@ static bool check_hmp7_skin(gsio_reader *r, gsio_mdl_skin *s, size_t i, size_t a
 		return false;
 	}
 	s->pixels_size = (size_t)(nul - p) + 1;
-	s->pixels = gsio_read_bytes(r, s->pixels_size, "an external texture name");
+	s->pixels = gsioi_read_bytes(r, s->pixels_size, "an external texture name");
 	return s->pixels != NULL;
 }
 
-static bool decode_skins(gsio_reader *r, gsio_hmp_file *f, gsio_error *err)
+static bool decode_skins(gsioi_reader *r, gsio_hmp_file *f, gsio_error *err)
 {
 	const gsio_hmp_header *h = &f->header;
 	// An HMP5/7 skin takes at least 12 bytes, an HMP4 one 4: bound the count first.
 	size_t min_skin = f->version == 4 ? 4 : 12;
-	if ((size_t)h->numskins > gsio_reader_remaining(r) / min_skin) {
+	if ((size_t)h->numskins > gsioi_reader_remaining(r) / min_skin) {
 		GSIO_FAIL(err, GSIO_ERR_CORRUPT, r->file, 48,
 		          "numskins %d cannot fit in the %zu bytes that follow the header",
-		          (int)h->numskins, gsio_reader_remaining(r));
+		          (int)h->numskins, gsioi_reader_remaining(r));
 		return false;
 	}
 	f->skins_count = (size_t)h->numskins;
@@ -185,10 +185,10 @@ static bool decode_skins(gsio_reader *r, gsio_hmp_file *f, gsio_error *err)
 	for (size_t i = 0; i < f->skins_count; i++) {
 		gsio_mdl_skin *s = &f->skins[i];
 		size_t at = r->pos;
-		GSIO_CHECK(gsio_read_i32(r, &s->type, "a skin type"));
+		GSIO_CHECK(gsioi_read_i32(r, &s->type, "a skin type"));
 		if (f->version != 4) {
-			GSIO_CHECK(gsio_read_i32(r, &s->width, "a skin width"));
-			GSIO_CHECK(gsio_read_i32(r, &s->height, "a skin height"));
+			GSIO_CHECK(gsioi_read_i32(r, &s->width, "a skin width"));
+			GSIO_CHECK(gsioi_read_i32(r, &s->height, "a skin height"));
 		} else {
 			s->width = h->nu8;
 			s->height = h->nu9;
@@ -212,7 +212,7 @@ static bool decode_skins(gsio_reader *r, gsio_hmp_file *f, gsio_error *err)
 		}
 		char what[64];
 		snprintf(what, sizeof(what), "the pixels of skin %zu", i);
-		GSIO_CHECK((s->pixels = gsio_read_bytes(r, s->pixels_size, what)));
+		GSIO_CHECK((s->pixels = gsioi_read_bytes(r, s->pixels_size, what)));
 	}
 	return true;
 }
@@ -221,24 +221,24 @@ static bool decode_skins(gsio_reader *r, gsio_hmp_file *f, gsio_error *err)
 
 static void read_bbox_vertex(const uint8_t *p, gsio_mdl_vertex *v)
 {
-	v->pos[0] = gsio_le16(p);
-	v->pos[1] = gsio_le16(p + 2);
-	v->pos[2] = gsio_le16(p + 4);
+	v->pos[0] = gsioi_le16(p);
+	v->pos[1] = gsioi_le16(p + 2);
+	v->pos[2] = gsioi_le16(p + 4);
 	v->normal = p[6];
 	v->bone = p[7];
 }
 
-static bool decode_frames(gsio_reader *r, gsio_hmp_file *f, gsio_error *err)
+static bool decode_frames(gsioi_reader *r, gsio_hmp_file *f, gsio_error *err)
 {
 	const gsio_hmp_header *h = &f->header;
 	size_t nv = (size_t)h->numverts, frame_size;
-	if (!gsio_mul_size(nv, 4, &frame_size) ||
-	    !gsio_add_size(frame_size, GSIO_HMP_FRAME_HEADER_SIZE, &frame_size) ||
-	    (size_t)h->numframes > gsio_reader_remaining(r) / frame_size) {
+	if (!gsioi_mul_size(nv, 4, &frame_size) ||
+	    !gsioi_add_size(frame_size, GSIO_HMP_FRAME_HEADER_SIZE, &frame_size) ||
+	    (size_t)h->numframes > gsioi_reader_remaining(r) / frame_size) {
 		GSIO_FAIL(err, GSIO_ERR_CORRUPT, r->file, 68,
 		          "numframes %d of %d heights each cannot fit in the %zu bytes left at "
 		          "offset %zu",
-		          (int)h->numframes, (int)h->numverts, gsio_reader_remaining(r), r->pos);
+		          (int)h->numframes, (int)h->numverts, gsioi_reader_remaining(r), r->pos);
 		return false;
 	}
 	f->frames_count = (size_t)h->numframes;
@@ -248,9 +248,9 @@ static bool decode_frames(gsio_reader *r, gsio_hmp_file *f, gsio_error *err)
 		gsio_hmp_frame *fr = &f->frames[i];
 		size_t at = r->pos;
 		// The count check above guarantees the whole frame is there.
-		const uint8_t *p = gsio_read_bytes(r, frame_size, "a frame");
+		const uint8_t *p = gsioi_read_bytes(r, frame_size, "a frame");
 		GSIO_CHECK(p);
-		fr->type = (int32_t)gsio_le32(p);
+		fr->type = (int32_t)gsioi_le32(p);
 		if (fr->type != GSIO_HMP_FRAME_WORD) {
 			GSIO_FAIL(err, GSIO_ERR_CORRUPT, r->file, (int64_t)at,
 			          "frame %zu: type %d is not 2 (HMP frames are word-packed)", i,
@@ -264,7 +264,7 @@ static bool decode_frames(gsio_reader *r, gsio_hmp_file *f, gsio_error *err)
 		GSIO_CHECK(fr->heights);
 		const uint8_t *q = p + GSIO_HMP_FRAME_HEADER_SIZE;
 		for (size_t v = 0; v < nv; v++, q += 4) {
-			fr->heights[v].z = gsio_le16(q);
+			fr->heights[v].z = gsioi_le16(q);
 			fr->heights[v].normal = q[2];
 			fr->heights[v].pad = q[3];
 		}
@@ -281,10 +281,10 @@ gsio_hmp_file *gsio_hmp_decode(const uint8_t *data, size_t size, const char *nam
 	if (!err) err = &local;
 	gsio_arena *arena;
 	const uint8_t *copy;
-	gsio_hmp_file *f = gsio_codec_begin(data, size, name, opts, false, sizeof(*f), &arena, &copy, err);
+	gsio_hmp_file *f = gsioi_codec_begin(data, size, name, opts, false, sizeof(*f), &arena, &copy, err);
 	if (!f) return NULL;
 	f->arena = arena;
-	gsio_reader r = gsio_reader_make(copy, size, name, err);
+	gsioi_reader r = gsioi_reader_make(copy, size, name, err);
 	if (!decode_header(&r, f) || !decode_skins(&r, f, err) || !decode_frames(&r, f, err))
 		goto fail;
 	f->trailing = copy + r.pos;
@@ -293,24 +293,24 @@ gsio_hmp_file *gsio_hmp_decode(const uint8_t *data, size_t size, const char *nam
 fail:
 	// Errors raised without a file name (arena, skin size) get it here.
 	if (name && !err->file[0]) snprintf(err->file, sizeof(err->file), "%s", name);
-	gsio_arena_destroy(arena);
+	gsioi_arena_destroy(arena);
 	return NULL;
 }
 
 void gsio_hmp_file_free(gsio_hmp_file *file)
 {
-	if (file) gsio_arena_destroy(file->arena);
+	if (file) gsioi_arena_destroy(file->arena);
 }
 
 // -- Encode
 
-static void write_bbox_vertex(gsio_writer *w, const gsio_mdl_vertex *v)
+static void write_bbox_vertex(gsioi_writer *w, const gsio_mdl_vertex *v)
 {
-	gsio_write_u16(w, v->pos[0]);
-	gsio_write_u16(w, v->pos[1]);
-	gsio_write_u16(w, v->pos[2]);
-	gsio_write_u8(w, v->normal);
-	gsio_write_u8(w, v->bone);
+	gsioi_write_u16(w, v->pos[0]);
+	gsioi_write_u16(w, v->pos[1]);
+	gsioi_write_u16(w, v->pos[2]);
+	gsioi_write_u8(w, v->normal);
+	gsioi_write_u8(w, v->bone);
 }
 
 int gsio_hmp_encode(const gsio_hmp_file *f, uint8_t **out, size_t *out_size, gsio_error *err)
@@ -358,42 +358,42 @@ int gsio_hmp_encode(const gsio_hmp_file *f, uint8_t **out, size_t *out_size, gsi
 			return -1;
 		}
 
-	gsio_writer w = {0};
-	gsio_write_bytes(&w, h->version, 4);
-	gsio_write_i32(&w, h->nu1);
-	for (int i = 0; i < 3; i++) gsio_write_f32(&w, h->scale[i]);
-	for (int i = 0; i < 3; i++) gsio_write_f32(&w, h->offset[i]);
-	gsio_write_i32(&w, h->nu6);
-	gsio_write_f32(&w, h->ftrisize_x);
-	gsio_write_f32(&w, h->ftrisize_y);
-	gsio_write_f32(&w, h->fnumverts_x);
+	gsioi_writer w = {0};
+	gsioi_write_bytes(&w, h->version, 4);
+	gsioi_write_i32(&w, h->nu1);
+	for (int i = 0; i < 3; i++) gsioi_write_f32(&w, h->scale[i]);
+	for (int i = 0; i < 3; i++) gsioi_write_f32(&w, h->offset[i]);
+	gsioi_write_i32(&w, h->nu6);
+	gsioi_write_f32(&w, h->ftrisize_x);
+	gsioi_write_f32(&w, h->ftrisize_y);
+	gsioi_write_f32(&w, h->fnumverts_x);
 	const int32_t ints[] = {h->numskins,  h->nu8,  h->nu9,   h->numverts, h->nu10,
 	                        h->numframes, h->nu11, h->flags, h->nu12};
-	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) gsio_write_i32(&w, ints[i]);
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) gsioi_write_i32(&w, ints[i]);
 	for (size_t i = 0; i < f->skins_count; i++) {
 		const gsio_mdl_skin *s = &f->skins[i];
-		gsio_write_i32(&w, s->type);
+		gsioi_write_i32(&w, s->type);
 		if (version != 4) {
-			gsio_write_i32(&w, s->width);
-			gsio_write_i32(&w, s->height);
+			gsioi_write_i32(&w, s->width);
+			gsioi_write_i32(&w, s->height);
 		}
-		gsio_write_bytes(&w, s->pixels, s->pixels_size);
+		gsioi_write_bytes(&w, s->pixels, s->pixels_size);
 	}
 	for (size_t i = 0; i < f->frames_count; i++) {
 		const gsio_hmp_frame *fr = &f->frames[i];
-		gsio_write_i32(&w, fr->type);
+		gsioi_write_i32(&w, fr->type);
 		write_bbox_vertex(&w, &fr->bbox_min);
 		write_bbox_vertex(&w, &fr->bbox_max);
-		gsio_write_bytes(&w, fr->name, 16);
+		gsioi_write_bytes(&w, fr->name, 16);
 		for (size_t v = 0; v < (size_t)h->numverts; v++) {
 			const gsio_hmp_height *ht = &fr->heights[v];
 			uint8_t b[4] = {(uint8_t)ht->z, (uint8_t)(ht->z >> 8), ht->normal, ht->pad};
-			gsio_write_bytes(&w, b, 4);
+			gsioi_write_bytes(&w, b, 4);
 		}
 	}
-	gsio_write_bytes(&w, f->trailing, f->trailing_size);
+	gsioi_write_bytes(&w, f->trailing, f->trailing_size);
 	if (w.failed) {
-		gsio_writer_free(&w);
+		gsioi_writer_free(&w);
 		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding the HMP file");
 		return -1;
 	}
@@ -413,15 +413,15 @@ static bool load_external(gsio_scene *s, const char *stored, const char *path,
                           const gsio_opts *opts, gsio_image *im, bool *loaded, gsio_error *err)
 {
 	*loaded = false;
-	const char *base = gsio_path_base(stored);
+	const char *base = gsioi_path_base(stored);
 	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
-		return gsio_scene_warn(s, err, "external texture \"%.200s\" has no file name: not loaded",
+		return gsioi_scene_warn(s, err, "external texture \"%.200s\" has no file name: not loaded",
 		                       stored);
-	size_t dir = path ? (size_t)(gsio_path_base(path) - path) : 0;
+	size_t dir = path ? (size_t)(gsioi_path_base(path) - path) : 0;
 	char full[1024];
 	if ((size_t)snprintf(full, sizeof(full), "%.*s%s", (int)dir, path ? path : "", base) >=
 	    sizeof(full))
-		return gsio_scene_warn(s, err, "external texture \"%.200s\": path too long", stored);
+		return gsioi_scene_warn(s, err, "external texture \"%.200s\": path too long", stored);
 	uint8_t *data = NULL;
 	size_t size = 0;
 	gsio_error sub;
@@ -430,10 +430,10 @@ static bool load_external(gsio_scene *s, const char *stored, const char *path,
 	int rc = custom ? opts->io->read_file(opts->io->user, full, &data, &size, &sub)
 	                : gsio_read_whole_file(full, &data, &size, opts ? opts->memory_limit : 0, &sub);
 	if (rc)
-		return gsio_scene_warn(s, err, "external texture \"%.150s\": %.200s: %.120s: not loaded",
+		return gsioi_scene_warn(s, err, "external texture \"%.150s\": %.200s: %.120s: not loaded",
 		                       stored, full, sub.message);
 	gsio_error_clear(&sub);
-	bool ok = gsio_image_file_decode(data, size, full, s->arena, im, &sub);
+	bool ok = gsioi_image_file_decode(data, size, full, s->arena, im, &sub);
 	if (custom) {
 		if (opts->io->free_data) opts->io->free_data(opts->io->user, data);
 	} else {
@@ -444,11 +444,11 @@ static bool load_external(gsio_scene *s, const char *stored, const char *path,
 			GSIO_FAIL(err, sub.code, full, -1, "%s", sub.message);
 			return false;
 		}
-		return gsio_scene_warn(s, err, "external texture %.300s: %.150s: not loaded", full,
+		return gsioi_scene_warn(s, err, "external texture %.300s: %.150s: not loaded", full,
 		                       sub.message);
 	}
-	GSIO_CHECK((im->source_path = gsio_arena_strdup(s->arena, full, err)));
-	GSIO_CHECK((im->name = gsio_arena_strdup(s->arena, base, err)));
+	GSIO_CHECK((im->source_path = gsioi_arena_strdup(s->arena, full, err)));
+	GSIO_CHECK((im->name = gsioi_arena_strdup(s->arena, base, err)));
 	im->source_type = GSIO_HMP_SKIN_EXTERNAL;
 	im->source_format = GSIO_PIXEL_RGBA8888;
 	*loaded = true;
@@ -469,7 +469,7 @@ static bool skins_to_images(gsio_scene *s, const gsio_hmp_file *f, const uint8_t
 		const gsio_mdl_skin *sk = &f->skins[i];
 		image_of[i] = -1;
 		if (sk->type == GSIO_MDL_SKIN_DDS) {
-			GSIO_CHECK(gsio_scene_warn(s, err,
+			GSIO_CHECK(gsioi_scene_warn(s, err,
 			                           "skin %zu is an embedded DDS file (%zu bytes): not decoded",
 			                           i, sk->pixels_size));
 			continue;
@@ -484,14 +484,14 @@ static bool skins_to_images(gsio_scene *s, const gsio_hmp_file *f, const uint8_t
 		gsio_image *im = &s->images[ni];
 		char iname[32];
 		snprintf(iname, sizeof(iname), "skin%zu", i);
-		GSIO_CHECK((im->name = gsio_arena_strdup(s->arena, iname, err)));
+		GSIO_CHECK((im->name = gsioi_arena_strdup(s->arena, iname, err)));
 		im->width = (uint32_t)sk->width;
 		im->height = (uint32_t)sk->height;
 		im->source_type = sk->type;
 		im->source_format = (gsio_pixel_format)(sk->type & 7);
 		im->source_mip_count = (sk->type & GSIO_MDL_SKIN_MIPS) ? 3 : 0;
 		size_t texels = (size_t)im->width * im->height; // < 2^28, checked at decode
-		GSIO_CHECK((im->rgba = gsio_arena_array(s->arena, texels, 4, err)));
+		GSIO_CHECK((im->rgba = gsioi_arena_array(s->arena, texels, 4, err)));
 		if (gsio_decode_pixels(im->source_format, sk->pixels, texels, palette, im->rgba)) {
 			GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, NULL, -1, "skin %zu: type %d", i, (int)sk->type);
 			return false;
@@ -535,7 +535,7 @@ static bool build_material(gsio_scene *s, const gsio_hmp_file *f, const int32_t 
 			m->detail_image = image_of[i];
 			continue;
 		}
-		GSIO_CHECK(gsio_scene_warn(s, err,
+		GSIO_CHECK(gsioi_scene_warn(s, err,
 		                           "skin %zu (%ux%u) is kept as image %d but used by no material "
 		                           "(the engine uses the first skin and a differently sized "
 		                           "second one)",
@@ -577,7 +577,7 @@ static bool build_mesh(gsio_scene *s, const gsio_hmp_file *f, const gsio_opts *o
 	m->vertex_count = nv;
 	m->material = s->materials_count ? 0 : -1;
 	size_t cells = (cols - 1) * (rows - 1);
-	GSIO_CHECK(gsio_mul_size(cells, 6, &m->index_count) ||
+	GSIO_CHECK(gsioi_mul_size(cells, 6, &m->index_count) ||
 	           GSIO_FAIL(err, GSIO_ERR_LIMIT, NULL, -1, "%zu grid cells overflow", cells));
 	m->indices = GSIO_NEW_ARRAY(a, uint32_t, m->index_count, err);
 	m->uvs = GSIO_NEW_ARRAY(a, float, 2 * nv, err);
@@ -608,7 +608,7 @@ static bool build_mesh(gsio_scene *s, const gsio_hmp_file *f, const gsio_opts *o
 	for (size_t i = 0; i < nframes; i++) {
 		const gsio_hmp_frame *fr = &f->frames[i];
 		gsio_morph_frame *mf = &m->frames[i];
-		GSIO_CHECK((mf->name = gsio_arena_strndup(a, fr->name, 16, err)));
+		GSIO_CHECK((mf->name = gsioi_arena_strndup(a, fr->name, 16, err)));
 		mf->positions = GSIO_NEW_ARRAY(a, float, 3 * nv, err);
 		mf->normals = GSIO_NEW_ARRAY(a, float, 3 * nv, err);
 		GSIO_CHECK(mf->positions && mf->normals);
@@ -630,10 +630,10 @@ static bool build_mesh(gsio_scene *s, const gsio_hmp_file *f, const gsio_opts *o
 			// The table normals point down into the terrain (FORMATS.md): negate.
 			for (int k = 0; k < 3; k++) n[k] = -gsio_anorms[ni][k];
 		}
-		gsio_bbox3(mf->positions, nv, mf->bbox_min, mf->bbox_max);
+		gsioi_bbox3(mf->positions, nv, mf->bbox_min, mf->bbox_max);
 	}
 	if (bad_normals)
-		GSIO_CHECK(gsio_scene_warn(s, err, "%zu height normal indices are >= 162; used normal 0",
+		GSIO_CHECK(gsioi_scene_warn(s, err, "%zu height normal indices are >= 162; used normal 0",
 		                           bad_normals));
 	m->positions = m->frames[0].positions;
 	m->normals = m->frames[0].normals;
@@ -642,7 +642,7 @@ static bool build_mesh(gsio_scene *s, const gsio_hmp_file *f, const gsio_opts *o
 	float fps = opts && opts->fps > 0 ? opts->fps : GSIO_DEFAULT_FPS;
 	// A single height frame is the terrain itself, not an animation: clips
 	// only for animated terrain.
-	return m->frames_count < 2 || gsio_scene_build_clips(s, m, fps, err);
+	return m->frames_count < 2 || gsioi_scene_build_clips(s, m, fps, err);
 }
 
 /* The grid as stored (first frame), so an HMP5 can be written back. */
@@ -683,7 +683,7 @@ gsio_scene *gsio_hmp_to_scene(const gsio_hmp_file *f, const char *name, const gs
 {
 	gsio_error local;
 	if (!err) err = &local;
-	gsio_scene *s = gsio_scene_create(opts, err);
+	gsio_scene *s = gsioi_scene_create(opts, err);
 	if (!s) return NULL;
 	uint8_t palette_buf[768];
 	const uint8_t *palette = opts ? opts->palette : NULL;
@@ -703,7 +703,7 @@ gsio_scene *gsio_hmp_to_scene(const gsio_hmp_file *f, const char *name, const gs
 		goto fail;
 	if (f->frames_count == 0) {
 		// Without a frame there are no heights: an empty scene, said out loud.
-		if (!gsio_scene_warn(s, err, "the terrain has no height frames: no mesh")) goto fail;
+		if (!gsioi_scene_warn(s, err, "the terrain has no height frames: no mesh")) goto fail;
 		return s;
 	}
 	if (!build_mesh(s, f, opts, err) || !build_terrain(s, f, err)) goto fail;

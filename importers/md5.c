@@ -95,7 +95,7 @@ static void quat_store(md5_quat q, float out[4])
 // -- Parsing helpers
 
 typedef struct md5_parser {
-	gsio_tokenizer tok;
+	gsioi_tokenizer tok;
 	gsio_arena *arena;
 	gsio_error *err;
 	const char *file;
@@ -115,31 +115,31 @@ static void parser_init(md5_parser *p, const uint8_t *data, size_t size, const c
 		size = 0;
 	}
 	size_t skip = bom_size(data, size);
-	gsio_tokenizer_init(&p->tok, (const char *)data + skip, size - skip, file, "{}()", err);
+	gsioi_tokenizer_init(&p->tok, (const char *)data + skip, size - skip, file, "{}()", err);
 	p->arena = arena;
 	p->err = err;
 	p->file = file ? file : "";
 }
 
-static bool fail_at(md5_parser *p, const gsio_token *at, gsio_error_code code, const char *msg)
+static bool fail_at(md5_parser *p, const gsioi_token *at, gsio_error_code code, const char *msg)
 {
-	return gsio_tok_fail(&p->tok, at, code, false, "%s", msg);
+	return gsioi_tok_fail(&p->tok, at, code, false, "%s", msg);
 }
 
 static bool parse_string(md5_parser *p, const char *what, const char **out)
 {
-	gsio_token t;
-	GSIO_CHECK(gsio_tok_string(&p->tok, what, &t));
-	GSIO_CHECK((*out = gsio_arena_strndup(p->arena, t.text, t.len, p->err)));
+	gsioi_token t;
+	GSIO_CHECK(gsioi_tok_string(&p->tok, what, &t));
+	GSIO_CHECK((*out = gsioi_arena_strndup(p->arena, t.text, t.len, p->err)));
 	return true;
 }
 
 // `( f f f )` with n floats.
 static bool parse_vec(md5_parser *p, float *out, size_t n, const char *what)
 {
-	GSIO_CHECK(gsio_tok_expect_punct(&p->tok, '('));
-	for (size_t i = 0; i < n; i++) GSIO_CHECK(gsio_tok_float(&p->tok, what, &out[i]));
-	return gsio_tok_expect_punct(&p->tok, ')');
+	GSIO_CHECK(gsioi_tok_expect_punct(&p->tok, '('));
+	for (size_t i = 0; i < n; i++) GSIO_CHECK(gsioi_tok_float(&p->tok, what, &out[i]));
+	return gsioi_tok_expect_punct(&p->tok, ')');
 }
 
 // `keyword count`, with the count checked against what the rest of the text
@@ -147,13 +147,13 @@ static bool parse_vec(md5_parser *p, float *out, size_t n, const char *what)
 static bool parse_count(md5_parser *p, const char *keyword, int64_t min, size_t tokens,
                         size_t *out)
 {
-	GSIO_CHECK(gsio_tok_expect_word(&p->tok, keyword));
+	GSIO_CHECK(gsioi_tok_expect_word(&p->tok, keyword));
 	int64_t v;
-	gsio_token at;
-	GSIO_CHECK(gsio_tok_int(&p->tok, keyword, min, INT32_MAX, &v, &at));
-	size_t left = gsio_tok_remaining(&p->tok);
+	gsioi_token at;
+	GSIO_CHECK(gsioi_tok_int(&p->tok, keyword, min, INT32_MAX, &v, &at));
+	size_t left = gsioi_tok_remaining(&p->tok);
 	if ((uint64_t)v > left / (tokens ? tokens : 1))
-		return gsio_tok_fail(&p->tok, &at, GSIO_ERR_TRUNCATED, false,
+		return gsioi_tok_fail(&p->tok, &at, GSIO_ERR_TRUNCATED, false,
 		                     "%s %lld cannot fit in the %zu bytes left in the file", keyword,
 		                     (long long)v, left);
 	*out = (size_t)v;
@@ -162,25 +162,25 @@ static bool parse_count(md5_parser *p, const char *keyword, int64_t min, size_t 
 
 static bool parse_header(md5_parser *p, int32_t *version, const char **commandline)
 {
-	GSIO_CHECK(gsio_tok_expect_word(&p->tok, "MD5Version"));
+	GSIO_CHECK(gsioi_tok_expect_word(&p->tok, "MD5Version"));
 	int64_t v;
-	gsio_token at;
-	GSIO_CHECK(gsio_tok_int(&p->tok, "MD5Version", INT32_MIN, INT32_MAX, &v, &at));
+	gsioi_token at;
+	GSIO_CHECK(gsioi_tok_int(&p->tok, "MD5Version", INT32_MIN, INT32_MAX, &v, &at));
 	if (v != GSIO_MD5_VERSION)
-		return gsio_tok_fail(&p->tok, &at, GSIO_ERR_UNSUPPORTED, false,
+		return gsioi_tok_fail(&p->tok, &at, GSIO_ERR_UNSUPPORTED, false,
 		                     "MD5Version %lld is not supported (only %d)", (long long)v,
 		                     GSIO_MD5_VERSION);
 	*version = (int32_t)v;
-	GSIO_CHECK(gsio_tok_expect_word(&p->tok, "commandline"));
+	GSIO_CHECK(gsioi_tok_expect_word(&p->tok, "commandline"));
 	return parse_string(p, "the command line", commandline);
 }
 
 static bool expect_eof(md5_parser *p)
 {
-	gsio_token t;
-	GSIO_CHECK(gsio_tok_next(&p->tok, &t));
+	gsioi_token t;
+	GSIO_CHECK(gsioi_tok_next(&p->tok, &t));
 	if (t.kind == GSIO_TOKEN_EOF) return true;
-	return gsio_tok_fail(&p->tok, &t, GSIO_ERR_SYNTAX, true, "expected the end of the file");
+	return gsioi_tok_fail(&p->tok, &t, GSIO_ERR_SYNTAX, true, "expected the end of the file");
 }
 
 // A record index `i` in 0..count-1 that must not repeat; `where` remembers
@@ -193,11 +193,11 @@ static bool parse_index(md5_parser *p, const char *what, size_t count, md5_pos *
                         size_t *out)
 {
 	int64_t v;
-	gsio_token at;
-	GSIO_CHECK(gsio_tok_int(&p->tok, what, 0, (int64_t)count - 1, &v, &at));
+	gsioi_token at;
+	GSIO_CHECK(gsioi_tok_int(&p->tok, what, 0, (int64_t)count - 1, &v, &at));
 	size_t i = (size_t)v;
 	if (where[i].line)
-		return gsio_tok_fail(&p->tok, &at, GSIO_ERR_CORRUPT, false,
+		return gsioi_tok_fail(&p->tok, &at, GSIO_ERR_CORRUPT, false,
 		                     "%s %zu is defined twice (first at line %d)", what, i,
 		                     (int)where[i].line);
 	where[i].line = at.line;
@@ -210,27 +210,27 @@ static bool parse_index(md5_parser *p, const char *what, size_t count, md5_pos *
 
 static bool parse_joints(md5_parser *p, gsio_md5_mesh *m)
 {
-	GSIO_CHECK(gsio_tok_expect_word(&p->tok, "joints"));
-	GSIO_CHECK(gsio_tok_expect_punct(&p->tok, '{'));
+	GSIO_CHECK(gsioi_tok_expect_word(&p->tok, "joints"));
+	GSIO_CHECK(gsioi_tok_expect_punct(&p->tok, '{'));
 	for (size_t i = 0; i < m->joints_count; i++) {
 		gsio_md5_joint *j = &m->joints[i];
 		GSIO_CHECK(parse_string(p, "a joint name", &j->name));
 		int64_t parent;
 		char what[64];
 		snprintf(what, sizeof(what), "joint %zu's parent", i);
-		GSIO_CHECK(gsio_tok_int(&p->tok, what, -1, (int64_t)i - 1, &parent, NULL));
+		GSIO_CHECK(gsioi_tok_int(&p->tok, what, -1, (int64_t)i - 1, &parent, NULL));
 		j->parent = (int32_t)parent;
 		GSIO_CHECK(parse_vec(p, j->pos, 3, "a joint position"));
 		GSIO_CHECK(parse_vec(p, j->orient, 3, "a joint orientation"));
 	}
-	return gsio_tok_expect_punct(&p->tok, '}');
+	return gsioi_tok_expect_punct(&p->tok, '}');
 }
 
 static bool parse_submesh(md5_parser *p, gsio_md5_mesh *m, gsio_md5_submesh *sm)
 {
-	GSIO_CHECK(gsio_tok_expect_word(&p->tok, "mesh"));
-	GSIO_CHECK(gsio_tok_expect_punct(&p->tok, '{'));
-	GSIO_CHECK(gsio_tok_expect_word(&p->tok, "shader"));
+	GSIO_CHECK(gsioi_tok_expect_word(&p->tok, "mesh"));
+	GSIO_CHECK(gsioi_tok_expect_punct(&p->tok, '{'));
+	GSIO_CHECK(gsioi_tok_expect_word(&p->tok, "shader"));
 	GSIO_CHECK(parse_string(p, "the shader", &sm->shader));
 
 	// Vertices; where their weight range starts, for the check after the weights.
@@ -241,14 +241,14 @@ static bool parse_submesh(md5_parser *p, gsio_md5_mesh *m, gsio_md5_submesh *sm)
 	GSIO_CHECK(sm->verts && vpos && start_pos);
 	for (size_t n = 0; n < sm->verts_count; n++) {
 		size_t i;
-		GSIO_CHECK(gsio_tok_expect_word(&p->tok, "vert"));
+		GSIO_CHECK(gsioi_tok_expect_word(&p->tok, "vert"));
 		GSIO_CHECK(parse_index(p, "vert", sm->verts_count, vpos, &i));
 		gsio_md5_vert *v = &sm->verts[i];
 		GSIO_CHECK(parse_vec(p, v->st, 2, "a texture coordinate"));
 		int64_t start, count;
-		gsio_token at;
-		GSIO_CHECK(gsio_tok_int(&p->tok, "the first weight", 0, INT32_MAX, &start, &at));
-		GSIO_CHECK(gsio_tok_int(&p->tok, "the weight count", 0, INT32_MAX, &count, NULL));
+		gsioi_token at;
+		GSIO_CHECK(gsioi_tok_int(&p->tok, "the first weight", 0, INT32_MAX, &start, &at));
+		GSIO_CHECK(gsioi_tok_int(&p->tok, "the weight count", 0, INT32_MAX, &count, NULL));
 		start_pos[i].line = at.line;
 		start_pos[i].column = at.column;
 		v->start = (uint32_t)start;
@@ -261,11 +261,11 @@ static bool parse_submesh(md5_parser *p, gsio_md5_mesh *m, gsio_md5_submesh *sm)
 	GSIO_CHECK(sm->tris && tpos);
 	for (size_t n = 0; n < sm->tris_count; n++) {
 		size_t i;
-		GSIO_CHECK(gsio_tok_expect_word(&p->tok, "tri"));
+		GSIO_CHECK(gsioi_tok_expect_word(&p->tok, "tri"));
 		GSIO_CHECK(parse_index(p, "tri", sm->tris_count, tpos, &i));
 		for (int k = 0; k < 3; k++) {
 			int64_t v;
-			GSIO_CHECK(gsio_tok_int(&p->tok, "a triangle's vertex index", 0,
+			GSIO_CHECK(gsioi_tok_int(&p->tok, "a triangle's vertex index", 0,
 			                        (int64_t)sm->verts_count - 1, &v, NULL));
 			sm->tris[i].v[k] = (uint32_t)v;
 		}
@@ -277,24 +277,24 @@ static bool parse_submesh(md5_parser *p, gsio_md5_mesh *m, gsio_md5_submesh *sm)
 	GSIO_CHECK(sm->weights && wpos);
 	for (size_t n = 0; n < sm->weights_count; n++) {
 		size_t i;
-		GSIO_CHECK(gsio_tok_expect_word(&p->tok, "weight"));
+		GSIO_CHECK(gsioi_tok_expect_word(&p->tok, "weight"));
 		GSIO_CHECK(parse_index(p, "weight", sm->weights_count, wpos, &i));
 		gsio_md5_weight *w = &sm->weights[i];
 		int64_t joint;
-		GSIO_CHECK(gsio_tok_int(&p->tok, "a weight's joint index", 0,
+		GSIO_CHECK(gsioi_tok_int(&p->tok, "a weight's joint index", 0,
 		                        (int64_t)m->joints_count - 1, &joint, NULL));
 		w->joint = (uint32_t)joint;
-		GSIO_CHECK(gsio_tok_float(&p->tok, "a weight bias", &w->bias));
+		GSIO_CHECK(gsioi_tok_float(&p->tok, "a weight bias", &w->bias));
 		GSIO_CHECK(parse_vec(p, w->pos, 3, "a weight position"));
 	}
-	GSIO_CHECK(gsio_tok_expect_punct(&p->tok, '}'));
+	GSIO_CHECK(gsioi_tok_expect_punct(&p->tok, '}'));
 
 	// Every vertex's weight range must lie inside this mesh's weights.
 	for (size_t i = 0; i < sm->verts_count; i++) {
 		const gsio_md5_vert *v = &sm->verts[i];
 		if ((uint64_t)v->start + v->count > sm->weights_count) {
-			gsio_token at = {GSIO_TOKEN_WORD, "", 0, start_pos[i].line, start_pos[i].column};
-			return gsio_tok_fail(&p->tok, &at, GSIO_ERR_CORRUPT, false,
+			gsioi_token at = {GSIO_TOKEN_WORD, "", 0, start_pos[i].line, start_pos[i].column};
+			return gsioi_tok_fail(&p->tok, &at, GSIO_ERR_CORRUPT, false,
 			                     "vert %zu uses weights %u..%llu but the mesh has only %zu "
 			                     "weights",
 			                     i, (unsigned)v->start,
@@ -310,9 +310,9 @@ gsio_md5_mesh *gsio_md5_mesh_decode(const uint8_t *data, size_t size, const char
 	gsio_error local;
 	if (!err) err = &local;
 	gsio_error_clear(err);
-	gsio_arena *arena = gsio_arena_for(opts, name, err);
+	gsio_arena *arena = gsioi_arena_for(opts, name, err);
 	if (!arena) return NULL;
-	gsio_md5_mesh *m = gsio_arena_alloc(arena, sizeof(*m), err);
+	gsio_md5_mesh *m = gsioi_arena_alloc(arena, sizeof(*m), err);
 	if (!m) goto fail;
 	m->arena = arena;
 	md5_parser p;
@@ -328,13 +328,13 @@ gsio_md5_mesh *gsio_md5_mesh_decode(const uint8_t *data, size_t size, const char
 	if (!expect_eof(&p)) goto fail;
 	return m;
 fail:
-	gsio_arena_destroy(arena);
+	gsioi_arena_destroy(arena);
 	return NULL;
 }
 
 void gsio_md5_mesh_free(gsio_md5_mesh *mesh)
 {
-	if (mesh) gsio_arena_destroy(mesh->arena);
+	if (mesh) gsioi_arena_destroy(mesh->arena);
 }
 
 // -- .md5anim decode
@@ -348,21 +348,21 @@ static unsigned popcount6(uint32_t flags)
 
 static bool parse_hierarchy(md5_parser *p, gsio_md5_anim *a)
 {
-	GSIO_CHECK(gsio_tok_expect_word(&p->tok, "hierarchy"));
-	GSIO_CHECK(gsio_tok_expect_punct(&p->tok, '{'));
+	GSIO_CHECK(gsioi_tok_expect_word(&p->tok, "hierarchy"));
+	GSIO_CHECK(gsioi_tok_expect_punct(&p->tok, '{'));
 	for (size_t i = 0; i < a->joints_count; i++) {
 		gsio_md5_hierarchy *h = &a->hierarchy[i];
 		GSIO_CHECK(parse_string(p, "a joint name", &h->name));
 		int64_t parent, flags, start;
 		char what[64];
 		snprintf(what, sizeof(what), "joint %zu's parent", i);
-		GSIO_CHECK(gsio_tok_int(&p->tok, what, -1, (int64_t)i - 1, &parent, NULL));
-		GSIO_CHECK(gsio_tok_int(&p->tok, "the flags", 0, 63, &flags, NULL));
-		gsio_token at;
-		GSIO_CHECK(gsio_tok_int(&p->tok, "the start index", 0, INT32_MAX, &start, &at));
+		GSIO_CHECK(gsioi_tok_int(&p->tok, what, -1, (int64_t)i - 1, &parent, NULL));
+		GSIO_CHECK(gsioi_tok_int(&p->tok, "the flags", 0, 63, &flags, NULL));
+		gsioi_token at;
+		GSIO_CHECK(gsioi_tok_int(&p->tok, "the start index", 0, INT32_MAX, &start, &at));
 		unsigned used = popcount6((uint32_t)flags);
 		if (used && (uint64_t)start + used > a->components_count)
-			return gsio_tok_fail(&p->tok, &at, GSIO_ERR_CORRUPT, false,
+			return gsioi_tok_fail(&p->tok, &at, GSIO_ERR_CORRUPT, false,
 			                     "joint %zu reads components %lld..%lld but a frame has only "
 			                     "%zu (numAnimatedComponents)",
 			                     i, (long long)start, (long long)start + used - 1,
@@ -371,7 +371,7 @@ static bool parse_hierarchy(md5_parser *p, gsio_md5_anim *a)
 		h->flags = (uint32_t)flags;
 		h->start_index = (uint32_t)start;
 	}
-	return gsio_tok_expect_punct(&p->tok, '}');
+	return gsioi_tok_expect_punct(&p->tok, '}');
 }
 
 gsio_md5_anim *gsio_md5_anim_decode(const uint8_t *data, size_t size, const char *name,
@@ -380,9 +380,9 @@ gsio_md5_anim *gsio_md5_anim_decode(const uint8_t *data, size_t size, const char
 	gsio_error local;
 	if (!err) err = &local;
 	gsio_error_clear(err);
-	gsio_arena *arena = gsio_arena_for(opts, name, err);
+	gsio_arena *arena = gsioi_arena_for(opts, name, err);
 	if (!arena) return NULL;
-	gsio_md5_anim *a = gsio_arena_alloc(arena, sizeof(*a), err);
+	gsio_md5_anim *a = gsioi_arena_alloc(arena, sizeof(*a), err);
 	if (!a) goto fail;
 	a->arena = arena;
 	md5_parser p;
@@ -391,9 +391,9 @@ gsio_md5_anim *gsio_md5_anim_decode(const uint8_t *data, size_t size, const char
 	// Per frame at least a bounds line (10 tokens) and `frame i { }` (4).
 	if (!parse_count(&p, "numFrames", 1, 14, &a->frames_count)) goto fail;
 	if (!parse_count(&p, "numJoints", 1, 14, &a->joints_count)) goto fail;
-	if (!gsio_tok_expect_word(&p.tok, "frameRate")) goto fail;
-	gsio_token at;
-	if (!gsio_tok_peek(&p.tok, &at) || !gsio_tok_float(&p.tok, "the frame rate", &a->frame_rate))
+	if (!gsioi_tok_expect_word(&p.tok, "frameRate")) goto fail;
+	gsioi_token at;
+	if (!gsioi_tok_peek(&p.tok, &at) || !gsioi_tok_float(&p.tok, "the frame rate", &a->frame_rate))
 		goto fail;
 	if (!(a->frame_rate > 0.0f)) {
 		fail_at(&p, &at, GSIO_ERR_CORRUPT, "frameRate must be positive");
@@ -401,11 +401,11 @@ gsio_md5_anim *gsio_md5_anim_decode(const uint8_t *data, size_t size, const char
 	}
 	if (!parse_count(&p, "numAnimatedComponents", 0, 1, &a->components_count)) goto fail;
 	size_t values;
-	if (!gsio_mul_size(a->frames_count, a->components_count, &values) ||
-	    values > gsio_tok_remaining(&p.tok)) {
+	if (!gsioi_mul_size(a->frames_count, a->components_count, &values) ||
+	    values > gsioi_tok_remaining(&p.tok)) {
 		GSIO_FAIL_LINE(err, GSIO_ERR_TRUNCATED, name, p.tok.last.line, p.tok.last.column,
 		               "%zu frames of %zu components cannot fit in the %zu bytes left",
-		               a->frames_count, a->components_count, gsio_tok_remaining(&p.tok));
+		               a->frames_count, a->components_count, gsioi_tok_remaining(&p.tok));
 		goto fail;
 	}
 	a->hierarchy = GSIO_NEW_ARRAY(arena, gsio_md5_hierarchy, a->joints_count, err);
@@ -415,49 +415,49 @@ gsio_md5_anim *gsio_md5_anim_decode(const uint8_t *data, size_t size, const char
 	if (!a->hierarchy || !a->bounds || !a->baseframe || !a->frames) goto fail;
 	if (!parse_hierarchy(&p, a)) goto fail;
 
-	if (!gsio_tok_expect_word(&p.tok, "bounds") || !gsio_tok_expect_punct(&p.tok, '{')) goto fail;
+	if (!gsioi_tok_expect_word(&p.tok, "bounds") || !gsioi_tok_expect_punct(&p.tok, '{')) goto fail;
 	for (size_t i = 0; i < a->frames_count; i++)
 		if (!parse_vec(&p, a->bounds[i].min, 3, "a bounds minimum") ||
 		    !parse_vec(&p, a->bounds[i].max, 3, "a bounds maximum"))
 			goto fail;
-	if (!gsio_tok_expect_punct(&p.tok, '}')) goto fail;
+	if (!gsioi_tok_expect_punct(&p.tok, '}')) goto fail;
 
-	if (!gsio_tok_expect_word(&p.tok, "baseframe") || !gsio_tok_expect_punct(&p.tok, '{'))
+	if (!gsioi_tok_expect_word(&p.tok, "baseframe") || !gsioi_tok_expect_punct(&p.tok, '{'))
 		goto fail;
 	for (size_t i = 0; i < a->joints_count; i++)
 		if (!parse_vec(&p, a->baseframe[i].pos, 3, "a baseframe position") ||
 		    !parse_vec(&p, a->baseframe[i].orient, 3, "a baseframe orientation"))
 			goto fail;
-	if (!gsio_tok_expect_punct(&p.tok, '}')) goto fail;
+	if (!gsioi_tok_expect_punct(&p.tok, '}')) goto fail;
 
 	for (size_t f = 0; f < a->frames_count; f++) {
-		if (!gsio_tok_expect_word(&p.tok, "frame")) goto fail;
+		if (!gsioi_tok_expect_word(&p.tok, "frame")) goto fail;
 		int64_t num;
-		gsio_token fat;
-		if (!gsio_tok_int(&p.tok, "a frame number", INT64_MIN, INT64_MAX, &num, &fat)) goto fail;
+		gsioi_token fat;
+		if (!gsioi_tok_int(&p.tok, "a frame number", INT64_MIN, INT64_MAX, &num, &fat)) goto fail;
 		if (num != (int64_t)f) {
-			gsio_tok_fail(&p.tok, &fat, GSIO_ERR_CORRUPT, false,
+			gsioi_tok_fail(&p.tok, &fat, GSIO_ERR_CORRUPT, false,
 			              "frame number %lld where frame %zu was expected (frames count up "
 			              "from 0)",
 			              (long long)num, f);
 			goto fail;
 		}
-		if (!gsio_tok_expect_punct(&p.tok, '{')) goto fail;
+		if (!gsioi_tok_expect_punct(&p.tok, '{')) goto fail;
 		float *dst = a->frames + f * a->components_count;
 		for (size_t c = 0; c < a->components_count; c++)
-			if (!gsio_tok_float(&p.tok, "a frame component", &dst[c])) goto fail;
-		if (!gsio_tok_expect_punct(&p.tok, '}')) goto fail;
+			if (!gsioi_tok_float(&p.tok, "a frame component", &dst[c])) goto fail;
+		if (!gsioi_tok_expect_punct(&p.tok, '}')) goto fail;
 	}
 	if (!expect_eof(&p)) goto fail;
 	return a;
 fail:
-	gsio_arena_destroy(arena);
+	gsioi_arena_destroy(arena);
 	return NULL;
 }
 
 void gsio_md5_anim_free(gsio_md5_anim *anim)
 {
-	if (anim) gsio_arena_destroy(anim->arena);
+	if (anim) gsioi_arena_destroy(anim->arena);
 }
 
 // -- .md5camera decode
@@ -468,18 +468,18 @@ gsio_md5_camera *gsio_md5_camera_decode(const uint8_t *data, size_t size, const 
 	gsio_error local;
 	if (!err) err = &local;
 	gsio_error_clear(err);
-	gsio_arena *arena = gsio_arena_for(opts, name, err);
+	gsio_arena *arena = gsioi_arena_for(opts, name, err);
 	if (!arena) return NULL;
-	gsio_md5_camera *c = gsio_arena_alloc(arena, sizeof(*c), err);
+	gsio_md5_camera *c = gsioi_arena_alloc(arena, sizeof(*c), err);
 	if (!c) goto fail;
 	c->arena = arena;
 	md5_parser p;
 	parser_init(&p, data, size, name, arena, err);
 	if (!parse_header(&p, &c->version, &c->commandline)) goto fail;
 	if (!parse_count(&p, "numFrames", 1, 11, &c->frames_count)) goto fail;
-	if (!gsio_tok_expect_word(&p.tok, "frameRate")) goto fail;
-	gsio_token at;
-	if (!gsio_tok_peek(&p.tok, &at) || !gsio_tok_float(&p.tok, "the frame rate", &c->frame_rate))
+	if (!gsioi_tok_expect_word(&p.tok, "frameRate")) goto fail;
+	gsioi_token at;
+	if (!gsioi_tok_peek(&p.tok, &at) || !gsioi_tok_float(&p.tok, "the frame rate", &c->frame_rate))
 		goto fail;
 	if (!(c->frame_rate > 0.0f)) {
 		fail_at(&p, &at, GSIO_ERR_CORRUPT, "frameRate must be positive");
@@ -495,44 +495,44 @@ gsio_md5_camera *gsio_md5_camera_decode(const uint8_t *data, size_t size, const 
 	c->cuts = GSIO_NEW_ARRAY(arena, uint32_t, c->cuts_count, err);
 	c->frames = GSIO_NEW_ARRAY(arena, gsio_md5_camera_frame, c->frames_count, err);
 	if (!c->cuts || !c->frames) goto fail;
-	if (!gsio_tok_expect_word(&p.tok, "cuts") || !gsio_tok_expect_punct(&p.tok, '{')) goto fail;
+	if (!gsioi_tok_expect_word(&p.tok, "cuts") || !gsioi_tok_expect_punct(&p.tok, '{')) goto fail;
 	for (size_t i = 0; i < c->cuts_count; i++) {
 		int64_t cut;
-		gsio_token cat;
-		if (!gsio_tok_int(&p.tok, "a camera cut", INT64_MIN, INT64_MAX, &cut, &cat)) goto fail;
+		gsioi_token cat;
+		if (!gsioi_tok_int(&p.tok, "a camera cut", INT64_MIN, INT64_MAX, &cut, &cat)) goto fail;
 		// id's rule: a cut starts a new shot at a frame after the first.
 		if (cut < 1 || cut >= (int64_t)c->frames_count) {
 			if (c->frames_count == 1)
-				gsio_tok_fail(&p.tok, &cat, GSIO_ERR_CORRUPT, false,
+				gsioi_tok_fail(&p.tok, &cat, GSIO_ERR_CORRUPT, false,
 				              "camera cut %lld: a camera of 1 frame cannot cut",
 				              (long long)cut);
 			else
-				gsio_tok_fail(&p.tok, &cat, GSIO_ERR_CORRUPT, false,
+				gsioi_tok_fail(&p.tok, &cat, GSIO_ERR_CORRUPT, false,
 				              "camera cut %lld is not a frame in 1..%zu (numFrames is %zu)",
 				              (long long)cut, c->frames_count - 1, c->frames_count);
 			goto fail;
 		}
 		c->cuts[i] = (uint32_t)cut;
 	}
-	if (!gsio_tok_expect_punct(&p.tok, '}')) goto fail;
-	if (!gsio_tok_expect_word(&p.tok, "camera") || !gsio_tok_expect_punct(&p.tok, '{')) goto fail;
+	if (!gsioi_tok_expect_punct(&p.tok, '}')) goto fail;
+	if (!gsioi_tok_expect_word(&p.tok, "camera") || !gsioi_tok_expect_punct(&p.tok, '{')) goto fail;
 	for (size_t i = 0; i < c->frames_count; i++) {
 		gsio_md5_camera_frame *fr = &c->frames[i];
 		if (!parse_vec(&p, fr->pos, 3, "a camera position") ||
 		    !parse_vec(&p, fr->orient, 3, "a camera orientation") ||
-		    !gsio_tok_float(&p.tok, "a field of view", &fr->fov))
+		    !gsioi_tok_float(&p.tok, "a field of view", &fr->fov))
 			goto fail;
 	}
-	if (!gsio_tok_expect_punct(&p.tok, '}') || !expect_eof(&p)) goto fail;
+	if (!gsioi_tok_expect_punct(&p.tok, '}') || !expect_eof(&p)) goto fail;
 	return c;
 fail:
-	gsio_arena_destroy(arena);
+	gsioi_arena_destroy(arena);
 	return NULL;
 }
 
 void gsio_md5_camera_free(gsio_md5_camera *camera)
 {
-	if (camera) gsio_arena_destroy(camera->arena);
+	if (camera) gsioi_arena_destroy(camera->arena);
 }
 
 // -- Detection
@@ -541,33 +541,33 @@ gsio_md5_kind gsio_md5_detect(const uint8_t *data, size_t size)
 {
 	if (!data) return GSIO_MD5_UNKNOWN;
 	size_t skip = bom_size(data, size);
-	gsio_tokenizer t;
-	gsio_tokenizer_init(&t, (const char *)data + skip, size - skip, NULL, "{}()", NULL);
-	gsio_token tok;
-	if (!gsio_tok_next(&t, &tok) || !gsio_token_is(&tok, "MD5Version")) return GSIO_MD5_UNKNOWN;
-	if (!gsio_tok_next(&t, &tok) || !gsio_tok_next(&t, &tok) ||
-	    !gsio_token_is(&tok, "commandline") || !gsio_tok_next(&t, &tok) ||
-	    !gsio_tok_next(&t, &tok))
+	gsioi_tokenizer t;
+	gsioi_tokenizer_init(&t, (const char *)data + skip, size - skip, NULL, "{}()", NULL);
+	gsioi_token tok;
+	if (!gsioi_tok_next(&t, &tok) || !gsioi_token_is(&tok, "MD5Version")) return GSIO_MD5_UNKNOWN;
+	if (!gsioi_tok_next(&t, &tok) || !gsioi_tok_next(&t, &tok) ||
+	    !gsioi_token_is(&tok, "commandline") || !gsioi_tok_next(&t, &tok) ||
+	    !gsioi_tok_next(&t, &tok))
 		return GSIO_MD5_UNKNOWN;
-	if (gsio_token_is(&tok, "numJoints")) return GSIO_MD5_MESH;
-	if (!gsio_token_is(&tok, "numFrames")) return GSIO_MD5_UNKNOWN;
-	if (!gsio_tok_next(&t, &tok) || !gsio_tok_next(&t, &tok)) return GSIO_MD5_UNKNOWN;
-	if (gsio_token_is(&tok, "numJoints")) return GSIO_MD5_ANIM;
-	if (gsio_token_is(&tok, "frameRate")) return GSIO_MD5_CAMERA;
+	if (gsioi_token_is(&tok, "numJoints")) return GSIO_MD5_MESH;
+	if (!gsioi_token_is(&tok, "numFrames")) return GSIO_MD5_UNKNOWN;
+	if (!gsioi_tok_next(&t, &tok) || !gsioi_tok_next(&t, &tok)) return GSIO_MD5_UNKNOWN;
+	if (gsioi_token_is(&tok, "numJoints")) return GSIO_MD5_ANIM;
+	if (gsioi_token_is(&tok, "frameRate")) return GSIO_MD5_CAMERA;
 	return GSIO_MD5_UNKNOWN;
 }
 
 // -- Encode
 
 typedef struct md5_out {
-	gsio_writer w;
+	gsioi_writer w;
 	gsio_error *err;
 	bool bad;      // an argument the text cannot hold (err is filled)
 } md5_out;
 
 static void put(md5_out *o, const char *s)
 {
-	(void)gsio_write_bytes(&o->w, s, strlen(s));
+	(void)gsioi_write_bytes(&o->w, s, strlen(s));
 }
 
 static void putf(md5_out *o, const char *fmt, ...) GSIO_PRINTF(2, 3);
@@ -578,7 +578,7 @@ static void putf(md5_out *o, const char *fmt, ...)
 	va_start(ap, fmt);
 	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (n > 0) (void)gsio_write_bytes(&o->w, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+	if (n > 0) (void)gsioi_write_bytes(&o->w, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
 static void bad_arg(md5_out *o, const char *what)
@@ -590,7 +590,7 @@ static void bad_arg(md5_out *o, const char *what)
 static void put_float(md5_out *o, float v)
 {
 	char buf[GSIO_FLOAT_TEXT_MAX];
-	if (!gsio_format_float(v, buf)) {
+	if (!gsioi_format_float(v, buf)) {
 		bad_arg(o, "a value is infinite or not a number");
 		return;
 	}
@@ -633,7 +633,7 @@ static int finish(md5_out *o, uint8_t **out, size_t *out_size)
 	*out_size = 0;
 	if (o->bad || o->w.failed) {
 		if (!o->bad) GSIO_FAIL(o->err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding MD5 text");
-		gsio_writer_free(&o->w);
+		gsioi_writer_free(&o->w);
 		return -1;
 	}
 	*out = o->w.data;
@@ -893,7 +893,7 @@ static bool joints_from_mesh(gsio_scene *s, const gsio_md5_mesh *m, gsio_error *
 	for (size_t i = 0; i < m->joints_count; i++) {
 		const gsio_md5_joint *mj = &m->joints[i];
 		gsio_joint *j = &s->joints[i];
-		GSIO_CHECK((j->name = gsio_arena_strdup(s->arena, mj->name, err)));
+		GSIO_CHECK((j->name = gsioi_arena_strdup(s->arena, mj->name, err)));
 		j->parent = mj->parent;
 		md5_quat q = quat_from_xyz(mj->orient);
 		memcpy(j->world_translation, mj->pos, sizeof(j->world_translation));
@@ -928,7 +928,7 @@ static bool joints_from_anim(gsio_scene *s, const gsio_md5_anim *a, gsio_error *
 		const gsio_md5_hierarchy *h = &a->hierarchy[i];
 		const gsio_md5_baseframe *b = &a->baseframe[i];
 		gsio_joint *j = &s->joints[i];
-		GSIO_CHECK((j->name = gsio_arena_strdup(s->arena, h->name, err)));
+		GSIO_CHECK((j->name = gsioi_arena_strdup(s->arena, h->name, err)));
 		j->parent = h->parent;
 		md5_quat q = quat_from_xyz(b->orient);
 		memcpy(j->translation, b->pos, sizeof(j->translation));
@@ -1030,7 +1030,7 @@ static bool build_mesh(gsio_scene *s, const gsio_md5_mesh *m, size_t mi, const m
 	gsio_arena *a = s->arena;
 	char name[32];
 	snprintf(name, sizeof(name), "mesh%zu", mi);
-	GSIO_CHECK((mesh->name = gsio_arena_strdup(a, name, err)));
+	GSIO_CHECK((mesh->name = gsioi_arena_strdup(a, name, err)));
 	mesh->material = (int32_t)mi;
 	size_t nv = sm->verts_count;
 	mesh->vertex_count = nv;
@@ -1120,7 +1120,7 @@ static void free_sibling(const gsio_opts *opts, uint8_t *data)
 // The folder part of path, with its trailing separator ("" for none).
 static size_t dir_len(const char *path)
 {
-	return path ? (size_t)(gsio_path_base(path) - path) : 0;
+	return path ? (size_t)(gsioi_path_base(path) - path) : 0;
 }
 
 #define MD5_PATH_MAX 1024
@@ -1182,7 +1182,7 @@ static void add_candidates(md5_candidates *c, const char *path, size_t dlen, con
 {
 	static const char *const exts[] = {".tga", ".png", ".jpg"};
 	if (!*rel) return;
-	const char *base = gsio_path_base(rel);
+	const char *base = gsioi_path_base(rel);
 	const char *dot = strrchr(base, '.');
 	size_t stem = dot && dot != base ? (size_t)(dot - rel) : strlen(rel);
 	if (c->count < 12 && join_path(c->paths[c->count], path, dlen, rel)) c->count++;
@@ -1212,17 +1212,17 @@ static bool resolve_texture(gsio_scene *s, gsio_material *mat, const char *shade
 {
 	if (!*shader) return true; // no shader: an untextured mesh
 	if (!path)
-		return gsio_scene_warn(s, err, "shader \"%.200s\": no file name to look beside", shader);
+		return gsioi_scene_warn(s, err, "shader \"%.200s\": no file name to look beside", shader);
 	size_t dlen = dir_len(path);
-	md5_candidates *c = gsio_arena_alloc(s->arena, sizeof(*c), err);
+	md5_candidates *c = gsioi_arena_alloc(s->arena, sizeof(*c), err);
 	GSIO_CHECK(c);
 	char rel[MD5_PATH_MAX];
 	int ok = normalise_relative(shader, rel);
 	if (ok == 1) {
 		add_candidates(c, path, dlen, rel);
-		if (strchr(rel, '/')) add_candidates(c, path, dlen, gsio_path_base(rel));
+		if (strchr(rel, '/')) add_candidates(c, path, dlen, gsioi_path_base(rel));
 	} else {
-		GSIO_CHECK(gsio_scene_warn(
+		GSIO_CHECK(gsioi_scene_warn(
 		    s, err,
 		    ok == 0 ? "shader \"%.200s\" is an absolute path or leaves the model's folder: "
 		              "refused; only its base name is looked for beside the model"
@@ -1230,7 +1230,7 @@ static bool resolve_texture(gsio_scene *s, gsio_material *mat, const char *shade
 		    shader));
 		if (ok == 0) {
 			char tmp[MD5_PATH_MAX];
-			snprintf(tmp, sizeof(tmp), "%s", gsio_path_base(shader));
+			snprintf(tmp, sizeof(tmp), "%s", gsioi_path_base(shader));
 			const char *b = tmp;
 			if (strcmp(b, "..") && strcmp(b, ".")) add_candidates(c, path, dlen, b);
 		}
@@ -1248,14 +1248,14 @@ static bool resolve_texture(gsio_scene *s, gsio_material *mat, const char *shade
 		if (read_sibling(opts, c->paths[i], &data, &size, &sub)) continue;
 		gsio_image im = {0};
 		gsio_error_clear(&sub);
-		bool decoded = gsio_image_file_decode(data, size, c->paths[i], s->arena, &im, &sub);
+		bool decoded = gsioi_image_file_decode(data, size, c->paths[i], s->arena, &im, &sub);
 		free_sibling(opts, data);
 		if (!decoded) {
 			if (sub.code == GSIO_ERR_NOMEM || sub.code == GSIO_ERR_LIMIT) {
 				GSIO_FAIL(err, sub.code, c->paths[i], -1, "%s", sub.message);
 				return false;
 			}
-			return gsio_scene_warn(s, err, "texture %.300s: %.150s: no image", c->paths[i],
+			return gsioi_scene_warn(s, err, "texture %.300s: %.150s: no image", c->paths[i],
 			                       sub.message);
 		}
 		gsio_image *imgs = GSIO_NEW_ARRAY(s->arena, gsio_image, s->images_count + 1, err);
@@ -1263,8 +1263,8 @@ static bool resolve_texture(gsio_scene *s, gsio_material *mat, const char *shade
 		if (s->images_count) memcpy(imgs, s->images, s->images_count * sizeof(*imgs));
 		im.source_type = -1;
 		im.source_format = GSIO_PIXEL_RGBA8888;
-		GSIO_CHECK((im.source_path = gsio_arena_strdup(s->arena, c->paths[i], err)));
-		GSIO_CHECK((im.name = gsio_arena_strdup(s->arena, gsio_path_base(c->paths[i]), err)));
+		GSIO_CHECK((im.source_path = gsioi_arena_strdup(s->arena, c->paths[i], err)));
+		GSIO_CHECK((im.name = gsioi_arena_strdup(s->arena, gsioi_path_base(c->paths[i]), err)));
 		imgs[s->images_count] = im;
 		mat->base_color_image = (int32_t)s->images_count;
 		s->images = imgs;
@@ -1272,7 +1272,7 @@ static bool resolve_texture(gsio_scene *s, gsio_material *mat, const char *shade
 		return true;
 	}
 	if (ok != 1 && c->count == 0) return true; // refused, nothing left to try (warned)
-	return gsio_scene_warn(s, err, "shader \"%.200s\": no texture found (tried %zu names from %.200s)",
+	return gsioi_scene_warn(s, err, "shader \"%.200s\": no texture found (tried %zu names from %.200s)",
 	                       shader, c->count, c->count ? c->paths[0] : "nothing");
 }
 
@@ -1288,17 +1288,17 @@ static bool add_anim(gsio_scene *s, const gsio_md5_anim *a, const char *name, gs
 	if (s->animations_count) memcpy(list, s->animations, s->animations_count * sizeof(*list));
 	gsio_skel_anim *out = &list[s->animations_count];
 	size_t nf = a->frames_count, nj = a->joints_count;
-	GSIO_CHECK((out->name = gsio_arena_strdup(ar, name, err)));
+	GSIO_CHECK((out->name = gsioi_arena_strdup(ar, name, err)));
 	out->fps = a->frame_rate;
 	out->frames_count = nf;
 	out->joints_count = nj;
 	size_t fj;
-	if (!gsio_mul_size(nf, nj, &fj)) {
+	if (!gsioi_mul_size(nf, nj, &fj)) {
 		GSIO_FAIL(err, GSIO_ERR_LIMIT, name, -1, "%zu frames x %zu joints overflow", nf, nj);
 		return false;
 	}
-	out->translations = gsio_arena_array(ar, fj, 3 * sizeof(float), err);
-	out->rotations = gsio_arena_array(ar, fj, 4 * sizeof(float), err);
+	out->translations = gsioi_arena_array(ar, fj, 3 * sizeof(float), err);
+	out->rotations = gsioi_arena_array(ar, fj, 4 * sizeof(float), err);
 	out->bounds = GSIO_NEW_ARRAY(ar, float, 6 * nf, err);
 	GSIO_CHECK(out->translations && out->rotations && out->bounds);
 	for (size_t f = 0; f < nf; f++) {
@@ -1334,10 +1334,10 @@ int gsio_md5_scene_add_anim(gsio_scene *scene, const gsio_md5_mesh *mesh,
 // The file name without folder and extension, in the scene's arena.
 static char *stem_of(gsio_scene *s, const char *path, const char *fallback, gsio_error *err)
 {
-	if (!path) return gsio_arena_strdup(s->arena, fallback, err);
-	const char *b = gsio_path_base(path);
+	if (!path) return gsioi_arena_strdup(s->arena, fallback, err);
+	const char *b = gsioi_path_base(path);
 	const char *dot = strrchr(b, '.');
-	return gsio_arena_strndup(s->arena, b, dot && dot != b ? (size_t)(dot - b) : strlen(b), err);
+	return gsioi_arena_strndup(s->arena, b, dot && dot != b ? (size_t)(dot - b) : strlen(b), err);
 }
 
 // Adds one animation file's bytes. required: failures are errors
@@ -1359,7 +1359,7 @@ static bool load_anim_data(gsio_scene *s, const gsio_md5_mesh *m, const char *fi
 		}
 		char text[400];
 		gsio_error_format(&sub, text, sizeof(text));
-		return gsio_scene_warn(s, err, "animation skipped: %s", text);
+		return gsioi_scene_warn(s, err, "animation skipped: %s", text);
 	}
 	char *name = stem_of(s, file, "anim", err);
 	bool added = name && add_anim(s, a, name, err);
@@ -1383,7 +1383,7 @@ static bool load_anim_file(gsio_scene *s, const gsio_md5_mesh *m, const char *fi
 			return false;
 		}
 		if (silent_missing) return true;
-		return gsio_scene_warn(s, err, "animation %.300s: %.150s", file, sub.message);
+		return gsioi_scene_warn(s, err, "animation %.300s: %.150s", file, sub.message);
 	}
 	bool ok = load_anim_data(s, m, file, data, size, required, opts, err);
 	free_sibling(opts, data);
@@ -1420,7 +1420,7 @@ static bool load_sibling_anims(gsio_scene *s, const gsio_md5_mesh *m, const char
 			memcpy(dir, ".", 2);
 		}
 		DIR *d = opendir(dir);
-		if (!d) return gsio_scene_warn(s, err, "cannot list %.300s for animations", dir);
+		if (!d) return gsioi_scene_warn(s, err, "cannot list %.300s for animations", dir);
 		char **names = NULL;
 		size_t n = 0, cap = 0;
 		bool ok = true;
@@ -1455,7 +1455,7 @@ static bool load_sibling_anims(gsio_scene *s, const gsio_md5_mesh *m, const char
 	}
 #endif
 	// Only "<mesh base name>.md5anim"; absent is not worth a warning.
-	const char *b = gsio_path_base(path);
+	const char *b = gsioi_path_base(path);
 	const char *dot = strrchr(b, '.');
 	size_t stem = dot && dot != b ? (size_t)(dot - path) : strlen(path);
 	if (stem + 9 > MD5_PATH_MAX) return true;
@@ -1471,7 +1471,7 @@ gsio_scene *gsio_md5_mesh_to_scene(const gsio_md5_mesh *m, const char *path,
 {
 	gsio_error local;
 	if (!err) err = &local;
-	gsio_scene *s = gsio_scene_create(opts, err);
+	gsio_scene *s = gsioi_scene_create(opts, err);
 	if (!s) return NULL;
 	s->format = "MD5";
 	s->format_version = m->version;
@@ -1492,8 +1492,8 @@ gsio_scene *gsio_md5_mesh_to_scene(const gsio_md5_mesh *m, const char *path,
 		gsio_material *mat = &s->materials[i];
 		char name[32];
 		snprintf(name, sizeof(name), "material%zu", i);
-		mat->name = gsio_arena_strdup(s->arena, *sm->shader ? sm->shader : name, err);
-		mat->shader = gsio_arena_strdup(s->arena, sm->shader, err);
+		mat->name = gsioi_arena_strdup(s->arena, *sm->shader ? sm->shader : name, err);
+		mat->shader = gsioi_arena_strdup(s->arena, sm->shader, err);
 		if (!mat->name || !mat->shader) goto fail;
 		mat->base_color_image = -1;
 		mat->detail_image = -1;
@@ -1501,7 +1501,7 @@ gsio_scene *gsio_md5_mesh_to_scene(const gsio_md5_mesh *m, const char *path,
 		for (int k = 0; k < 4; k++) mat->base_color[k] = 1.0f;
 		if (!resolve_texture(s, mat, sm->shader, path, opts, err)) goto fail;
 	}
-	if (degenerate && !gsio_scene_warn(s, err,
+	if (degenerate && !gsioi_scene_warn(s, err,
 	                                   "%zu vertices touch no triangle with area: their normal "
 	                                   "is +Z",
 	                                   degenerate))
@@ -1526,7 +1526,7 @@ gsio_scene *gsio_md5_anim_to_scene(const gsio_md5_anim *a, const char *path,
 {
 	gsio_error local;
 	if (!err) err = &local;
-	gsio_scene *s = gsio_scene_create(opts, err);
+	gsio_scene *s = gsioi_scene_create(opts, err);
 	if (!s) return NULL;
 	s->format = "MD5";
 	s->format_version = a->version;
@@ -1546,7 +1546,7 @@ gsio_scene *gsio_md5_camera_to_scene(const gsio_md5_camera *c, const char *path,
 {
 	gsio_error local;
 	if (!err) err = &local;
-	gsio_scene *s = gsio_scene_create(opts, err);
+	gsio_scene *s = gsioi_scene_create(opts, err);
 	if (!s) return NULL;
 	s->format = "MD5";
 	s->format_version = c->version;
@@ -1584,10 +1584,10 @@ static int md5_can_read(const uint8_t *head, size_t n, const char *ext)
 {
 	if (head && n) {
 		size_t skip = bom_size(head, n);
-		gsio_tokenizer t;
-		gsio_tokenizer_init(&t, (const char *)head + skip, n - skip, NULL, "{}()", NULL);
-		gsio_token tok;
-		if (gsio_tok_next(&t, &tok) && gsio_token_is(&tok, "MD5Version")) return 2;
+		gsioi_tokenizer t;
+		gsioi_tokenizer_init(&t, (const char *)head + skip, n - skip, NULL, "{}()", NULL);
+		gsioi_token tok;
+		if (gsioi_tok_next(&t, &tok) && gsioi_token_is(&tok, "MD5Version")) return 2;
 	}
 	if (ext && (!strcmp(ext, "md5mesh") || !strcmp(ext, "md5anim") || !strcmp(ext, "md5camera")))
 		return 1;
@@ -1602,7 +1602,7 @@ static gsio_scene *md5_read(const uint8_t *data, size_t size, const char *path,
 		// The header does not say: the extension decides, and the parser
 		// then reports what is wrong with the text.
 		char ext[16];
-		gsio_path_ext(path, ext, sizeof(ext));
+		gsioi_path_ext(path, ext, sizeof(ext));
 		kind = !strcmp(ext, "md5anim")     ? GSIO_MD5_ANIM
 		       : !strcmp(ext, "md5camera") ? GSIO_MD5_CAMERA
 		                                   : GSIO_MD5_MESH;

@@ -61,21 +61,21 @@ size_t gsio_mdl_skin_size(int32_t type, int32_t width, int32_t height, gsio_erro
 
 // -- Decode
 
-static bool read_vertex(gsio_reader *r, int32_t type, gsio_mdl_vertex *v)
+static bool read_vertex(gsioi_reader *r, int32_t type, gsio_mdl_vertex *v)
 {
 	const uint8_t *p;
 	if (type == GSIO_MDL_FRAME_BYTE) {
-		GSIO_CHECK((p = gsio_read_bytes(r, 4, "a byte-packed vertex")));
+		GSIO_CHECK((p = gsioi_read_bytes(r, 4, "a byte-packed vertex")));
 		v->pos[0] = p[0];
 		v->pos[1] = p[1];
 		v->pos[2] = p[2];
 		v->normal = p[3];
 		v->bone = 0;
 	} else {
-		GSIO_CHECK((p = gsio_read_bytes(r, 8, "a word-packed vertex")));
-		v->pos[0] = gsio_le16(p);
-		v->pos[1] = gsio_le16(p + 2);
-		v->pos[2] = gsio_le16(p + 4);
+		GSIO_CHECK((p = gsioi_read_bytes(r, 8, "a word-packed vertex")));
+		v->pos[0] = gsioi_le16(p);
+		v->pos[1] = gsioi_le16(p + 2);
+		v->pos[2] = gsioi_le16(p + 4);
 		v->normal = p[6];
 		v->bone = p[7];
 	}
@@ -92,7 +92,7 @@ static gsio_error_code unsupported_magic(const uint8_t *m, const char **what)
 	return GSIO_ERR_UNSUPPORTED;
 }
 
-static bool check_count(gsio_reader *r, int32_t count, const char *what, size_t offset)
+static bool check_count(gsioi_reader *r, int32_t count, const char *what, size_t offset)
 {
 	if (count < 0) {
 		r->failed = true;
@@ -103,9 +103,9 @@ static bool check_count(gsio_reader *r, int32_t count, const char *what, size_t 
 	return true;
 }
 
-static bool decode_header(gsio_reader *r, gsio_mdl_header *h, int *version)
+static bool decode_header(gsioi_reader *r, gsio_mdl_header *h, int *version)
 {
-	const uint8_t *magic = gsio_read_bytes(r, 4, "the MDL header");
+	const uint8_t *magic = gsioi_read_bytes(r, 4, "the MDL header");
 	GSIO_CHECK(magic);
 	memcpy(h->version, magic, 4);
 	if (memcmp(magic, "MDL3", 4) && memcmp(magic, "MDL4", 4) && memcmp(magic, "MDL5", 4)) {
@@ -120,12 +120,12 @@ static bool decode_header(gsio_reader *r, gsio_mdl_header *h, int *version)
 		return false;
 	}
 	*version = magic[3] - '0';
-	GSIO_CHECK(gsio_reader_need(r, GSIO_MDL_HEADER_SIZE - 4, "the MDL header"));
-	bool ok = gsio_read_i32(r, &h->final, "final");
-	for (int i = 0; i < 3; i++) ok = ok && gsio_read_f32(r, &h->scale[i], "scale");
-	for (int i = 0; i < 3; i++) ok = ok && gsio_read_f32(r, &h->offset[i], "offset");
-	ok = ok && gsio_read_f32(r, &h->radius, "radius");
-	for (int i = 0; i < 3; i++) ok = ok && gsio_read_f32(r, &h->eye[i], "eye");
+	GSIO_CHECK(gsioi_reader_need(r, GSIO_MDL_HEADER_SIZE - 4, "the MDL header"));
+	bool ok = gsioi_read_i32(r, &h->final, "final");
+	for (int i = 0; i < 3; i++) ok = ok && gsioi_read_f32(r, &h->scale[i], "scale");
+	for (int i = 0; i < 3; i++) ok = ok && gsioi_read_f32(r, &h->offset[i], "offset");
+	ok = ok && gsioi_read_f32(r, &h->radius, "radius");
+	for (int i = 0; i < 3; i++) ok = ok && gsioi_read_f32(r, &h->eye[i], "eye");
 	int32_t *counts[] = {&h->numskins, &h->skinwidth, &h->skinheight, &h->numverts,
 	                     &h->numtris,  &h->numframes, &h->numskinverts, &h->flags,
 	                     &h->numbones};
@@ -133,7 +133,7 @@ static bool decode_header(gsio_reader *r, gsio_mdl_header *h, int *version)
 	                              "numframes", "numskinverts", "flags",      "numbones"};
 	for (size_t i = 0; i < 9; i++) {
 		size_t at = r->pos;
-		ok = ok && gsio_read_i32(r, counts[i], names[i]);
+		ok = ok && gsioi_read_i32(r, counts[i], names[i]);
 		if (ok && i != 7) ok = check_count(r, *counts[i], names[i], at);
 	}
 	GSIO_CHECK(ok);
@@ -147,14 +147,14 @@ static bool decode_header(gsio_reader *r, gsio_mdl_header *h, int *version)
 	return true;
 }
 
-static bool decode_skins(gsio_reader *r, gsio_mdl_file *f, gsio_error *err)
+static bool decode_skins(gsioi_reader *r, gsio_mdl_file *f, gsio_error *err)
 {
 	const gsio_mdl_header *h = &f->header;
 	// Each skin takes at least 4 bytes: a count larger than the file is corrupt.
-	if ((size_t)h->numskins > gsio_reader_remaining(r) / 4) {
+	if ((size_t)h->numskins > gsioi_reader_remaining(r) / 4) {
 		GSIO_FAIL(err, GSIO_ERR_CORRUPT, r->file, 48,
 		          "numskins %d cannot fit in the %zu bytes that follow the header",
-		          (int)h->numskins, gsio_reader_remaining(r));
+		          (int)h->numskins, gsioi_reader_remaining(r));
 		return false;
 	}
 	f->skins_count = (size_t)h->numskins;
@@ -163,10 +163,10 @@ static bool decode_skins(gsio_reader *r, gsio_mdl_file *f, gsio_error *err)
 	for (size_t i = 0; i < f->skins_count; i++) {
 		gsio_mdl_skin *s = &f->skins[i];
 		size_t at = r->pos;
-		GSIO_CHECK(gsio_read_i32(r, &s->type, "a skin type"));
+		GSIO_CHECK(gsioi_read_i32(r, &s->type, "a skin type"));
 		if (f->version == 5) {
-			GSIO_CHECK(gsio_read_i32(r, &s->width, "a skin width"));
-			GSIO_CHECK(gsio_read_i32(r, &s->height, "a skin height"));
+			GSIO_CHECK(gsioi_read_i32(r, &s->width, "a skin width"));
+			GSIO_CHECK(gsioi_read_i32(r, &s->height, "a skin height"));
 		} else {
 			s->width = h->skinwidth;
 			s->height = h->skinheight;
@@ -187,7 +187,7 @@ static bool decode_skins(gsio_reader *r, gsio_mdl_file *f, gsio_error *err)
 		}
 		char what[64];
 		snprintf(what, sizeof(what), "the pixels of skin %zu", i);
-		GSIO_CHECK((s->pixels = gsio_read_bytes(r, s->pixels_size, what)));
+		GSIO_CHECK((s->pixels = gsioi_read_bytes(r, s->pixels_size, what)));
 	}
 	return true;
 }
@@ -201,39 +201,39 @@ static gsio_mdl_file *mdl_decode(const uint8_t *data, size_t size, const char *n
 	if (!err) err = &local;
 	gsio_arena *arena;
 	const uint8_t *copy;
-	gsio_mdl_file *f = gsio_codec_begin(data, size, name, opts, borrow, sizeof(*f), &arena, &copy, err);
+	gsio_mdl_file *f = gsioi_codec_begin(data, size, name, opts, borrow, sizeof(*f), &arena, &copy, err);
 	if (!f) return NULL;
 	f->arena = arena;
-	gsio_reader r = gsio_reader_make(copy, size, name, err);
+	gsioi_reader r = gsioi_reader_make(copy, size, name, err);
 	gsio_mdl_header *h = &f->header;
 	if (!decode_header(&r, h, &f->version)) goto fail;
 	if (!decode_skins(&r, f, err)) goto fail;
 
 	// Skin vertices and triangles: check the whole block before allocating.
 	size_t uv_bytes = (size_t)h->numskinverts * 4;
-	if (!gsio_reader_need(&r, uv_bytes, "the skin vertices")) goto fail;
+	if (!gsioi_reader_need(&r, uv_bytes, "the skin vertices")) goto fail;
 	f->uvs_count = (size_t)h->numskinverts;
 	f->uvs = GSIO_NEW_ARRAY(arena, gsio_mdl_uv, f->uvs_count, err);
 	if (!f->uvs) goto fail;
 	for (size_t i = 0; i < f->uvs_count; i++) {
-		const uint8_t *p = gsio_read_bytes(&r, 4, "a skin vertex");
-		f->uvs[i].u = (int16_t)gsio_le16(p);
-		f->uvs[i].v = (int16_t)gsio_le16(p + 2);
+		const uint8_t *p = gsioi_read_bytes(&r, 4, "a skin vertex");
+		f->uvs[i].u = (int16_t)gsioi_le16(p);
+		f->uvs[i].v = (int16_t)gsioi_le16(p + 2);
 	}
 	size_t tri_bytes;
-	if (!gsio_mul_size((size_t)h->numtris, 12, &tri_bytes) ||
-	    !gsio_reader_need(&r, tri_bytes, "the triangles"))
+	if (!gsioi_mul_size((size_t)h->numtris, 12, &tri_bytes) ||
+	    !gsioi_reader_need(&r, tri_bytes, "the triangles"))
 		goto fail;
 	f->triangles_count = (size_t)h->numtris;
 	f->triangles = GSIO_NEW_ARRAY(arena, gsio_mdl_triangle, f->triangles_count, err);
 	if (!f->triangles) goto fail;
 	for (size_t i = 0; i < f->triangles_count; i++) {
 		size_t at = r.pos;
-		const uint8_t *p = gsio_read_bytes(&r, 12, "a triangle");
+		const uint8_t *p = gsioi_read_bytes(&r, 12, "a triangle");
 		gsio_mdl_triangle *t = &f->triangles[i];
 		for (int k = 0; k < 3; k++) {
-			t->xyz[k] = (int16_t)gsio_le16(p + 2 * k);
-			t->uv[k] = (int16_t)gsio_le16(p + 6 + 2 * k);
+			t->xyz[k] = (int16_t)gsioi_le16(p + 2 * k);
+			t->uv[k] = (int16_t)gsioi_le16(p + 6 + 2 * k);
 			if (t->xyz[k] < 0 || t->xyz[k] >= h->numverts) {
 				GSIO_FAIL(err, GSIO_ERR_CORRUPT, name, (int64_t)(at + 2 * (size_t)k),
 				          "triangle %zu: vertex index %d is outside 0..%d", i, (int)t->xyz[k],
@@ -251,10 +251,10 @@ static gsio_mdl_file *mdl_decode(const uint8_t *data, size_t size, const char *n
 
 	// Frames: each is at least 20 + 2*4 + numverts*4 bytes; bound the count first.
 	size_t min_frame = 28 + (size_t)h->numverts * 4;
-	if ((size_t)h->numframes > gsio_reader_remaining(&r) / min_frame) {
+	if ((size_t)h->numframes > gsioi_reader_remaining(&r) / min_frame) {
 		GSIO_FAIL(err, GSIO_ERR_CORRUPT, name, 68,
 		          "numframes %d cannot fit in the %zu bytes left at offset %zu",
-		          (int)h->numframes, gsio_reader_remaining(&r), r.pos);
+		          (int)h->numframes, gsioi_reader_remaining(&r), r.pos);
 		goto fail;
 	}
 	f->frames_count = (size_t)h->numframes;
@@ -263,7 +263,7 @@ static gsio_mdl_file *mdl_decode(const uint8_t *data, size_t size, const char *n
 	for (size_t i = 0; i < f->frames_count; i++) {
 		gsio_mdl_frame *fr = &f->frames[i];
 		size_t at = r.pos;
-		if (!gsio_read_i32(&r, &fr->type, "a frame type")) goto fail;
+		if (!gsioi_read_i32(&r, &fr->type, "a frame type")) goto fail;
 		if (fr->type != GSIO_MDL_FRAME_BYTE && fr->type != GSIO_MDL_FRAME_WORD) {
 			GSIO_FAIL(err, GSIO_ERR_CORRUPT, name, (int64_t)at,
 			          "frame %zu: type %d is neither 0 (byte-packed) nor 2 (word-packed)", i,
@@ -273,12 +273,12 @@ static gsio_mdl_file *mdl_decode(const uint8_t *data, size_t size, const char *n
 		size_t vsize = fr->type == GSIO_MDL_FRAME_BYTE ? 4 : 8;
 		char what[48];
 		snprintf(what, sizeof(what), "frame %zu", i);
-		if (!gsio_reader_need(&r, 16 + (2 + (size_t)h->numverts) * vsize, what)) goto fail;
+		if (!gsioi_reader_need(&r, 16 + (2 + (size_t)h->numverts) * vsize, what)) goto fail;
 		if (!read_vertex(&r, fr->type, &fr->bbox_min) ||
 		    !read_vertex(&r, fr->type, &fr->bbox_max))
 			goto fail;
-		memcpy(fr->name, gsio_read_bytes(&r, 16, "a frame name"), 16);
-		fr->verts = gsio_arena_array_uninit(arena, (size_t)h->numverts, sizeof(gsio_mdl_vertex), err);
+		memcpy(fr->name, gsioi_read_bytes(&r, 16, "a frame name"), 16);
+		fr->verts = gsioi_arena_array_uninit(arena, (size_t)h->numverts, sizeof(gsio_mdl_vertex), err);
 		if (!fr->verts) goto fail;
 		for (size_t v = 0; v < (size_t)h->numverts; v++)
 			if (!read_vertex(&r, fr->type, &fr->verts[v])) goto fail;
@@ -287,7 +287,7 @@ static gsio_mdl_file *mdl_decode(const uint8_t *data, size_t size, const char *n
 	f->trailing_size = r.size - r.pos;
 	return f;
 fail:
-	gsio_arena_destroy(arena);
+	gsioi_arena_destroy(arena);
 	return NULL;
 }
 
@@ -299,20 +299,20 @@ gsio_mdl_file *gsio_mdl_decode(const uint8_t *data, size_t size, const char *nam
 
 void gsio_mdl_file_free(gsio_mdl_file *file)
 {
-	if (file) gsio_arena_destroy(file->arena);
+	if (file) gsioi_arena_destroy(file->arena);
 }
 
 // -- Encode
 
-static bool write_vertex(gsio_writer *w, int32_t type, const gsio_mdl_vertex *v)
+static bool write_vertex(gsioi_writer *w, int32_t type, const gsio_mdl_vertex *v)
 {
 	if (type == GSIO_MDL_FRAME_BYTE) {
 		uint8_t b[4] = {(uint8_t)v->pos[0], (uint8_t)v->pos[1], (uint8_t)v->pos[2], v->normal};
-		return gsio_write_bytes(w, b, 4);
+		return gsioi_write_bytes(w, b, 4);
 	}
-	return gsio_write_u16(w, v->pos[0]) && gsio_write_u16(w, v->pos[1]) &&
-	       gsio_write_u16(w, v->pos[2]) && gsio_write_u8(w, v->normal) &&
-	       gsio_write_u8(w, v->bone);
+	return gsioi_write_u16(w, v->pos[0]) && gsioi_write_u16(w, v->pos[1]) &&
+	       gsioi_write_u16(w, v->pos[2]) && gsioi_write_u8(w, v->normal) &&
+	       gsioi_write_u8(w, v->bone);
 }
 
 int gsio_mdl_encode(const gsio_mdl_file *f, uint8_t **out, size_t *out_size, gsio_error *err)
@@ -332,53 +332,53 @@ int gsio_mdl_encode(const gsio_mdl_file *f, uint8_t **out, size_t *out_size, gsi
 		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "header counts do not match the arrays");
 		return -1;
 	}
-	gsio_writer w = {0};
-	gsio_write_bytes(&w, h->version, 4);
-	gsio_write_i32(&w, h->final);
-	for (int i = 0; i < 3; i++) gsio_write_f32(&w, h->scale[i]);
-	for (int i = 0; i < 3; i++) gsio_write_f32(&w, h->offset[i]);
-	gsio_write_f32(&w, h->radius);
-	for (int i = 0; i < 3; i++) gsio_write_f32(&w, h->eye[i]);
+	gsioi_writer w = {0};
+	gsioi_write_bytes(&w, h->version, 4);
+	gsioi_write_i32(&w, h->final);
+	for (int i = 0; i < 3; i++) gsioi_write_f32(&w, h->scale[i]);
+	for (int i = 0; i < 3; i++) gsioi_write_f32(&w, h->offset[i]);
+	gsioi_write_f32(&w, h->radius);
+	for (int i = 0; i < 3; i++) gsioi_write_f32(&w, h->eye[i]);
 	const int32_t counts[] = {h->numskins,  h->skinwidth,    h->skinheight,
 	                          h->numverts,  h->numtris,      h->numframes,
 	                          h->numskinverts, h->flags,     h->numbones};
-	for (size_t i = 0; i < 9; i++) gsio_write_i32(&w, counts[i]);
+	for (size_t i = 0; i < 9; i++) gsioi_write_i32(&w, counts[i]);
 	for (size_t i = 0; i < f->skins_count; i++) {
 		const gsio_mdl_skin *s = &f->skins[i];
 		size_t want = gsio_mdl_skin_size(s->type, s->width, s->height, err);
 		if (!want || want != s->pixels_size) {
-			gsio_writer_free(&w);
+			gsioi_writer_free(&w);
 			GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1,
 			          "skin %zu: %zu bytes of pixels, type %d %dx%d needs %zu", i,
 			          s->pixels_size, (int)s->type, (int)s->width, (int)s->height, want);
 			return -1;
 		}
-		gsio_write_i32(&w, s->type);
+		gsioi_write_i32(&w, s->type);
 		if (version == 5) {
-			gsio_write_i32(&w, s->width);
-			gsio_write_i32(&w, s->height);
+			gsioi_write_i32(&w, s->width);
+			gsioi_write_i32(&w, s->height);
 		}
-		gsio_write_bytes(&w, s->pixels, s->pixels_size);
+		gsioi_write_bytes(&w, s->pixels, s->pixels_size);
 	}
 	for (size_t i = 0; i < f->uvs_count; i++) {
-		gsio_write_i16(&w, f->uvs[i].u);
-		gsio_write_i16(&w, f->uvs[i].v);
+		gsioi_write_i16(&w, f->uvs[i].u);
+		gsioi_write_i16(&w, f->uvs[i].v);
 	}
 	for (size_t i = 0; i < f->triangles_count; i++) {
-		for (int k = 0; k < 3; k++) gsio_write_i16(&w, f->triangles[i].xyz[k]);
-		for (int k = 0; k < 3; k++) gsio_write_i16(&w, f->triangles[i].uv[k]);
+		for (int k = 0; k < 3; k++) gsioi_write_i16(&w, f->triangles[i].xyz[k]);
+		for (int k = 0; k < 3; k++) gsioi_write_i16(&w, f->triangles[i].uv[k]);
 	}
 	for (size_t i = 0; i < f->frames_count; i++) {
 		const gsio_mdl_frame *fr = &f->frames[i];
-		gsio_write_i32(&w, fr->type);
+		gsioi_write_i32(&w, fr->type);
 		write_vertex(&w, fr->type, &fr->bbox_min);
 		write_vertex(&w, fr->type, &fr->bbox_max);
-		gsio_write_bytes(&w, fr->name, 16);
+		gsioi_write_bytes(&w, fr->name, 16);
 		for (size_t v = 0; v < (size_t)h->numverts; v++) write_vertex(&w, fr->type, &fr->verts[v]);
 	}
-	gsio_write_bytes(&w, f->trailing, f->trailing_size);
+	gsioi_write_bytes(&w, f->trailing, f->trailing_size);
 	if (w.failed) {
-		gsio_writer_free(&w);
+		gsioi_writer_free(&w);
 		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding the MDL file");
 		return -1;
 	}
@@ -399,7 +399,7 @@ int gsio_mdl_encode(const gsio_mdl_file *f, uint8_t **out, size_t *out_size, gsi
 static bool frame_name(const gsio_mdl_frame *fr, gsio_arena *a, gsio_error *err,
                        const char **out)
 {
-	*out = gsio_arena_strndup(a, fr->name, 16, err);
+	*out = gsioi_arena_strndup(a, fr->name, 16, err);
 	return *out != NULL;
 }
 
@@ -413,7 +413,7 @@ static bool skins_to_images(gsio_scene *s, const gsio_mdl_file *f, const uint8_t
 	for (size_t i = 0; i < f->skins_count; i++) {
 		const gsio_mdl_skin *sk = &f->skins[i];
 		if (sk->type == GSIO_MDL_SKIN_DDS) {
-			GSIO_CHECK(gsio_scene_warn(s, err,
+			GSIO_CHECK(gsioi_scene_warn(s, err,
 			                           "skin %zu is an embedded DDS file (%zu bytes): not decoded",
 			                           i, sk->pixels_size));
 			continue;
@@ -421,20 +421,20 @@ static bool skins_to_images(gsio_scene *s, const gsio_mdl_file *f, const uint8_t
 		gsio_image *im = &s->images[ni];
 		char name[32];
 		snprintf(name, sizeof(name), "skin%zu", i);
-		GSIO_CHECK((im->name = gsio_arena_strdup(s->arena, name, err)));
+		GSIO_CHECK((im->name = gsioi_arena_strdup(s->arena, name, err)));
 		im->width = (uint32_t)sk->width;
 		im->height = (uint32_t)sk->height;
 		im->source_type = sk->type;
 		im->source_format = (gsio_pixel_format)(sk->type & 7);
 		im->source_mip_count = (sk->type & GSIO_MDL_SKIN_MIPS) ? 3 : 0;
 		size_t texels = (size_t)im->width * im->height;
-		GSIO_CHECK((im->rgba = gsio_arena_array_uninit(s->arena, texels, 4, err)));
+		GSIO_CHECK((im->rgba = gsioi_arena_array_uninit(s->arena, texels, 4, err)));
 		if (gsio_decode_pixels(im->source_format, sk->pixels, texels, palette, im->rgba)) {
 			GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, NULL, -1, "skin %zu: type %d", i, (int)sk->type);
 			return false;
 		}
 		gsio_material *mat = &s->materials[ni];
-		GSIO_CHECK((mat->name = gsio_arena_strdup(s->arena, name, err)));
+		GSIO_CHECK((mat->name = gsioi_arena_strdup(s->arena, name, err)));
 		mat->base_color_image = (int32_t)ni;
 		mat->detail_image = -1;
 		for (int k = 0; k < 4; k++) mat->base_color[k] = 1.0f;
@@ -450,7 +450,7 @@ gsio_scene *gsio_mdl_to_scene(const gsio_mdl_file *f, const char *name, const gs
 {
 	gsio_error local;
 	if (!err) err = &local;
-	gsio_scene *s = gsio_scene_create(opts, err);
+	gsio_scene *s = gsioi_scene_create(opts, err);
 	if (!s) return NULL;
 	gsio_arena *a = s->arena;
 	const gsio_mdl_header *h = &f->header;
@@ -470,7 +470,7 @@ gsio_scene *gsio_mdl_to_scene(const gsio_mdl_file *f, const char *name, const gs
 
 	if (f->frames_count == 0 || h->numverts == 0) {
 		// A model without frames has no positions: an empty scene, said out loud.
-		if (!gsio_scene_warn(s, err, "the model has %zu frames and %d vertices: no mesh",
+		if (!gsioi_scene_warn(s, err, "the model has %zu frames and %d vertices: no mesh",
 		                     f->frames_count, (int)h->numverts))
 			goto fail;
 		return s;
@@ -560,8 +560,8 @@ gsio_scene *gsio_mdl_to_scene(const gsio_mdl_file *f, const char *name, const gs
 		const gsio_mdl_frame *fr = &f->frames[i];
 		gsio_morph_frame *mf = &m->frames[i];
 		if (!frame_name(fr, a, err, &mf->name)) goto fail;
-		mf->positions = gsio_arena_array_uninit(a, 3 * nout, sizeof(float), err);
-		mf->normals = gsio_arena_array_uninit(a, 3 * nout, sizeof(float), err);
+		mf->positions = gsioi_arena_array_uninit(a, 3 * nout, sizeof(float), err);
+		mf->normals = gsioi_arena_array_uninit(a, 3 * nout, sizeof(float), err);
 		if (!mf->positions || !mf->normals) goto fail;
 		for (size_t v = 0; v < nout; v++) {
 			const gsio_mdl_vertex *pv = &fr->verts[m->source_vertex[v]];
@@ -575,10 +575,10 @@ gsio_scene *gsio_mdl_to_scene(const gsio_mdl_file *f, const char *name, const gs
 			// The table normals point into the model (FORMATS.md): negate.
 			for (int k = 0; k < 3; k++) mf->normals[3 * v + (size_t)k] = -gsio_anorms[ni][k];
 		}
-		gsio_bbox3(mf->positions, nout, mf->bbox_min, mf->bbox_max);
+		gsioi_bbox3(mf->positions, nout, mf->bbox_min, mf->bbox_max);
 	}
 	if (bad_normals &&
-	    !gsio_scene_warn(s, err, "%zu vertex normal indices are >= 162; used normal 0",
+	    !gsioi_scene_warn(s, err, "%zu vertex normal indices are >= 162; used normal 0",
 	                     bad_normals))
 		goto fail;
 	m->positions = m->frames[0].positions;
@@ -586,7 +586,7 @@ gsio_scene *gsio_mdl_to_scene(const gsio_mdl_file *f, const char *name, const gs
 	memcpy(m->bbox_min, m->frames[0].bbox_min, sizeof(m->bbox_min));
 	memcpy(m->bbox_max, m->frames[0].bbox_max, sizeof(m->bbox_max));
 	float fps = opts && opts->fps > 0 ? opts->fps : GSIO_DEFAULT_FPS;
-	if (!gsio_scene_build_clips(s, m, fps, err)) goto fail;
+	if (!gsioi_scene_build_clips(s, m, fps, err)) goto fail;
 	(void)name;
 	return s;
 fail:

@@ -21,7 +21,7 @@ const gsio_importer *const *gsio_importers(void)
 const gsio_importer *gsio_find_importer(const uint8_t *head, size_t head_size, const char *path)
 {
 	char ext[16];
-	gsio_path_ext(path, ext, sizeof(ext));
+	gsioi_path_ext(path, ext, sizeof(ext));
 	const gsio_importer *by_ext = NULL;
 	for (size_t i = 0; importers[i]; i++) {
 		int score = importers[i]->can_read(head, head_size, ext);

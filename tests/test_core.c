@@ -17,23 +17,23 @@ static void test_reader_exact_end(void **state)
 	const uint8_t data[11] = {1, 0, 0, 0, 0x00, 0x00, 0x80, 0x3f, 0xfe, 0xff, 0x7f};
 	gsio_error err;
 	gsio_error_clear(&err);
-	gsio_reader r = gsio_reader_make(data, sizeof(data), "x.bin", &err);
+	gsioi_reader r = gsioi_reader_make(data, sizeof(data), "x.bin", &err);
 	int32_t i = 0;
 	float f = 0;
 	int16_t s = 0;
 	uint8_t b = 0;
-	assert_true(gsio_read_i32(&r, &i, "an int"));
+	assert_true(gsioi_read_i32(&r, &i, "an int"));
 	assert_int_equal(i, 1);
-	assert_true(gsio_read_f32(&r, &f, "a float"));
+	assert_true(gsioi_read_f32(&r, &f, "a float"));
 	assert_true(f == 1.0f);
-	assert_true(gsio_read_i16(&r, &s, "a short"));
+	assert_true(gsioi_read_i16(&r, &s, "a short"));
 	assert_int_equal(s, -2);
-	assert_int_equal(gsio_reader_remaining(&r), 1);
-	assert_true(gsio_read_u8(&r, &b, "the last byte"));
+	assert_int_equal(gsioi_reader_remaining(&r), 1);
+	assert_true(gsioi_read_u8(&r, &b, "the last byte"));
 	assert_int_equal(b, 0x7f);
 	// Exactly at the end: zero more bytes are still available.
-	assert_int_equal(gsio_reader_remaining(&r), 0);
-	assert_non_null(gsio_read_bytes(&r, 0, "nothing"));
+	assert_int_equal(gsioi_reader_remaining(&r), 0);
+	assert_non_null(gsioi_read_bytes(&r, 0, "nothing"));
 	assert_int_equal(err.code, GSIO_OK);
 	assert_false(r.failed);
 }
@@ -44,22 +44,22 @@ static void test_reader_one_past_end(void **state)
 	const uint8_t data[6] = {1, 2, 3, 4, 5, 6};
 	gsio_error err;
 	gsio_error_clear(&err);
-	gsio_reader r = gsio_reader_make(data, sizeof(data), "y.bin", &err);
+	gsioi_reader r = gsioi_reader_make(data, sizeof(data), "y.bin", &err);
 	uint32_t u = 0;
 	uint16_t w = 0;
-	assert_true(gsio_read_u32(&r, &u, "a word"));
+	assert_true(gsioi_read_u32(&r, &u, "a word"));
 	assert_int_equal(u, 0x04030201u);
 	// 2 bytes remain; a 4-byte read fails at offset 4 and consumes nothing.
-	assert_false(gsio_read_u32(&r, &u, "a second word"));
+	assert_false(gsioi_read_u32(&r, &u, "a second word"));
 	assert_int_equal(err.code, GSIO_ERR_TRUNCATED);
 	assert_int_equal(err.offset, 4);
 	assert_string_equal(err.file, "y.bin");
 	assert_non_null(strstr(err.message, "a second word"));
 	assert_int_equal(r.pos, 4);
 	// Later reads keep failing, even ones that would fit, and the first error stays.
-	assert_false(gsio_read_u16(&r, &w, "a short that would fit"));
-	assert_null(gsio_read_bytes(&r, 0, "nothing"));
-	assert_false(gsio_reader_need(&r, 0, "nothing"));
+	assert_false(gsioi_read_u16(&r, &w, "a short that would fit"));
+	assert_null(gsioi_read_bytes(&r, 0, "nothing"));
+	assert_false(gsioi_reader_need(&r, 0, "nothing"));
 	assert_int_equal(err.offset, 4);
 	assert_non_null(strstr(err.message, "a second word"));
 }
@@ -70,11 +70,11 @@ static void test_reader_huge_need(void **state)
 	const uint8_t data[3] = {0};
 	gsio_error err;
 	gsio_error_clear(&err);
-	gsio_reader r = gsio_reader_make(data, sizeof(data), NULL, &err);
+	gsioi_reader r = gsioi_reader_make(data, sizeof(data), NULL, &err);
 	uint8_t b;
-	assert_true(gsio_read_u8(&r, &b, "a byte"));
+	assert_true(gsioi_read_u8(&r, &b, "a byte"));
 	// SIZE_MAX must not wrap around pos + n.
-	assert_null(gsio_read_bytes(&r, SIZE_MAX, "everything"));
+	assert_null(gsioi_read_bytes(&r, SIZE_MAX, "everything"));
 	assert_int_equal(err.code, GSIO_ERR_TRUNCATED);
 	assert_int_equal(err.offset, 1);
 	assert_string_equal(err.file, "");
@@ -88,15 +88,15 @@ static void test_reader_each_width_at_end(void **state)
 	for (size_t n = 1; n <= 4; n++) {
 		gsio_error err;
 		gsio_error_clear(&err);
-		gsio_reader r = gsio_reader_make(data, n - 1, "z", &err);
+		gsioi_reader r = gsioi_reader_make(data, n - 1, "z", &err);
 		bool ok;
 		uint8_t u8;
 		uint16_t u16;
 		uint32_t u32;
-		if (n == 1) ok = gsio_read_u8(&r, &u8, "u8");
-		else if (n == 2) ok = gsio_read_u16(&r, &u16, "u16");
-		else if (n == 3) ok = gsio_read_bytes(&r, 3, "3 bytes") != NULL;
-		else ok = gsio_read_u32(&r, &u32, "u32");
+		if (n == 1) ok = gsioi_read_u8(&r, &u8, "u8");
+		else if (n == 2) ok = gsioi_read_u16(&r, &u16, "u16");
+		else if (n == 3) ok = gsioi_read_bytes(&r, 3, "3 bytes") != NULL;
+		else ok = gsioi_read_u32(&r, &u32, "u32");
 		assert_false(ok);
 		assert_int_equal(err.code, GSIO_ERR_TRUNCATED);
 		assert_int_equal(err.offset, 0);
@@ -109,34 +109,34 @@ static void test_overflow_helpers(void **state)
 {
 	(void)state;
 	size_t out = 0;
-	assert_true(gsio_mul_size(SIZE_MAX, 1, &out));
+	assert_true(gsioi_mul_size(SIZE_MAX, 1, &out));
 	assert_true(out == SIZE_MAX);
-	assert_true(gsio_mul_size(0, SIZE_MAX, &out));
+	assert_true(gsioi_mul_size(0, SIZE_MAX, &out));
 	assert_true(out == 0);
-	assert_true(gsio_mul_size(SIZE_MAX, 0, &out));
+	assert_true(gsioi_mul_size(SIZE_MAX, 0, &out));
 	assert_true(out == 0);
-	assert_false(gsio_mul_size(SIZE_MAX, 2, &out));
-	assert_false(gsio_mul_size(SIZE_MAX / 2 + 1, 2, &out));
-	assert_true(gsio_mul_size(SIZE_MAX / 2, 2, &out));
+	assert_false(gsioi_mul_size(SIZE_MAX, 2, &out));
+	assert_false(gsioi_mul_size(SIZE_MAX / 2 + 1, 2, &out));
+	assert_true(gsioi_mul_size(SIZE_MAX / 2, 2, &out));
 	assert_true(out == SIZE_MAX - 1);
 	size_t root = (size_t)1 << (sizeof(size_t) * 4);
-	assert_false(gsio_mul_size(root, root, &out));
-	assert_true(gsio_mul_size(root - 1, root + 1, &out));
+	assert_false(gsioi_mul_size(root, root, &out));
+	assert_true(gsioi_mul_size(root - 1, root + 1, &out));
 	assert_true(out == SIZE_MAX);
 
-	assert_true(gsio_add_size(SIZE_MAX, 0, &out));
+	assert_true(gsioi_add_size(SIZE_MAX, 0, &out));
 	assert_true(out == SIZE_MAX);
-	assert_true(gsio_add_size(SIZE_MAX - 1, 1, &out));
+	assert_true(gsioi_add_size(SIZE_MAX - 1, 1, &out));
 	assert_true(out == SIZE_MAX);
-	assert_false(gsio_add_size(SIZE_MAX, 1, &out));
-	assert_false(gsio_add_size(1, SIZE_MAX, &out));
-	assert_false(gsio_add_size(SIZE_MAX / 2 + 1, SIZE_MAX / 2 + 1, &out));
+	assert_false(gsioi_add_size(SIZE_MAX, 1, &out));
+	assert_false(gsioi_add_size(1, SIZE_MAX, &out));
+	assert_false(gsioi_add_size(SIZE_MAX / 2 + 1, SIZE_MAX / 2 + 1, &out));
 
-	assert_true(gsio_mul3_size(1000, 1000, 1000, &out));
+	assert_true(gsioi_mul3_size(1000, 1000, 1000, &out));
 	assert_true(out == 1000000000u);
-	assert_false(gsio_mul3_size(SIZE_MAX / 3 + 1, 1, 3, &out));
-	assert_false(gsio_mul3_size(root, 1, root, &out));
-	assert_true(gsio_mul3_size(root, 0, root, &out));
+	assert_false(gsioi_mul3_size(SIZE_MAX / 3 + 1, 1, 3, &out));
+	assert_false(gsioi_mul3_size(root, 1, root, &out));
+	assert_true(gsioi_mul3_size(root, 0, root, &out));
 	assert_true(out == 0);
 }
 
@@ -274,7 +274,7 @@ static void roundtrip_16bit(gsio_pixel_format fmt)
 	assert_int_equal(gsio_encode_pixels(fmt, rgba, 65536, NULL, back), 0);
 	size_t bad = 0;
 	for (unsigned v = 0; v < 65536; v++)
-		if (gsio_le16(back + 2 * v) != v) bad++;
+		if (gsioi_le16(back + 2 * v) != v) bad++;
 	free(src);
 	free(rgba);
 	free(back);
@@ -408,28 +408,28 @@ static void test_palette_pcx_corpus(void **state)
 static void test_arena_basics(void **state)
 {
 	(void)state;
-	gsio_arena *a = gsio_arena_create(NULL, 0);
+	gsio_arena *a = gsioi_arena_create(NULL, 0);
 	assert_non_null(a);
 	gsio_error err;
 	gsio_error_clear(&err);
-	uint8_t *z = gsio_arena_alloc(a, 0, &err);
+	uint8_t *z = gsioi_arena_alloc(a, 0, &err);
 	assert_non_null(z);
 	for (size_t n = 1; n < 300000; n = n * 3 + 1) {
-		uint8_t *p = gsio_arena_alloc(a, n, &err);
+		uint8_t *p = gsioi_arena_alloc(a, n, &err);
 		assert_non_null(p);
 		assert_int_equal((uintptr_t)p % 16, 0);
 		for (size_t i = 0; i < n; i++) assert_int_equal(p[i], 0);
 		memset(p, 0xab, n);
 	}
-	assert_true(gsio_arena_used(a) > 300000);
-	char *s = gsio_arena_strndup(a, "abcdef", 3, &err);
+	assert_true(gsioi_arena_used(a) > 300000);
+	char *s = gsioi_arena_strndup(a, "abcdef", 3, &err);
 	assert_string_equal(s, "abc");
-	assert_string_equal(gsio_arena_strdup(a, "walk3", &err), "walk3");
+	assert_string_equal(gsioi_arena_strdup(a, "walk3", &err), "walk3");
 	// An overflowing array is a limit error, not a wrapped small block.
-	assert_null(gsio_arena_array(a, SIZE_MAX / 2, 3, &err));
+	assert_null(gsioi_arena_array(a, SIZE_MAX / 2, 3, &err));
 	assert_int_equal(err.code, GSIO_ERR_LIMIT);
-	gsio_arena_destroy(a);
-	gsio_arena_destroy(NULL);
+	gsioi_arena_destroy(a);
+	gsioi_arena_destroy(NULL);
 }
 
 static void test_arena_limit(void **state)
@@ -437,29 +437,29 @@ static void test_arena_limit(void **state)
 	(void)state;
 	t_fail_alloc st = {0};
 	gsio_allocator al = t_fail_allocator(&st);
-	gsio_arena *a = gsio_arena_create(&al, 1000);
+	gsio_arena *a = gsioi_arena_create(&al, 1000);
 	assert_non_null(a);
 	gsio_error err;
 	gsio_error_clear(&err);
-	assert_non_null(gsio_arena_alloc(a, 600, &err));
+	assert_non_null(gsioi_arena_alloc(a, 600, &err));
 	assert_int_equal(err.code, GSIO_OK);
-	assert_null(gsio_arena_alloc(a, 600, &err));
+	assert_null(gsioi_arena_alloc(a, 600, &err));
 	assert_int_equal(err.code, GSIO_ERR_LIMIT);
 	// What fits still fits after a refusal (608 handed out, 16-aligned: 384 more fit).
 	gsio_error_clear(&err);
-	assert_non_null(gsio_arena_alloc(a, 384, &err));
-	assert_null(gsio_arena_alloc(a, 1, &err));
+	assert_non_null(gsioi_arena_alloc(a, 384, &err));
+	assert_null(gsioi_arena_alloc(a, 1, &err));
 	assert_int_equal(err.code, GSIO_ERR_LIMIT);
-	assert_null(gsio_arena_alloc(a, SIZE_MAX, &err));
-	assert_true(gsio_arena_used(a) <= 1000);
-	gsio_arena_destroy(a);
+	assert_null(gsioi_arena_alloc(a, SIZE_MAX, &err));
+	assert_true(gsioi_arena_used(a) <= 1000);
+	gsioi_arena_destroy(a);
 	assert_int_equal(st.live, 0);
 	// A limit far below a request refuses it at once.
-	a = gsio_arena_create(&al, 16);
+	a = gsioi_arena_create(&al, 16);
 	gsio_error_clear(&err);
-	assert_null(gsio_arena_array(a, 100, 100, &err));
+	assert_null(gsioi_arena_array(a, 100, 100, &err));
 	assert_int_equal(err.code, GSIO_ERR_LIMIT);
-	gsio_arena_destroy(a);
+	gsioi_arena_destroy(a);
 	assert_int_equal(st.live, 0);
 }
 
@@ -469,24 +469,24 @@ static void test_arena_alloc_failure(void **state)
 	// Failing the arena's own block: no arena.
 	t_fail_alloc st = {.fail_at = 1};
 	gsio_allocator al = t_fail_allocator(&st);
-	assert_null(gsio_arena_create(&al, 0));
+	assert_null(gsioi_arena_create(&al, 0));
 	assert_int_equal(st.live, 0);
 	// Failing the k-th chunk: GSIO_ERR_NOMEM, and destroy frees the rest.
 	for (size_t k = 2; k <= 6; k++) {
 		t_fail_alloc s2 = {.fail_at = k};
 		gsio_allocator al2 = t_fail_allocator(&s2);
-		gsio_arena *a = gsio_arena_create(&al2, 0);
+		gsio_arena *a = gsioi_arena_create(&al2, 0);
 		assert_non_null(a);
 		gsio_error err;
 		gsio_error_clear(&err);
 		size_t ok = 0;
 		void *p;
 		// Each 40 KB block needs its own chunk (chunks are 64 KB).
-		while ((p = gsio_arena_alloc(a, 40000, &err)) != NULL) ok++;
+		while ((p = gsioi_arena_alloc(a, 40000, &err)) != NULL) ok++;
 		assert_int_equal(err.code, GSIO_ERR_NOMEM);
 		assert_int_equal(ok, k - 2);
 		assert_true(s2.live > 0);
-		gsio_arena_destroy(a);
+		gsioi_arena_destroy(a);
 		assert_int_equal(s2.live, 0);
 	}
 	// Scenes come from the same arena: a failed scene_create leaks nothing.
@@ -497,7 +497,7 @@ static void test_arena_alloc_failure(void **state)
 		opts.allocator = &al3;
 		gsio_error err;
 		gsio_error_clear(&err);
-		assert_null(gsio_scene_create(&opts, &err));
+		assert_null(gsioi_scene_create(&opts, &err));
 		assert_int_equal(err.code, GSIO_ERR_NOMEM);
 		assert_int_equal(s3.live, 0);
 	}
@@ -505,10 +505,10 @@ static void test_arena_alloc_failure(void **state)
 	gsio_allocator al4 = t_fail_allocator(&s4);
 	gsio_opts opts = {0};
 	opts.allocator = &al4;
-	gsio_scene *sc = gsio_scene_create(&opts, NULL);
+	gsio_scene *sc = gsioi_scene_create(&opts, NULL);
 	assert_non_null(sc);
-	assert_true(gsio_scene_warn(sc, NULL, "warning %d", 1));
-	assert_true(gsio_scene_warn(sc, NULL, "warning %s", "two"));
+	assert_true(gsioi_scene_warn(sc, NULL, "warning %d", 1));
+	assert_true(gsioi_scene_warn(sc, NULL, "warning %s", "two"));
 	assert_int_equal(sc->warnings_count, 2);
 	assert_string_equal(sc->warnings[0], "warning 1");
 	assert_string_equal(sc->warnings[1], "warning two");
@@ -527,9 +527,9 @@ static void test_text_sanitized(void **state)
 	gsio_error_clear(&err);
 	GSIO_FAIL(&err, GSIO_ERR_CORRUPT, "f.hmp", 3, "texture '%s'", "a\xff\x01\nb");
 	assert_string_equal(err.message, "texture 'a???b'");
-	gsio_scene *s = gsio_scene_create(NULL, &err);
+	gsio_scene *s = gsioi_scene_create(NULL, &err);
 	assert_non_null(s);
-	assert_true(gsio_scene_warn(s, &err, "name %s", "\xc3\xa9\t"));
+	assert_true(gsioi_scene_warn(s, &err, "name %s", "\xc3\xa9\t"));
 	assert_int_equal(s->warnings_count, 1);
 	assert_string_equal(s->warnings[0], "name ???");
 	gsio_scene_free(s);
@@ -541,7 +541,7 @@ static void test_build_clips(void **state)
 {
 	(void)state;
 	gsio_error err;
-	gsio_scene *s = gsio_scene_create(NULL, &err);
+	gsio_scene *s = gsioi_scene_create(NULL, &err);
 	assert_non_null(s);
 	static const char *names[] = {"walk0", "walk1", "walking0", "walk_2", "frame 7", "7", "walk3"};
 	gsio_morph_frame frames[7];
@@ -551,7 +551,7 @@ static void test_build_clips(void **state)
 	memset(&m, 0, sizeof(m));
 	m.frames = frames;
 	m.frames_count = 7;
-	assert_true(gsio_scene_build_clips(s, &m, 12.5f, &err));
+	assert_true(gsioi_scene_build_clips(s, &m, 12.5f, &err));
 	assert_int_equal(s->clips_count, 6);
 	static const char *want[] = {"walk", "walking", "walk.2", "frame", "anim", "walk.3"};
 	static const size_t first[] = {0, 2, 3, 4, 5, 6}, count[] = {2, 1, 1, 1, 1, 1};
@@ -655,14 +655,14 @@ static void test_paths(void **state)
 {
 	(void)state;
 	char ext[8];
-	gsio_path_ext("dir.x/Model.MDL", ext, sizeof(ext));
+	gsioi_path_ext("dir.x/Model.MDL", ext, sizeof(ext));
 	assert_string_equal(ext, "mdl");
-	gsio_path_ext("dir.x/noext", ext, sizeof(ext));
+	gsioi_path_ext("dir.x/noext", ext, sizeof(ext));
 	assert_string_equal(ext, "");
-	gsio_path_ext("a.verylongextension", ext, sizeof(ext));
+	gsioi_path_ext("a.verylongextension", ext, sizeof(ext));
 	assert_string_equal(ext, "verylon");
-	assert_string_equal(gsio_path_base("a/b\\c.md5mesh"), "c.md5mesh");
-	assert_string_equal(gsio_path_base("plain"), "plain");
+	assert_string_equal(gsioi_path_base("a/b\\c.md5mesh"), "c.md5mesh");
+	assert_string_equal(gsioi_path_base("plain"), "plain");
 }
 
 static void test_read_whole_file(void **state)

@@ -370,7 +370,7 @@ static void check_corpus_scene(const char *path, const gsio_scene *s)
 		assert_int_equal(cJSON_GetArraySize(maps), (int)s->materials_count);
 	}
 	print_message("%s: %zu vertices, %zu frames, %zu clips, %zu images -> %zu bytes\n",
-	              gsio_path_base(path), m->vertex_count, m->frames_count, s->clips_count,
+	              gsioi_path_base(path), m->vertex_count, m->frames_count, s->clips_count,
 	              s->images_count, g.out.files[0].size);
 	glb_free(&g);
 }
@@ -425,7 +425,7 @@ static void test_corpus_two_skins(void **state)
 static gsio_scene *new_scene(void)
 {
 	gsio_error err;
-	gsio_scene *s = gsio_scene_create(NULL, &err);
+	gsio_scene *s = gsioi_scene_create(NULL, &err);
 	assert_non_null(s);
 	s->format = "TEST";
 	return s;

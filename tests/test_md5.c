@@ -758,14 +758,14 @@ static void test_invalid_corpus(void **state)
 		for (size_t i = 0; i < n; i++) {
 			gsio_error err;
 			gsio_scene *s = gsio_load_file(files[i], NULL, &err);
-			print_err(gsio_path_base(files[i]), &err);
+			print_err(gsioi_path_base(files[i]), &err);
 			assert_null(s);
 			assert_int_not_equal(err.code, GSIO_OK);
 			assert_true(err.line > 0);
 			assert_true(err.message[0] != 0);
 			assert_string_equal(err.file, files[i]);
 			for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
-				if (!strcmp(cases[c].file, gsio_path_base(files[i]))) {
+				if (!strcmp(cases[c].file, gsioi_path_base(files[i]))) {
 					assert_int_equal(err.code, cases[c].code);
 					assert_int_equal(err.line, cases[c].line);
 					assert_non_null(strstr(err.message, cases[c].needle));

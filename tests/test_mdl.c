@@ -46,7 +46,7 @@ static size_t corpus_files(int supported, cfile **out)
 			continue;
 		}
 		files[k].path = list[i];
-		files[k].base = gsio_path_base(list[i]);
+		files[k].base = gsioi_path_base(list[i]);
 		files[k].data = data;
 		files[k].size = size;
 		k++;
@@ -829,7 +829,7 @@ static void test_corrupt_header_counts(void **state)
 		assert_non_null(copy);
 		for (int field = 0; field < 9; field++) {
 			size_t at = 48 + 4 * (size_t)field;
-			int32_t valid = (int32_t)gsio_le32(c->data + at);
+			int32_t valid = (int32_t)gsioi_le32(c->data + at);
 			const int32_t values[] = {-1, 0x7fffffff, INT32_MIN, valid + 1, valid + 2,
 			                          valid - 1, 0x8000, 0x10000, 0};
 			for (size_t k = 0; k < sizeof(values) / sizeof(values[0]); k++) {
@@ -871,7 +871,7 @@ static void test_corrupt_skins(void **state)
 	mutation_stats st = {0};
 	for (size_t i = 0; i < n; i++) {
 		cfile *c = &files[i];
-		if (gsio_le32(c->data + 48) == 0) continue; // no skin
+		if (gsioi_le32(c->data + 48) == 0) continue; // no skin
 		uint8_t *copy = malloc(c->size);
 		assert_non_null(copy);
 		const int32_t types[] = {1, 6, 7, 9, 12, 13, 14, 15, 16, 0x7fffffff, -1, INT32_MIN};
@@ -892,7 +892,7 @@ static void test_corrupt_skins(void **state)
 		if (c->data[3] == '5') {
 			for (int field = 0; field < 2; field++) {
 				size_t at = 88 + 4 * (size_t)field;
-				int32_t valid = (int32_t)gsio_le32(c->data + at);
+				int32_t valid = (int32_t)gsioi_le32(c->data + at);
 				const int32_t dims[] = {0, -1, 0x7fffffff, INT32_MIN, valid + 1, valid - 1,
 				                        16385, 0x10000, valid * 2};
 				for (size_t k = 0; k < sizeof(dims) / sizeof(dims[0]); k++) {

@@ -211,7 +211,7 @@ static void test_assimp_first_frame(void **state)
 		size_t size;
 		uint8_t *data = t_read_file(list[i], &size);
 		if (is_mdl345(data, size)) {
-			const char *why = compare_with_assimp(list[i], gsio_path_base(list[i]), data, size);
+			const char *why = compare_with_assimp(list[i], gsioi_path_base(list[i]), data, size);
 			if (why) fail_msg("Assimp cannot read %s: %s", list[i], why);
 			compared++;
 		}
@@ -236,7 +236,7 @@ static void test_assimp_samples(void **state)
 	size_t n = t_list_files(dir, ".mdl", &list), compared = 0;
 	assert_true(n >= 6);
 	for (size_t i = 0; i < n; i++) {
-		const char *base = gsio_path_base(list[i]);
+		const char *base = gsioi_path_base(list[i]);
 		if (!strcmp(base, "argb4444.mdl")) {
 			print_message("%-24s not given to Assimp (it rejects ARGB4444 skins)\n", base);
 			continue;

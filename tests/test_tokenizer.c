@@ -15,17 +15,17 @@
 
 // -- Helpers
 
-static void init(gsio_tokenizer *t, const char *text, gsio_error *err)
+static void init(gsioi_tokenizer *t, const char *text, gsio_error *err)
 {
 	gsio_error_clear(err);
-	gsio_tokenizer_init(t, text, strlen(text), "t.txt", NULL, err);
+	gsioi_tokenizer_init(t, text, strlen(text), "t.txt", NULL, err);
 }
 
-static void expect_tok(gsio_tokenizer *t, gsio_token_kind kind, const char *text, int line,
+static void expect_tok(gsioi_tokenizer *t, gsioi_token_kind kind, const char *text, int line,
                        int col)
 {
-	gsio_token tok;
-	assert_true(gsio_tok_next(t, &tok));
+	gsioi_token tok;
+	assert_true(gsioi_tok_next(t, &tok));
 	assert_int_equal(tok.kind, kind);
 	if (text) {
 		assert_int_equal(tok.len, strlen(text));
@@ -38,14 +38,14 @@ static void expect_tok(gsio_tokenizer *t, gsio_token_kind kind, const char *text
 static float pf(const char *s)
 {
 	float v = -12345.0f;
-	if (!gsio_parse_float(s, strlen(s), &v)) fail_msg("'%s' does not parse", s);
+	if (!gsioi_parse_float(s, strlen(s), &v)) fail_msg("'%s' does not parse", s);
 	return v;
 }
 
 static bool pf_ok(const char *s)
 {
 	float v;
-	return gsio_parse_float(s, strlen(s), &v);
+	return gsioi_parse_float(s, strlen(s), &v);
 }
 
 static uint32_t bits(float f)
@@ -70,7 +70,7 @@ static uint64_t rnd(void)
 static void test_tokens(void **state)
 {
 	(void)state;
-	gsio_tokenizer t;
+	gsioi_tokenizer t;
 	gsio_error err;
 	const char *text = "MD5Version 10\r\n"
 	                   "commandline \"a b // not a comment\"\n"
@@ -103,26 +103,26 @@ static void test_tokens(void **state)
 static void test_peek_and_expect(void **state)
 {
 	(void)state;
-	gsio_tokenizer t;
+	gsioi_tokenizer t;
 	gsio_error err;
 	init(&t, "numverts 24 ( 1.5 ) \"s\"", &err);
-	gsio_token tok;
-	assert_true(gsio_tok_peek(&t, &tok));
-	assert_true(gsio_token_is(&tok, "numverts"));
-	assert_true(gsio_tok_peek(&t, &tok)); // peeking twice gives the same token
-	assert_true(gsio_token_is(&tok, "numverts"));
-	assert_true(gsio_tok_expect_word(&t, "numverts"));
+	gsioi_token tok;
+	assert_true(gsioi_tok_peek(&t, &tok));
+	assert_true(gsioi_token_is(&tok, "numverts"));
+	assert_true(gsioi_tok_peek(&t, &tok)); // peeking twice gives the same token
+	assert_true(gsioi_token_is(&tok, "numverts"));
+	assert_true(gsioi_tok_expect_word(&t, "numverts"));
 	int64_t n;
-	assert_true(gsio_tok_int(&t, "numverts", 0, 100, &n, NULL));
+	assert_true(gsioi_tok_int(&t, "numverts", 0, 100, &n, NULL));
 	assert_int_equal(n, 24);
-	assert_true(gsio_tok_expect_punct(&t, '('));
+	assert_true(gsioi_tok_expect_punct(&t, '('));
 	float f;
-	assert_true(gsio_tok_float(&t, "x", &f));
+	assert_true(gsioi_tok_float(&t, "x", &f));
 	assert_true(f == 1.5f);
-	assert_true(gsio_tok_expect_punct(&t, ')'));
-	assert_true(gsio_tok_string(&t, "a name", &tok));
+	assert_true(gsioi_tok_expect_punct(&t, ')'));
+	assert_true(gsioi_tok_string(&t, "a name", &tok));
 	assert_int_equal(tok.len, 1);
-	assert_int_equal(gsio_tok_remaining(&t), 0);
+	assert_int_equal(gsioi_tok_remaining(&t), 0);
 }
 
 // -- Errors carry line and column
@@ -130,13 +130,13 @@ static void test_peek_and_expect(void **state)
 static void expect_error(const char *text, int steps, gsio_error_code code, int line, int col,
                          const char *needle)
 {
-	gsio_tokenizer t;
+	gsioi_tokenizer t;
 	gsio_error err;
 	init(&t, text, &err);
-	gsio_token tok;
+	gsioi_token tok;
 	bool ok = true;
-	for (int i = 0; i < steps && ok; i++) ok = gsio_tok_next(&t, &tok);
-	if (ok) ok = gsio_tok_expect_word(&t, "joints");
+	for (int i = 0; i < steps && ok; i++) ok = gsioi_tok_next(&t, &tok);
+	if (ok) ok = gsioi_tok_expect_word(&t, "joints");
 	assert_false(ok);
 	char msg[512];
 	gsio_error_format(&err, msg, sizeof(msg));
@@ -147,7 +147,7 @@ static void expect_error(const char *text, int steps, gsio_error_code code, int 
 	assert_string_equal(err.file, "t.txt");
 	assert_non_null(strstr(err.message, needle));
 	// After a failure every call fails.
-	assert_false(gsio_tok_next(&t, &tok));
+	assert_false(gsioi_tok_next(&t, &tok));
 }
 
 static void test_errors(void **state)
@@ -161,29 +161,29 @@ static void test_errors(void **state)
 	expect_error("one two", 2, GSIO_ERR_TRUNCATED, 1, 8, "found the end of the file");
 	expect_error("", 0, GSIO_ERR_TRUNCATED, 1, 1, "expected 'joints'");
 	// A NUL byte inside the buffer is binary data, not the end.
-	gsio_tokenizer t;
+	gsioi_tokenizer t;
 	gsio_error err;
 	gsio_error_clear(&err);
-	gsio_tokenizer_init(&t, "ab\0cd", 5, "t.txt", NULL, &err);
-	gsio_token tok;
-	assert_true(gsio_tok_next(&t, &tok));
-	assert_false(gsio_tok_next(&t, &tok));
+	gsioi_tokenizer_init(&t, "ab\0cd", 5, "t.txt", NULL, &err);
+	gsioi_token tok;
+	assert_true(gsioi_tok_next(&t, &tok));
+	assert_false(gsioi_tok_next(&t, &tok));
 	assert_int_equal(err.column, 3);
 
 	// Integers: malformed is a syntax error, out of range is corrupt data.
 	init(&t, "tri 4294967295 1.0", &err);
-	assert_true(gsio_tok_expect_word(&t, "tri"));
+	assert_true(gsioi_tok_expect_word(&t, "tri"));
 	int64_t v;
-	assert_false(gsio_tok_int(&t, "tri", 0, 11, &v, NULL));
+	assert_false(gsioi_tok_int(&t, "tri", 0, 11, &v, NULL));
 	assert_int_equal(err.code, GSIO_ERR_CORRUPT);
 	assert_int_equal(err.column, 5);
 	assert_non_null(strstr(err.message, "tri 4294967295 is outside 0..11"));
 	init(&t, "1.0", &err);
-	assert_false(gsio_tok_int(&t, "a count", 0, 11, &v, NULL));
+	assert_false(gsioi_tok_int(&t, "a count", 0, 11, &v, NULL));
 	assert_int_equal(err.code, GSIO_ERR_SYNTAX);
 	init(&t, "1.#QNAN", &err);
 	float f;
-	assert_false(gsio_tok_float(&t, "a bias", &f));
+	assert_false(gsioi_tok_float(&t, "a bias", &f));
 	assert_int_equal(err.code, GSIO_ERR_SYNTAX);
 	assert_non_null(strstr(err.message, "'1.#QNAN'"));
 }
@@ -194,23 +194,23 @@ static void test_ints(void **state)
 {
 	(void)state;
 	int64_t v;
-	assert_true(gsio_parse_int64("4294967295", 10, &v));
+	assert_true(gsioi_parse_int64("4294967295", 10, &v));
 	assert_true(v == 4294967295ll);
-	assert_true(gsio_parse_int64("-1", 2, &v));
+	assert_true(gsioi_parse_int64("-1", 2, &v));
 	assert_true(v == -1);
-	assert_true(gsio_parse_int64("+7", 2, &v));
+	assert_true(gsioi_parse_int64("+7", 2, &v));
 	assert_true(v == 7);
-	assert_true(gsio_parse_int64("9223372036854775807", 19, &v));
+	assert_true(gsioi_parse_int64("9223372036854775807", 19, &v));
 	assert_true(v == INT64_MAX);
-	assert_true(gsio_parse_int64("-9223372036854775808", 20, &v));
+	assert_true(gsioi_parse_int64("-9223372036854775808", 20, &v));
 	assert_true(v == INT64_MIN);
-	assert_false(gsio_parse_int64("9223372036854775808", 19, &v));
-	assert_false(gsio_parse_int64("99999999999999999999999", 23, &v));
-	assert_false(gsio_parse_int64("", 0, &v));
-	assert_false(gsio_parse_int64("-", 1, &v));
-	assert_false(gsio_parse_int64("1e3", 3, &v));
-	assert_false(gsio_parse_int64("0x10", 4, &v));
-	assert_false(gsio_parse_int64("12 ", 3, &v));
+	assert_false(gsioi_parse_int64("9223372036854775808", 19, &v));
+	assert_false(gsioi_parse_int64("99999999999999999999999", 23, &v));
+	assert_false(gsioi_parse_int64("", 0, &v));
+	assert_false(gsioi_parse_int64("-", 1, &v));
+	assert_false(gsioi_parse_int64("1e3", 3, &v));
+	assert_false(gsioi_parse_int64("0x10", 4, &v));
+	assert_false(gsioi_parse_int64("12 ", 3, &v));
 }
 
 // -- Floats
@@ -244,9 +244,9 @@ static void test_float_values(void **state)
 		if (pf_ok(bad[i])) fail_msg("'%s' parsed as a float", bad[i]);
 	}
 	double d;
-	assert_true(gsio_parse_double("1e39", 4, &d) && d == 1e39);
-	assert_true(gsio_parse_double("0.1", 3, &d) && d == 0.1);
-	assert_false(gsio_parse_double("1e309", 5, &d));
+	assert_true(gsioi_parse_double("1e39", 4, &d) && d == 1e39);
+	assert_true(gsioi_parse_double("0.1", 3, &d) && d == 0.1);
+	assert_false(gsioi_parse_double("1e309", 5, &d));
 }
 
 // Random decimal strings of many shapes, compared bit for bit with the C
@@ -281,7 +281,7 @@ static void test_float_vs_libc(void **state)
 		if (*end || !isfinite(ref)) continue; // our parser rejects those: tested above
 		checked++;
 		float v;
-		if (!gsio_parse_float(buf, strlen(buf), &v)) fail_msg("'%s' rejected", buf);
+		if (!gsioi_parse_float(buf, strlen(buf), &v)) fail_msg("'%s' rejected", buf);
 		if (bits(v) != bits(ref)) {
 			if (float_mismatch < 5)
 				print_message("  float mismatch: %s -> %.9g, libc %.9g\n", buf, (double)v,
@@ -289,7 +289,7 @@ static void test_float_vs_libc(void **state)
 			float_mismatch++;
 		}
 		double dref = strtod(buf, NULL), dv;
-		assert_true(gsio_parse_double(buf, strlen(buf), &dv));
+		assert_true(gsioi_parse_double(buf, strlen(buf), &dv));
 		if (dv != dref) {
 			if (double_mismatch < 3)
 				print_message("  double off: %s -> %.17g, libc %.17g\n", buf, dv, dref);
@@ -315,12 +315,12 @@ static void test_format_roundtrip(void **state)
 	             {1e-5f, "1e-05"}, {123456.789f, "123456.79"}, {31.9803333282f, "31.980333"},
 	             {FLT_MAX, "3.4028235e+38"}};
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
-		size_t n = gsio_format_float(known[i].v, buf);
+		size_t n = gsioi_format_float(known[i].v, buf);
 		assert_int_equal(n, strlen(buf));
 		assert_string_equal(buf, known[i].text);
 	}
-	assert_int_equal(gsio_format_float(INFINITY, buf), 0);
-	assert_int_equal(gsio_format_float(NAN, buf), 0);
+	assert_int_equal(gsioi_format_float(INFINITY, buf), 0);
+	assert_int_equal(gsioi_format_float(NAN, buf), 0);
 	// Every finite float comes back exactly (random bit patterns).
 	size_t tested = 0;
 	for (size_t i = 0; i < 200000; i++) {
@@ -328,10 +328,10 @@ static void test_format_roundtrip(void **state)
 		float v;
 		memcpy(&v, &u, 4);
 		if (!isfinite(v)) continue;
-		size_t n = gsio_format_float(v, buf);
+		size_t n = gsioi_format_float(v, buf);
 		float back;
 		assert_true(n > 0 && n < GSIO_FLOAT_TEXT_MAX);
-		if (!gsio_parse_float(buf, n, &back) || bits(back) != u)
+		if (!gsioi_parse_float(buf, n, &back) || bits(back) != u)
 			fail_msg("%08x printed as '%s' does not read back", (unsigned)u, buf);
 		tested++;
 	}
@@ -380,9 +380,9 @@ static void test_locale(void **state)
 	assert_true(bits(pf("-0.000001")) == bits(-0.000001f));
 	assert_false(pf_ok("1,5"));
 	char buf[GSIO_FLOAT_TEXT_MAX];
-	gsio_format_float(123456.789f, buf);
+	gsioi_format_float(123456.789f, buf);
 	assert_string_equal(buf, "123456.79");
-	gsio_format_float(-2.5e-7f, buf);
+	gsioi_format_float(-2.5e-7f, buf);
 	assert_string_equal(buf, "-2.5e-07");
 	setlocale(LC_NUMERIC, "C");
 }

@@ -19,7 +19,7 @@
 #include <assimp/scene.h>
 #endif
 
-size_t gsio_arena_used(const gsio_arena *arena); // from gsio_internal.h
+size_t gsioi_arena_used(const gsio_arena *arena); // from gsio_internal.h
 
 static double now_ms(void)
 {
@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 					ok = 0;
 					break;
 				}
-				*(pass ? &bytes1 : &bytes) = gsio_arena_used(s->arena);
+				*(pass ? &bytes1 : &bytes) = gsioi_arena_used(s->arena);
 				gsio_scene_free(s);
 			}
 			if (pass && ok) g1 = median(t, iters);
