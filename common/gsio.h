@@ -1,4 +1,4 @@
-/* gsio: read and write 3D GameStudio (MDL3/4/5, HMP4/5, WMP) and id MD5 files.
+/* gsio: read and write 3D GameStudio (MDL3/4/5, HMP4/5/7) and id MD5 files.
  *
  * This is the core public header: errors, options, the arena, the neutral
  * scene that every importer produces and every writer consumes, pixel
@@ -20,6 +20,7 @@
 #ifndef GSIO_H
 #define GSIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,9 +35,11 @@ extern "C" {
 
 #if defined(__GNUC__) || defined(__clang__)
 #define GSIO_NODISCARD __attribute__((warn_unused_result))
+#define GSIO_API __attribute__((visibility("default")))
 #define GSIO_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define GSIO_NODISCARD
+#define GSIO_API
 #define GSIO_PRINTF(f, a)
 #endif
 
@@ -70,14 +73,14 @@ typedef struct gsio_error {
 } gsio_error;
 
 /** Name of an error code ("truncated", "corrupt", ...). Never NULL. */
-const char *gsio_error_code_name(gsio_error_code code);
+GSIO_API const char *gsio_error_code_name(gsio_error_code code);
 
 /** Formats `file:offset 0x1a2b: message` or `file:12:5: message` into buf.
  *  Returns the length it wanted to write (snprintf semantics). */
-size_t gsio_error_format(const gsio_error *err, char *buf, size_t buf_size);
+GSIO_API size_t gsio_error_format(const gsio_error *err, char *buf, size_t buf_size);
 
 /** Clears an error to GSIO_OK. */
-void gsio_error_clear(gsio_error *err);
+GSIO_API void gsio_error_clear(gsio_error *err);
 
 // -- Memory
 
@@ -102,11 +105,22 @@ typedef struct gsio_io {
 	                 gsio_error *err);
 	/** Frees what read_file returned. */
 	void (*free_data)(void *user, uint8_t *data);
+	/** Lists the names (no directory part) of the regular files in `dir`
+	 *  ("" or "." for the current one) into a NULL-terminated array; freed
+	 *  with free_list. NULL: the io cannot list (sibling discovery is then
+	 *  skipped). Returns 0, or non-zero with err filled. */
+	int (*list_dir)(void *user, const char *dir, char ***names, gsio_error *err);
+	void (*free_list)(void *user, char **names);
 	void *user;
 } gsio_io;
 
+/** The default io: reads only regular files (a FIFO, a device or a
+ *  directory is refused with GSIO_ERR_IO instead of blocking) and lists
+ *  directories with opendir. */
+GSIO_API const gsio_io *gsio_default_io(void);
+
 /** Reads a whole file into malloc'd memory (the default io). */
-GSIO_NODISCARD int gsio_read_whole_file(const char *path, uint8_t **data, size_t *size,
+GSIO_API GSIO_NODISCARD int gsio_read_whole_file(const char *path, uint8_t **data, size_t *size,
                                         size_t max_size, gsio_error *err);
 
 // -- Options
@@ -147,37 +161,51 @@ typedef enum gsio_pixel_format {
 } gsio_pixel_format;
 
 /** Bytes per pixel of a format, 0 for an unknown one. */
-size_t gsio_pixel_size(gsio_pixel_format fmt);
+GSIO_API size_t gsio_pixel_size(gsio_pixel_format fmt);
 
 /** Decodes `count` pixels of `fmt` from src into RGBA8 (dst: count*4 bytes).
  *  PAL8 needs a 768-byte palette (NULL: the built-in one); index 0 is kept
  *  opaque (transparency is a render mode in GameStudio, not a skin fact).
  *  Returns 0, or -1 for an unknown format. */
-GSIO_NODISCARD int gsio_decode_pixels(gsio_pixel_format fmt, const uint8_t *src, size_t count,
+GSIO_API GSIO_NODISCARD int gsio_decode_pixels(gsio_pixel_format fmt, const uint8_t *src, size_t count,
                                       const uint8_t *palette, uint8_t *dst); /* src, dst must not overlap */
 
 /** Encodes RGBA8 pixels into `fmt` (the inverse, rounding to nearest for
  *  16-bit formats, nearest colour for PAL8). Returns 0 or -1. */
-GSIO_NODISCARD int gsio_encode_pixels(gsio_pixel_format fmt, const uint8_t *rgba, size_t count,
+GSIO_API GSIO_NODISCARD int gsio_encode_pixels(gsio_pixel_format fmt, const uint8_t *rgba, size_t count,
                                       const uint8_t *palette, uint8_t *dst);
 
 /** The built-in 256-colour palette (768 bytes RGB): index 0 black, a
  *  6x6x6 colour cube at 16..231, grey ramps elsewhere. A stand-in only:
  *  the real palette is the level's, pass it with gsio_opts.palette. */
-const uint8_t *gsio_default_palette(void);
+GSIO_API const uint8_t *gsio_default_palette(void);
 
 /** Loads a palette from a .pcx file (the 768 bytes after the 0x0C marker at
  *  its end) or a 768-byte .raw/.lmp file into out[768]. */
-GSIO_NODISCARD int gsio_palette_from_memory(const uint8_t *data, size_t size, uint8_t out[768],
+GSIO_API GSIO_NODISCARD int gsio_palette_from_memory(const uint8_t *data, size_t size, uint8_t out[768],
                                             gsio_error *err);
-GSIO_NODISCARD int gsio_palette_load(const char *path, uint8_t out[768], gsio_error *err);
+GSIO_API GSIO_NODISCARD int gsio_palette_load(const char *path, uint8_t out[768], gsio_error *err);
 
 /** The 162 Quake/GameStudio vertex normals, as stored (they point into the
  *  model: gsio negates them to get outward normals). */
 #define GSIO_NORMAL_COUNT 162
-extern const float gsio_anorms[GSIO_NORMAL_COUNT][3];
+GSIO_API extern const float gsio_anorms[GSIO_NORMAL_COUNT][3];
 
-// -- Scene
+// -- Scene (version 2)
+//
+// The neutral scene every importer produces and every writer consumes. It is
+// a glTF/Assimp-shaped graph:
+// - nodes form a tree (parents before children) and place meshes, cameras
+//   and lights; one mesh may be placed by many nodes (instances);
+// - joints are nodes; a skin lists the joint nodes of one skeleton and their
+//   inverse bind matrices; a skinned mesh names its skin, so several
+//   skeletons coexist in one scene;
+// - animations are named sets of channels, each sampled once per frame at
+//   the animation's rate; a channel moves a node (translation, rotation,
+//   scale), sets a mesh's morph frame, or animates a camera's field of view;
+// - extras carry facts of a format that glTF has no field for.
+// Everything lives in the scene's arena. Indices are int32_t, -1 for none.
+// gsio_scene_validate() states every rule; every writer calls it first.
 
 /** Axis conventions. The scene keeps the source's: right-handed, Z up,
  *  X forward (GameStudio and Doom 3 alike). Writers convert. */
@@ -185,55 +213,118 @@ typedef enum gsio_axes {
 	GSIO_AXES_Z_UP_X_FORWARD = 0
 } gsio_axes;
 
-/** A decoded image: RGBA8, top row first, straight alpha. */
+// -- Scene: extras
+
+/** Type of an extra value. */
+typedef enum gsio_extra_type {
+	GSIO_EXTRA_INT = 0,   /**< int64 in `i` */
+	GSIO_EXTRA_FLOAT,     /**< double in `f` */
+	GSIO_EXTRA_STRING,    /**< NUL-terminated text in `s` (printable ASCII or UTF-8) */
+	GSIO_EXTRA_FLOATS     /**< `floats_count` floats in `floats` (a colour, a vector, skills) */
+} gsio_extra_type;
+
+/** One key/value fact. Keys are unique within one list. */
+typedef struct gsio_extra {
+	const char *key;
+	gsio_extra_type type;
+	int64_t i;
+	double f;
+	const char *s;
+	const float *floats;
+	size_t floats_count;
+} gsio_extra;
+
+/** A small key/value list (written to glTF `extras`, in order). */
+typedef struct gsio_extras {
+	gsio_extra *items;
+	size_t count;
+} gsio_extras;
+
+// -- Scene: images, materials
+
+/** An image: decoded RGBA8 pixels, or a reference to an external file that
+ *  was not (or could not be) decoded. */
 typedef struct gsio_image {
-	const char *name;       /**< "skin0", or the texture's file name */
-	uint32_t width, height; /**< pixels */
-	uint8_t *rgba;          /**< width*height*4 bytes */
+	const char *name;       /**< "skin0", or the texture's file name; unique in the scene */
+	uint32_t width, height; /**< pixels; 0 x 0 for an undecoded reference */
+	uint8_t *rgba;          /**< width*height*4 bytes, top row first, straight
+	                             alpha; NULL when the image is only a reference */
+	const char *uri;        /**< external file (relative to the scene's file, '/'
+	                             separators) when rgba is NULL; else NULL */
 	int32_t source_type;    /**< the format's own type code (MDL skin type), -1 if none */
 	gsio_pixel_format source_format; /**< pixel layout it was stored in */
 	uint32_t source_mip_count; /**< mip levels stored after the full image (kept in the codec layer) */
-	const char *source_path;   /**< external file it came from, NULL when embedded */
+	const char *source_path;   /**< external file it was decoded from, NULL when embedded */
+	gsio_extras extras;
 } gsio_image;
 
-/** A material. Indices are into gsio_scene.images, -1 for none. */
+/** Texture addressing outside 0..1. */
+typedef enum gsio_wrap {
+	GSIO_WRAP_REPEAT = 0,
+	GSIO_WRAP_CLAMP,
+	GSIO_WRAP_MIRROR
+} gsio_wrap;
+
+/** A texture as a material uses it: an image and its sampler. */
+typedef struct gsio_texture {
+	int32_t image;          /**< index into gsio_scene.images, -1 for none */
+	gsio_wrap wrap_u, wrap_v;
+	float tiling;           /**< repeats over the UV range 0..1; 0 or 1: once */
+} gsio_texture;
+
+/** How a material's alpha is used. */
+typedef enum gsio_alpha_mode {
+	GSIO_ALPHA_OPAQUE = 0,
+	GSIO_ALPHA_MASK,        /**< cut out below alpha_cutoff */
+	GSIO_ALPHA_BLEND
+} gsio_alpha_mode;
+
+/** A material (metallic 0, roughness 1 unless extras say more). */
 typedef struct gsio_material {
-	const char *name;
-	int32_t base_color_image; /**< colour skin or texture */
-	int32_t detail_image;     /**< terrain detail map, -1 if none */
-	float detail_tiling;      /**< repeats of the detail map over the terrain */
+	const char *name;         /**< unique in the scene */
 	float base_color[4];      /**< linear RGBA factor, default 1,1,1,1 */
+	gsio_texture base_color_texture; /**< colour skin or texture */
+	gsio_texture detail_texture;     /**< terrain detail map (tiling = repeats over the terrain) */
+	float emissive[3];        /**< linear RGB, default 0 */
+	gsio_alpha_mode alpha_mode;
+	float alpha_cutoff;       /**< MASK only; default 0.5 */
+	bool double_sided;
+	bool unlit;
 	const char *shader;       /**< MD5 shader string as written, NULL otherwise */
+	gsio_extras extras;       /**< e.g. "gsio:skin_type", MDL7 ambient/specular/power */
 } gsio_material;
+
+// -- Scene: meshes
 
 /** One vertex-animation frame: absolute positions and normals for every
  *  vertex of its mesh (mesh.vertex_count of each). */
 typedef struct gsio_morph_frame {
 	const char *name;     /**< the stored frame name, e.g. "walk3" */
 	float *positions;     /**< xyz per vertex, scene axes */
-	float *normals;       /**< unit outward normal per vertex */
-	float bbox_min[3], bbox_max[3]; /**< of the decoded positions */
+	float *normals;       /**< unit outward normal per vertex, NULL if none */
+	float bbox_min[3], bbox_max[3]; /**< of the positions */
 } gsio_morph_frame;
 
-/** A named range of consecutive morph frames (frames walk0..walk3 -> "walk"). */
-typedef struct gsio_clip {
-	const char *name;
-	size_t first_frame;   /**< index into the mesh's frames */
-	size_t frame_count;
-	float fps;            /**< playback rate, from gsio_opts.fps */
-} gsio_clip;
-
 /** Per-vertex skin weights, any number per vertex, in CSR form:
- *  vertex v has weights [offsets[v], offsets[v+1]). */
+ *  vertex v has weights [offsets[v], offsets[v+1]). Joint indices index the
+ *  mesh's skin's joints. */
 typedef struct gsio_weights {
 	uint32_t *offsets;    /**< vertex_count + 1 entries */
-	uint32_t *joints;     /**< joint index per weight */
-	float *values;        /**< weight per weight, as stored (gsio does not normalise) */
+	uint32_t *joints;     /**< index into skins[mesh.skin].joints, per weight */
+	float *values;        /**< weight, >= 0, as stored (gsio does not normalise) */
 	size_t count;         /**< total weights */
 } gsio_weights;
 
+/** A run of triangles drawn with one material. */
+typedef struct gsio_mesh_part {
+	size_t first_index;   /**< into mesh.indices, a multiple of 3 */
+	size_t index_count;   /**< a multiple of 3 */
+	int32_t material;     /**< index into scene materials, -1 for none */
+} gsio_mesh_part;
+
 /** A triangle mesh with welded vertices. Front faces are counter-clockwise
- *  seen from outside (the file's winding is reversed where it is clockwise). */
+ *  seen from outside (the file's winding is reversed where it is clockwise).
+ *  Its parts cover indices in order, without gaps or overlap. */
 typedef struct gsio_mesh {
 	const char *name;
 	size_t vertex_count;
@@ -242,49 +333,110 @@ typedef struct gsio_mesh {
 	float *uvs;           /**< uv per vertex, 0,0 = top-left of the image, NULL if none */
 	uint32_t *indices;    /**< 3 per triangle */
 	size_t index_count;
-	int32_t material;     /**< index into scene materials, -1 for none */
+	gsio_mesh_part *parts;
+	size_t parts_count;
 	uint32_t *source_vertex; /**< per vertex: the file's position index (NULL if 1:1) */
 	uint32_t *source_uv;  /**< per vertex: the file's UV index (NULL if none) */
-	gsio_morph_frame *frames; /**< vertex animation; frames[0] = the positions above */
+	gsio_morph_frame *frames; /**< vertex animation; frames[0] = the positions above; 0 when static */
 	size_t frames_count;
+	int32_t skin;         /**< index into scene skins when skinned, else -1 */
 	gsio_weights weights; /**< skinning; count 0 when unskinned */
 	float bbox_min[3], bbox_max[3]; /**< of positions */
+	gsio_extras extras;
 } gsio_mesh;
 
-/** A joint of a skeleton. Rotations are unit quaternions x,y,z,w. */
-typedef struct gsio_joint {
+// -- Scene: nodes, skins, cameras, lights
+
+/** A node: a local transform relative to its parent and what it carries.
+ *  Rotations are unit quaternions x,y,z,w. Cameras and lights look along
+ *  their node's +X axis (the scene's forward) with +Z up. */
+typedef struct gsio_node {
 	const char *name;
-	int32_t parent;          /**< index of the parent joint, -1 for a root;
-	                              always less than the joint's own index */
-	float translation[3];    /**< bind pose, relative to the parent */
-	float rotation[4];       /**< bind pose, relative to the parent */
-	float world_translation[3]; /**< bind pose in model space */
-	float world_rotation[4];
-} gsio_joint;
+	int32_t parent;          /**< index of the parent node, -1 for a root;
+	                              always less than the node's own index */
+	float translation[3];
+	float rotation[4];
+	float scale[3];
+	int32_t mesh;            /**< index into meshes, -1 for none */
+	int32_t camera;          /**< index into cameras, -1 for none */
+	int32_t light;           /**< index into lights, -1 for none */
+	gsio_extras extras;      /**< e.g. an entity's action, flags, skills */
+} gsio_node;
 
-/** A skeletal animation sampled per frame: a local (parent-relative) pose for
- *  every joint at every frame. */
-typedef struct gsio_skel_anim {
-	const char *name;       /**< e.g. the .md5anim's base name */
-	float fps;
-	size_t frames_count;
-	size_t joints_count;    /**< equals scene joints_count */
-	float *translations;    /**< frames*joints*3 */
-	float *rotations;       /**< frames*joints*4, x,y,z,w */
-	float *bounds;          /**< frames*6 (min xyz, max xyz), NULL if none */
-} gsio_skel_anim;
+/** A skeleton as a skinned mesh uses it: joint nodes and their inverse bind
+ *  matrices (model space of the mesh's node to joint space). */
+typedef struct gsio_skin {
+	const char *name;
+	int32_t *joints;         /**< node indices, no repeats */
+	size_t joints_count;
+	float *inverse_bind;     /**< 16 floats per joint, column-major */
+	int32_t skeleton;        /**< the common root node of the joints, -1 if none */
+} gsio_skin;
 
-/** An animated camera (MD5 .md5camera). */
+/** A perspective camera. */
 typedef struct gsio_camera {
 	const char *name;
-	float fps;
-	size_t frames_count;
-	float *positions;       /**< frames*3, scene axes */
-	float *rotations;       /**< frames*4, x,y,z,w; the camera looks along its +X */
-	float *fov;             /**< frames, horizontal field of view in degrees */
-	uint32_t *cuts;         /**< frame indices where a new shot starts */
-	size_t cuts_count;
+	float fov;               /**< horizontal field of view in degrees (frame 0) */
+	float aspect;            /**< width / height; 0: 4:3 */
+	float znear, zfar;       /**< 0: writer defaults (zfar 0: infinite) */
 } gsio_camera;
+
+typedef enum gsio_light_type {
+	GSIO_LIGHT_POINT = 0,
+	GSIO_LIGHT_SPOT,
+	GSIO_LIGHT_DIRECTIONAL
+} gsio_light_type;
+
+/** A light. Spot and directional lights shine along their node's +X. */
+typedef struct gsio_light {
+	const char *name;
+	gsio_light_type type;
+	float color[3];          /**< linear RGB, 0..1 */
+	float intensity;         /**< candela (point, spot) or lux (directional) */
+	float range;             /**< distance where it ends; 0: infinite */
+	float inner_cone, outer_cone; /**< spot: radians, 0 <= inner < outer <= pi/2 */
+	gsio_extras extras;
+} gsio_light;
+
+// -- Scene: animation
+
+/** What a channel animates. */
+typedef enum gsio_channel_path {
+	GSIO_PATH_TRANSLATION = 0, /**< node translation: 3 floats per key */
+	GSIO_PATH_ROTATION,        /**< node rotation: 4 floats per key (unit x,y,z,w) */
+	GSIO_PATH_SCALE,           /**< node scale: 3 floats per key */
+	GSIO_PATH_MORPH,           /**< the morph frame shown by the node's mesh: one
+	                                frame index per key in `frames`, or, to blend,
+	                                mesh.frames_count weights per key in `values` */
+	GSIO_PATH_FOV              /**< the node's camera's fov (degrees): 1 float per key */
+} gsio_channel_path;
+
+/** One animated property, sampled at every frame of its animation. */
+typedef struct gsio_channel {
+	int32_t node;            /**< the node it moves (for MORPH: the node placing the mesh) */
+	gsio_channel_path path;
+	float *values;           /**< frames_count * width floats (see the path), or
+	                              NULL for a MORPH channel given by `frames` */
+	uint32_t *frames;        /**< MORPH: frames_count indices into mesh.frames; else NULL */
+} gsio_channel;
+
+/** A named animation: channels sampled at `fps`, frame k at time k / fps,
+ *  with linear interpolation between frames (spherical for rotations). */
+typedef struct gsio_animation {
+	const char *name;        /**< unique in the scene */
+	float fps;               /**< > 0 */
+	size_t frames_count;     /**< >= 1; every channel has this many keys */
+	gsio_channel *channels;
+	size_t channels_count;
+	uint32_t *cuts;          /**< frames where the animation jumps instead of
+	                              interpolating from the frame before (camera
+	                              shots); ascending, each in 1..frames_count-1 */
+	size_t cuts_count;
+	float *bounds;           /**< frames_count * 6 (min xyz, max xyz) in model space, NULL if none (MD5) */
+	gsio_extras extras;
+} gsio_animation;
+
+// -- Scene: terrain, the scene itself
 
 /** A height-field terrain, kept so it can be written back (HMP). */
 typedef struct gsio_terrain {
@@ -300,19 +452,21 @@ typedef struct gsio_terrain {
 /** The neutral scene. Everything it points to lives in its arena. */
 typedef struct gsio_scene {
 	gsio_arena *arena;
-	const char *format;       /**< "MDL5", "HMP5", "MD5", ... */
+	const char *format;       /**< "MDL5", "HMP5", "MD5", ... ; NULL for a built scene */
 	int32_t format_version;   /**< 3, 4, 5 for MDL; 10 for MD5 */
 	gsio_axes axes;
+	gsio_node *nodes;          size_t nodes_count;  /**< parents before children */
 	gsio_mesh *meshes;         size_t meshes_count;
 	gsio_material *materials;  size_t materials_count;
 	gsio_image *images;        size_t images_count;
-	gsio_clip *clips;          size_t clips_count; /**< clips of meshes[0]'s frames */
-	gsio_joint *joints;        size_t joints_count;
-	gsio_skel_anim *animations; size_t animations_count;
+	gsio_skin *skins;          size_t skins_count;
+	gsio_animation *animations; size_t animations_count;
 	gsio_camera *cameras;      size_t cameras_count;
+	gsio_light *lights;        size_t lights_count;
 	gsio_terrain *terrain;     /**< NULL unless a terrain */
+	gsio_extras extras;        /**< scene-wide facts (a level's fog colours, ...) */
 	const char **warnings;     size_t warnings_count;
-	/** Counts as stored in the source file, before welding. */
+	/** Counts as stored in the source file, before welding (0 for a built scene). */
 	struct {
 		size_t vertices;   /**< 3D vertices (MDL numverts, HMP numverts, MD5 verts) */
 		size_t triangles;
@@ -321,7 +475,125 @@ typedef struct gsio_scene {
 } gsio_scene;
 
 /** Frees a scene and everything it owns. NULL is fine. */
-void gsio_scene_free(gsio_scene *scene);
+GSIO_API void gsio_scene_free(gsio_scene *scene);
+
+// -- Scene: building one
+//
+// A scene built outside gsio (an adapter, a test, a converter) lives in its
+// own arena like a loaded one. The add functions append one element with its
+// defaults (identity transform, -1 indices, white material, ...) and return
+// its index, or -1 (with err set: nomem or limit) on failure. Element
+// pointers stay valid until the next add of the same kind: keep indices.
+// Arrays inside an element (a mesh's frames, a node's extras, ...) are
+// allocated with gsio_scene_alloc() and filled by the caller.
+
+/** A new empty scene with its own arena (allocator and memory limit from
+ *  opts). NULL on failure. */
+GSIO_API gsio_scene *gsio_scene_new(const gsio_opts *opts, gsio_error *err);
+/** count*size zeroed bytes in the scene's arena, 16-byte aligned; NULL on
+ *  overflow or failure (err set). Freed with the scene. */
+GSIO_API void *gsio_scene_alloc(gsio_scene *s, size_t count, size_t size, gsio_error *err);
+/** A copy of str in the scene's arena (NULL for NULL or on failure). */
+GSIO_API char *gsio_scene_strdup(gsio_scene *s, const char *str, gsio_error *err);
+
+GSIO_API int32_t gsio_scene_add_node(gsio_scene *s, const char *name, int32_t parent,
+                                     gsio_error *err);
+/** A mesh with vertex_count vertices (positions, and normals and uvs when
+ *  asked by GSIO_MESH_NORMALS / GSIO_MESH_UVS), index_count zeroed indices
+ *  and one part covering them all with `material`. */
+enum { GSIO_MESH_NORMALS = 1u << 0, GSIO_MESH_UVS = 1u << 1 };
+GSIO_API int32_t gsio_scene_add_mesh(gsio_scene *s, const char *name, size_t vertex_count,
+                                     size_t index_count, uint32_t flags, int32_t material,
+                                     gsio_error *err);
+GSIO_API int32_t gsio_scene_add_material(gsio_scene *s, const char *name, gsio_error *err);
+/** An RGBA8 image of width x height pixels (zeroed), or, with width or
+ *  height 0, a reference to the external file `uri`. */
+GSIO_API int32_t gsio_scene_add_image(gsio_scene *s, const char *name, uint32_t width,
+                                      uint32_t height, const char *uri, gsio_error *err);
+/** A skin with joints_count joint slots (-1) and identity inverse binds. */
+GSIO_API int32_t gsio_scene_add_skin(gsio_scene *s, const char *name, size_t joints_count,
+                                     gsio_error *err);
+GSIO_API int32_t gsio_scene_add_camera(gsio_scene *s, const char *name, gsio_error *err);
+GSIO_API int32_t gsio_scene_add_light(gsio_scene *s, const char *name, gsio_light_type type,
+                                      gsio_error *err);
+/** An animation of frames_count frames at fps with channels_count channels
+ *  (node -1, values NULL: the caller sets them, e.g. with
+ *  gsio_scene_alloc(s, frames_count * 4, sizeof(float), err)). */
+GSIO_API int32_t gsio_scene_add_animation(gsio_scene *s, const char *name, float fps,
+                                          size_t frames_count, size_t channels_count,
+                                          gsio_error *err);
+/** Sets key in extras (replacing a value of that key): an int, a double, a
+ *  string (copied) or n floats (copied). Returns 0, or -1 with err set. */
+GSIO_API int gsio_extras_set_int(gsio_scene *s, gsio_extras *x, const char *key, int64_t v,
+                                 gsio_error *err);
+GSIO_API int gsio_extras_set_float(gsio_scene *s, gsio_extras *x, const char *key, double v,
+                                   gsio_error *err);
+GSIO_API int gsio_extras_set_string(gsio_scene *s, gsio_extras *x, const char *key,
+                                    const char *v, gsio_error *err);
+GSIO_API int gsio_extras_set_floats(gsio_scene *s, gsio_extras *x, const char *key,
+                                    const float *v, size_t n, gsio_error *err);
+/** The extra called key, or NULL. */
+GSIO_API const gsio_extra *gsio_extras_get(const gsio_extras *x, const char *key);
+/** Appends a warning (printf-style) to the scene. Returns 0, or -1 on failure. */
+GSIO_API int gsio_scene_add_warning(gsio_scene *s, gsio_error *err, const char *fmt, ...)
+	GSIO_PRINTF(3, 4);
+
+// -- Scene: checking one
+
+/** Checks every rule of the scene model: counts and pointers consistent,
+ *  every index in range (parents < own index, so the node tree is acyclic),
+ *  parts covering the indices, every float finite, quaternions unit (within
+ *  1e-3), scales non-zero, weights non-negative with joints inside the
+ *  mesh's skin, frames and morph keys the size of their mesh, channel values
+ *  the size of their animation, names where they must be unique unique.
+ *  Returns 0, or -1 with err (GSIO_ERR_ARGUMENT) naming the element and the
+ *  rule, e.g. "nodes[3].parent 7 is not less than 3". */
+GSIO_API GSIO_NODISCARD int gsio_scene_validate(const gsio_scene *scene, gsio_error *err);
+
+/** World (model-space) transform of node i as a column-major 4x4 matrix:
+ *  the product of its ancestors' local transforms and its own. */
+GSIO_API void gsio_node_world_matrix(const gsio_scene *scene, int32_t node, float out[16]);
+
+// -- Utilities for writers
+//
+// Shared by every writer (glTF, MDL5, HMP5, MD5) and usable by programs that
+// write their own formats from a scene.
+
+/** Encodes RGBA8 pixels (top row first) as PNG into malloc'd memory (free()):
+ *  RGB8 when every alpha is 255, RGBA8 otherwise. Returns 0, or non-zero
+ *  with err set. */
+GSIO_API GSIO_NODISCARD int gsio_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height,
+                                            uint8_t **png, size_t *png_size, gsio_error *err);
+
+/** One file to place: its final path and its bytes. */
+typedef struct gsio_file_data {
+	const char *path;
+	const uint8_t *data;
+	size_t size;
+} gsio_file_data;
+
+/** Writes the files atomically, in order: each is written to a temporary
+ *  name in its own directory, flushed, and renamed into place; with
+ *  no_replace an existing file makes the call fail before anything is
+ *  written (and placement itself never replaces: link + unlink). On failure
+ *  no temporary file is left and err names the final path. Temporary files
+ *  are also removed when the process gets SIGINT or SIGTERM while they
+ *  exist (gsio_install_cleanup_handlers()). Returns 0 or non-zero. */
+GSIO_API GSIO_NODISCARD int gsio_place_files(const gsio_file_data *files, size_t count,
+                                             bool no_replace, gsio_error *err);
+/** Installs SIGINT/SIGTERM handlers that remove the temporary files of
+ *  gsio_place_files() in progress, then re-raise the signal. For programs;
+ *  a library user calls it only if it wants that behaviour. */
+GSIO_API void gsio_install_cleanup_handlers(void);
+
+/** Quaternions (x, y, z, w) and column-major 4x4 matrices. */
+GSIO_API void gsio_quat_mul(const float a[4], const float b[4], float out[4]);
+GSIO_API void gsio_quat_rotate(const float q[4], const float v[3], float out[3]);
+GSIO_API void gsio_quat_normalize(float q[4]);
+GSIO_API void gsio_mat4_from_trs(const float t[3], const float r[4], const float s[3], float out[16]);
+GSIO_API void gsio_mat4_mul(const float a[16], const float b[16], float out[16]);
+/** Inverse of an affine matrix; returns 0, or -1 (out = identity) when singular. */
+GSIO_API int gsio_mat4_invert(const float m[16], float out[16]);
 
 // -- Importers
 
@@ -339,15 +611,15 @@ typedef struct gsio_importer {
 } gsio_importer;
 
 /** All importers, NULL-terminated. */
-const gsio_importer *const *gsio_importers(void);
+GSIO_API const gsio_importer *const *gsio_importers(void);
 
 /** The importer for these bytes: by magic first, then by extension. NULL if none. */
-const gsio_importer *gsio_find_importer(const uint8_t *head, size_t head_size, const char *path);
+GSIO_API const gsio_importer *gsio_find_importer(const uint8_t *head, size_t head_size, const char *path);
 
 /** Loads a scene from memory / from a file. NULL on failure, with err set. */
-gsio_scene *gsio_load_memory(const uint8_t *data, size_t size, const char *path,
+GSIO_API gsio_scene *gsio_load_memory(const uint8_t *data, size_t size, const char *path,
                              const gsio_opts *opts, gsio_error *err);
-gsio_scene *gsio_load_file(const char *path, const gsio_opts *opts, gsio_error *err);
+GSIO_API gsio_scene *gsio_load_file(const char *path, const gsio_opts *opts, gsio_error *err);
 
 #ifdef __cplusplus
 }
