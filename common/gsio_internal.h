@@ -97,11 +97,7 @@ bool gsioi_scene_warn(gsio_scene *scene, gsio_error *err, const char *fmt, ...) 
 
 /** Bounding box of n xyz points (zeros when n == 0). */
 void gsioi_bbox3(const float *p, size_t n, float mn[3], float mx[3]);
-/** Clips from the mesh's frame names: runs of frames whose names agree once
- *  trailing digits and the separators before them are cut ("walk0".."walk3"
- *  -> "walk"); a stem that returns after other clips gets ".2", ".3". */
-GSIO_NODISCARD bool gsioi_scene_build_clips(gsio_scene *s, const gsio_mesh *m, float fps,
-                                           gsio_error *err);
+/* Clips, nodes, double-sided faces: gsio_scene_util.h. */
 
 // -- Bounded reader
 

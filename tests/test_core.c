@@ -3,6 +3,7 @@
 #include "test_util.h"
 
 #include "gsio_internal.h"
+#include "gsio_scene_util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -536,7 +537,8 @@ static void test_text_sanitized(void **state)
 }
 
 /* Clips from frame names: stems without trailing digits and separators; a
- * stem that returns later gets a suffix, a longer name is not a repeat. */
+ * stem that returns later gets a suffix, a longer name is not a repeat. Each
+ * clip is a morph animation on the given node keyed by its frames. */
 static void test_build_clips(void **state)
 {
 	(void)state;
@@ -551,16 +553,114 @@ static void test_build_clips(void **state)
 	memset(&m, 0, sizeof(m));
 	m.frames = frames;
 	m.frames_count = 7;
-	assert_true(gsioi_scene_build_clips(s, &m, 12.5f, &err));
-	assert_int_equal(s->clips_count, 6);
+	assert_true(gsioi_scene_build_clips(s, &m, 3, 12.5f, &err));
+	assert_int_equal(s->animations_count, 6);
 	static const char *want[] = {"walk", "walking", "walk.2", "frame", "anim", "walk.3"};
 	static const size_t first[] = {0, 2, 3, 4, 5, 6}, count[] = {2, 1, 1, 1, 1, 1};
 	for (size_t i = 0; i < 6; i++) {
-		assert_string_equal(s->clips[i].name, want[i]);
-		assert_int_equal(s->clips[i].first_frame, first[i]);
-		assert_int_equal(s->clips[i].frame_count, count[i]);
-		assert_true(s->clips[i].fps == 12.5f);
+		const gsio_animation *a = &s->animations[i];
+		assert_string_equal(a->name, want[i]);
+		assert_int_equal(a->frames_count, count[i]);
+		assert_true(a->fps == 12.5f);
+		assert_int_equal(a->channels_count, 1);
+		assert_int_equal(a->channels[0].node, 3);
+		assert_int_equal(a->channels[0].path, GSIO_PATH_MORPH);
+		assert_null(a->channels[0].values);
+		for (size_t k = 0; k < count[i]; k++) assert_int_equal(a->channels[0].frames[k], first[i] + k);
 	}
+	// One frame is a pose: no animation.
+	m.frames_count = 1;
+	assert_true(gsioi_scene_build_clips(s, &m, 0, 10.0f, &err));
+	assert_int_equal(s->animations_count, 6);
+	gsio_scene_free(s);
+}
+
+/* The model's root node is named after the file without its extension. */
+static void test_model_node(void **state)
+{
+	(void)state;
+	gsio_error err;
+	gsio_scene *s = gsioi_scene_create(NULL, &err);
+	assert_non_null(s);
+	static const char *paths[] = {"dir/walker.mdl", "a\\b\\Terrain.v2.hmp", ".mdl", NULL, "noext"};
+	static const char *want[] = {"walker", "Terrain.v2", ".mdl", "model", "noext"};
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(gsioi_scene_add_model_node(s, paths[i], -1, &err), i);
+		assert_string_equal(s->nodes[i].name, want[i]);
+	}
+	assert_int_equal(s->nodes_count, 5);
+	const gsio_node *n = &s->nodes[0];
+	assert_int_equal(n->parent, -1);
+	assert_true(n->rotation[3] == 1.0f && n->scale[0] == 1.0f && n->scale[2] == 1.0f);
+	assert_int_equal(n->camera, -1);
+	assert_int_equal(n->light, -1);
+	gsio_scene_free(s);
+}
+
+/* Double-sided faces: a quad stored once each way round on the same four
+ * positions (two uv sets for one side) with normals along +z. The faces
+ * whose normal points to -z get copies of their vertices with -z normals;
+ * the others keep theirs. A lone face stays as it is. */
+static void test_split_double_sided(void **state)
+{
+	(void)state;
+	gsio_error err;
+	gsio_scene *s = gsioi_scene_create(NULL, &err);
+	gsio_arena *tmp = gsioi_arena_create(NULL, 0);
+	assert_non_null(s);
+	assert_non_null(tmp);
+	// Vertices 0..3: the quad's corners (source 0..3); 4..5: corners 0, 2 with
+	// other uvs; 6..8 a lone triangle.
+	static const float pos[] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0,
+	                            5, 5, 0, 6, 5, 0, 5, 6, 0};
+	static const uint32_t src[] = {0, 1, 2, 3, 0, 2, 6, 7, 8};
+	static const uint32_t idx[] = {
+	    0, 1, 2, 0, 2, 3,  // up (counter-clockwise from +z)
+	    4, 3, 5, 2, 1, 0,  // the same two faces down, one on the other uvs
+	    6, 7, 8,           // lone
+	};
+	gsio_mesh m;
+	memset(&m, 0, sizeof(m));
+	m.vertex_count = 9;
+	m.index_count = 15;
+	m.positions = gsioi_arena_array(s->arena, 27, sizeof(float), &err);
+	m.normals = gsioi_arena_array(s->arena, 27, sizeof(float), &err);
+	m.uvs = gsioi_arena_array(s->arena, 18, sizeof(float), &err);
+	m.source_vertex = gsioi_arena_array(s->arena, 9, sizeof(uint32_t), &err);
+	m.indices = gsioi_arena_array(s->arena, 15, sizeof(uint32_t), &err);
+	assert_true(m.positions && m.normals && m.uvs && m.source_vertex && m.indices);
+	memcpy(m.positions, pos, sizeof(pos));
+	memcpy(m.source_vertex, src, sizeof(src));
+	memcpy(m.indices, idx, sizeof(idx));
+	for (size_t v = 0; v < 9; v++) {
+		m.normals[3 * v + 2] = 1.0f;
+		m.uvs[2 * v] = (float)v;
+	}
+	size_t pairs = 0;
+	assert_true(gsioi_mesh_split_double_sided(s, &m, tmp, &pairs, &err));
+	assert_int_equal(pairs, 2);
+	// The down faces' vertices 4, 3, 5, 2, 1, 0 get copies 9..14 in that order.
+	static const uint32_t copy_of[] = {4, 3, 5, 2, 1, 0};
+	assert_int_equal(m.vertex_count, 15);
+	for (size_t t = 0; t < 5; t++) {
+		const uint32_t *ix = m.indices + 3 * t;
+		const float *p0 = m.positions + 3 * ix[0], *p1 = m.positions + 3 * ix[1],
+		            *p2 = m.positions + 3 * ix[2];
+		float e1[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
+		float e2[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
+		float fz = e1[0] * e2[1] - e1[1] * e2[0];
+		for (int k = 0; k < 3; k++) {
+			assert_true(fz * m.normals[3 * ix[k] + 2] > 0);
+			if (ix[k] >= 9) {
+				uint32_t from = copy_of[ix[k] - 9];
+				assert_int_equal(m.source_vertex[ix[k]], m.source_vertex[from]);
+				assert_true(m.uvs[2 * ix[k]] == m.uvs[2 * from]);
+			}
+		}
+		if (t < 2 || t == 4) // the up faces and the lone one are untouched
+			for (int k = 0; k < 3; k++) assert_int_equal(ix[k], idx[3 * t + (size_t)k]);
+	}
+	gsioi_arena_destroy(tmp);
 	gsio_scene_free(s);
 }
 
@@ -719,6 +819,8 @@ int main(void)
 	    cmocka_unit_test(test_error_format),
 	    cmocka_unit_test(test_text_sanitized),
 	    cmocka_unit_test(test_build_clips),
+	    cmocka_unit_test(test_model_node),
+	    cmocka_unit_test(test_split_double_sided),
 	    cmocka_unit_test(test_anorms_match_file),
 	    cmocka_unit_test(test_paths),
 	    cmocka_unit_test(test_read_whole_file),
