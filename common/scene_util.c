@@ -185,7 +185,6 @@ bool gsioi_split_plan_make(gsio_mesh *m, gsio_arena *tmp, gsioi_split_plan *plan
 		keys[nk++] = (split_key){a, x < y ? x : y, x < y ? y : x, x > y, (uint32_t)t};
 	}
 	qsort(keys, nk, sizeof(*keys), split_key_cmp);
-	size_t flips = 0;
 	for (size_t i = 0; i < nk;) {
 		size_t j = i, mid;
 		while (j < nk && keys[j].a == keys[i].a && keys[j].b == keys[i].b && keys[j].c == keys[i].c)
@@ -193,15 +192,16 @@ bool gsioi_split_plan_make(gsio_mesh *m, gsio_arena *tmp, gsioi_split_plan *plan
 		for (mid = i; mid < j && !keys[mid].flip; mid++) {}
 		// Pair the k-th face of one winding with the k-th of the other.
 		for (size_t u = i, w = mid; u < mid && w < j; u++, w++) {
-			double da = face_agreement(m, keys[u].tri), db = face_agreement(m, keys[w].tri);
-			if (da == db) continue; // degenerate: no side to tell
-			flipped[da < db ? keys[u].tri : keys[w].tri] = 1;
+			uint32_t tu = keys[u].tri, tw = keys[w].tri;
+			double du = face_agreement(m, tu), dw = face_agreement(m, tw);
+			// A tie (normals in the face's plane: trashcan.mdl has 4) gives the
+			// copies to the face stored later, so the choice is stable.
+			flipped[du < dw || (du == dw && tu > tw) ? tu : tw] = 1;
 			plan->pairs++;
-			flips++;
 		}
 		i = j;
 	}
-	if (!flips) return true;
+	if (!plan->pairs) return true;
 	uint32_t *copy_index = GSIO_NEW_ARRAY(tmp, uint32_t, nv, err);
 	GSIO_CHECK(copy_index);
 	for (size_t v = 0; v < nv; v++) copy_index[v] = UINT32_MAX;
