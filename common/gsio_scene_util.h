@@ -22,6 +22,10 @@ GSIO_NODISCARD bool gsioi_mesh_one_part(gsio_scene *s, gsio_mesh *m, int32_t mat
 /** A material's defaults: white, opaque, no textures (image -1, REPEAT). */
 void gsioi_material_defaults(gsio_material *mat);
 
+/** True when all n floats are finite (header scales and offsets from a file
+ *  can make positions overflow or NaN; the scene model allows neither). */
+bool gsioi_floats_finite(const float *f, size_t n);
+
 // -- Clips
 
 /** Morph animations from the mesh's frame names, one per clip: runs of

@@ -2,6 +2,7 @@
  * gsio_scene_util.h. */
 #include "gsio_scene_util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -50,6 +51,13 @@ void gsioi_material_defaults(gsio_material *mat)
 	mat->detail_texture.image = -1;
 	mat->alpha_mode = GSIO_ALPHA_OPAQUE;
 	mat->alpha_cutoff = 0.5f;
+}
+
+bool gsioi_floats_finite(const float *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(f[i])) return false;
+	return true;
 }
 
 // -- Clips

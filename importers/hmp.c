@@ -635,6 +635,13 @@ static bool build_mesh(gsio_scene *s, const gsio_hmp_file *f, const gsio_opts *o
 			// The table normals point down into the terrain (FORMATS.md): negate.
 			for (int k = 0; k < 3; k++) n[k] = -gsio_anorms[ni][k];
 		}
+		if (!gsioi_floats_finite(mf->positions, 3 * nv)) {
+			GSIO_FAIL(err, GSIO_ERR_CORRUPT, NULL, 8,
+			          "frame %zu: heights are not finite (scale %g, offset %g %g %g, cell %g x %g)",
+			          i, (double)h->scale[2], (double)h->offset[0], (double)h->offset[1],
+			          (double)h->offset[2], (double)h->ftrisize_x, (double)h->ftrisize_y);
+			return false;
+		}
 		gsioi_bbox3(mf->positions, nv, mf->bbox_min, mf->bbox_max);
 	}
 	if (bad_normals)

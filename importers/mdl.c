@@ -580,6 +580,13 @@ static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const gsio_opts *o
 		mf->normals = gsioi_arena_array_uninit(a, 3 * count, sizeof(float), err);
 		GSIO_CHECK(mf->positions && mf->normals);
 		decode_frame(f, fr, m->source_vertex, nout, mf->positions, mf->normals, &bad_normals);
+		if (!gsioi_floats_finite(mf->positions, 3 * nout)) {
+			GSIO_FAIL(err, GSIO_ERR_CORRUPT, NULL, 8,
+			          "frame %zu: positions are not finite (scale %g %g %g, offset %g %g %g)", i,
+			          (double)h->scale[0], (double)h->scale[1], (double)h->scale[2],
+			          (double)h->offset[0], (double)h->offset[1], (double)h->offset[2]);
+			return false;
+		}
 		gsioi_split_plan_fill(&plan, nout, mf->positions, mf->normals);
 		gsioi_bbox3(mf->positions, count, mf->bbox_min, mf->bbox_max);
 	}
@@ -635,6 +642,7 @@ gsio_scene *gsio_mdl_to_scene(const gsio_mdl_file *f, const char *name, const gs
 	if (!gsioi_scene_build_clips(s, &s->meshes[0], node, fps, err)) goto fail;
 	return s;
 fail:
+	if (name && !err->file[0]) snprintf(err->file, sizeof(err->file), "%s", name);
 	gsioi_arena_destroy(tmp);
 	gsio_scene_free(s);
 	return NULL;
