@@ -80,12 +80,19 @@ GSIO_NODISCARD bool gsioi_md5_add_anim(gsio_scene *s, const gsio_md5_anim *a, co
 bool gsioi_md5_anim_valid(const gsio_md5_anim *a, gsio_error *err);
 /** The file name of path without folder and extension, in the scene's arena. */
 char *gsioi_md5_stem(gsio_scene *s, const char *path, const char *fallback, gsio_error *err);
-/** Finds, reads and decodes the texture of one shader into mat. */
-GSIO_NODISCARD bool gsioi_md5_resolve_texture(gsio_scene *s, gsio_material *mat, const char *shader,
-                                              const char *path, const gsio_opts *opts,
-                                              gsio_error *err);
+/** Finds, reads and decodes the texture of one shader into mat (candidate
+ *  paths in tmp, the load's temporary arena). A missing, unreadable or
+ *  refused texture is a warning; false only when the scene fails. */
+GSIO_NODISCARD bool gsioi_md5_resolve_texture(gsio_scene *s, gsio_arena *tmp, gsio_material *mat,
+                                              const char *shader, const char *path,
+                                              const gsio_opts *opts, gsio_error *err);
 /** The animations of a mesh scene: opts->anim_paths, else the siblings. */
-GSIO_NODISCARD bool gsioi_md5_load_anims(gsio_scene *s, const gsio_md5_mesh *m, const char *path,
-                                         const gsio_opts *opts, gsio_error *err);
+GSIO_NODISCARD bool gsioi_md5_load_anims(gsio_scene *s, gsio_arena *tmp, const gsio_md5_mesh *m,
+                                         const char *path, const gsio_opts *opts,
+                                         gsio_error *err);
+/** Whether an image of the scene is called name. */
+bool gsioi_md5_image_taken(const gsio_scene *s, const char *name);
+/** name, or name.2, name.3, ... when an image has it; in the scene's arena. */
+const char *gsioi_md5_unique_image_name(gsio_scene *s, const char *name, gsio_error *err);
 
 #endif

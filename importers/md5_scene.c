@@ -79,73 +79,6 @@ static md5_quat canonical(md5_quat q)
 	return q;
 }
 
-// Joints from an object-space bind pose (md5mesh): the parent-relative pose
-// is conj(parent) * joint and conj(parent) applied to the offset.
-static bool joints_from_mesh(gsio_scene *s, const gsio_md5_mesh *m, gsio_error *err)
-{
-	s->joints = GSIO_NEW_ARRAY(s->arena, gsio_joint, m->joints_count, err);
-	GSIO_CHECK(s->joints);
-	s->joints_count = m->joints_count;
-	for (size_t i = 0; i < m->joints_count; i++) {
-		const gsio_md5_joint *mj = &m->joints[i];
-		gsio_joint *j = &s->joints[i];
-		GSIO_CHECK((j->name = gsioi_arena_strdup(s->arena, mj->name, err)));
-		j->parent = mj->parent;
-		md5_quat q = quat_from_xyz(mj->orient);
-		memcpy(j->world_translation, mj->pos, sizeof(j->world_translation));
-		quat_store(q, j->world_rotation);
-		if (mj->parent < 0) {
-			memcpy(j->translation, mj->pos, sizeof(j->translation));
-			quat_store(q, j->rotation);
-			continue;
-		}
-		const gsio_md5_joint *pj = &m->joints[mj->parent];
-		md5_quat pinv = quat_conj(quat_from_xyz(pj->orient));
-		double d[3] = {(double)mj->pos[0] - pj->pos[0], (double)mj->pos[1] - pj->pos[1],
-		               (double)mj->pos[2] - pj->pos[2]};
-		double t[3];
-		quat_rotate(pinv, d, t);
-		for (int k = 0; k < 3; k++) j->translation[k] = (float)t[k];
-		quat_store(canonical(quat_mul(pinv, q)), j->rotation);
-	}
-	return true;
-}
-
-// Joints from a parent-relative pose (md5anim baseframe): the world pose is
-// composed down the hierarchy (parents come first).
-static bool joints_from_anim(gsio_scene *s, const gsio_md5_anim *a, gsio_error *err)
-{
-	s->joints = GSIO_NEW_ARRAY(s->arena, gsio_joint, a->joints_count, err);
-	md5_quat *wq = GSIO_NEW_ARRAY(s->arena, md5_quat, a->joints_count, err);
-	double *wt = GSIO_NEW_ARRAY(s->arena, double, 3 * a->joints_count, err);
-	GSIO_CHECK(s->joints && wq && wt);
-	s->joints_count = a->joints_count;
-	for (size_t i = 0; i < a->joints_count; i++) {
-		const gsio_md5_hierarchy *h = &a->hierarchy[i];
-		const gsio_md5_baseframe *b = &a->baseframe[i];
-		gsio_joint *j = &s->joints[i];
-		GSIO_CHECK((j->name = gsioi_arena_strdup(s->arena, h->name, err)));
-		j->parent = h->parent;
-		md5_quat q = quat_from_xyz(b->orient);
-		memcpy(j->translation, b->pos, sizeof(j->translation));
-		quat_store(q, j->rotation);
-		double p[3] = {b->pos[0], b->pos[1], b->pos[2]};
-		if (h->parent < 0) {
-			wq[i] = q;
-			memcpy(&wt[3 * i], p, sizeof(p));
-		} else {
-			size_t pi = (size_t)h->parent;
-			double r[3];
-			quat_rotate(wq[pi], p, r);
-			for (int k = 0; k < 3; k++) wt[3 * i + (size_t)k] = wt[3 * pi + (size_t)k] + r[k];
-			wq[i] = canonical(quat_mul(wq[pi], q));
-		}
-		for (int k = 0; k < 3; k++) j->world_translation[k] = (float)wt[3 * i + (size_t)k];
-		quat_store(wq[i], j->world_rotation);
-	}
-	return true;
-}
-
 // -- Scene: meshes
 
 typedef struct md5_sortkey {
@@ -168,11 +101,12 @@ static int cmp_sortkey(const void *pa, const void *pb)
 // corners; vertices at the same position pool their sums so a UV seam does
 // not show as a crease. Returns the number of vertices left without a
 // normal (no triangle with area uses them), which get +Z.
-static bool mesh_normals(gsio_scene *s, gsio_mesh *mesh, size_t *degenerate, gsio_error *err)
+static bool mesh_normals(gsio_scene *s, gsio_arena *tmp, gsio_mesh *mesh, size_t *degenerate,
+                         gsio_error *err)
 {
 	size_t nv = mesh->vertex_count;
-	double *acc = GSIO_NEW_ARRAY(s->arena, double, 3 * nv, err);
-	md5_sortkey *keys = GSIO_NEW_ARRAY(s->arena, md5_sortkey, nv, err);
+	double *acc = GSIO_NEW_ARRAY(tmp, double, 3 * nv, err);
+	md5_sortkey *keys = GSIO_NEW_ARRAY(tmp, md5_sortkey, nv, err);
 	mesh->normals = GSIO_NEW_ARRAY(s->arena, float, 3 * nv, err);
 	GSIO_CHECK(acc && keys && mesh->normals);
 	const float *p = mesh->positions;
@@ -218,8 +152,8 @@ static bool mesh_normals(gsio_scene *s, gsio_mesh *mesh, size_t *degenerate, gsi
 	return true;
 }
 
-static bool build_mesh(gsio_scene *s, const gsio_md5_mesh *m, size_t mi, const md5_quat *jq,
-                       size_t *degenerate, gsio_error *err)
+static bool build_mesh(gsio_scene *s, gsio_arena *tmp, const gsio_md5_mesh *m, size_t mi,
+                       const md5_quat *jq, size_t *degenerate, gsio_error *err)
 {
 	const gsio_md5_submesh *sm = &m->meshes[mi];
 	gsio_mesh *mesh = &s->meshes[mi];
@@ -227,7 +161,10 @@ static bool build_mesh(gsio_scene *s, const gsio_md5_mesh *m, size_t mi, const m
 	char name[32];
 	snprintf(name, sizeof(name), "mesh%zu", mi);
 	GSIO_CHECK((mesh->name = gsioi_arena_strdup(a, name, err)));
-	mesh->material = (int32_t)mi;
+	mesh->skin = 0; // the one skin lists joint j as its joint j
+	GSIO_CHECK((mesh->parts = GSIO_NEW_ARRAY(a, gsio_mesh_part, 1, err)));
+	mesh->parts_count = 1;
+	mesh->parts[0].material = (int32_t)mi;
 	size_t nv = sm->verts_count;
 	mesh->vertex_count = nv;
 	size_t total = 0;
@@ -244,6 +181,7 @@ static bool build_mesh(gsio_scene *s, const gsio_md5_mesh *m, size_t mi, const m
 	mesh->weights.values = GSIO_NEW_ARRAY(a, float, total, err);
 	mesh->index_count = 3 * sm->tris_count;
 	mesh->indices = GSIO_NEW_ARRAY(a, uint32_t, mesh->index_count, err);
+	mesh->parts[0].index_count = mesh->index_count;
 	GSIO_CHECK(mesh->positions && mesh->uvs && mesh->weights.offsets && mesh->weights.joints &&
 	           mesh->weights.values && mesh->indices);
 	mesh->weights.count = total;
@@ -288,34 +226,239 @@ static bool build_mesh(gsio_scene *s, const gsio_md5_mesh *m, size_t mi, const m
 			if (v == 0 || x < mesh->bbox_min[c]) mesh->bbox_min[c] = x;
 			if (v == 0 || x > mesh->bbox_max[c]) mesh->bbox_max[c] = x;
 		}
-	return mesh_normals(s, mesh, degenerate, err);
+	return mesh_normals(s, tmp, mesh, degenerate, err);
+}
+
+
+// -- Scene: nodes and the skin
+
+// A joint's pose: translation and rotation, relative to its parent (local)
+// or to the model (world).
+typedef struct md5_pose {
+	double t[3];
+	md5_quat q;
+} md5_pose;
+
+static void node_defaults(gsio_node *n)
+{
+	n->parent = -1;
+	n->rotation[3] = 1.0f;
+	n->scale[0] = n->scale[1] = n->scale[2] = 1.0f;
+	n->mesh = n->camera = n->light = -1;
+}
+
+// s->nodes with room for `count` nodes, none used yet.
+static bool alloc_nodes(gsio_scene *s, size_t count, gsio_error *err)
+{
+	GSIO_CHECK((s->nodes = GSIO_NEW_ARRAY(s->arena, gsio_node, count, err)));
+	for (size_t i = 0; i < count; i++) node_defaults(&s->nodes[i]);
+	s->nodes_count = 0;
+	return true;
+}
+
+static void store_local(gsio_node *n, const double t[3], md5_quat q)
+{
+	for (int k = 0; k < 3; k++) n->translation[k] = (float)t[k];
+	quat_store(q, n->rotation);
+}
+
+// Joint nodes from an object-space bind pose (md5mesh): the parent-relative
+// pose is conj(parent) * joint and conj(parent) applied to the offset.
+// world[] gets the file's object-space pose.
+static bool joints_from_mesh(gsio_scene *s, const gsio_md5_mesh *m, md5_pose *world,
+                             gsio_error *err)
+{
+	for (size_t i = 0; i < m->joints_count; i++) {
+		const gsio_md5_joint *mj = &m->joints[i];
+		gsio_node *n = &s->nodes[s->nodes_count++];
+		GSIO_CHECK((n->name = gsioi_arena_strdup(s->arena, mj->name, err)));
+		n->parent = mj->parent;
+		md5_quat q = quat_from_xyz(mj->orient);
+		for (int k = 0; k < 3; k++) world[i].t[k] = mj->pos[k];
+		world[i].q = q;
+		if (mj->parent < 0) {
+			store_local(n, world[i].t, q);
+			continue;
+		}
+		const gsio_md5_joint *pj = &m->joints[mj->parent];
+		md5_quat pinv = quat_conj(quat_from_xyz(pj->orient));
+		double d[3] = {(double)mj->pos[0] - pj->pos[0], (double)mj->pos[1] - pj->pos[1],
+		               (double)mj->pos[2] - pj->pos[2]};
+		double t[3];
+		quat_rotate(pinv, d, t);
+		store_local(n, t, canonical(quat_mul(pinv, q)));
+	}
+	return true;
+}
+
+// Joint nodes from a parent-relative pose (md5anim baseframe); the world
+// pose is composed down the hierarchy (parents come first).
+static bool joints_from_anim(gsio_scene *s, const gsio_md5_anim *a, md5_pose *world,
+                             gsio_error *err)
+{
+	for (size_t i = 0; i < a->joints_count; i++) {
+		const gsio_md5_hierarchy *h = &a->hierarchy[i];
+		const gsio_md5_baseframe *b = &a->baseframe[i];
+		gsio_node *n = &s->nodes[s->nodes_count++];
+		GSIO_CHECK((n->name = gsioi_arena_strdup(s->arena, h->name, err)));
+		n->parent = h->parent;
+		md5_quat q = quat_from_xyz(b->orient);
+		double p[3] = {b->pos[0], b->pos[1], b->pos[2]};
+		store_local(n, p, q);
+		if (h->parent < 0) {
+			world[i].q = q;
+			memcpy(world[i].t, p, sizeof(p));
+		} else {
+			const md5_pose *pw = &world[h->parent];
+			double r[3];
+			quat_rotate(pw->q, p, r);
+			for (int k = 0; k < 3; k++) world[i].t[k] = pw->t[k] + r[k];
+			world[i].q = canonical(quat_mul(pw->q, q));
+		}
+	}
+	return true;
+}
+
+// The inverse of the world bind matrix [R | t]: [R^T | -R^T t], column-major.
+static void inverse_bind(const md5_pose *w, float out[16])
+{
+	md5_quat q = w->q;
+	double r[3][3] = {
+	    {1 - 2 * (q.y * q.y + q.z * q.z), 2 * (q.x * q.y - q.z * q.w), 2 * (q.x * q.z + q.y * q.w)},
+	    {2 * (q.x * q.y + q.z * q.w), 1 - 2 * (q.x * q.x + q.z * q.z), 2 * (q.y * q.z - q.x * q.w)},
+	    {2 * (q.x * q.z - q.y * q.w), 2 * (q.y * q.z + q.x * q.w), 1 - 2 * (q.x * q.x + q.y * q.y)}};
+	memset(out, 0, 16 * sizeof(float));
+	for (int row = 0; row < 3; row++) {
+		double tr = 0.0;
+		for (int col = 0; col < 3; col++) {
+			out[col * 4 + row] = (float)r[col][row]; // transpose
+			tr -= r[col][row] * w->t[col];
+		}
+		out[12 + row] = (float)tr;
+	}
+	out[15] = 1.0f;
+}
+
+// One skin over joint nodes 0..nj-1; its skeleton is the root joint when
+// there is only one root.
+static bool add_skin(gsio_scene *s, const md5_pose *world, size_t nj, gsio_error *err)
+{
+	GSIO_CHECK((s->skins = GSIO_NEW_ARRAY(s->arena, gsio_skin, 1, err)));
+	gsio_skin *k = &s->skins[0];
+	GSIO_CHECK((k->name = gsioi_arena_strdup(s->arena, "skeleton", err)));
+	k->joints = GSIO_NEW_ARRAY(s->arena, int32_t, nj, err);
+	k->inverse_bind = gsioi_arena_array(s->arena, nj, 16 * sizeof(float), err);
+	GSIO_CHECK(k->joints && k->inverse_bind);
+	size_t roots = 0;
+	for (size_t j = 0; j < nj; j++) {
+		k->joints[j] = (int32_t)j;
+		inverse_bind(&world[j], &k->inverse_bind[16 * j]);
+		roots += s->nodes[j].parent < 0;
+	}
+	k->joints_count = nj;
+	k->skeleton = roots == 1 ? 0 : -1; // joint 0 is always a root
+	s->skins_count = 1;
+	return true;
+}
+
+// -- Scene: names that must be unique
+
+typedef bool (*md5_taken_fn)(const gsio_scene *s, const char *name);
+
+static bool anim_taken(const gsio_scene *s, const char *name)
+{
+	for (size_t i = 0; i < s->animations_count; i++)
+		if (!strcmp(s->animations[i].name, name)) return true;
+	return false;
+}
+
+static bool material_taken(const gsio_scene *s, const char *name)
+{
+	for (size_t i = 0; i < s->materials_count; i++)
+		if (s->materials[i].name && !strcmp(s->materials[i].name, name)) return true;
+	return false;
+}
+
+bool gsioi_md5_image_taken(const gsio_scene *s, const char *name)
+{
+	for (size_t i = 0; i < s->images_count; i++)
+		if (!strcmp(s->images[i].name, name)) return true;
+	return false;
+}
+
+// name, or name.2, name.3, ... when taken; in the scene's arena.
+static const char *unique_name(gsio_scene *s, const char *name, md5_taken_fn taken,
+                               gsio_error *err)
+{
+	if (!taken(s, name)) return gsioi_arena_strdup(s->arena, name, err);
+	char buf[320];
+	for (unsigned n = 2;; n++) {
+		snprintf(buf, sizeof(buf), "%.300s.%u", name, n);
+		if (!taken(s, buf)) return gsioi_arena_strdup(s->arena, buf, err);
+	}
+}
+
+const char *gsioi_md5_unique_image_name(gsio_scene *s, const char *name, gsio_error *err)
+{
+	return unique_name(s, name, gsioi_md5_image_taken, err);
 }
 
 // -- Scene: animations
 
-// Adds the frames of anim to s (joints already match).
+// A new animation at the end of s->animations (the array grows by copying:
+// animations are few). Its name is made unique.
+static gsio_animation *new_animation(gsio_scene *s, const char *name, float fps, size_t frames,
+                                     size_t channels, gsio_error *err)
+{
+	const char *uname = unique_name(s, name, anim_taken, err);
+	gsio_animation *list = GSIO_NEW_ARRAY(s->arena, gsio_animation, s->animations_count + 1, err);
+	gsio_channel *ch = GSIO_NEW_ARRAY(s->arena, gsio_channel, channels, err);
+	if (!uname || !list || !ch) return NULL;
+	if (s->animations_count) memcpy(list, s->animations, s->animations_count * sizeof(*list));
+	gsio_animation *out = &list[s->animations_count];
+	out->name = uname;
+	out->fps = fps;
+	out->frames_count = frames;
+	out->channels = ch;
+	out->channels_count = channels;
+	s->animations = list;
+	s->animations_count++;
+	return out;
+}
+
+// Adds the frames of anim to s, whose nodes 0..joints-1 are its joints: one
+// translation and one rotation channel per joint, parent-relative.
 bool gsioi_md5_add_anim(gsio_scene *s, const gsio_md5_anim *a, const char *name, gsio_error *err)
 {
 	gsio_arena *ar = s->arena;
-	gsio_skel_anim *list =
-	    GSIO_NEW_ARRAY(ar, gsio_skel_anim, s->animations_count + 1, err);
-	GSIO_CHECK(list);
-	if (s->animations_count) memcpy(list, s->animations, s->animations_count * sizeof(*list));
-	gsio_skel_anim *out = &list[s->animations_count];
 	size_t nf = a->frames_count, nj = a->joints_count;
-	GSIO_CHECK((out->name = gsioi_arena_strdup(ar, name, err)));
-	out->fps = a->frame_rate;
-	out->frames_count = nf;
-	out->joints_count = nj;
-	size_t fj;
-	if (!gsioi_mul_size(nf, nj, &fj)) {
-		GSIO_FAIL(err, GSIO_ERR_LIMIT, name, -1, "%zu frames x %zu joints overflow", nf, nj);
+	if (s->nodes_count < nj) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, name, -1,
+		          "the scene has %zu nodes, the animation %zu joints", s->nodes_count, nj);
 		return false;
 	}
-	out->translations = gsioi_arena_array(ar, fj, 3 * sizeof(float), err);
-	out->rotations = gsioi_arena_array(ar, fj, 4 * sizeof(float), err);
-	out->bounds = GSIO_NEW_ARRAY(ar, float, 6 * nf, err);
-	GSIO_CHECK(out->translations && out->rotations && out->bounds);
+	size_t nch;
+	if (!gsioi_mul_size(nj, 2, &nch)) {
+		GSIO_FAIL(err, GSIO_ERR_LIMIT, name, -1, "%zu joints overflow", nj);
+		return false;
+	}
+	float *bounds = GSIO_NEW_ARRAY(ar, float, 6 * nf, err); // nf <= INT32_MAX
+	GSIO_CHECK(bounds);
+	gsio_animation *out = new_animation(s, name, a->frame_rate, nf, nch, err);
+	GSIO_CHECK(out);
+	out->bounds = bounds;
+	for (size_t j = 0; j < nj; j++) {
+		gsio_channel *ct = &out->channels[2 * j], *cr = &out->channels[2 * j + 1];
+		ct->node = cr->node = (int32_t)j;
+		ct->path = GSIO_PATH_TRANSLATION;
+		cr->path = GSIO_PATH_ROTATION;
+		ct->values = gsioi_arena_array_uninit(ar, nf, 3 * sizeof(float), err);
+		cr->values = gsioi_arena_array_uninit(ar, nf, 4 * sizeof(float), err);
+		if (!ct->values || !cr->values) {
+			s->animations_count--; // drop the unfinished animation
+			return false;
+		}
+	}
 	for (size_t f = 0; f < nf; f++) {
 		const float *comp = a->frames + f * a->components_count;
 		for (size_t j = 0; j < nj; j++) {
@@ -327,15 +470,12 @@ bool gsioi_md5_add_anim(gsio_scene *s, const gsio_md5_anim *a, const char *name,
 			size_t k = h->start_index;
 			for (int b = 0; b < 6; b++)
 				if (h->flags & (1u << b)) v[b] = comp[k++];
-			float *t = &out->translations[3 * (f * nj + j)];
-			memcpy(t, v, 3 * sizeof(float));
-			quat_store(quat_from_xyz(v + 3), &out->rotations[4 * (f * nj + j)]);
+			memcpy(&out->channels[2 * j].values[3 * f], v, 3 * sizeof(float));
+			quat_store(quat_from_xyz(v + 3), &out->channels[2 * j + 1].values[4 * f]);
 		}
-		memcpy(&out->bounds[6 * f], a->bounds[f].min, 3 * sizeof(float));
-		memcpy(&out->bounds[6 * f + 3], a->bounds[f].max, 3 * sizeof(float));
+		memcpy(&bounds[6 * f], a->bounds[f].min, 3 * sizeof(float));
+		memcpy(&bounds[6 * f + 3], a->bounds[f].max, 3 * sizeof(float));
 	}
-	s->animations = list;
-	s->animations_count++;
 	return true;
 }
 
@@ -348,53 +488,107 @@ int gsio_md5_scene_add_anim(gsio_scene *scene, const gsio_md5_mesh *mesh,
 
 // -- Scene: entry points
 
+// The start every entry point shares: a scene, and a temporary arena for
+// what the load needs only while it runs (destroyed by the caller).
+static gsio_scene *scene_begin(int32_t version, const gsio_opts *opts, const char *path,
+                               gsio_arena **tmp, gsio_error *err)
+{
+	*tmp = NULL;
+	gsio_scene *s = gsioi_scene_create(opts, err);
+	if (!s) return NULL;
+	s->format = "MD5";
+	s->format_version = version;
+	if (!(*tmp = gsioi_arena_for(opts, path, err))) {
+		gsio_scene_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static gsio_scene *scene_end(gsio_scene *s, gsio_arena *tmp, bool ok)
+{
+	gsioi_arena_destroy(tmp);
+	if (ok) return s;
+	gsio_scene_free(s);
+	return NULL;
+}
+
+static bool mesh_scene(gsio_scene *s, gsio_arena *tmp, const gsio_md5_mesh *m, const char *path,
+                       const gsio_opts *opts, gsio_error *err)
+{
+	size_t nj = m->joints_count, nm = m->meshes_count, nodes;
+	if (!gsioi_add_size(nj, nm, &nodes) || nodes > INT32_MAX) {
+		GSIO_FAIL(err, GSIO_ERR_LIMIT, path, -1, "%zu joints and %zu meshes are too many nodes",
+		          nj, nm);
+		return false;
+	}
+	md5_pose *world = GSIO_NEW_ARRAY(tmp, md5_pose, nj, err);
+	md5_quat *jq = GSIO_NEW_ARRAY(tmp, md5_quat, nj, err);
+	GSIO_CHECK(world && jq);
+	GSIO_CHECK(mesh_valid(m, err) && alloc_nodes(s, nodes, err));
+	GSIO_CHECK(joints_from_mesh(s, m, world, err) && add_skin(s, world, nj, err));
+	for (size_t j = 0; j < nj; j++) jq[j] = world[j].q;
+	s->meshes = GSIO_NEW_ARRAY(s->arena, gsio_mesh, nm, err);
+	s->materials = GSIO_NEW_ARRAY(s->arena, gsio_material, nm, err);
+	GSIO_CHECK(s->meshes && s->materials);
+	s->meshes_count = nm;
+	size_t degenerate = 0;
+	for (size_t i = 0; i < nm; i++) {
+		const gsio_md5_submesh *sm = &m->meshes[i];
+		s->source.vertices += sm->verts_count;
+		s->source.triangles += sm->tris_count;
+		GSIO_CHECK(build_mesh(s, tmp, m, i, jq, &degenerate, err));
+		// The node placing it: a root at the model's origin.
+		gsio_node *n = &s->nodes[s->nodes_count++];
+		n->name = s->meshes[i].name;
+		n->mesh = (int32_t)i;
+		// Its material: the shader kept, its texture resolved beside the model.
+		gsio_material *mat = &s->materials[i];
+		char name[32];
+		snprintf(name, sizeof(name), "material%zu", i);
+		mat->name = unique_name(s, *sm->shader ? sm->shader : name, material_taken, err);
+		s->materials_count = i + 1; // named: it counts for the next one's uniqueness
+		mat->shader = gsioi_arena_strdup(s->arena, sm->shader, err);
+		GSIO_CHECK(mat->name && mat->shader);
+		for (int k = 0; k < 4; k++) mat->base_color[k] = 1.0f;
+		mat->base_color_texture.image = -1;
+		mat->detail_texture.image = -1;
+		mat->alpha_cutoff = 0.5f;
+		GSIO_CHECK(gsioi_md5_resolve_texture(s, tmp, mat, sm->shader, path, opts, err));
+	}
+	if (degenerate)
+		GSIO_CHECK(gsioi_scene_warn(s, err,
+		                            "%zu vertices touch no triangle with area: their normal is +Z",
+		                            degenerate));
+	if (opts && (opts->flags & GSIO_OPT_NO_ANIMATION)) return true;
+	return gsioi_md5_load_anims(s, tmp, m, path, opts, err);
+}
+
 gsio_scene *gsio_md5_mesh_to_scene(const gsio_md5_mesh *m, const char *path,
                                    const gsio_opts *opts, gsio_error *err)
 {
 	gsio_error local;
 	if (!err) err = &local;
-	gsio_scene *s = gsioi_scene_create(opts, err);
+	if (!m) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, path, -1, "no MD5 mesh");
+		return NULL;
+	}
+	gsio_arena *tmp;
+	gsio_scene *s = scene_begin(m->version, opts, path, &tmp, err);
 	if (!s) return NULL;
-	s->format = "MD5";
-	s->format_version = m->version;
-	if (!mesh_valid(m, err) || !joints_from_mesh(s, m, err)) goto fail;
-	md5_quat *jq = GSIO_NEW_ARRAY(s->arena, md5_quat, m->joints_count, err);
-	s->meshes = GSIO_NEW_ARRAY(s->arena, gsio_mesh, m->meshes_count, err);
-	s->materials = GSIO_NEW_ARRAY(s->arena, gsio_material, m->meshes_count, err);
-	if (!jq || !s->meshes || !s->materials) goto fail;
-	for (size_t j = 0; j < m->joints_count; j++) jq[j] = quat_from_xyz(m->joints[j].orient);
-	s->meshes_count = m->meshes_count;
-	s->materials_count = m->meshes_count;
-	size_t degenerate = 0;
-	for (size_t i = 0; i < m->meshes_count; i++) {
-		const gsio_md5_submesh *sm = &m->meshes[i];
-		s->source.vertices += sm->verts_count;
-		s->source.triangles += sm->tris_count;
-		if (!build_mesh(s, m, i, jq, &degenerate, err)) goto fail;
-		gsio_material *mat = &s->materials[i];
-		char name[32];
-		snprintf(name, sizeof(name), "material%zu", i);
-		mat->name = gsioi_arena_strdup(s->arena, *sm->shader ? sm->shader : name, err);
-		mat->shader = gsioi_arena_strdup(s->arena, sm->shader, err);
-		if (!mat->name || !mat->shader) goto fail;
-		mat->base_color_image = -1;
-		mat->detail_image = -1;
-		mat->detail_tiling = 1.0f;
-		for (int k = 0; k < 4; k++) mat->base_color[k] = 1.0f;
-		if (!gsioi_md5_resolve_texture(s, mat, sm->shader, path, opts, err)) goto fail;
-	}
-	if (degenerate && !gsioi_scene_warn(s, err,
-	                                   "%zu vertices touch no triangle with area: their normal "
-	                                   "is +Z",
-	                                   degenerate))
-		goto fail;
-	if (!(opts && (opts->flags & GSIO_OPT_NO_ANIMATION))) {
-		if (!gsioi_md5_load_anims(s, m, path, opts, err)) goto fail;
-	}
-	return s;
-fail:
-	gsio_scene_free(s);
-	return NULL;
+	return scene_end(s, tmp, mesh_scene(s, tmp, m, path, opts, err));
+}
+
+static bool anim_scene(gsio_scene *s, gsio_arena *tmp, const gsio_md5_anim *a, const char *path,
+                       const gsio_opts *opts, gsio_error *err)
+{
+	GSIO_CHECK(gsioi_md5_anim_valid(a, err));
+	md5_pose *world = GSIO_NEW_ARRAY(tmp, md5_pose, a->joints_count, err);
+	GSIO_CHECK(world && alloc_nodes(s, a->joints_count, err));
+	GSIO_CHECK(joints_from_anim(s, a, world, err));
+	if (opts && (opts->flags & GSIO_OPT_NO_ANIMATION)) return true;
+	char *name = gsioi_md5_stem(s, path, "anim", err);
+	return name && gsioi_md5_add_anim(s, a, name, err);
 }
 
 gsio_scene *gsio_md5_anim_to_scene(const gsio_md5_anim *a, const char *path,
@@ -402,19 +596,68 @@ gsio_scene *gsio_md5_anim_to_scene(const gsio_md5_anim *a, const char *path,
 {
 	gsio_error local;
 	if (!err) err = &local;
-	gsio_scene *s = gsioi_scene_create(opts, err);
-	if (!s) return NULL;
-	s->format = "MD5";
-	s->format_version = a->version;
-	if (!gsioi_md5_anim_valid(a, err) || !joints_from_anim(s, a, err)) goto fail;
-	if (!(opts && (opts->flags & GSIO_OPT_NO_ANIMATION))) {
-		char *name = gsioi_md5_stem(s, path, "anim", err);
-		if (!name || !gsioi_md5_add_anim(s, a, name, err)) goto fail;
+	if (!a) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, path, -1, "no MD5 animation");
+		return NULL;
 	}
-	return s;
-fail:
-	gsio_scene_free(s);
-	return NULL;
+	gsio_arena *tmp;
+	gsio_scene *s = scene_begin(a->version, opts, path, &tmp, err);
+	if (!s) return NULL;
+	return scene_end(s, tmp, anim_scene(s, tmp, a, path, opts, err));
+}
+
+// One node carrying the camera, placed at frame 0; unless GSIO_OPT_NO_ANIMATION,
+// an animation moving it (translation, rotation) and its field of view, with
+// the file's cuts. The camera looks along its node's +X, as MD5's does.
+static bool camera_scene(gsio_scene *s, const gsio_md5_camera *c, const char *path,
+                         const gsio_opts *opts, gsio_error *err)
+{
+	gsio_arena *a = s->arena;
+	GSIO_CHECK(camera_valid(c, err) && alloc_nodes(s, 1, err));
+	char *name = gsioi_md5_stem(s, path, "camera", err);
+	s->cameras = GSIO_NEW_ARRAY(a, gsio_camera, 1, err);
+	GSIO_CHECK(name && s->cameras);
+	s->cameras_count = 1;
+	s->cameras[0].name = name;
+	s->cameras[0].fov = c->frames[0].fov;
+	gsio_node *n = &s->nodes[s->nodes_count++];
+	n->name = name;
+	n->camera = 0;
+	memcpy(n->translation, c->frames[0].pos, sizeof(n->translation));
+	quat_store(quat_from_xyz(c->frames[0].orient), n->rotation);
+	if (opts && (opts->flags & GSIO_OPT_NO_ANIMATION)) return true;
+	size_t nf = c->frames_count;
+	gsio_animation *an = new_animation(s, name, c->frame_rate, nf, 3, err);
+	GSIO_CHECK(an);
+	float *t = GSIO_NEW_ARRAY(a, float, 3 * nf, err); // nf <= INT32_MAX
+	float *r = GSIO_NEW_ARRAY(a, float, 4 * nf, err);
+	float *fov = GSIO_NEW_ARRAY(a, float, nf, err);
+	an->cuts = GSIO_NEW_ARRAY(a, uint32_t, c->cuts_count, err);
+	GSIO_CHECK(t && r && fov && an->cuts);
+	for (size_t i = 0; i < nf; i++) {
+		memcpy(&t[3 * i], c->frames[i].pos, 3 * sizeof(float));
+		quat_store(quat_from_xyz(c->frames[i].orient), &r[4 * i]);
+		fov[i] = c->frames[i].fov;
+	}
+	const gsio_channel_path paths[3] = {GSIO_PATH_TRANSLATION, GSIO_PATH_ROTATION, GSIO_PATH_FOV};
+	float *values[3] = {t, r, fov};
+	for (int k = 0; k < 3; k++) {
+		an->channels[k].node = 0;
+		an->channels[k].path = paths[k];
+		an->channels[k].values = values[k];
+	}
+	// Ascending and unique, as the scene wants (the file may repeat or
+	// disorder them; each is already in 1..frames-1).
+	for (size_t i = 0; i < c->cuts_count; i++) {
+		uint32_t cut = c->cuts[i];
+		size_t at = an->cuts_count;
+		while (at > 0 && an->cuts[at - 1] > cut) at--;
+		if (at > 0 && an->cuts[at - 1] == cut) continue;
+		memmove(&an->cuts[at + 1], &an->cuts[at], (an->cuts_count - at) * sizeof(uint32_t));
+		an->cuts[at] = cut;
+		an->cuts_count++;
+	}
+	return true;
 }
 
 gsio_scene *gsio_md5_camera_to_scene(const gsio_md5_camera *c, const char *path,
@@ -422,36 +665,14 @@ gsio_scene *gsio_md5_camera_to_scene(const gsio_md5_camera *c, const char *path,
 {
 	gsio_error local;
 	if (!err) err = &local;
-	gsio_scene *s = gsioi_scene_create(opts, err);
-	if (!s) return NULL;
-	s->format = "MD5";
-	s->format_version = c->version;
-	gsio_arena *a = s->arena;
-	if (!camera_valid(c, err)) goto fail;
-	bool one = opts && (opts->flags & GSIO_OPT_NO_ANIMATION);
-	size_t nf = one ? 1 : c->frames_count;
-	gsio_camera *cam = s->cameras = GSIO_NEW_ARRAY(a, gsio_camera, 1, err);
-	if (!cam) goto fail;
-	s->cameras_count = 1;
-	if (!(cam->name = gsioi_md5_stem(s, path, "camera", err))) goto fail;
-	cam->fps = c->frame_rate;
-	cam->frames_count = nf;
-	cam->positions = GSIO_NEW_ARRAY(a, float, 3 * nf, err);
-	cam->rotations = GSIO_NEW_ARRAY(a, float, 4 * nf, err);
-	cam->fov = GSIO_NEW_ARRAY(a, float, nf, err);
-	cam->cuts = GSIO_NEW_ARRAY(a, uint32_t, c->cuts_count, err);
-	if (!cam->positions || !cam->rotations || !cam->fov || !cam->cuts) goto fail;
-	for (size_t i = 0; i < nf; i++) {
-		memcpy(&cam->positions[3 * i], c->frames[i].pos, 3 * sizeof(float));
-		quat_store(quat_from_xyz(c->frames[i].orient), &cam->rotations[4 * i]);
-		cam->fov[i] = c->frames[i].fov;
+	if (!c) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, path, -1, "no MD5 camera");
+		return NULL;
 	}
-	for (size_t i = 0; i < c->cuts_count; i++)
-		if (c->cuts[i] < nf) cam->cuts[cam->cuts_count++] = c->cuts[i];
-	return s;
-fail:
-	gsio_scene_free(s);
-	return NULL;
+	gsio_arena *tmp;
+	gsio_scene *s = scene_begin(c->version, opts, path, &tmp, err);
+	if (!s) return NULL;
+	return scene_end(s, tmp, camera_scene(s, c, path, opts, err));
 }
 
 // -- Importer

@@ -8,30 +8,37 @@
 #include <stdlib.h>
 #include <strings.h>
 
-#ifndef _WIN32
-#include <dirent.h>
-#endif
+// -- Reading siblings
 
-// -- Scene: sibling files
+// The folder part of path, with its trailing separator ("" for none).
+static size_t dir_len(const char *path);
 
-// Reads a sibling through opts->io, else stdio. 0 on success. The caller
-// frees with free_sibling().
-static int read_sibling(const gsio_opts *opts, const char *path, uint8_t **data, size_t *size,
-                        gsio_error *err)
+// What the path rule says of a sibling file.
+typedef enum md5_follow { MD5_FOLLOW = 0, MD5_MISSING, MD5_REFUSED } md5_follow;
+
+// With the default io (real files), a sibling is followed only when it
+// resolves inside the model's folder: a symbolic link in the folder that
+// leads out of it (or a texture path that does) is refused with a warning.
+// A custom io decides for itself what a path means: everything is followed.
+static md5_follow check_sibling(gsio_scene *s, const gsio_opts *opts, const char *model,
+                                const char *file, const char *what, bool *ok, gsio_error *err)
 {
-	if (opts && opts->io && opts->io->read_file)
-		return opts->io->read_file(opts->io->user, path, data, size, err);
-	return gsio_read_whole_file(path, data, size, opts ? opts->memory_limit : 0, err);
-}
-
-static void free_sibling(const gsio_opts *opts, uint8_t *data)
-{
-	if (!data) return;
-	if (opts && opts->io && opts->io->read_file) {
-		if (opts->io->free_data) opts->io->free_data(opts->io->user, data);
-	} else {
-		free(data);
+	*ok = true;
+	if (!gsioi_io_is_default(opts)) return MD5_FOLLOW;
+	char dir[1024];
+	size_t dlen = dir_len(model);
+	if (dlen >= sizeof(dir)) return MD5_MISSING;
+	memcpy(dir, model, dlen);
+	dir[dlen] = 0;
+	int in = gsioi_path_inside(dir, file);
+	if (in < 0) return MD5_MISSING;
+	if (in == 0) {
+		*ok = gsioi_scene_warn(s, err,
+		                       "%s %.300s resolves outside the model's folder: not followed", what,
+		                       file);
+		return MD5_REFUSED;
 	}
+	return MD5_FOLLOW;
 }
 
 // The folder part of path, with its trailing separator ("" for none).
@@ -124,17 +131,19 @@ static int32_t find_image(const gsio_scene *s, const char *file)
 
 // Finds, reads and decodes the texture of one shader. A missing or broken
 // texture is a warning; false only when the scene itself fails (memory).
-bool gsioi_md5_resolve_texture(gsio_scene *s, gsio_material *mat, const char *shader,
-                            const char *path, const gsio_opts *opts, gsio_error *err)
+bool gsioi_md5_resolve_texture(gsio_scene *s, gsio_arena *tmp, gsio_material *mat,
+                               const char *shader, const char *path, const gsio_opts *opts,
+                               gsio_error *err)
 {
 	if (!*shader) return true; // no shader: an untextured mesh
 	if (!path)
 		return gsioi_scene_warn(s, err, "shader \"%.200s\": no file name to look beside", shader);
 	size_t dlen = dir_len(path);
-	md5_candidates *c = gsioi_arena_alloc(s->arena, sizeof(*c), err);
+	md5_candidates *c = gsioi_arena_alloc(tmp, sizeof(*c), err);
 	GSIO_CHECK(c);
 	char rel[MD5_PATH_MAX];
 	int ok = normalise_relative(shader, rel);
+	size_t refused = 0; // candidates refused or unreadable (each warned)
 	if (ok == 1) {
 		add_candidates(c, path, dlen, rel);
 		if (strchr(rel, '/')) add_candidates(c, path, dlen, gsioi_path_base(rel));
@@ -146,27 +155,48 @@ bool gsioi_md5_resolve_texture(gsio_scene *s, gsio_material *mat, const char *sh
 		            : "shader \"%.200s\" is too long: refused",
 		    shader));
 		if (ok == 0) {
-			char tmp[MD5_PATH_MAX];
-			snprintf(tmp, sizeof(tmp), "%s", gsioi_path_base(shader));
-			const char *b = tmp;
+			char base[MD5_PATH_MAX];
+			snprintf(base, sizeof(base), "%s", gsioi_path_base(shader));
+			const char *b = base;
 			if (strcmp(b, "..") && strcmp(b, ".")) add_candidates(c, path, dlen, b);
 		}
 	}
 	for (size_t i = 0; i < c->count; i++) {
 		int32_t known = find_image(s, c->paths[i]);
 		if (known >= 0) {
-			mat->base_color_image = known;
+			mat->base_color_texture.image = known;
 			return true;
+		}
+		bool ok_warn;
+		md5_follow fol = check_sibling(s, opts, path, c->paths[i], "texture", &ok_warn, err);
+		GSIO_CHECK(ok_warn);
+		if (fol == MD5_MISSING) continue;
+		if (fol == MD5_REFUSED) {
+			refused++;
+			continue;
 		}
 		uint8_t *data = NULL;
 		size_t size = 0;
 		gsio_error sub;
 		gsio_error_clear(&sub);
-		if (read_sibling(opts, c->paths[i], &data, &size, &sub)) continue;
+		if (gsioi_io_read(opts, c->paths[i], &data, &size, &sub)) {
+			if (sub.code == GSIO_ERR_NOMEM) {
+				*err = sub;
+				return false;
+			}
+			// A custom io says "missing" this way; a real file that exists
+			// but cannot be read (a FIFO, a folder, too big) is worth saying.
+			if (gsioi_io_is_default(opts)) {
+				refused++;
+				GSIO_CHECK(gsioi_scene_warn(s, err, "texture %.300s: %.150s: not read",
+				                            c->paths[i], sub.message));
+			}
+			continue;
+		}
 		gsio_image im = {0};
 		gsio_error_clear(&sub);
 		bool decoded = gsioi_image_file_decode(data, size, c->paths[i], s->arena, &im, &sub);
-		free_sibling(opts, data);
+		gsioi_io_free(opts, data);
 		if (!decoded) {
 			if (sub.code == GSIO_ERR_NOMEM || sub.code == GSIO_ERR_LIMIT) {
 				GSIO_FAIL(err, sub.code, c->paths[i], -1, "%s", sub.message);
@@ -181,13 +211,14 @@ bool gsioi_md5_resolve_texture(gsio_scene *s, gsio_material *mat, const char *sh
 		im.source_type = -1;
 		im.source_format = GSIO_PIXEL_RGBA8888;
 		GSIO_CHECK((im.source_path = gsioi_arena_strdup(s->arena, c->paths[i], err)));
-		GSIO_CHECK((im.name = gsioi_arena_strdup(s->arena, gsioi_path_base(c->paths[i]), err)));
+		GSIO_CHECK((im.name = gsioi_md5_unique_image_name(s, gsioi_path_base(c->paths[i]), err)));
 		imgs[s->images_count] = im;
-		mat->base_color_image = (int32_t)s->images_count;
+		mat->base_color_texture.image = (int32_t)s->images_count;
 		s->images = imgs;
 		s->images_count++;
 		return true;
 	}
+	if (refused) return true; // said already
 	if (ok != 1 && c->count == 0) return true; // refused, nothing left to try (warned)
 	return gsioi_scene_warn(s, err, "shader \"%.200s\": no texture found (tried %zu names from %.200s)",
 	                       shader, c->count, c->count ? c->paths[0] : "nothing");
@@ -230,25 +261,23 @@ static bool load_anim_data(gsio_scene *s, const gsio_md5_mesh *m, const char *fi
 }
 
 // Reads and adds one animation file; a file that cannot be read is an error
-// when required, else a warning (silent_missing: not even that).
+// when required, else a warning.
 static bool load_anim_file(gsio_scene *s, const gsio_md5_mesh *m, const char *file,
-                           bool required, bool silent_missing, const gsio_opts *opts,
-                           gsio_error *err)
+                           bool required, const gsio_opts *opts, gsio_error *err)
 {
 	uint8_t *data = NULL;
 	size_t size = 0;
 	gsio_error sub;
 	gsio_error_clear(&sub);
-	if (read_sibling(opts, file, &data, &size, &sub)) {
-		if (required) {
+	if (gsioi_io_read(opts, file, &data, &size, &sub)) {
+		if (required || sub.code == GSIO_ERR_NOMEM) {
 			*err = sub;
 			return false;
 		}
-		if (silent_missing) return true;
 		return gsioi_scene_warn(s, err, "animation %.300s: %.150s", file, sub.message);
 	}
 	bool ok = load_anim_data(s, m, file, data, size, required, opts, err);
-	free_sibling(opts, data);
+	gsioi_io_free(opts, data);
 	return ok;
 }
 
@@ -263,77 +292,56 @@ static bool has_anim_ext(const char *name)
 	return n > 8 && !strcasecmp(name + n - 8, ".md5anim");
 }
 
-// Every *.md5anim in the mesh's folder, sorted (stdio only: gsio_io cannot
-// list a folder, so with a custom io only the mesh's own name is tried).
-static bool load_sibling_anims(gsio_scene *s, const gsio_md5_mesh *m, const char *path,
-                               const gsio_opts *opts, gsio_error *err)
+// Every *.md5anim in the mesh's folder, sorted by name, listed by the io
+// (none when it cannot list). The names are copied into tmp.
+static bool load_sibling_anims(gsio_scene *s, gsio_arena *tmp, const gsio_md5_mesh *m,
+                               const char *path, const gsio_opts *opts, gsio_error *err)
 {
+	const gsio_io *io = gsioi_io_of(opts);
+	if (!io->list_dir) return true;
 	size_t dlen = dir_len(path);
-	char file[MD5_PATH_MAX];
-	bool custom_io = opts && opts->io && opts->io->read_file;
-#ifndef _WIN32
-	if (!custom_io) {
-		char dir[MD5_PATH_MAX];
-		if (dlen + 2 > MD5_PATH_MAX) return true;
-		if (dlen) {
-			memcpy(dir, path, dlen);
-			dir[dlen] = 0;
-		} else {
-			memcpy(dir, ".", 2);
+	char dir[MD5_PATH_MAX], file[MD5_PATH_MAX];
+	if (dlen + 2 > MD5_PATH_MAX) return true;
+	memcpy(dir, path, dlen);
+	// Without its trailing separator (but "/" stays "/"); "" is the current folder.
+	dir[dlen > 1 ? dlen - 1 : dlen] = 0;
+	char **list = NULL;
+	gsio_error sub;
+	gsio_error_clear(&sub);
+	if (io->list_dir(io->user, dir, &list, &sub) || !list) {
+		if (sub.code == GSIO_ERR_NOMEM) {
+			*err = sub;
+			return false;
 		}
-		DIR *d = opendir(dir);
-		if (!d) return gsioi_scene_warn(s, err, "cannot list %.300s for animations", dir);
-		char **names = NULL;
-		size_t n = 0, cap = 0;
-		bool ok = true;
-		struct dirent *e;
-		while (ok && (e = readdir(d))) {
-			if (!has_anim_ext(e->d_name)) continue;
-			if (n == cap) {
-				size_t ncap = cap ? cap * 2 : 8;
-				char **nn = realloc(names, ncap * sizeof(*nn));
-				if (!nn) {
-					ok = false;
-					break;
-				}
-				names = nn;
-				cap = ncap;
-			}
-			if (!(names[n] = malloc(strlen(e->d_name) + 1))) {
-				ok = false;
-				break;
-			}
-			strcpy(names[n++], e->d_name);
-		}
-		closedir(d);
-		if (!ok) GSIO_FAIL(err, GSIO_ERR_NOMEM, path, -1, "out of memory listing animations");
-		if (ok && n > 1) qsort(names, n, sizeof(*names), cmp_cstr);
-		for (size_t i = 0; ok && i < n; i++)
-			if (join_path(file, path, dlen, names[i]))
-				ok = load_anim_file(s, m, file, false, false, opts, err);
-		for (size_t i = 0; i < n; i++) free(names[i]);
-		free(names);
-		return ok;
+		return gsioi_scene_warn(s, err, "cannot list %.300s for animations: %.150s",
+		                        *dir ? dir : ".", sub.message);
 	}
-#endif
-	// Only "<mesh base name>.md5anim"; absent is not worth a warning.
-	const char *b = gsioi_path_base(path);
-	const char *dot = strrchr(b, '.');
-	size_t stem = dot && dot != b ? (size_t)(dot - path) : strlen(path);
-	if (stem + 9 > MD5_PATH_MAX) return true;
-	memcpy(file, path, stem);
-	memcpy(file + stem, ".md5anim", 9);
-	return load_anim_file(s, m, file, false, true, opts, err);
+	size_t n = 0, total = 0;
+	while (list[total]) total++;
+	char **names = GSIO_NEW_ARRAY(tmp, char *, total, err);
+	bool ok = names != NULL;
+	for (size_t i = 0; ok && i < total; i++)
+		if (has_anim_ext(list[i])) ok = (names[n++] = gsioi_arena_strdup(tmp, list[i], err));
+	if (io->free_list) io->free_list(io->user, list);
+	GSIO_CHECK(ok);
+	if (n > 1) qsort(names, n, sizeof(*names), cmp_cstr);
+	for (size_t i = 0; i < n; i++) {
+		if (!join_path(file, path, dlen, names[i])) continue;
+		md5_follow fol = check_sibling(s, opts, path, file, "animation", &ok, err);
+		GSIO_CHECK(ok);
+		if (fol == MD5_FOLLOW) GSIO_CHECK(load_anim_file(s, m, file, false, opts, err));
+	}
+	return true;
 }
 
-
-bool gsioi_md5_load_anims(gsio_scene *s, const gsio_md5_mesh *m, const char *path,
-                          const gsio_opts *opts, gsio_error *err)
+bool gsioi_md5_load_anims(gsio_scene *s, gsio_arena *tmp, const gsio_md5_mesh *m,
+                          const char *path, const gsio_opts *opts, gsio_error *err)
 {
 	if (opts && opts->anim_paths_count) {
+		// Named by the caller: read as given (through the io), failures are errors.
 		for (size_t i = 0; i < opts->anim_paths_count; i++)
-			GSIO_CHECK(load_anim_file(s, m, opts->anim_paths[i], true, false, opts, err));
+			GSIO_CHECK(load_anim_file(s, m, opts->anim_paths[i], true, opts, err));
 		return true;
 	}
-	return !path || load_sibling_anims(s, m, path, opts, err);
+	return !path || load_sibling_anims(s, tmp, m, path, opts, err);
 }
