@@ -262,6 +262,19 @@ static void store_local(gsio_node *n, const double t[3], md5_quat q)
 	quat_store(q, n->rotation);
 }
 
+// Joint positions near the float limit can give offsets or inverse binds
+// beyond it: an error, not an infinite value in the scene.
+static bool all_finite(const float *v, size_t n, size_t joint, const char *what, gsio_error *err)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(v[i])) {
+			GSIO_FAIL(err, GSIO_ERR_CORRUPT, NULL, -1,
+			          "joint %zu: its %s is beyond float range", joint, what);
+			return false;
+		}
+	return true;
+}
+
 // Joint nodes from an object-space bind pose (md5mesh): the parent-relative
 // pose is conj(parent) * joint and conj(parent) applied to the offset.
 // world[] gets the file's object-space pose.
@@ -287,6 +300,7 @@ static bool joints_from_mesh(gsio_scene *s, const gsio_md5_mesh *m, md5_pose *wo
 		double t[3];
 		quat_rotate(pinv, d, t);
 		store_local(n, t, canonical(quat_mul(pinv, q)));
+		GSIO_CHECK(all_finite(n->translation, 3, i, "offset from its parent", err));
 	}
 	return true;
 }
@@ -353,6 +367,7 @@ static bool add_skin(gsio_scene *s, const md5_pose *world, size_t nj, gsio_error
 	for (size_t j = 0; j < nj; j++) {
 		k->joints[j] = (int32_t)j;
 		inverse_bind(&world[j], &k->inverse_bind[16 * j]);
+		GSIO_CHECK(all_finite(&k->inverse_bind[16 * j], 16, j, "inverse bind matrix", err));
 		roots += s->nodes[j].parent < 0;
 	}
 	k->joints_count = nj;

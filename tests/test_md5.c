@@ -946,6 +946,7 @@ static size_t mutate_run(const uint8_t *data, size_t size, bool anim, size_t run
 			if (a) {
 				gsio_scene *s = gsio_md5_anim_to_scene(a, NULL, NULL, &err);
 				assert_non_null(s);
+				assert_valid(s);
 				gsio_scene_free(s);
 				ok++;
 			} else {
@@ -957,6 +958,7 @@ static size_t mutate_run(const uint8_t *data, size_t size, bool anim, size_t run
 			if (m) {
 				gsio_scene *s = gsio_md5_mesh_to_scene(m, NULL, NULL, &err);
 				if (!s) check_failure(&err); // e.g. weights beyond float range
+				else assert_valid(s);
 				gsio_scene_free(s);
 				ok++;
 			} else {
@@ -997,6 +999,7 @@ static void test_mutations(void **state)
 		gsio_error err;
 		gsio_scene *s = gsio_load_memory(buf, size, path, NULL, &err);
 		if (!s) check_failure(&err);
+		else assert_valid(s);
 		gsio_scene_free(s);
 		free(buf);
 	}
