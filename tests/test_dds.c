@@ -518,7 +518,8 @@ static void test_random_blocks_vs_libsquish(void **state)
 		}
 	}
 	print_message("%zu random blocks agree with libsquish\n", checked);
-	dlclose(lib);
+	// Not dlclose()d: the library keeps a small block from its start-up that
+	// LeakSanitizer reports as leaked once the library is unloaded.
 }
 
 int main(void)
