@@ -629,6 +629,16 @@ static bool camera_scene(gsio_scene *s, const gsio_md5_camera *c, const char *pa
 {
 	gsio_arena *a = s->arena;
 	GSIO_CHECK(camera_valid(c, err) && alloc_nodes(s, 1, err));
+	// A perspective camera's field of view lies strictly between 0 and 180
+	// degrees (the scene's rule); the text can hold any float.
+	size_t checked = opts && (opts->flags & GSIO_OPT_NO_ANIMATION) ? 1 : c->frames_count;
+	for (size_t i = 0; i < checked; i++)
+		if (!(c->frames[i].fov > 0.0f && c->frames[i].fov < 180.0f)) {
+			GSIO_FAIL(err, GSIO_ERR_CORRUPT, path, -1,
+			          "camera frame %zu: field of view %g is not between 0 and 180 degrees", i,
+			          (double)c->frames[i].fov);
+			return false;
+		}
 	char *name = gsioi_md5_stem(s, path, "camera", err);
 	s->cameras = GSIO_NEW_ARRAY(a, gsio_camera, 1, err);
 	GSIO_CHECK(name && s->cameras);

@@ -1354,6 +1354,19 @@ static void test_camera(void **state)
 	assert_true(s->cameras[0].fov == 90.0f);
 	assert_int_equal(s->animations_count, 0);
 	gsio_scene_free(s);
+
+	// A field of view outside 0..180 degrees decodes (the codec keeps what is
+	// stored) but makes no scene (fuzz: 810 in frame 1).
+	char bad[1024];
+	snprintf(bad, sizeof(bad), "%s", camera_text);
+	char *f = strstr(bad, "75.5");
+	assert_non_null(f);
+	memcpy(f, "810 ", 4);
+	gsio_error_clear(&err);
+	assert_null(gsio_load_memory((const uint8_t *)bad, strlen(bad), "bad.md5camera", NULL, &err));
+	print_err("fov 810", &err);
+	assert_int_equal(err.code, GSIO_ERR_CORRUPT);
+	assert_non_null(strstr(err.message, "field of view"));
 }
 
 // -- Detection and locale
