@@ -5,16 +5,7 @@
 
 gsio_scene *gsioi_scene_create(const gsio_opts *opts, gsio_error *err)
 {
-	gsio_arena *a = gsioi_arena_for(opts, NULL, err);
-	if (!a) return NULL;
-	gsio_scene *s = gsioi_arena_alloc(a, sizeof(*s), err);
-	if (!s) {
-		gsioi_arena_destroy(a);
-		return NULL;
-	}
-	s->arena = a;
-	s->axes = GSIO_AXES_Z_UP_X_FORWARD;
-	return s;
+	return gsio_scene_new(opts, err); // common/scene_build.c
 }
 
 void gsio_scene_free(gsio_scene *scene)
