@@ -1,6 +1,6 @@
 # libgsio.so exports the public API only (C_VISIBILITY_PRESET hidden, GSIO_API
 # on each public declaration): nm -D lists gsio_* names and no gsioi_ ones,
-# and every name the installed headers declare is there (exports.sh).
+# every name the installed headers declare is there, and no other (exports.sh).
 # Not in a fuzzer build: its coverage sections add linker symbols
 # (__start___sancov_*) to every shared object, and nobody ships that library.
 find_program(GSIO_NM nm)

@@ -4,8 +4,9 @@
 #     (never gsioi_, the internal prefix, and nothing else such as stb_image);
 #  2. every function and object the public headers declare at file scope
 #     (gsio_name( ... or extern ... gsio_name) is exported, so a declaration
-#     without GSIO_API, hidden by -fvisibility=hidden, is caught too.
-# Usage: exports.sh LIBGSIO.so HEADER...   Exit 0 when both hold.
+#     without GSIO_API, hidden by -fvisibility=hidden, is caught too;
+#  3. every exported name is declared in a public (installed) header.
+# Usage: exports.sh LIBGSIO.so HEADER...   Exit 0 when all three hold.
 set -euo pipefail
 lib=$1; shift
 command -v nm >/dev/null || { echo "exports: nm not found (binutils)"; exit 1; }
@@ -48,6 +49,15 @@ if [ -n "$missing" ]; then
     where=$(grep -n "\b$m\b" "$@" | head -n1 | cut -d: -f1,2)
     echo "  $m ($where)"
   done
+  fail=1
+fi
+
+# 3. and nothing else: an exported gsio_ name that no installed header
+#    declares is API nobody can call without copying a prototype.
+extra=$(comm -13 <(printf '%s\n' "$declared") <(printf '%s\n' "$exported" | grep '^gsio_' | grep -v '^gsioi_'))
+if [ -n "$extra" ]; then
+  echo "exports: $(printf '%s\n' "$extra" | wc -l) exported name(s) that no public header declares:"
+  printf '  %s\n' $extra
   fail=1
 fi
 
