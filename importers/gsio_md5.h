@@ -145,36 +145,36 @@ typedef enum gsio_md5_kind {
 
 /** Looks at the header keywords (numJoints / numFrames + numJoints /
  *  numFrames + frameRate). GSIO_MD5_UNKNOWN when they say nothing. */
-gsio_md5_kind gsio_md5_detect(const uint8_t *data, size_t size);
+GSIO_API gsio_md5_kind gsio_md5_detect(const uint8_t *data, size_t size);
 
 /** Decoders. `name` is used in errors (may be NULL); opts may be NULL (its
  *  allocator and memory limit are used). NULL on failure with err set. */
-gsio_md5_mesh *gsio_md5_mesh_decode(const uint8_t *data, size_t size, const char *name,
+GSIO_API gsio_md5_mesh *gsio_md5_mesh_decode(const uint8_t *data, size_t size, const char *name,
                                     const gsio_opts *opts, gsio_error *err);
-gsio_md5_anim *gsio_md5_anim_decode(const uint8_t *data, size_t size, const char *name,
+GSIO_API gsio_md5_anim *gsio_md5_anim_decode(const uint8_t *data, size_t size, const char *name,
                                     const gsio_opts *opts, gsio_error *err);
-gsio_md5_camera *gsio_md5_camera_decode(const uint8_t *data, size_t size, const char *name,
+GSIO_API gsio_md5_camera *gsio_md5_camera_decode(const uint8_t *data, size_t size, const char *name,
                                         const gsio_opts *opts, gsio_error *err);
 
 /** Free a decoded file. NULL is fine. */
-void gsio_md5_mesh_free(gsio_md5_mesh *mesh);
-void gsio_md5_anim_free(gsio_md5_anim *anim);
-void gsio_md5_camera_free(gsio_md5_camera *camera);
+GSIO_API void gsio_md5_mesh_free(gsio_md5_mesh *mesh);
+GSIO_API void gsio_md5_anim_free(gsio_md5_anim *anim);
+GSIO_API void gsio_md5_camera_free(gsio_md5_camera *camera);
 
 /** Encoders: text into malloc'd bytes (free() them). They fail with
  *  GSIO_ERR_ARGUMENT on what the text cannot hold (a name with a quote or a
  *  newline, a non-finite float, an index out of range). */
-GSIO_NODISCARD int gsio_md5_mesh_encode(const gsio_md5_mesh *mesh, uint8_t **out,
+GSIO_API GSIO_NODISCARD int gsio_md5_mesh_encode(const gsio_md5_mesh *mesh, uint8_t **out,
                                         size_t *out_size, gsio_error *err);
-GSIO_NODISCARD int gsio_md5_anim_encode(const gsio_md5_anim *anim, uint8_t **out,
+GSIO_API GSIO_NODISCARD int gsio_md5_anim_encode(const gsio_md5_anim *anim, uint8_t **out,
                                         size_t *out_size, gsio_error *err);
-GSIO_NODISCARD int gsio_md5_camera_encode(const gsio_md5_camera *camera, uint8_t **out,
+GSIO_API GSIO_NODISCARD int gsio_md5_camera_encode(const gsio_md5_camera *camera, uint8_t **out,
                                           size_t *out_size, gsio_error *err);
 
 /** Checks that an animation fits a mesh's skeleton: same joint count, and
  *  per joint the same name and parent. Returns 0, or fails with
  *  GSIO_ERR_MISMATCH naming the first joint that differs. */
-GSIO_NODISCARD int gsio_md5_anim_check(const gsio_md5_mesh *mesh, const gsio_md5_anim *anim,
+GSIO_API GSIO_NODISCARD int gsio_md5_anim_check(const gsio_md5_mesh *mesh, const gsio_md5_anim *anim,
                                        const char *anim_name, gsio_error *err);
 
 // -- Scene
@@ -215,7 +215,7 @@ GSIO_NODISCARD int gsio_md5_anim_check(const gsio_md5_mesh *mesh, const gsio_md5
  *    none when the io cannot list) whose hierarchy matches (others are
  *    warnings), sorted by name. GSIO_OPT_NO_ANIMATION loads none.
  *  `path` may be NULL: then no texture or animation is looked for. */
-gsio_scene *gsio_md5_mesh_to_scene(const gsio_md5_mesh *mesh, const char *path,
+GSIO_API gsio_scene *gsio_md5_mesh_to_scene(const gsio_md5_mesh *mesh, const char *path,
                                    const gsio_opts *opts, gsio_error *err);
 
 /** Adds an animation to a scene built from `mesh` (checked with
@@ -225,14 +225,14 @@ gsio_scene *gsio_md5_mesh_to_scene(const gsio_md5_mesh *mesh, const char *path,
  *  frame starts from the baseframe, replaces the flagged components, and
  *  recomputes w; the poses are parent-relative. The bounds are kept in
  *  animation.bounds. */
-GSIO_NODISCARD int gsio_md5_scene_add_anim(gsio_scene *scene, const gsio_md5_mesh *mesh,
+GSIO_API GSIO_NODISCARD int gsio_md5_scene_add_anim(gsio_scene *scene, const gsio_md5_mesh *mesh,
                                            const gsio_md5_anim *anim, const char *name,
                                            gsio_error *err);
 
 /** The scene of a lone .md5anim: joint nodes whose pose is the baseframe,
  *  no mesh or skin, and the animation itself named after the file (none with
  *  GSIO_OPT_NO_ANIMATION). */
-gsio_scene *gsio_md5_anim_to_scene(const gsio_md5_anim *anim, const char *path,
+GSIO_API gsio_scene *gsio_md5_anim_to_scene(const gsio_md5_anim *anim, const char *path,
                                    const gsio_opts *opts, gsio_error *err);
 
 /** The scene of a .md5camera: one node named after the file, placed at the
@@ -241,7 +241,7 @@ gsio_scene *gsio_md5_anim_to_scene(const gsio_md5_anim *anim, const char *path,
  *  name with TRANSLATION, ROTATION and FOV channels on that node and the
  *  file's cuts (ascending, repeats dropped). No animation with
  *  GSIO_OPT_NO_ANIMATION. */
-gsio_scene *gsio_md5_camera_to_scene(const gsio_md5_camera *camera, const char *path,
+GSIO_API gsio_scene *gsio_md5_camera_to_scene(const gsio_md5_camera *camera, const char *path,
                                      const gsio_opts *opts, gsio_error *err);
 
 /** The importer descriptor (extensions "md5mesh md5anim md5camera"). */

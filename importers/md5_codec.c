@@ -173,7 +173,7 @@ static bool parse_submesh(md5_parser *p, gsio_md5_mesh *m, gsio_md5_submesh *sm)
 	md5_pos *start_pos = GSIO_NEW_ARRAY(p->arena, md5_pos, sm->verts_count, p->err);
 	GSIO_CHECK(sm->verts && vpos && start_pos);
 	for (size_t n = 0; n < sm->verts_count; n++) {
-		size_t i;
+		size_t i = 0; // GCC -O3 cannot see the loop below set it
 		GSIO_CHECK(gsioi_tok_expect_word(&p->tok, "vert"));
 		GSIO_CHECK(parse_index(p, "vert", sm->verts_count, vpos, &i));
 		gsio_md5_vert *v = &sm->verts[i];
@@ -193,7 +193,7 @@ static bool parse_submesh(md5_parser *p, gsio_md5_mesh *m, gsio_md5_submesh *sm)
 	md5_pos *tpos = GSIO_NEW_ARRAY(p->arena, md5_pos, sm->tris_count, p->err);
 	GSIO_CHECK(sm->tris && tpos);
 	for (size_t n = 0; n < sm->tris_count; n++) {
-		size_t i;
+		size_t i = 0;
 		GSIO_CHECK(gsioi_tok_expect_word(&p->tok, "tri"));
 		GSIO_CHECK(parse_index(p, "tri", sm->tris_count, tpos, &i));
 		for (int k = 0; k < 3; k++) {
@@ -209,7 +209,7 @@ static bool parse_submesh(md5_parser *p, gsio_md5_mesh *m, gsio_md5_submesh *sm)
 	md5_pos *wpos = GSIO_NEW_ARRAY(p->arena, md5_pos, sm->weights_count, p->err);
 	GSIO_CHECK(sm->weights && wpos);
 	for (size_t n = 0; n < sm->weights_count; n++) {
-		size_t i;
+		size_t i = 0;
 		GSIO_CHECK(gsioi_tok_expect_word(&p->tok, "weight"));
 		GSIO_CHECK(parse_index(p, "weight", sm->weights_count, wpos, &i));
 		gsio_md5_weight *w = &sm->weights[i];
