@@ -273,3 +273,32 @@ bool gsioi_dds_decode(const uint8_t *data, size_t size, const char *file, int64_
 	if (info) *info = hdr;
 	return true;
 }
+
+// -- Type-6 skins as scene images
+
+bool gsioi_dds_skin_image(gsio_scene *s, const uint8_t *px, size_t n, size_t index,
+                          gsio_image *im, bool *decoded, gsio_error *err)
+{
+	*decoded = false;
+	gsio_error derr;
+	gsio_error_clear(&derr);
+	gsioi_dds_info info;
+	char name[32];
+	snprintf(name, sizeof(name), "skin%zu", index);
+	if (!gsioi_dds_decode(px, n, NULL, 0, s->arena, im, &info, &derr)) {
+		if (derr.code == GSIO_ERR_NOMEM) {
+			*err = derr;
+			return false;
+		}
+		return gsioi_scene_warn(s, err, "skin %zu: embedded DDS file (%zu bytes) not decoded: %s",
+		                        index, n, derr.message);
+	}
+	if (!(im->name = gsioi_arena_strdup(s->arena, name, err))) return false;
+	im->source_type = 6;
+	im->source_format = GSIO_PIXEL_RGBA8888;
+	im->source_mip_count = info.mip_count ? info.mip_count - 1 : 0;
+	im->uri = NULL;
+	im->source_path = NULL;
+	*decoded = true;
+	return true;
+}

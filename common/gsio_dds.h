@@ -84,4 +84,15 @@ GSIO_NODISCARD bool gsioi_dds_decode(const uint8_t *data, size_t size, const cha
  *  pixels, row by row. */
 void gsioi_dds_decode_block(gsioi_dds_format format, const uint8_t *block, uint8_t rgba[64]);
 
+
+/** A type-6 skin (an embedded DDS file, its bytes px[0..n)) as scene image
+ *  `im` named "skin<index>": decoded to RGBA8 in the scene's arena, with
+ *  source_type 6 and source_mip_count from the header. A DDS that does not
+ *  decode (cut short, unknown FourCC, ...) is a scene warning naming the
+ *  skin and *decoded stays false: the rest of the model still loads. Only
+ *  running out of memory (or the memory limit) returns false. */
+GSIO_NODISCARD bool gsioi_dds_skin_image(gsio_scene *s, const uint8_t *px, size_t n,
+                                        size_t index, gsio_image *im, bool *decoded,
+                                        gsio_error *err);
+
 #endif

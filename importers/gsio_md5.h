@@ -245,7 +245,7 @@ GSIO_API gsio_scene *gsio_md5_camera_to_scene(const gsio_md5_camera *camera, con
                                      const gsio_opts *opts, gsio_error *err);
 
 /** The importer descriptor (extensions "md5mesh md5anim md5camera"). */
-extern const gsio_importer gsio_md5_importer;
+GSIO_API extern const gsio_importer gsio_md5_importer;
 
 #ifdef __cplusplus
 }

@@ -40,6 +40,7 @@
 #include "gsio_hmp.h"
 
 #include "gsio_image_file.h"
+#include "gsio_dds.h"
 #include "gsio_internal.h"
 #include "gsio_scene_util.h"
 
@@ -470,9 +471,10 @@ static bool skins_to_images(gsio_scene *s, const gsio_hmp_file *f, const uint8_t
 		const gsio_mdl_skin *sk = &f->skins[i];
 		image_of[i] = -1;
 		if (sk->type == GSIO_MDL_SKIN_DDS) {
-			GSIO_CHECK(gsioi_scene_warn(s, err,
-			                           "skin %zu is an embedded DDS file (%zu bytes): not decoded",
-			                           i, sk->pixels_size));
+			bool decoded;
+			GSIO_CHECK(gsioi_dds_skin_image(s, sk->pixels, sk->pixels_size, i, &s->images[ni],
+			                                &decoded, err));
+			if (decoded) image_of[i] = (int32_t)ni++;
 			continue;
 		}
 		if (f->version == 7 && sk->type == GSIO_HMP_SKIN_EXTERNAL) {

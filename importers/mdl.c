@@ -9,6 +9,7 @@
  * Facts beyond the seed are in ../shared/FORMATS.md. */
 #include "gsio_mdl.h"
 
+#include "gsio_dds.h"
 #include "gsio_internal.h"
 #include "gsio_scene_util.h"
 
@@ -413,32 +414,32 @@ static bool skins_to_images(gsio_scene *s, const gsio_mdl_file *f, const uint8_t
 	size_t ni = 0;
 	for (size_t i = 0; i < f->skins_count; i++) {
 		const gsio_mdl_skin *sk = &f->skins[i];
-		if (sk->type == GSIO_MDL_SKIN_DDS) {
-			GSIO_CHECK(gsioi_scene_warn(s, err,
-			                           "skin %zu is an embedded DDS file (%zu bytes): not decoded",
-			                           i, sk->pixels_size));
-			continue;
-		}
 		gsio_image *im = &s->images[ni];
-		char name[32];
-		snprintf(name, sizeof(name), "skin%zu", i);
-		GSIO_CHECK((im->name = gsioi_arena_strdup(s->arena, name, err)));
-		im->width = (uint32_t)sk->width;
-		im->height = (uint32_t)sk->height;
-		im->source_type = sk->type;
-		im->source_format = (gsio_pixel_format)(sk->type & 7);
-		im->source_mip_count = (sk->type & GSIO_MDL_SKIN_MIPS) ? 3 : 0;
-		size_t texels = (size_t)im->width * im->height;
-		GSIO_CHECK((im->rgba = gsioi_arena_array_uninit(s->arena, texels, 4, err)));
-		if (gsio_decode_pixels(im->source_format, sk->pixels, texels, palette, im->rgba)) {
-			GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, NULL, -1, "skin %zu: type %d", i, (int)sk->type);
-			return false;
+		if (sk->type == GSIO_MDL_SKIN_DDS) {
+			bool decoded;
+			GSIO_CHECK(gsioi_dds_skin_image(s, sk->pixels, sk->pixels_size, i, im, &decoded, err));
+			if (!decoded) continue;
+		} else {
+			char name[32];
+			snprintf(name, sizeof(name), "skin%zu", i);
+			GSIO_CHECK((im->name = gsioi_arena_strdup(s->arena, name, err)));
+			im->width = (uint32_t)sk->width;
+			im->height = (uint32_t)sk->height;
+			im->source_type = sk->type;
+			im->source_format = (gsio_pixel_format)(sk->type & 7);
+			im->source_mip_count = (sk->type & GSIO_MDL_SKIN_MIPS) ? 3 : 0;
+			size_t texels = (size_t)im->width * im->height;
+			GSIO_CHECK((im->rgba = gsioi_arena_array_uninit(s->arena, texels, 4, err)));
+			if (gsio_decode_pixels(im->source_format, sk->pixels, texels, palette, im->rgba)) {
+				GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, NULL, -1, "skin %zu: type %d", i, (int)sk->type);
+				return false;
+			}
 		}
 		// One material per skin: the mesh uses the first, the others are the
 		// alternative skins the engine can switch to (glTF variants).
 		gsio_material *mat = &s->materials[ni];
 		gsioi_material_defaults(mat);
-		GSIO_CHECK((mat->name = gsioi_arena_strdup(s->arena, name, err)));
+		mat->name = im->name;
 		mat->base_color_texture.image = (int32_t)ni;
 		GSIO_CHECK(!gsio_extras_set_int(s, &mat->extras, "gsio:skin_type", sk->type, err));
 		ni++;
@@ -543,7 +544,15 @@ static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const gsio_opts *o
 	// UVs relative to the first skin, sampled at texel centres.
 	int32_t uw = f->skins_count ? f->skins[0].width : h->skinwidth;
 	int32_t uh = f->skins_count ? f->skins[0].height : h->skinheight;
-	if (f->skins_count && f->skins[0].type == GSIO_MDL_SKIN_DDS) uw = uh = 0;
+	if (f->skins_count && f->skins[0].type == GSIO_MDL_SKIN_DDS) {
+		// UVs are in texels of the DDS's own size (its header's, when it parses).
+		gsioi_dds_info di;
+		gsio_error derr;
+		gsio_error_clear(&derr);
+		bool ok = gsioi_dds_parse(f->skins[0].pixels, f->skins[0].pixels_size, NULL, 0, &di, &derr);
+		uw = ok ? (int32_t)di.width : 0;
+		uh = ok ? (int32_t)di.height : 0;
+	}
 	if (uw > 0 && uh > 0) {
 		GSIO_CHECK((m->uvs = GSIO_NEW_ARRAY(tmp, float, 2 * nout, err)));
 		for (size_t v = 0; v < nout; v++) {
