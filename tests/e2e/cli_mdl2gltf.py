@@ -424,7 +424,7 @@ def case_sigint():
     out = os.path.join(WORK, "out")
     interrupted = 0
     # Several tries at different moments: one of them lands mid-write.
-    for delay in (0.3, 0.6, 1.0, 1.5):
+    for delay in (0.3, 0.5, 0.7, 0.9, 1.1, 1.3, 1.5, 1.7):
         shutil.rmtree(out, ignore_errors=True)
         p = subprocess.Popen([CONV, "--quiet", "--gltf", "-j2", "-o", out, src],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
