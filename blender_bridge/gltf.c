@@ -693,8 +693,7 @@ static bool write_uri_image(gltf_ctx *c, size_t i, int *index)
 		cJSON *j = jobj(c);
 		jstr(c, j, "name", name);
 		jstr(c, j, "uri", uri);
-		jset(c, j, "extras", extras_json(c, NULL, &im->extras));
-		if (!im->extras.count) cJSON_DeleteItemFromObjectCaseSensitive(j, "extras");
+		if (im->extras.count) jset(c, j, "extras", extras_json(c, NULL, &im->extras));
 		*index = jpush(c, c->images, j);
 		return true;
 	}

@@ -762,6 +762,56 @@ static void test_invalid_scene(void **state)
 	gsio_scene_free(s);
 }
 
+/** An image that is only a reference: a uri beside a .gltf; embedded in a
+ *  GLB when the file is a PNG; left out with a warning when it is missing. */
+static void test_uri_image(void **state)
+{
+	(void)state;
+	gsio_scene *s = triangle_scene();
+	gsio_error err;
+	char png_path[4200];
+	snprintf(png_path, sizeof(png_path), "%s/test_gltf_ref.png", GSIO_BINARY_DIR);
+	uint8_t *png;
+	size_t png_size;
+	assert_int_equal(gsio_png_encode(s->images[0].rgba, 2, 1, &png, &png_size, &err), 0);
+	t_write_file(png_path, png, png_size);
+	free(png);
+	int32_t ref = gsio_scene_add_image(s, "wall.png", 0, 0, "textures/wall.png", &err);
+	assert_true(ref >= 0);
+	s->materials[0].base_color_texture.image = ref;
+	// .gltf: the uri as given.
+	gsio_gltf_output out;
+	gsio_gltf_opts o = {0};
+	o.flags = GSIO_GLTF_SEPARATE;
+	int rc = gsio_gltf_write(s, &o, &out, &err);
+	if (rc) fail_msg("gsio_gltf_write: %s", err.message);
+	cJSON *doc = cJSON_ParseWithLength((const char *)out.files[0].data, out.files[0].size);
+	assert_string_equal(str(item(doc, "images", 1), "uri"), "textures/wall.png");
+	cJSON_Delete(doc);
+	gsio_gltf_output_free(&out);
+	// GLB, file missing: left out with a warning, the material has no texture.
+	glb g;
+	glb_write(&g, s, 0, 0);
+	assert_int_equal(cJSON_GetArraySize(arr(g.doc, "images")), 1);
+	assert_true(g.out.warnings_count >= 1);
+	const cJSON *pbr = cJSON_GetObjectItemCaseSensitive(item(g.doc, "materials", 0), "pbrMetallicRoughness");
+	assert_null(cJSON_GetObjectItemCaseSensitive(pbr, "baseColorTexture"));
+	glb_free(&g);
+	// GLB, file present (source_path): embedded as image/png.
+	s->images[ref].source_path = png_path;
+	glb_write(&g, s, 0, 0);
+	assert_int_equal(cJSON_GetArraySize(arr(g.doc, "images")), 2);
+	assert_string_equal(str(item(g.doc, "images", 1), "mimeType"), "image/png");
+	uint32_t w, h;
+	uint8_t *px = decode_image(&g, 1, &w, &h);
+	assert_int_equal(w, 2);
+	assert_memory_equal(px, s->images[0].rgba, 8);
+	free(px);
+	glb_free(&g);
+	remove(png_path);
+	gsio_scene_free(s);
+}
+
 // -- Files
 
 static size_t count_tmp_files(const char *dir)
@@ -861,6 +911,7 @@ int main(void)
 	    cmocka_unit_test(test_morph_dense_sparse),
 	    cmocka_unit_test(test_static_model),
 	    cmocka_unit_test(test_invalid_scene),
+	    cmocka_unit_test(test_uri_image),
 	    cmocka_unit_test(test_write_file),
 	    cmocka_unit_test(test_deterministic),
 	    cmocka_unit_test(test_corpus),
