@@ -1330,11 +1330,57 @@ static void node_attachments(gltf_ctx *c, cJSON *j, int32_t camera, int32_t ligh
 	}
 }
 
+/** Skeleton wrappers. With several skins, Blender's importer makes one
+ *  armature per non-joint parent of a skeleton's root; skeletons whose roots
+ *  are scene roots would all land in one armature. So, with 2 or more skins,
+ *  every scene-root joint gets a plain parent node (one per skeleton: roots
+ *  of one skin share it). wrap[i] is the wrapper number of root node i, -1
+ *  when none; returns the wrapper count, -1 on failure. */
+static int plan_wrappers(gltf_ctx *c, int *wrap, int *first_skin)
+{
+	const gsio_scene *s = c->s;
+	for (size_t i = 0; i < s->nodes_count; i++) wrap[i] = -1;
+	if (s->skins_count < 2) return 0;
+	int count = 0;
+	for (size_t k = 0; k < s->skins_count; k++) {
+		const gsio_skin *sk = &s->skins[k];
+		int w = -1;
+		for (int pass = 0; pass < 2; pass++) // first find a wrapper in use, then assign
+			for (size_t j = 0; j < sk->joints_count; j++) {
+				int32_t r = sk->joints[j];
+				while (s->nodes[r].parent >= 0) r = s->nodes[r].parent;
+				bool is_joint = false;
+				for (size_t q = 0; q < sk->joints_count && !is_joint; q++) is_joint = sk->joints[q] == r;
+				if (!is_joint) continue; // the skeleton has a plain root already
+				if (pass == 0 && w < 0) w = wrap[r];
+				if (pass == 1 && wrap[r] < 0) {
+					if (w < 0) {
+						first_skin[count] = (int)k;
+						w = count++;
+					}
+					wrap[r] = w;
+				}
+			}
+	}
+	return count;
+}
+
 static bool write_nodes(gltf_ctx *c)
 {
 	const gsio_scene *s = c->s;
 	size_t nn = s->nodes_count;
 	int helper = (int)nn; // next helper node index
+	int helpers = 0;
+	for (size_t i = 0; i < nn; i++)
+		if ((s->nodes[i].camera >= 0 || s->nodes[i].light >= 0) && !c->folded[i]) helpers++;
+	int *wrap = xmalloc_array(c, nn ? nn : 1, sizeof(int));
+	int *first_skin = xmalloc_array(c, s->skins_count ? s->skins_count : 1, sizeof(int));
+	int wrappers = wrap && first_skin ? plan_wrappers(c, wrap, first_skin) : -1;
+	if (wrappers < 0) {
+		free(wrap);
+		free(first_skin);
+		return false;
+	}
 	for (size_t i = 0; i < nn; i++) {
 		const gsio_node *n = &s->nodes[i];
 		cJSON *j = jobj(c);
@@ -1369,7 +1415,7 @@ static bool write_nodes(gltf_ctx *c)
 		cJSON *extras = extras_json(c, NULL, &n->extras);
 		if (extras) jset(c, j, "extras", extras);
 		jpush(c, c->nodes, j);
-		if (n->parent < 0) jpush_num(c, c->scene_nodes, (double)i);
+		if (n->parent < 0 && wrap[i] < 0) jpush_num(c, c->scene_nodes, (double)i);
 	}
 	// The helper nodes, in the order their parents were written.
 	float fix[4];
@@ -1385,6 +1431,21 @@ static bool write_nodes(gltf_ctx *c)
 		node_attachments(c, j, n->camera, n->light);
 		jpush(c, c->nodes, j);
 	}
+	// The skeleton wrappers, after the helpers.
+	for (int w = 0; w < wrappers; w++) {
+		cJSON *j = jobj(c), *children = jarr(c);
+		const gsio_skin *sk = &s->skins[first_skin[w]];
+		char fallback[32];
+		snprintf(fallback, sizeof(fallback), "skeleton%d", w);
+		jstr(c, j, "name", or_default(sk->name, fallback));
+		for (size_t i = 0; i < nn; i++)
+			if (wrap[i] == w) jpush_num(c, children, (double)i);
+		jset(c, j, "children", children);
+		jpush_num(c, c->scene_nodes, (double)((int)nn + helpers + w));
+		jpush(c, c->nodes, j);
+	}
+	free(wrap);
+	free(first_skin);
 	return true;
 }
 

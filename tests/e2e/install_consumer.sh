@@ -88,7 +88,7 @@ cmake --build "$tmp/app/build" >/dev/null
 LD_LIBRARY_PATH="$libdir" "$tmp/app/build/gltf_shared"
 cc -o "$tmp/app/gltf_pc" "$tmp/app/gltf.c" \
   $(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs --static gsio_gltf)
-"$tmp/app/gltf_pc"
+LD_LIBRARY_PATH="$libdir" "$tmp/app/gltf_pc"
 cc -o "$tmp/app/gltf_pc_shared" "$tmp/app/gltf.c" \
   $(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs gsio_gltf)
 LD_LIBRARY_PATH="$libdir" "$tmp/app/gltf_pc_shared"
