@@ -184,5 +184,25 @@ void gsioi_writer_free(gsioi_writer *w);
 void gsioi_path_ext(const char *path, char *buf, size_t buf_size);
 /** The part of path after the last '/' or '\\'. */
 const char *gsioi_path_base(const char *path);
+/** Whether path, once symbolic links and ".." are resolved, lies inside the
+ *  folder dir ("" for the current one): 1 inside, 0 outside, -1 when either
+ *  does not resolve (a missing file). */
+int gsioi_path_inside(const char *dir, const char *path);
+
+// -- File access through the options (opts->io, or gsio_default_io())
+
+/** The io a load uses: opts->io when it can read, else the default. */
+const gsio_io *gsioi_io_of(const gsio_opts *opts);
+/** Whether that is the default io (real files: path checks apply). */
+bool gsioi_io_is_default(const gsio_opts *opts);
+/** Reads a whole file through the load's io, bounded by its memory limit.
+ *  0, or -1 with err set (always a code, even when a custom io forgot). */
+GSIO_NODISCARD int gsioi_io_read(const gsio_opts *opts, const char *path, uint8_t **data,
+                                 size_t *size, gsio_error *err);
+/** Frees what gsioi_io_read returned (NULL is fine). */
+void gsioi_io_free(const gsio_opts *opts, uint8_t *data);
+/** A palette file read through the load's io (see gsio_palette_load). */
+GSIO_NODISCARD int gsioi_palette_load_io(const gsio_opts *opts, const char *path,
+                                         uint8_t out[768], gsio_error *err);
 
 #endif
