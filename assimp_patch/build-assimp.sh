@@ -117,10 +117,14 @@ if [ "$(cat "$work/.gsio-patched" 2>/dev/null)" != "$patch_sum" ]; then
   echo "$patch_sum" >"$work/.gsio-patched"
 fi
 
+# Ninja when there is one (its no-op rebuild is instant), else make.
+generator="Unix Makefiles"
+command -v ninja >/dev/null 2>&1 && generator=Ninja
+
 # -- A static, position-independent libgsio (no tests, no tools, no Assimp)
 step "building libgsio (static)"
 gsio_build=$cache/gsio-build
-cmake -S "$root" -B "$gsio_build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+cmake -S "$root" -B "$gsio_build" -G "$generator" -DCMAKE_BUILD_TYPE=Release \
   -DGSIO_BUILD_TESTS=OFF -DGSIO_BUILD_TOOLS=OFF -DGSIO_WITH_ASSIMP=OFF >"$cache/gsio-configure.log" 2>&1 \
   || { cat "$cache/gsio-configure.log" >&2; die "cannot configure gsio"; }
 cmake --build "$gsio_build" --target gsio_static -j"$jobs" >"$cache/gsio-build.log" 2>&1 \
@@ -149,7 +153,7 @@ opts=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix"
       -DGSIO_ROOT="$root" -DGSIO_BUILD_DIR="$gsio_build")
 for i in "${importers[@]}"; do opts+=("-DASSIMP_BUILD_${i}_IMPORTER=ON"); done
 for e in "${exporters[@]}"; do opts+=("-DASSIMP_BUILD_${e}_EXPORTER=ON"); done
-cmake -S "$work" -B "$build" -G Ninja "${opts[@]}" >"$cache/assimp-configure.log" 2>&1 \
+cmake -S "$work" -B "$build" -G "$generator" "${opts[@]}" >"$cache/assimp-configure.log" 2>&1 \
   || { tail -n 40 "$cache/assimp-configure.log" >&2; die "cannot configure Assimp (log: $cache/assimp-configure.log)"; }
 
 step "building Assimp (-j$jobs; the first build takes a few minutes)"
