@@ -33,8 +33,9 @@
  *   mFilename = image name) referenced as "*N"; an image that is only a
  *   reference keeps its uri as the texture path;
  * - skins: every joint of a skinned mesh's skin is an aiBone of each of its
- *   aiMeshes (offset matrix = inverse bind matrix; weights that are zero are
- *   left out);
+ *   aiMeshes (offset matrix = inverse bind matrix; zero weights are left
+ *   out; a bone without weights has an empty, non-null weight array);
+ * - a scene without meshes (.md5anim) has AI_SCENE_FLAGS_INCOMPLETE set;
  * - animations: one aiAnimation each (mTicksPerSecond = fps, one key per
  *   frame at tick k), node channels merged per node into aiNodeAnim (a path
  *   without a channel gets one key of the node's rest value), MORPH channels
