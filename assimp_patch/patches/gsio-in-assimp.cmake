@@ -42,6 +42,7 @@ if(gsio_adapter_header_text MATCHES "gsio_assimp_append_exporters")
   # adapter offers gsio's writers.
   target_compile_definitions(assimp PRIVATE GSIO_ASSIMP_HAVE_EXPORTERS)
 endif()
-target_link_libraries(assimp PRIVATE ${GSIO_STATIC_LIBRARY} PkgConfig::GSIO_SPNG m)
+# Plain signature: Assimp's CMakeLists uses it for this target already.
+target_link_libraries(assimp ${GSIO_STATIC_LIBRARY} PkgConfig::GSIO_SPNG m)
 list(LENGTH gsio_adapter_sources gsio_adapter_count)
 message(STATUS "gsio: adapter compiled in (${gsio_adapter_count} sources, ${gsio_adapter_header})")

@@ -3,9 +3,15 @@
 // with LD_LIBRARY_PATH at the patched Assimp to open GameStudio files through
 // gsio), frames it, and saves one rendered frame to a PNG, then quits.
 //
-// usage: qml viewer.qml -- MODEL OUT.PNG [AZIMUTH_DEG [ELEVATION_DEG]]
+// usage: qml viewer.qml -- MODEL OUT.PNG [--texture PNG] [--azimuth DEG] [--elevation DEG]
 // (qml is Qt 6's QML runtime, /usr/lib/qt6/bin/qml). Prints "viewer: ..."
 // lines; exits 0 after saving, 1 when the model does not load.
+//
+// --texture: Qt 3D's Assimp plugin (Qt 6.4) never shows an embedded
+// texture (it opens a "*0" texture path as a file) and gives every mesh with
+// morph targets an untextured QMorphPhongMaterial. With --texture, such
+// meshes get a diffuse-mapped material with that image instead, e.g. the
+// skin that `assimp extract MODEL` (the patched build) writes.
 import QtQuick
 import QtQuick.Window
 import QtQuick.Scene3D
@@ -28,8 +34,13 @@ Window {
     }
     readonly property string model: args.length > 0 ? args[0] : ""
     readonly property string output: args.length > 1 ? args[1] : "viewer.png"
-    readonly property real azimuth: args.length > 2 ? Number(args[2]) : 30
-    readonly property real elevation: args.length > 3 ? Number(args[3]) : 20
+    function option(name, fallback) {
+        const i = args.indexOf(name);
+        return i >= 2 && i + 1 < args.length ? args[i + 1] : fallback;
+    }
+    readonly property string texture: option("--texture", "")
+    readonly property real azimuth: Number(option("--azimuth", 30))
+    readonly property real elevation: Number(option("--elevation", 20))
 
     function fail(msg) {
         console.log("viewer: FAIL " + msg);
@@ -49,7 +60,7 @@ Window {
             Camera {
                 id: camera
                 projectionType: CameraLens.PerspectiveProjection
-                fieldOfView: 40
+                fieldOfView: 30
                 nearPlane: 0.01
                 farPlane: 100000
                 upVector: Qt.vector3d(0, 1, 0)
@@ -59,6 +70,19 @@ Window {
                 position: {
                     const az = win.azimuth * Math.PI / 180, el = win.elevation * Math.PI / 180;
                     return Qt.vector3d(Math.sin(az) * Math.cos(el), Math.sin(el), Math.cos(az) * Math.cos(el)).times(10);
+                }
+            }
+
+            // The material --texture gives: diffuse-mapped, lit by the light below.
+            // Inside the scene tree, so Qt 3D knows it when an entity takes it.
+            DiffuseMapMaterial {
+                id: texturedMaterial
+                ambient: Qt.rgba(0.35, 0.35, 0.35, 1)
+                specular: Qt.rgba(0.05, 0.05, 0.05, 1)
+                shininess: 10
+                diffuse: TextureLoader {
+                    source: win.texture.length ? "file://" + win.texture : ""
+                    mirrored: false   // as the plugin loads textures (its UVs are flipped)
                 }
             }
 
@@ -91,9 +115,11 @@ Window {
                     SceneLoader {
                         id: loader
                         source: win.model.length ? "file://" + win.model : ""
-                        onStatusChanged: {
+                        onStatusChanged: (status) => {
                             if (status === SceneLoader.Ready) {
                                 console.log("viewer: loaded " + win.model + " (" + loader.entityNames().length + " entities)");
+                                if (win.texture.length)
+                                    win.applyTexture();
                                 frameTimer.start();
                             } else if (status === SceneLoader.Error) {
                                 win.fail("the scene loader cannot read " + win.model);
@@ -103,6 +129,25 @@ Window {
                 ]
             }
         }
+    }
+
+    function applyTexture() {
+        const names = loader.entityNames();
+        let swapped = 0;
+        for (let i = 0; i < names.length; ++i) {
+            const material = loader.component(names[i], SceneLoader.MaterialComponent);
+            if (!material || String(material).indexOf("MorphPhongMaterial") < 0)
+                continue;
+            const entity = loader.entity(names[i]);
+            const kept = [];
+            for (let c = 0; c < entity.components.length; ++c)
+                if (entity.components[c] !== material)
+                    kept.push(entity.components[c]);
+            kept.push(texturedMaterial);
+            entity.components = kept;
+            ++swapped;
+        }
+        console.log("viewer: " + swapped + " morph-target meshes drawn with " + win.texture);
     }
 
     // viewAll() needs the bounding volumes, which the render aspect computes
@@ -120,7 +165,7 @@ Window {
             reply.completed.connect(function() {
                 if (!reply.saveImage(win.output))
                     win.fail("cannot save " + win.output);
-                console.log("viewer: saved " + win.output + " (" + reply.image.width + "x" + reply.image.height + ")");
+                console.log("viewer: saved " + win.output);
                 Qt.quit();
             });
         }
