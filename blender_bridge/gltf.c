@@ -1,31 +1,33 @@
-/* glTF 2.0 / GLB writer for gsio scenes.
+/* glTF 2.0 / GLB writer for gsio scenes (scene v2).
  *
- * The document is built with cJSON, the binary data in one gsioi_writer (the
- * GLB BIN chunk or the .bin file), images are encoded with libspng. Mapping
- * decisions are explained in blender_bridge/README.md; the short form is in
- * gsio_gltf.h. Nothing here trusts the scene blindly: indices, parents, joint
- * references and float values are checked, because scenes can come from
- * code other than gsio's importers. */
+ * The document is built with cJSON, the binary data in one growable buffer
+ * (the GLB BIN chunk or the .bin file); images are encoded with
+ * gsio_png_encode() and files placed with gsio_place_files(). This file uses
+ * the public gsio API only (it is the libgsio_gltf library): no internal
+ * header, no gsioi_ symbol. Mapping decisions are explained in
+ * blender_bridge/README.md; the short form is in gsio_gltf.h. The scene is
+ * checked with gsio_scene_validate() first, so indices, counts and floats
+ * are trusted below; only what the validator allows but glTF does not (an
+ * empty mesh, a weight of 0 everywhere, ...) is handled here. */
+#define _POSIX_C_SOURCE 200809L
 #include "gsio_gltf.h"
 
-#include "gsio_internal.h"
-
 #include <cjson/cJSON.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <spng.h>
-#include <stdatomic.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 // The buffers are written with memcpy of host floats and integers: glTF is
 // little-endian, and so is every host this builds on. Say so loudly otherwise.
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "gsio_gltf writes host-order buffers and needs a little-endian host"
+#endif
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
 #endif
 
 // -- glTF constants
@@ -39,17 +41,32 @@
 #define GLTF_LINEAR 9729
 #define GLTF_LINEAR_MIPMAP_LINEAR 9987
 #define GLTF_REPEAT 10497
+#define GLTF_CLAMP_TO_EDGE 33071
+#define GLTF_MIRRORED_REPEAT 33648
 
 #define GLB_MAGIC 0x46546C67u      // "glTF"
 #define GLB_CHUNK_JSON 0x4E4F534Au // "JSON"
 #define GLB_CHUNK_BIN 0x004E4942u  // "BIN\0"
 
-// glTF cameras need an aspect ratio; the scene stores a horizontal field of
-// view only. 4:3 is the display Doom 3 (the source of .md5camera) was made for.
+// glTF cameras need an aspect ratio; a scene camera may leave it 0. 4:3 is
+// the display Doom 3 (the source of .md5camera) was made for.
 #define CAMERA_ASPECT (4.0 / 3.0)
 #define CAMERA_ZNEAR 1.0 // scene units (about an inch), before --scale
 
+// The GLB container holds at most 4 GiB; the buffer stops growing there.
+#define BUFFER_LIMIT ((size_t)UINT32_MAX - 4096)
+
 // -- Context
+
+typedef struct byte_buf {
+	uint8_t *data;
+	size_t size, cap;
+} byte_buf;
+
+typedef struct tex_key {
+	int32_t image;
+	int sampler;
+} tex_key;
 
 typedef struct gltf_ctx {
 	const gsio_scene *s;
@@ -59,19 +76,47 @@ typedef struct gltf_ctx {
 	bool convert_axes;
 	bool animate;
 	bool separate;
+	bool sparse;
 	const char *name;
 	const char *generator;
 	bool json_failed;   // a cJSON allocation failed (reported once at the end)
-	gsioi_writer bin;
+	byte_buf bin;
 	cJSON *root;
 	cJSON *accessors, *views, *nodes, *meshes, *materials, *textures, *images, *samplers,
-	    *skins, *animations, *cameras, *scene_nodes, *extensions_used;
-	int *mesh_node;     // node index per scene mesh, -1 when the mesh was skipped
+	    *skins, *animations, *cameras, *lights, *scene_nodes, *extensions_used;
+	int *image_index;   // glTF image per scene image, -1 when skipped
+	int *mesh_index;    // glTF mesh per scene mesh, -1 when not written
 	int *mesh_targets;  // morph targets written per scene mesh
-	int joint_node0;    // node index of joint 0, -1 without a skeleton
-	int skin;           // the skin index, -1 without one
+	int *mesh_skin;     // glTF skin per scene mesh, -1 when unskinned
+	bool *folded;       // per node: the camera/light frame fix is in its own rotation
+	int sampler_of[3][3]; // glTF sampler per (wrap_u, wrap_v), -1 until used
+	tex_key *texs;      // glTF textures made so far
+	size_t texs_count;
 	int variants_count; // KHR_materials_variants variants, 0 when unused
+	bool used_unlit, used_lights;
 } gltf_ctx;
+
+// -- Errors and warnings (public gsio_error fields only)
+
+static void fail_at(gsio_error *err, gsio_error_code code, const char *file, int line,
+                    const char *fmt, ...) GSIO_PRINTF(5, 6);
+
+static void fail_at(gsio_error *err, gsio_error_code code, const char *file, int line,
+                    const char *fmt, ...)
+{
+	if (!err) return;
+	gsio_error_clear(err);
+	err->code = code;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+	va_end(ap);
+	err->offset = -1;
+	err->src_file = file;
+	err->src_line = line;
+}
+
+#define FAIL(c, code, ...) fail_at((c)->err, (code), __FILE__, __LINE__, __VA_ARGS__)
 
 static void warn(gltf_ctx *c, const char *fmt, ...) GSIO_PRINTF(2, 3);
 
@@ -98,15 +143,22 @@ static void warn(gltf_ctx *c, const char *fmt, ...)
 
 static bool fail_nomem(gltf_ctx *c, const char *what)
 {
-	GSIO_FAIL(c->err, GSIO_ERR_NOMEM, NULL, -1, "out of memory writing glTF (%s)", what);
+	FAIL(c, GSIO_ERR_NOMEM, "out of memory writing glTF (%s)", what);
 	return false;
+}
+
+static bool mul_size(size_t a, size_t b, size_t *out)
+{
+	if (b && a > SIZE_MAX / b) return false;
+	*out = a * b;
+	return true;
 }
 
 static void *xmalloc_array(gltf_ctx *c, size_t count, size_t size)
 {
 	size_t n;
-	if (!gsioi_mul_size(count, size, &n)) {
-		GSIO_FAIL(c->err, GSIO_ERR_LIMIT, NULL, -1, "glTF buffer size overflows");
+	if (!mul_size(count, size, &n)) {
+		FAIL(c, GSIO_ERR_LIMIT, "glTF buffer size overflows");
 		return NULL;
 	}
 	void *p = malloc(n ? n : 1);
@@ -126,6 +178,11 @@ static bool add_file(gsio_gltf_output *o, const char *name, uint8_t *data, size_
 	f[o->files_count].size = size;
 	o->files_count++;
 	return true;
+}
+
+static const char *or_default(const char *s, const char *fallback)
+{
+	return s && s[0] ? s : fallback;
 }
 
 // -- JSON helpers: every helper records an allocation failure instead of
@@ -231,345 +288,6 @@ static cJSON *jfloats(gltf_ctx *c, const float *v, int n)
 	return a;
 }
 
-// -- Binary buffer, buffer views, accessors
-
-static bool buffer_align(gltf_ctx *c)
-{
-	size_t pad = (4 - c->bin.size % 4) % 4;
-	if (pad && !gsioi_write_zeros(&c->bin, pad)) {
-		GSIO_FAIL(c->err, GSIO_ERR_LIMIT, NULL, -1, "glTF buffer exceeds the memory limit");
-		return false;
-	}
-	return true;
-}
-
-/** Appends bytes as a new buffer view (4-byte aligned). Returns its index or -1. */
-static int add_view(gltf_ctx *c, const void *data, size_t size, int target)
-{
-	if (!buffer_align(c)) return -1;
-	size_t off = c->bin.size;
-	if (!gsioi_write_bytes(&c->bin, data, size)) {
-		GSIO_FAIL(c->err, GSIO_ERR_LIMIT, NULL, -1, "glTF buffer exceeds the memory limit");
-		return -1;
-	}
-	cJSON *v = jobj(c);
-	jnum(c, v, "buffer", 0);
-	if (off) jnum(c, v, "byteOffset", (double)off);
-	jnum(c, v, "byteLength", (double)size);
-	if (target) jnum(c, v, "target", target);
-	return jpush(c, c->views, v);
-}
-
-static const char *type_name(int ncomp)
-{
-	switch (ncomp) {
-	case 1: return "SCALAR";
-	case 2: return "VEC2";
-	case 3: return "VEC3";
-	case 4: return "VEC4";
-	default: return "MAT4";
-	}
-}
-
-static void min_max(const float *v, size_t count, int ncomp, float *mn, float *mx)
-{
-	for (int k = 0; k < ncomp; k++) mn[k] = mx[k] = 0;
-	for (size_t i = 0; i < count; i++)
-		for (int k = 0; k < ncomp; k++) {
-			float x = v[i * (size_t)ncomp + (size_t)k];
-			if (i == 0 || x < mn[k]) mn[k] = x;
-			if (i == 0 || x > mx[k]) mx[k] = x;
-		}
-}
-
-/** A float accessor over its own view. min/max when asked (POSITION,
- *  animation inputs). Returns the accessor index or -1. */
-static int float_accessor(gltf_ctx *c, const float *data, size_t count, int ncomp,
-                          bool with_min_max, int target)
-{
-	size_t bytes;
-	if (!gsioi_mul3_size(count, (size_t)ncomp, sizeof(float), &bytes)) {
-		GSIO_FAIL(c->err, GSIO_ERR_LIMIT, NULL, -1, "glTF accessor size overflows");
-		return -1;
-	}
-	int view = add_view(c, data, bytes, target);
-	if (view < 0) return -1;
-	cJSON *a = jobj(c);
-	jnum(c, a, "bufferView", view);
-	jnum(c, a, "componentType", GLTF_FLOAT);
-	jnum(c, a, "count", (double)count);
-	jstr(c, a, "type", type_name(ncomp));
-	if (with_min_max) {
-		float mn[16], mx[16];
-		min_max(data, count, ncomp, mn, mx);
-		jset(c, a, "min", jfloats(c, mn, ncomp));
-		jset(c, a, "max", jfloats(c, mx, ncomp));
-	}
-	return jpush(c, c->accessors, a);
-}
-
-/** A VEC3 float accessor holding `count` elements of which only those listed
- *  in idx (strictly increasing) are non-zero: no view at all when k == 0 (the
- *  spec fills such an accessor with zeros), sparse when that is smaller than
- *  dense storage, dense otherwise. `dense` holds all count*3 values. */
-static int delta_accessor(gltf_ctx *c, const float *dense, size_t count, const uint32_t *idx,
-                          size_t k, float *scratch)
-{
-	float mn[3], mx[3];
-	min_max(dense, count, 3, mn, mx);
-	size_t index_size = count <= 65535 ? 2 : 4;
-	if (k > 0 && k * (12 + index_size) >= count * 12)
-		return float_accessor(c, dense, count, 3, true, GLTF_ARRAY_BUFFER);
-	cJSON *a = jobj(c);
-	jnum(c, a, "componentType", GLTF_FLOAT);
-	jnum(c, a, "count", (double)count);
-	jstr(c, a, "type", "VEC3");
-	jset(c, a, "min", jfloats(c, mn, 3));
-	jset(c, a, "max", jfloats(c, mx, 3));
-	if (k > 0) {
-		// Indices (u16 or u32) into scratch, then the packed values.
-		uint16_t *i16 = (uint16_t *)scratch;
-		uint32_t *i32 = (uint32_t *)scratch;
-		for (size_t i = 0; i < k; i++) {
-			if (index_size == 2)
-				i16[i] = (uint16_t)idx[i];
-			else
-				i32[i] = idx[i];
-		}
-		int iv = add_view(c, scratch, k * index_size, 0);
-		for (size_t i = 0; i < k; i++) memcpy(scratch + 3 * i, dense + 3 * (size_t)idx[i], 12);
-		int vv = add_view(c, scratch, k * 12, 0);
-		if (iv < 0 || vv < 0) {
-			cJSON_Delete(a);
-			return -1;
-		}
-		cJSON *sp = jobj(c), *si = jobj(c), *sv = jobj(c);
-		jnum(c, sp, "count", (double)k);
-		jnum(c, si, "bufferView", iv);
-		jnum(c, si, "componentType", index_size == 2 ? GLTF_UNSIGNED_SHORT : GLTF_UNSIGNED_INT);
-		jnum(c, sv, "bufferView", vv);
-		jset(c, sp, "indices", si);
-		jset(c, sp, "values", sv);
-		jset(c, a, "sparse", sp);
-	}
-	return jpush(c, c->accessors, a);
-}
-
-// -- Axes and math
-
-/** Scene axes (Z up, X forward) -> glTF (Y up, front +Z): (x,y,z)_gltf =
- *  (y, z, x)_scene, a cyclic permutation: a proper rotation, no mirror. */
-static void xf_dir(const gltf_ctx *c, const float in[3], float out[3])
-{
-	float x = in[0], y = in[1], z = in[2];
-	if (c->convert_axes) {
-		out[0] = y;
-		out[1] = z;
-		out[2] = x;
-	} else {
-		out[0] = x;
-		out[1] = y;
-		out[2] = z;
-	}
-}
-
-static void xf_pos(const gltf_ctx *c, const float in[3], float out[3])
-{
-	xf_dir(c, in, out);
-	for (int k = 0; k < 3; k++) out[k] *= c->scale;
-}
-
-static bool finite3(const float *v)
-{
-	return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]);
-}
-
-/** Normalises in place; false (and a fallback value) when it cannot. */
-static bool normalize3(float *v, const float fallback[3])
-{
-	double l = sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
-	if (!(l > 1e-12) || !isfinite(l)) {
-		memcpy(v, fallback, 3 * sizeof(float));
-		return false;
-	}
-	for (int k = 0; k < 3; k++) v[k] = (float)(v[k] / l);
-	return true;
-}
-
-static bool normalize4(float *q)
-{
-	double l = 0;
-	for (int k = 0; k < 4; k++) l += (double)q[k] * q[k];
-	l = sqrt(l);
-	if (!(l > 1e-12) || !isfinite(l)) {
-		q[0] = q[1] = q[2] = 0;
-		q[3] = 1;
-		return false;
-	}
-	for (int k = 0; k < 4; k++) q[k] = (float)(q[k] / l);
-	return true;
-}
-
-/** A rotation quaternion (x,y,z,w) conjugated by the axis change: for a
- *  proper rotation R, R q R^-1 rotates about R*axis by the same angle, so the
- *  vector part moves like a direction. Normalised. */
-static void xf_quat(const gltf_ctx *c, const float in[4], float out[4])
-{
-	xf_dir(c, in, out);
-	out[3] = in[3];
-	normalize4(out);
-}
-
-/** Hamilton product a*b of x,y,z,w quaternions. */
-static void quat_mul(const double a[4], const double b[4], double out[4])
-{
-	out[0] = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
-	out[1] = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
-	out[2] = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
-	out[3] = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
-}
-
-/** Rotation matrix (m[row][col], double) of a unit quaternion. */
-static void quat_to_mat3(const double q[4], double m[3][3])
-{
-	double x = q[0], y = q[1], z = q[2], w = q[3];
-	m[0][0] = 1 - 2 * (y * y + z * z);
-	m[0][1] = 2 * (x * y - z * w);
-	m[0][2] = 2 * (x * z + y * w);
-	m[1][0] = 2 * (x * y + z * w);
-	m[1][1] = 1 - 2 * (x * x + z * z);
-	m[1][2] = 2 * (y * z - x * w);
-	m[2][0] = 2 * (x * z - y * w);
-	m[2][1] = 2 * (y * z + x * w);
-	m[2][2] = 1 - 2 * (x * x + y * y);
-}
-
-/** Quaternion of a rotation matrix m[row][col] (Shepperd's method). */
-static void mat3_to_quat(const double m[3][3], double q[4])
-{
-	double t = m[0][0] + m[1][1] + m[2][2];
-	if (t > 0) {
-		double s = sqrt(t + 1.0) * 2;
-		q[3] = 0.25 * s;
-		q[0] = (m[2][1] - m[1][2]) / s;
-		q[1] = (m[0][2] - m[2][0]) / s;
-		q[2] = (m[1][0] - m[0][1]) / s;
-	} else if (m[0][0] > m[1][1] && m[0][0] > m[2][2]) {
-		double s = sqrt(1.0 + m[0][0] - m[1][1] - m[2][2]) * 2;
-		q[3] = (m[2][1] - m[1][2]) / s;
-		q[0] = 0.25 * s;
-		q[1] = (m[0][1] + m[1][0]) / s;
-		q[2] = (m[0][2] + m[2][0]) / s;
-	} else if (m[1][1] > m[2][2]) {
-		double s = sqrt(1.0 + m[1][1] - m[0][0] - m[2][2]) * 2;
-		q[3] = (m[0][2] - m[2][0]) / s;
-		q[0] = (m[0][1] + m[1][0]) / s;
-		q[1] = 0.25 * s;
-		q[2] = (m[1][2] + m[2][1]) / s;
-	} else {
-		double s = sqrt(1.0 + m[2][2] - m[0][0] - m[1][1]) * 2;
-		q[3] = (m[1][0] - m[0][1]) / s;
-		q[0] = (m[0][2] + m[2][0]) / s;
-		q[1] = (m[1][2] + m[2][1]) / s;
-		q[2] = 0.25 * s;
-	}
-}
-
-/** The fixed rotation from a glTF camera's local frame (looks along -Z, up
- *  +Y, right +X) to the scene camera's local frame (looks along +X, up +Z,
- *  right -Y), expressed in output axes. */
-static void camera_fix(const gltf_ctx *c, double q[4])
-{
-	const float right[3] = {0, -1, 0}, up[3] = {0, 0, 1}, back[3] = {-1, 0, 0};
-	float r[3], u[3], b[3];
-	xf_dir(c, right, r);
-	xf_dir(c, up, u);
-	xf_dir(c, back, b);
-	double m[3][3];
-	for (int i = 0; i < 3; i++) {
-		m[i][0] = r[i];
-		m[i][1] = u[i];
-		m[i][2] = b[i];
-	}
-	mat3_to_quat(m, q);
-}
-
-/** Camera rotation for glTF: the scene camera's rotation (axis-converted)
- *  followed by the fixed local change of frame. */
-static void camera_rotation(const gltf_ctx *c, const double fix[4], const float in[4],
-                            float out[4])
-{
-	float r[4];
-	xf_quat(c, in, r);
-	double a[4] = {r[0], r[1], r[2], r[3]}, q[4];
-	quat_mul(a, fix, q);
-	for (int k = 0; k < 4; k++) out[k] = (float)q[k];
-	normalize4(out);
-}
-
-// -- Images
-
-int gsio_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, uint8_t **png,
-                    size_t *png_size, gsio_error *err)
-{
-	*png = NULL;
-	*png_size = 0;
-	size_t texels;
-	if (!rgba || !width || !height || !gsioi_mul_size(width, height, &texels) ||
-	    texels > SIZE_MAX / 4) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "cannot encode a %ux%u image as PNG",
-		          (unsigned)width, (unsigned)height);
-		return -1;
-	}
-	bool opaque = true;
-	for (size_t i = 0; i < texels && opaque; i++) opaque = rgba[4 * i + 3] == 255;
-	// Opaque skins (565, 888: most of them) are written as RGB: a quarter smaller.
-	uint8_t *rgb = NULL;
-	const uint8_t *pixels = rgba;
-	size_t len = texels * 4;
-	if (opaque) {
-		rgb = malloc(texels * 3);
-		if (!rgb) {
-			GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
-			return -1;
-		}
-		for (size_t i = 0; i < texels; i++) memcpy(rgb + 3 * i, rgba + 4 * i, 3);
-		pixels = rgb;
-		len = texels * 3;
-	}
-	spng_ctx *ctx = spng_ctx_new(SPNG_CTX_ENCODER);
-	int ret = ctx ? 0 : SPNG_EMEM;
-	if (!ret) ret = spng_set_option(ctx, SPNG_ENCODE_TO_BUFFER, 1);
-	// zlib level 3 instead of the default 6: measured on shadow-5, gate-101 and
-	// minigun_mdl5 together, 2.6x faster (0.27 s against 0.72 s) for 1.8% more
-	// bytes; skins are photographic and gain little from harder compression.
-	if (!ret) ret = spng_set_option(ctx, SPNG_IMG_COMPRESSION_LEVEL, 3);
-	if (!ret) {
-		struct spng_ihdr ihdr = {0};
-		ihdr.width = width;
-		ihdr.height = height;
-		ihdr.bit_depth = 8;
-		ihdr.color_type =
-		    (uint8_t)(opaque ? SPNG_COLOR_TYPE_TRUECOLOR : SPNG_COLOR_TYPE_TRUECOLOR_ALPHA);
-		ret = spng_set_ihdr(ctx, &ihdr);
-	}
-	if (!ret) ret = spng_encode_image(ctx, pixels, len, SPNG_FMT_PNG, SPNG_ENCODE_FINALIZE);
-	void *buf = NULL;
-	size_t size = 0;
-	if (!ret) buf = spng_get_png_buffer(ctx, &size, &ret);
-	spng_ctx_free(ctx);
-	free(rgb);
-	if (ret || !buf) {
-		free(buf);
-		GSIO_FAIL(err, ret == SPNG_EMEM ? GSIO_ERR_NOMEM : GSIO_ERR_ARGUMENT, NULL, -1,
-		          "PNG encoding failed: %s", spng_strerror(ret));
-		return -1;
-	}
-	*png = buf;
-	*png_size = size;
-	return 0;
-}
-
 /** File-name-safe copy of s (letters, digits, '-', '_', '.'; others '_'). */
 static void safe_name(const char *s, char *buf, size_t size)
 {
@@ -620,46 +338,421 @@ static void uri_encode(const char *s, char *buf, size_t size)
 	buf[n] = 0;
 }
 
+/** Percent-encoding of a relative path for a glTF uri: as uri_encode, but
+ *  '/' separators are kept. */
+static void uri_encode_path(const char *s, char *buf, size_t size)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	while (*s && n + 1 < size) {
+		const char *slash = strchr(s, '/');
+		size_t len = slash ? (size_t)(slash - s) : strlen(s);
+		char part[512];
+		if (len >= sizeof(part)) len = sizeof(part) - 1;
+		memcpy(part, s, len);
+		part[len] = 0;
+		uri_encode(part, buf + n, size - n);
+		n += strlen(buf + n);
+		if (!slash) break;
+		if (n + 1 < size) buf[n++] = '/';
+		buf[n] = 0;
+		s = slash + 1;
+	}
+}
+
+/** An object holding the extras of a list (ints, floats, strings, float
+ *  arrays) added to `into` (created when NULL). Returns into, or NULL when
+ *  the list is empty and into was NULL. Non-finite floats become null. */
+static cJSON *extras_json(gltf_ctx *c, cJSON *into, const gsio_extras *x)
+{
+	if (!x || !x->count) return into;
+	if (!into) into = jobj(c);
+	for (size_t i = 0; i < x->count; i++) {
+		const gsio_extra *e = &x->items[i];
+		if (!e->key) continue;
+		cJSON *v = NULL;
+		switch (e->type) {
+		case GSIO_EXTRA_INT: v = cJSON_CreateNumber((double)e->i); break;
+		case GSIO_EXTRA_FLOAT: v = isfinite(e->f) ? cJSON_CreateNumber(e->f) : cJSON_CreateNull(); break;
+		case GSIO_EXTRA_STRING: v = cJSON_CreateString(e->s ? e->s : ""); break;
+		case GSIO_EXTRA_FLOATS: v = jfloats(c, e->floats, (int)e->floats_count); break;
+		default: continue;
+		}
+		cJSON_DeleteItemFromObjectCaseSensitive(into, e->key);
+		jset(c, into, e->key, v);
+	}
+	return into;
+}
+
+// -- Binary buffer, buffer views, accessors
+
+static bool buf_reserve(gltf_ctx *c, size_t more)
+{
+	byte_buf *b = &c->bin;
+	if (more > BUFFER_LIMIT - b->size) {
+		FAIL(c, GSIO_ERR_LIMIT, "glTF buffer exceeds 4 GiB");
+		return false;
+	}
+	if (b->size + more <= b->cap) return true;
+	size_t cap = b->cap ? b->cap : 65536;
+	while (cap < b->size + more) cap = cap > BUFFER_LIMIT / 2 ? BUFFER_LIMIT : cap * 2;
+	uint8_t *d = realloc(b->data, cap);
+	if (!d) return fail_nomem(c, "the binary buffer");
+	b->data = d;
+	b->cap = cap;
+	return true;
+}
+
+static bool buffer_align(gltf_ctx *c)
+{
+	size_t pad = (4 - c->bin.size % 4) % 4;
+	if (!pad) return true;
+	if (!buf_reserve(c, pad)) return false;
+	memset(c->bin.data + c->bin.size, 0, pad);
+	c->bin.size += pad;
+	return true;
+}
+
+/** Appends bytes as a new buffer view (4-byte aligned). Returns its index or -1. */
+static int add_view(gltf_ctx *c, const void *data, size_t size, int target)
+{
+	if (!buffer_align(c) || !buf_reserve(c, size)) return -1;
+	size_t off = c->bin.size;
+	if (size) memcpy(c->bin.data + off, data, size);
+	c->bin.size += size;
+	cJSON *v = jobj(c);
+	jnum(c, v, "buffer", 0);
+	if (off) jnum(c, v, "byteOffset", (double)off);
+	jnum(c, v, "byteLength", (double)size);
+	if (target) jnum(c, v, "target", target);
+	return jpush(c, c->views, v);
+}
+
+static const char *type_name(int ncomp)
+{
+	switch (ncomp) {
+	case 1: return "SCALAR";
+	case 2: return "VEC2";
+	case 3: return "VEC3";
+	case 4: return "VEC4";
+	default: return "MAT4";
+	}
+}
+
+static void min_max(const float *v, size_t count, int ncomp, float *mn, float *mx)
+{
+	for (int k = 0; k < ncomp; k++) mn[k] = mx[k] = 0;
+	for (size_t i = 0; i < count; i++)
+		for (int k = 0; k < ncomp; k++) {
+			float x = v[i * (size_t)ncomp + (size_t)k];
+			if (i == 0 || x < mn[k]) mn[k] = x;
+			if (i == 0 || x > mx[k]) mx[k] = x;
+		}
+}
+
+/** A float accessor over its own view. min/max when asked (POSITION,
+ *  animation inputs). Returns the accessor index or -1. */
+static int float_accessor(gltf_ctx *c, const float *data, size_t count, int ncomp,
+                          bool with_min_max, int target)
+{
+	size_t bytes;
+	if (!mul_size(count, (size_t)ncomp * sizeof(float), &bytes)) {
+		FAIL(c, GSIO_ERR_LIMIT, "glTF accessor size overflows");
+		return -1;
+	}
+	int view = add_view(c, data, bytes, target);
+	if (view < 0) return -1;
+	cJSON *a = jobj(c);
+	jnum(c, a, "bufferView", view);
+	jnum(c, a, "componentType", GLTF_FLOAT);
+	jnum(c, a, "count", (double)count);
+	jstr(c, a, "type", type_name(ncomp));
+	if (with_min_max) {
+		float mn[16], mx[16];
+		min_max(data, count, ncomp, mn, mx);
+		jset(c, a, "min", jfloats(c, mn, ncomp));
+		jset(c, a, "max", jfloats(c, mx, ncomp));
+	}
+	return jpush(c, c->accessors, a);
+}
+
+/** A morph-target delta accessor (VEC3, `count` elements, min/max). Dense
+ *  with its own view by default: Godot 3.2.3 reads sparse accessors, and
+ *  accessors without a view, as garbage or hangs. With GSIO_GLTF_SPARSE_MORPH
+ *  only the k elements listed in idx (strictly increasing) are stored: no
+ *  view at all when k == 0 (the spec fills such an accessor with zeros),
+ *  sparse when that is smaller than dense storage. */
+static int delta_accessor(gltf_ctx *c, const float *dense, size_t count, const uint32_t *idx,
+                          size_t k, float *scratch)
+{
+	size_t index_size = count <= 65535 ? 2 : 4;
+	if (!c->sparse || (k > 0 && k * (12 + index_size) >= count * 12))
+		return float_accessor(c, dense, count, 3, true, GLTF_ARRAY_BUFFER);
+	float mn[3], mx[3];
+	min_max(dense, count, 3, mn, mx);
+	cJSON *a = jobj(c);
+	jnum(c, a, "componentType", GLTF_FLOAT);
+	jnum(c, a, "count", (double)count);
+	jstr(c, a, "type", "VEC3");
+	jset(c, a, "min", jfloats(c, mn, 3));
+	jset(c, a, "max", jfloats(c, mx, 3));
+	if (k > 0) {
+		// Indices (u16 or u32) into scratch, then the packed values.
+		uint16_t *i16 = (uint16_t *)scratch;
+		uint32_t *i32 = (uint32_t *)scratch;
+		for (size_t i = 0; i < k; i++) {
+			if (index_size == 2)
+				i16[i] = (uint16_t)idx[i];
+			else
+				i32[i] = idx[i];
+		}
+		int iv = add_view(c, scratch, k * index_size, 0);
+		for (size_t i = 0; i < k; i++) memcpy(scratch + 3 * i, dense + 3 * (size_t)idx[i], 12);
+		int vv = add_view(c, scratch, k * 12, 0);
+		if (iv < 0 || vv < 0) {
+			cJSON_Delete(a);
+			return -1;
+		}
+		cJSON *sp = jobj(c), *si = jobj(c), *sv = jobj(c);
+		jnum(c, sp, "count", (double)k);
+		jnum(c, si, "bufferView", iv);
+		jnum(c, si, "componentType", index_size == 2 ? GLTF_UNSIGNED_SHORT : GLTF_UNSIGNED_INT);
+		jnum(c, sv, "bufferView", vv);
+		jset(c, sp, "indices", si);
+		jset(c, sp, "values", sv);
+		jset(c, a, "sparse", sp);
+	}
+	return jpush(c, c->accessors, a);
+}
+
+// -- Axes and maths
+
+/** Scene axes (Z up, X forward) -> glTF (Y up, front +Z): (x,y,z)_gltf =
+ *  (y, z, x)_scene, a cyclic permutation R: a proper rotation, no mirror.
+ *  Every node's local transform is conjugated by R (R T R^-1), so the node
+ *  tree keeps its shape while the mesh data (in R's frame too) lines up. */
+static void xf_dir(const gltf_ctx *c, const float in[3], float out[3])
+{
+	float x = in[0], y = in[1], z = in[2];
+	if (c->convert_axes) {
+		out[0] = y;
+		out[1] = z;
+		out[2] = x;
+	} else {
+		out[0] = x;
+		out[1] = y;
+		out[2] = z;
+	}
+}
+
+static void xf_pos(const gltf_ctx *c, const float in[3], float out[3])
+{
+	xf_dir(c, in, out);
+	for (int k = 0; k < 3; k++) out[k] *= c->scale;
+}
+
+/** Normalises in place; false (and a fallback value) when it cannot. */
+static bool normalize3(float *v, const float fallback[3])
+{
+	double l = sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
+	if (!(l > 1e-12) || !isfinite(l)) {
+		memcpy(v, fallback, 3 * sizeof(float));
+		return false;
+	}
+	for (int k = 0; k < 3; k++) v[k] = (float)(v[k] / l);
+	return true;
+}
+
+/** A rotation quaternion (x,y,z,w) conjugated by the axis change: for a
+ *  proper rotation R, R q R^-1 rotates about R*axis by the same angle, so the
+ *  vector part moves like a direction. Normalised. */
+static void xf_quat(const gltf_ctx *c, const float in[4], float out[4])
+{
+	xf_dir(c, in, out);
+	out[3] = in[3];
+	gsio_quat_normalize(out);
+}
+
+/** Quaternion of a rotation matrix m[row][col] (Shepperd's method). */
+static void mat3_to_quat(const double m[3][3], double q[4])
+{
+	double t = m[0][0] + m[1][1] + m[2][2];
+	if (t > 0) {
+		double s = sqrt(t + 1.0) * 2;
+		q[3] = 0.25 * s;
+		q[0] = (m[2][1] - m[1][2]) / s;
+		q[1] = (m[0][2] - m[2][0]) / s;
+		q[2] = (m[1][0] - m[0][1]) / s;
+	} else if (m[0][0] > m[1][1] && m[0][0] > m[2][2]) {
+		double s = sqrt(1.0 + m[0][0] - m[1][1] - m[2][2]) * 2;
+		q[3] = (m[2][1] - m[1][2]) / s;
+		q[0] = 0.25 * s;
+		q[1] = (m[0][1] + m[1][0]) / s;
+		q[2] = (m[0][2] + m[2][0]) / s;
+	} else if (m[1][1] > m[2][2]) {
+		double s = sqrt(1.0 + m[1][1] - m[0][0] - m[2][2]) * 2;
+		q[3] = (m[0][2] - m[2][0]) / s;
+		q[0] = (m[0][1] + m[1][0]) / s;
+		q[1] = 0.25 * s;
+		q[2] = (m[1][2] + m[2][1]) / s;
+	} else {
+		double s = sqrt(1.0 + m[2][2] - m[0][0] - m[1][1]) * 2;
+		q[3] = (m[1][0] - m[0][1]) / s;
+		q[0] = (m[0][2] + m[2][0]) / s;
+		q[1] = (m[1][2] + m[2][1]) / s;
+		q[2] = 0.25 * s;
+	}
+}
+
+/** The fixed rotation from a glTF camera's or light's local frame (looks
+ *  along -Z, up +Y, right +X) to the scene's (looks along +X, up +Z, right
+ *  -Y), expressed in output axes. */
+static void frame_fix(const gltf_ctx *c, float q[4])
+{
+	const float right[3] = {0, -1, 0}, up[3] = {0, 0, 1}, back[3] = {-1, 0, 0};
+	float r[3], u[3], b[3];
+	xf_dir(c, right, r);
+	xf_dir(c, up, u);
+	xf_dir(c, back, b);
+	double m[3][3], qd[4];
+	for (int i = 0; i < 3; i++) {
+		m[i][0] = r[i];
+		m[i][1] = u[i];
+		m[i][2] = b[i];
+	}
+	mat3_to_quat(m, qd);
+	for (int k = 0; k < 4; k++) q[k] = (float)qd[k];
+	gsio_quat_normalize(q);
+}
+
+/** A node rotation for glTF: axis-converted, then followed by the frame fix
+ *  when the node's camera or light sits on the node itself. */
+static void node_rotation(const gltf_ctx *c, int32_t node, const float in[4], float out[4])
+{
+	xf_quat(c, in, out);
+	if (c->folded[node]) {
+		float fix[4];
+		frame_fix(c, fix);
+		gsio_quat_mul(out, fix, out);
+		gsio_quat_normalize(out);
+	}
+}
+
+// -- Images and textures
+
+static bool image_is_embeddable(const uint8_t *d, size_t n, const char **mime, const char **ext)
+{
+	static const uint8_t png_sig[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+	if (n >= 8 && !memcmp(d, png_sig, 8)) {
+		*mime = "image/png";
+		*ext = "png";
+		return true;
+	}
+	if (n >= 3 && d[0] == 0xFF && d[1] == 0xD8 && d[2] == 0xFF) {
+		*mime = "image/jpeg";
+		*ext = "jpg";
+		return true;
+	}
+	return false;
+}
+
+/** The PNG file name of image i beside a .gltf: "<model>_<stem>.png", with
+ *  the index added when two images share a stem ("a.png" and "a.tga"). */
+static void image_file_name(gltf_ctx *c, size_t i, const char *ext, char *file, size_t size)
+{
+	const gsio_scene *s = c->s;
+	char stem[128], other[128];
+	image_file_stem(&s->images[i], stem, sizeof(stem));
+	bool dup = false;
+	for (size_t k = 0; k < s->images_count && !dup; k++) {
+		if (k == i) continue;
+		image_file_stem(&s->images[k], other, sizeof(other));
+		dup = !strcmp(stem, other);
+	}
+	if (dup)
+		snprintf(file, size, "%s_%s_%zu.%s", c->name, stem, i, ext);
+	else
+		snprintf(file, size, "%s_%s.%s", c->name, stem, ext);
+}
+
+/** An image that is only a reference (no pixels). Beside a .gltf it stays a
+ *  reference (its uri, relative to the source file: the textures are meant
+ *  to be copied along). In a GLB it is embedded when the file (source_path,
+ *  else uri) can be read and is a PNG or JPEG; otherwise it is left out with
+ *  a warning, and materials lose that texture. Returns false only on a hard
+ *  failure (memory); *index is -1 when the image was left out. */
+static bool write_uri_image(gltf_ctx *c, size_t i, int *index)
+{
+	const gsio_image *im = &c->s->images[i];
+	*index = -1;
+	char name[300];
+	snprintf(name, sizeof(name), "%s_%s", c->name, or_default(im->name, "image"));
+	if (c->separate) {
+		char uri[1600];
+		uri_encode_path(im->uri, uri, sizeof(uri));
+		cJSON *j = jobj(c);
+		jstr(c, j, "name", name);
+		jstr(c, j, "uri", uri);
+		if (im->extras.count) jset(c, j, "extras", extras_json(c, NULL, &im->extras));
+		*index = jpush(c, c->images, j);
+		return true;
+	}
+	const char *path = im->source_path ? im->source_path : im->uri;
+	uint8_t *data = NULL;
+	size_t size = 0;
+	gsio_error rerr;
+	const char *mime = NULL, *ext = NULL;
+	if (gsio_read_whole_file(path, &data, &size, 0, &rerr) ||
+	    !image_is_embeddable(data, size, &mime, &ext)) {
+		warn(c, "image %zu (%s): %s cannot be embedded (%s): left out", i, or_default(im->name, ""),
+		     path, data ? "not a PNG or JPEG file" : rerr.message);
+		free(data);
+		return true;
+	}
+	int view = add_view(c, data, size, 0);
+	free(data);
+	if (view < 0) return false;
+	cJSON *j = jobj(c);
+	jstr(c, j, "name", name);
+	jnum(c, j, "bufferView", view);
+	jstr(c, j, "mimeType", mime);
+	if (im->extras.count) jset(c, j, "extras", extras_json(c, NULL, &im->extras));
+	*index = jpush(c, c->images, j);
+	return true;
+}
+
 static bool write_images(gltf_ctx *c)
 {
 	const gsio_scene *s = c->s;
-	if (!s->images_count) return true;
-	cJSON *sampler = jobj(c);
-	jnum(c, sampler, "magFilter", GLTF_LINEAR);
-	jnum(c, sampler, "minFilter", GLTF_LINEAR_MIPMAP_LINEAR);
-	jnum(c, sampler, "wrapS", GLTF_REPEAT);
-	jnum(c, sampler, "wrapT", GLTF_REPEAT);
-	jpush(c, c->samplers, sampler);
 	for (size_t i = 0; i < s->images_count; i++) {
 		const gsio_image *im = &s->images[i];
+		c->image_index[i] = -1;
+		if (!im->rgba) {
+			if (!im->uri || !im->uri[0]) {
+				warn(c, "image %zu (%s) has neither pixels nor a file: left out", i,
+				     or_default(im->name, ""));
+				continue;
+			}
+			if (!write_uri_image(c, i, &c->image_index[i])) return false;
+			continue;
+		}
 		uint8_t *png;
 		size_t png_size;
 		if (gsio_png_encode(im->rgba, im->width, im->height, &png, &png_size, c->err)) {
 			c->err->offset = -1;
 			snprintf(c->err->message, sizeof(c->err->message), "image %zu (%s, %ux%u): cannot encode as PNG",
-			         i, im->name ? im->name : "", (unsigned)im->width, (unsigned)im->height);
+			         i, or_default(im->name, ""), (unsigned)im->width, (unsigned)im->height);
 			return false;
 		}
-		char base[128];
-		safe_name(im->name && im->name[0] ? im->name : "image", base, sizeof(base));
+		// Names carry the model's stem: two converted models in one Godot
+		// project would otherwise share "skin0".
+		char name[300];
+		snprintf(name, sizeof(name), "%s_%s", c->name, or_default(im->name, "image"));
 		cJSON *j = jobj(c);
-		jstr(c, j, "name", im->name && im->name[0] ? im->name : base);
+		jstr(c, j, "name", name);
 		if (c->separate) {
-			// Unique file names even when two images share a file stem
-			// ("a.png" and "a.tga", or "a b" and "a_b").
-			char stem[128], other[128];
-			image_file_stem(im, stem, sizeof(stem));
-			bool dup = false;
-			for (size_t k = 0; k < s->images_count && !dup; k++) {
-				if (k == i) continue;
-				image_file_stem(&s->images[k], other, sizeof(other));
-				dup = !strcmp(stem, other);
-			}
 			char file[512], uri[1600];
-			if (dup)
-				snprintf(file, sizeof(file), "%s_%s_%zu.png", c->name, stem, i);
-			else
-				snprintf(file, sizeof(file), "%s_%s.png", c->name, stem);
+			image_file_name(c, i, "png", file, sizeof(file));
 			uri_encode(file, uri, sizeof(uri));
 			jstr(c, j, "uri", uri);
 			if (!add_file(c->out, file, png, png_size)) {
@@ -677,17 +770,70 @@ static bool write_images(gltf_ctx *c)
 			jnum(c, j, "bufferView", view);
 			jstr(c, j, "mimeType", "image/png");
 		}
-		jpush(c, c->images, j);
-		cJSON *t = jobj(c);
-		jnum(c, t, "sampler", 0);
-		jnum(c, t, "source", (double)i);
-		if (im->name) jstr(c, t, "name", im->name);
-		jpush(c, c->textures, t);
+		if (im->extras.count) jset(c, j, "extras", extras_json(c, NULL, &im->extras));
+		c->image_index[i] = jpush(c, c->images, j);
 	}
 	return true;
 }
 
+static int wrap_code(gsio_wrap w)
+{
+	switch (w) {
+	case GSIO_WRAP_CLAMP: return GLTF_CLAMP_TO_EDGE;
+	case GSIO_WRAP_MIRROR: return GLTF_MIRRORED_REPEAT;
+	default: return GLTF_REPEAT;
+	}
+}
+
+/** The glTF texture of a scene texture (image + sampler), made on first use.
+ *  -1 when there is no image or it was left out. */
+static int texture_of(gltf_ctx *c, const gsio_texture *t)
+{
+	if (t->image < 0 || (size_t)t->image >= c->s->images_count) return -1;
+	int image = c->image_index[t->image];
+	if (image < 0) return -1;
+	int wu = t->wrap_u <= GSIO_WRAP_MIRROR ? (int)t->wrap_u : 0;
+	int wv = t->wrap_v <= GSIO_WRAP_MIRROR ? (int)t->wrap_v : 0;
+	if (c->sampler_of[wu][wv] < 0) {
+		cJSON *sm = jobj(c);
+		jnum(c, sm, "magFilter", GLTF_LINEAR);
+		jnum(c, sm, "minFilter", GLTF_LINEAR_MIPMAP_LINEAR);
+		jnum(c, sm, "wrapS", wrap_code((gsio_wrap)wu));
+		jnum(c, sm, "wrapT", wrap_code((gsio_wrap)wv));
+		c->sampler_of[wu][wv] = jpush(c, c->samplers, sm);
+	}
+	int sampler = c->sampler_of[wu][wv];
+	for (size_t k = 0; k < c->texs_count; k++)
+		if (c->texs[k].image == t->image && c->texs[k].sampler == sampler) return (int)k;
+	tex_key *nt = realloc(c->texs, (c->texs_count + 1) * sizeof(*nt));
+	if (!nt) {
+		c->json_failed = true;
+		return -1;
+	}
+	c->texs = nt;
+	cJSON *j = jobj(c);
+	jnum(c, j, "sampler", sampler);
+	jnum(c, j, "source", image);
+	const gsio_image *im = &c->s->images[t->image];
+	char name[300];
+	snprintf(name, sizeof(name), "%s_%s", c->name, or_default(im->name, "image"));
+	jstr(c, j, "name", name);
+	int index = jpush(c, c->textures, j);
+	if (index < 0) return -1;
+	c->texs[c->texs_count].image = t->image;
+	c->texs[c->texs_count].sampler = sampler;
+	c->texs_count++;
+	return index;
+}
+
 // -- Materials
+
+static void use_extension(gltf_ctx *c, const char *name, bool *flag)
+{
+	if (*flag) return;
+	*flag = true;
+	jpush(c, c->extensions_used, cJSON_CreateString(name));
+}
 
 static bool write_materials(gltf_ctx *c)
 {
@@ -695,74 +841,99 @@ static bool write_materials(gltf_ctx *c)
 	for (size_t i = 0; i < s->materials_count; i++) {
 		const gsio_material *m = &s->materials[i];
 		cJSON *j = jobj(c), *pbr = jobj(c);
-		if (m->name) jstr(c, j, "name", m->name);
+		char name[300], fallback[32];
+		snprintf(fallback, sizeof(fallback), "material%zu", i);
+		snprintf(name, sizeof(name), "%s_%s", c->name, or_default(m->name, fallback));
+		jstr(c, j, "name", name);
 		float f[4];
 		bool white = true;
 		for (int k = 0; k < 4; k++) {
 			float v = m->base_color[k];
-			f[k] = isfinite(v) ? (v < 0 ? 0 : v > 1 ? 1 : v) : 1;
+			f[k] = v < 0 ? 0 : v > 1 ? 1 : v;
 			white = white && f[k] == 1.0f;
 		}
-		// An all-zero factor is a zeroed struct from a scene builder: white.
-		if (!(f[0] == 0 && f[1] == 0 && f[2] == 0 && f[3] == 0) && !white)
-			jset(c, pbr, "baseColorFactor", jfloats(c, f, 4));
-		if (m->base_color_image >= 0) {
-			if ((size_t)m->base_color_image >= s->images_count) {
-				cJSON_Delete(j);
-				cJSON_Delete(pbr);
-				GSIO_FAIL(c->err, GSIO_ERR_ARGUMENT, NULL, -1,
-				          "material %zu refers to image %d of %zu", i, (int)m->base_color_image,
-				          s->images_count);
-				return false;
-			}
+		if (!white) jset(c, pbr, "baseColorFactor", jfloats(c, f, 4));
+		int tex = texture_of(c, &m->base_color_texture);
+		if (tex >= 0) {
 			cJSON *t = jobj(c);
-			jnum(c, t, "index", m->base_color_image);
+			jnum(c, t, "index", tex);
 			jset(c, pbr, "baseColorTexture", t);
+		} else if (m->base_color_texture.image >= 0) {
+			warn(c, "material %zu (%s): its image was left out: no texture", i, name);
 		}
 		jnum(c, pbr, "metallicFactor", 0);
 		jnum(c, pbr, "roughnessFactor", 1);
 		jset(c, j, "pbrMetallicRoughness", pbr);
+		if (m->emissive[0] > 0 || m->emissive[1] > 0 || m->emissive[2] > 0) {
+			float e[3];
+			for (int k = 0; k < 3; k++) e[k] = m->emissive[k] < 0 ? 0 : m->emissive[k] > 1 ? 1 : m->emissive[k];
+			jset(c, j, "emissiveFactor", jfloats(c, e, 3));
+		}
+		if (m->alpha_mode == GSIO_ALPHA_MASK) {
+			jstr(c, j, "alphaMode", "MASK");
+			float cut = m->alpha_cutoff >= 0 ? m->alpha_cutoff : 0.5f;
+			if (cut != 0.5f) jset(c, j, "alphaCutoff", jfloat(cut));
+		} else if (m->alpha_mode == GSIO_ALPHA_BLEND) {
+			jstr(c, j, "alphaMode", "BLEND");
+		}
+		if (m->double_sided) jset(c, j, "doubleSided", cJSON_CreateTrue());
+		if (m->unlit) {
+			cJSON *ext = jobj(c);
+			jset(c, ext, "KHR_materials_unlit", jobj(c));
+			jset(c, j, "extensions", ext);
+			use_extension(c, "KHR_materials_unlit", &c->used_unlit);
+		}
 		cJSON *extras = NULL;
-		if (m->detail_image >= 0 && (size_t)m->detail_image < s->images_count) {
+		int detail = texture_of(c, &m->detail_texture);
+		if (detail >= 0) {
 			// glTF has no detail map: keep it in extras (texture index and how
 			// often it repeats over the terrain).
 			extras = jobj(c);
 			cJSON *d = jobj(c);
-			jnum(c, d, "index", m->detail_image);
-			jnum(c, d, "tiling", isfinite(m->detail_tiling) ? m->detail_tiling : 1.0);
+			jnum(c, d, "index", detail);
+			float tiling = m->detail_texture.tiling > 0 ? m->detail_texture.tiling : 1.0f;
+			jnum(c, d, "tiling", tiling);
 			jset(c, extras, "detailTexture", d);
-		} else if (m->detail_image >= 0) {
-			warn(c, "material %zu: detail image %d does not exist; dropped", i,
-			     (int)m->detail_image);
+		} else if (m->detail_texture.image >= 0) {
+			warn(c, "material %zu: detail image %d was left out; dropped", i,
+			     (int)m->detail_texture.image);
+		}
+		if (m->base_color_texture.tiling > 0 && m->base_color_texture.tiling != 1.0f) {
+			if (!extras) extras = jobj(c);
+			jnum(c, extras, "baseColorTiling", m->base_color_texture.tiling);
 		}
 		if (m->shader) {
 			if (!extras) extras = jobj(c);
 			jstr(c, extras, "shader", m->shader);
 		}
+		extras = extras_json(c, extras, &m->extras);
 		if (extras) jset(c, j, "extras", extras);
 		jpush(c, c->materials, j);
 	}
 	return true;
 }
 
-/** KHR_materials_variants when every mesh uses the same material and some
- *  materials are used by none: the extra MDL skins. Each material becomes a
- *  variant of that name. Returns the variant count (0: not used). */
+/** KHR_materials_variants when every mesh part uses the same material and
+ *  some materials are used by none: the extra MDL skins. Each material
+ *  becomes a variant of its own name. Returns the variant count (0: not used). */
 static int plan_variants(gltf_ctx *c)
 {
 	const gsio_scene *s = c->s;
-	if (s->materials_count < 2 || !s->meshes_count) return 0;
-	int32_t shared = s->meshes[0].material;
+	if (s->materials_count < 2 || !s->meshes_count || s->materials_count > 4096) return 0;
+	int32_t shared = -2;
 	for (size_t i = 0; i < s->meshes_count; i++)
-		if (s->meshes[i].material != shared) return 0;
-	if (shared < 0 || (size_t)shared >= s->materials_count) return 0;
-	if (s->materials_count > 4096) return 0;
+		for (size_t p = 0; p < s->meshes[i].parts_count; p++) {
+			int32_t m = s->meshes[i].parts[p].material;
+			if (shared == -2) shared = m;
+			if (m != shared) return 0;
+		}
+	if (shared < 0) return 0;
 	cJSON *ext = jobj(c), *list = jarr(c);
 	for (size_t i = 0; i < s->materials_count; i++) {
 		cJSON *v = jobj(c);
 		char name[64];
 		snprintf(name, sizeof(name), "variant%zu", i);
-		jstr(c, v, "name", s->materials[i].name ? s->materials[i].name : name);
+		jstr(c, v, "name", or_default(s->materials[i].name, name));
 		jpush(c, list, v);
 	}
 	jset(c, ext, "variants", list);
@@ -776,8 +947,6 @@ static int plan_variants(gltf_ctx *c)
 	return (int)s->materials_count;
 }
 
-// -- Meshes
-
 /** JOINTS_n / WEIGHTS_n for a skinned mesh: every vertex's influences with
  *  weight > 0, duplicates merged, sorted by weight (largest first), split in
  *  sets of 4, normalised to sum 1 in float. */
@@ -785,18 +954,18 @@ static bool write_skin_attributes(gltf_ctx *c, size_t mi, cJSON *attrs)
 {
 	const gsio_mesh *m = &c->s->meshes[mi];
 	const gsio_weights *w = &m->weights;
-	size_t nv = m->vertex_count, nj = c->s->joints_count;
+	size_t nv = m->vertex_count, nj = c->s->skins[m->skin].joints_count;
 	if (!w->offsets || !w->joints || !w->values) {
-		GSIO_FAIL(c->err, GSIO_ERR_ARGUMENT, NULL, -1, "mesh %zu: weights without arrays", mi);
+		FAIL(c, GSIO_ERR_ARGUMENT, "mesh %zu: weights without arrays", mi);
 		return false;
 	}
 	if (w->offsets[0] != 0 || w->offsets[nv] != w->count) {
-		GSIO_FAIL(c->err, GSIO_ERR_ARGUMENT, NULL, -1, "mesh %zu: weight offsets do not span the weights", mi);
+		FAIL(c, GSIO_ERR_ARGUMENT, "mesh %zu: weight offsets do not span the weights", mi);
 		return false;
 	}
 	for (size_t i = 0; i < w->count; i++)
 		if (w->joints[i] >= nj) {
-			GSIO_FAIL(c->err, GSIO_ERR_ARGUMENT, NULL, -1, "mesh %zu: weight %zu names joint %u of %zu",
+			FAIL(c, GSIO_ERR_ARGUMENT, "mesh %zu: weight %zu names joint %u of %zu",
 			          mi, i, (unsigned)w->joints[i], nj);
 			return false;
 		}
@@ -804,7 +973,7 @@ static bool write_skin_attributes(gltf_ctx *c, size_t mi, cJSON *attrs)
 	size_t most = 0;
 	for (size_t v = 0; v < nv; v++) {
 		if (w->offsets[v + 1] < w->offsets[v]) {
-			GSIO_FAIL(c->err, GSIO_ERR_ARGUMENT, NULL, -1, "mesh %zu: weight offsets decrease at vertex %zu", mi, v);
+			FAIL(c, GSIO_ERR_ARGUMENT, "mesh %zu: weight offsets decrease at vertex %zu", mi, v);
 			return false;
 		}
 		size_t n = 0;
@@ -821,8 +990,8 @@ static bool write_skin_attributes(gltf_ctx *c, size_t mi, cJSON *attrs)
 	size_t slots = sets * 4;
 	bool wide = nj > 256;
 	size_t jsize = wide ? 2 : 1, nslots;
-	if (!gsioi_mul_size(nv, slots, &nslots)) {
-		GSIO_FAIL(c->err, GSIO_ERR_LIMIT, NULL, -1, "mesh %zu: weight table overflows", mi);
+	if (!mul_size(nv, slots, &nslots)) {
+		FAIL(c, GSIO_ERR_LIMIT, "mesh %zu: weight table overflows", mi);
 		return false;
 	}
 	uint8_t *joints = xmalloc_array(c, nslots, jsize);
@@ -925,61 +1094,119 @@ static bool write_skin_attributes(gltf_ctx *c, size_t mi, cJSON *attrs)
 	return ok;
 }
 
+/** An index accessor over part of the mesh's index view. */
+static int index_accessor(gltf_ctx *c, int view, size_t first, size_t count, bool wide)
+{
+	cJSON *a = jobj(c);
+	jnum(c, a, "bufferView", view);
+	if (first) jnum(c, a, "byteOffset", (double)(first * (wide ? 4 : 2)));
+	jnum(c, a, "componentType", wide ? GLTF_UNSIGNED_INT : GLTF_UNSIGNED_SHORT);
+	jnum(c, a, "count", (double)count);
+	jstr(c, a, "type", "SCALAR");
+	return jpush(c, c->accessors, a);
+}
+
+/** Morph targets of a mesh: one per frame, deltas from the base pose (pos,
+ *  nrm: output axes). NULL on failure. */
+static cJSON *write_targets(gltf_ctx *c, size_t mi, const float *pos, const float *nrm,
+                            cJSON *names, size_t *bad_normals)
+{
+	const gsio_mesh *m = &c->s->meshes[mi];
+	size_t nv = m->vertex_count;
+	static const float up[3] = {0, 0, 1};
+	float up_out[3];
+	xf_dir(c, up, up_out);
+	cJSON *targets = jarr(c);
+	float *dp = xmalloc_array(c, nv, 3 * sizeof(float));
+	float *dn = xmalloc_array(c, nv, 3 * sizeof(float));
+	float *scratch = xmalloc_array(c, nv, 4 * sizeof(float));
+	uint32_t *ip = xmalloc_array(c, nv, sizeof(uint32_t));
+	uint32_t *in = xmalloc_array(c, nv, sizeof(uint32_t));
+	bool ok = targets && dp && dn && scratch && ip && in;
+	for (size_t f = 0; ok && f < m->frames_count; f++) {
+		const gsio_morph_frame *fr = &m->frames[f];
+		size_t kp = 0, kn = 0;
+		for (size_t v = 0; v < nv; v++) {
+			float p[3], n[3];
+			xf_pos(c, fr->positions + 3 * v, p);
+			bool moved = false;
+			for (int k = 0; k < 3; k++) {
+				dp[3 * v + k] = p[k] - pos[3 * v + k];
+				moved = moved || dp[3 * v + k] != 0;
+			}
+			if (moved) ip[kp++] = (uint32_t)v;
+			if (m->normals) {
+				bool turned = false;
+				if (fr->normals) {
+					xf_dir(c, fr->normals + 3 * v, n);
+					if (!normalize3(n, up_out)) (*bad_normals)++;
+				} else {
+					memcpy(n, nrm + 3 * v, sizeof(n));
+				}
+				for (int k = 0; k < 3; k++) {
+					dn[3 * v + k] = n[k] - nrm[3 * v + k];
+					turned = turned || dn[3 * v + k] != 0;
+				}
+				if (turned) in[kn++] = (uint32_t)v;
+			}
+		}
+		cJSON *t = jobj(c);
+		int pa = delta_accessor(c, dp, nv, ip, kp, scratch);
+		int na = m->normals ? delta_accessor(c, dn, nv, in, kn, scratch) : 0;
+		ok = pa >= 0 && na >= 0;
+		jnum(c, t, "POSITION", pa);
+		if (m->normals) jnum(c, t, "NORMAL", na);
+		jpush(c, targets, t);
+		char fallback[32];
+		snprintf(fallback, sizeof(fallback), "frame%zu", f);
+		jpush(c, names, cJSON_CreateString(or_default(fr->name, fallback)));
+	}
+	free(dp);
+	free(dn);
+	free(scratch);
+	free(ip);
+	free(in);
+	if (!ok) {
+		cJSON_Delete(targets);
+		return NULL;
+	}
+	return targets;
+}
+
 static bool write_mesh(gltf_ctx *c, size_t mi)
 {
 	const gsio_scene *s = c->s;
 	const gsio_mesh *m = &s->meshes[mi];
 	size_t nv = m->vertex_count, ni = m->index_count;
-	c->mesh_node[mi] = -1;
-	if (!nv || !ni || !m->positions || !m->indices) {
-		warn(c, "mesh %zu (%s) has no vertices or triangles: not written", mi, m->name ? m->name : "");
+	c->mesh_index[mi] = -1;
+	c->mesh_targets[mi] = 0;
+	c->mesh_skin[mi] = -1;
+	if (!nv || !ni || !m->positions || !m->indices || !m->parts_count) {
+		warn(c, "mesh %zu (%s) has no vertices or triangles: not written", mi, or_default(m->name, ""));
 		return true;
 	}
-	if (ni % 3) {
-		GSIO_FAIL(c->err, GSIO_ERR_ARGUMENT, NULL, -1, "mesh %zu: %zu indices is not a multiple of 3", mi, ni);
-		return false;
-	}
 	if (nv > UINT32_MAX - 1) {
-		GSIO_FAIL(c->err, GSIO_ERR_LIMIT, NULL, -1, "mesh %zu: %zu vertices", mi, nv);
+		FAIL(c, GSIO_ERR_LIMIT, "mesh %zu: %zu vertices", mi, nv);
 		return false;
 	}
-	for (size_t i = 0; i < ni; i++)
-		if (m->indices[i] >= nv) {
-			GSIO_FAIL(c->err, GSIO_ERR_ARGUMENT, NULL, -1, "mesh %zu: index %zu is %u of %zu vertices",
-			          mi, i, (unsigned)m->indices[i], nv);
-			return false;
-		}
-
-	cJSON *prim = jobj(c), *attrs = jobj(c);
-	jset(c, prim, "attributes", attrs);
+	cJSON *attrs = jobj(c);
 	bool ok = true;
 
-	// Indices: 16-bit when they fit (65535 is the primitive-restart value).
-	if (nv <= 65535) {
+	// Indices: one view, 16-bit when they fit (65535 is the primitive-restart
+	// value); each part is an accessor into it.
+	bool wide = nv > 65535;
+	int index_view;
+	if (!wide) {
 		uint16_t *i16 = xmalloc_array(c, ni, 2);
 		ok = i16 != NULL;
-		if (ok) {
+		if (ok)
 			for (size_t i = 0; i < ni; i++) i16[i] = (uint16_t)m->indices[i];
-			int view = add_view(c, i16, ni * 2, GLTF_ELEMENT_ARRAY_BUFFER);
-			free(i16);
-			ok = view >= 0;
-			cJSON *a = jobj(c);
-			jnum(c, a, "bufferView", view);
-			jnum(c, a, "componentType", GLTF_UNSIGNED_SHORT);
-			jnum(c, a, "count", (double)ni);
-			jstr(c, a, "type", "SCALAR");
-			jnum(c, prim, "indices", jpush(c, c->accessors, a));
-		}
+		index_view = ok ? add_view(c, i16, ni * 2, GLTF_ELEMENT_ARRAY_BUFFER) : -1;
+		free(i16);
 	} else {
-		int view = add_view(c, m->indices, ni * 4, GLTF_ELEMENT_ARRAY_BUFFER);
-		ok = view >= 0;
-		cJSON *a = jobj(c);
-		jnum(c, a, "bufferView", view);
-		jnum(c, a, "componentType", GLTF_UNSIGNED_INT);
-		jnum(c, a, "count", (double)ni);
-		jstr(c, a, "type", "SCALAR");
-		jnum(c, prim, "indices", jpush(c, c->accessors, a));
+		index_view = add_view(c, m->indices, ni * 4, GLTF_ELEMENT_ARRAY_BUFFER);
 	}
+	ok = ok && index_view >= 0;
 
 	// Base pose, in output axes.
 	float *pos = ok ? xmalloc_array(c, nv, 3 * sizeof(float)) : NULL;
@@ -990,11 +1217,6 @@ static bool write_mesh(gltf_ctx *c, size_t mi)
 	xf_dir(c, up, up_out);
 	size_t bad_normals = 0;
 	for (size_t v = 0; ok && v < nv; v++) {
-		if (!finite3(m->positions + 3 * v)) {
-			GSIO_FAIL(c->err, GSIO_ERR_ARGUMENT, NULL, -1, "mesh %zu: vertex %zu has a non-finite position", mi, v);
-			ok = false;
-			break;
-		}
 		xf_pos(c, m->positions + 3 * v, pos + 3 * v);
 		if (m->normals) {
 			xf_dir(c, m->normals + 3 * v, nrm + 3 * v);
@@ -1004,259 +1226,404 @@ static bool write_mesh(gltf_ctx *c, size_t mi)
 	if (ok) {
 		jnum(c, attrs, "POSITION", float_accessor(c, pos, nv, 3, true, GLTF_ARRAY_BUFFER));
 		if (m->normals) jnum(c, attrs, "NORMAL", float_accessor(c, nrm, nv, 3, false, GLTF_ARRAY_BUFFER));
+		if (m->uvs) jnum(c, attrs, "TEXCOORD_0", float_accessor(c, m->uvs, nv, 2, false, GLTF_ARRAY_BUFFER));
 	}
-	if (ok && m->uvs) {
-		float *uv = xmalloc_array(c, nv, 2 * sizeof(float));
-		ok = uv != NULL;
-		size_t bad = 0;
-		for (size_t i = 0; ok && i < 2 * nv; i++) {
-			uv[i] = isfinite(m->uvs[i]) ? m->uvs[i] : (bad++, 0.0f);
-		}
-		if (ok) jnum(c, attrs, "TEXCOORD_0", float_accessor(c, uv, nv, 2, false, GLTF_ARRAY_BUFFER));
-		free(uv);
-		if (bad) warn(c, "mesh %zu: %zu non-finite UV components written as 0", mi, bad);
+	if (ok && m->weights.count && m->skin >= 0) {
+		ok = write_skin_attributes(c, mi, attrs);
+		if (ok) c->mesh_skin[mi] = m->skin;
+	} else if (ok && m->weights.count) {
+		warn(c, "mesh %zu has weights but no skin: weights dropped", mi);
 	}
-	if (ok && m->weights.count && s->joints_count) ok = write_skin_attributes(c, mi, attrs);
-	else if (ok && m->weights.count)
-		warn(c, "mesh %zu has weights but the scene has no joints: weights dropped", mi);
 
-	// Morph targets: one per frame, deltas from the base pose.
-	cJSON *extras = NULL;
-	size_t ntargets = c->animate && m->frames ? m->frames_count : 0;
-	if (ok && ntargets) {
-		cJSON *targets = jarr(c), *names = jarr(c);
-		float *dp = xmalloc_array(c, nv, 3 * sizeof(float));
-		float *dn = xmalloc_array(c, nv, 3 * sizeof(float));
-		float *scratch = xmalloc_array(c, nv, 4 * sizeof(float));
-		uint32_t *ip = xmalloc_array(c, nv, sizeof(uint32_t));
-		uint32_t *in = xmalloc_array(c, nv, sizeof(uint32_t));
-		ok = dp && dn && scratch && ip && in;
-		for (size_t f = 0; ok && f < ntargets; f++) {
-			const gsio_morph_frame *fr = &m->frames[f];
-			if (!fr->positions) {
-				GSIO_FAIL(c->err, GSIO_ERR_ARGUMENT, NULL, -1, "mesh %zu frame %zu has no positions", mi, f);
-				ok = false;
-				break;
-			}
-			size_t kp = 0, kn = 0;
-			for (size_t v = 0; v < nv; v++) {
-				float p[3], n[3];
-				if (!finite3(fr->positions + 3 * v)) {
-					GSIO_FAIL(c->err, GSIO_ERR_ARGUMENT, NULL, -1,
-					          "mesh %zu frame %zu vertex %zu has a non-finite position", mi, f, v);
-					ok = false;
-					break;
-				}
-				xf_pos(c, fr->positions + 3 * v, p);
-				bool moved = false;
-				for (int k = 0; k < 3; k++) {
-					dp[3 * v + k] = p[k] - pos[3 * v + k];
-					moved = moved || dp[3 * v + k] != 0;
-				}
-				if (moved) ip[kp++] = (uint32_t)v;
-				if (m->normals && fr->normals) {
-					xf_dir(c, fr->normals + 3 * v, n);
-					if (!normalize3(n, up_out)) bad_normals++;
-					bool turned = false;
-					for (int k = 0; k < 3; k++) {
-						dn[3 * v + k] = n[k] - nrm[3 * v + k];
-						turned = turned || dn[3 * v + k] != 0;
-					}
-					if (turned) in[kn++] = (uint32_t)v;
-				}
-			}
-			if (!ok) break;
-			cJSON *t = jobj(c);
-			jnum(c, t, "POSITION", delta_accessor(c, dp, nv, ip, kp, scratch));
-			if (m->normals && fr->normals) jnum(c, t, "NORMAL", delta_accessor(c, dn, nv, in, kn, scratch));
-			jpush(c, targets, t);
-			char fallback[32];
-			snprintf(fallback, sizeof(fallback), "frame%zu", f);
-			jpush(c, names, cJSON_CreateString(fr->name && fr->name[0] ? fr->name : fallback));
-		}
-		free(dp);
-		free(dn);
-		free(scratch);
-		free(ip);
-		free(in);
-		jset(c, prim, "targets", targets);
-		extras = jobj(c);
-		jset(c, extras, "targetNames", names);
+	// Morph targets: a mesh with 0 or 1 frames is a plain mesh.
+	cJSON *targets = NULL, *names = NULL;
+	if (ok && c->animate && m->frames_count >= 2) {
+		names = jarr(c);
+		targets = write_targets(c, mi, pos, nrm, names, &bad_normals);
+		ok = targets != NULL;
 	}
 	free(pos);
 	free(nrm);
 	if (!ok) {
-		cJSON_Delete(prim);
-		cJSON_Delete(extras);
+		cJSON_Delete(attrs);
+		cJSON_Delete(names);
 		return false;
 	}
 	if (bad_normals) warn(c, "mesh %zu: %zu zero or non-finite normals replaced by up", mi, bad_normals);
-	if (m->material >= 0 && (size_t)m->material < s->materials_count) {
-		jnum(c, prim, "material", m->material);
-		if (c->variants_count) {
-			cJSON *ext = jobj(c), *var = jobj(c), *maps = jarr(c);
-			for (int k = 0; k < c->variants_count; k++) {
-				cJSON *mp = jobj(c), *vs = jarr(c);
-				jnum(c, mp, "material", k);
-				jpush_num(c, vs, k);
-				jset(c, mp, "variants", vs);
-				jpush(c, maps, mp);
+
+	cJSON *prims = jarr(c);
+	for (size_t p = 0; p < m->parts_count; p++) {
+		const gsio_mesh_part *part = &m->parts[p];
+		if (!part->index_count) continue;
+		cJSON *prim = jobj(c);
+		jset(c, prim, "attributes", cJSON_Duplicate(attrs, true));
+		jnum(c, prim, "indices", index_accessor(c, index_view, part->first_index, part->index_count, wide));
+		if (part->material >= 0) {
+			jnum(c, prim, "material", part->material);
+			if (c->variants_count) {
+				cJSON *ext = jobj(c), *var = jobj(c), *maps = jarr(c);
+				for (int k = 0; k < c->variants_count; k++) {
+					cJSON *mp = jobj(c), *vs = jarr(c);
+					jnum(c, mp, "material", k);
+					jpush_num(c, vs, k);
+					jset(c, mp, "variants", vs);
+					jpush(c, maps, mp);
+				}
+				jset(c, var, "mappings", maps);
+				jset(c, ext, "KHR_materials_variants", var);
+				jset(c, prim, "extensions", ext);
 			}
-			jset(c, var, "mappings", maps);
-			jset(c, ext, "KHR_materials_variants", var);
-			jset(c, prim, "extensions", ext);
 		}
-	} else if (m->material >= 0) {
-		warn(c, "mesh %zu: material %d does not exist; written without one", mi, (int)m->material);
+		jnum(c, prim, "mode", 4);
+		if (targets) jset(c, prim, "targets", cJSON_Duplicate(targets, true));
+		jpush(c, prims, prim);
 	}
-	jnum(c, prim, "mode", 4);
-	cJSON *mesh = jobj(c), *prims = jarr(c);
+	cJSON_Delete(attrs);
+	cJSON_Delete(targets);
+	cJSON *mesh = jobj(c);
 	if (m->name) jstr(c, mesh, "name", m->name);
-	jpush(c, prims, prim);
 	jset(c, mesh, "primitives", prims);
+	cJSON *extras = NULL;
+	if (names) {
+		extras = jobj(c);
+		jset(c, extras, "targetNames", names);
+	}
+	extras = extras_json(c, extras, &m->extras);
 	if (extras) jset(c, mesh, "extras", extras);
-	int mesh_index = jpush(c, c->meshes, mesh);
-	cJSON *node = jobj(c);
-	if (m->name) jstr(c, node, "name", m->name);
-	jnum(c, node, "mesh", mesh_index);
-	if (m->weights.count && s->joints_count && c->skin >= 0) jnum(c, node, "skin", c->skin);
-	c->mesh_node[mi] = jpush(c, c->nodes, node);
-	c->mesh_targets[mi] = (int)ntargets;
-	jpush_num(c, c->scene_nodes, c->mesh_node[mi]);
+	c->mesh_index[mi] = jpush(c, c->meshes, mesh);
+	if (names) c->mesh_targets[mi] = (int)m->frames_count;
 	return true;
 }
 
-// -- Skeleton and skin
+// -- Nodes
 
-static bool write_skeleton(gltf_ctx *c)
+static bool is_identity_quat(const float q[4])
+{
+	return q[0] == 0 && q[1] == 0 && q[2] == 0 && (q[3] == 1 || q[3] == -1);
+}
+
+/** Cameras and lights look along the scene node's +X; glTF's along local
+ *  -Z. The fixed change of frame goes into the node's own rotation when
+ *  nothing else hangs on the node (no mesh, no children, uniform scale);
+ *  otherwise into a child node that carries the camera or light. */
+static void plan_folds(gltf_ctx *c)
 {
 	const gsio_scene *s = c->s;
-	size_t nj = s->joints_count;
-	c->joint_node0 = -1;
-	c->skin = -1;
-	if (!nj) return true;
-	if (nj > 65536) {
-		GSIO_FAIL(c->err, GSIO_ERR_LIMIT, NULL, -1, "%zu joints (glTF JOINTS_n holds 65536)", nj);
+	for (size_t i = 0; i < s->nodes_count; i++) {
+		const gsio_node *n = &s->nodes[i];
+		bool has = n->camera >= 0 || n->light >= 0;
+		bool alone = n->mesh < 0 && n->scale[0] == n->scale[1] && n->scale[1] == n->scale[2];
+		for (size_t j = i + 1; alone && j < s->nodes_count; j++)
+			if (s->nodes[j].parent == (int32_t)i) alone = false;
+		c->folded[i] = has && alone;
+	}
+}
+
+static void node_attachments(gltf_ctx *c, cJSON *j, int32_t camera, int32_t light)
+{
+	if (camera >= 0) jnum(c, j, "camera", camera);
+	if (light >= 0) {
+		cJSON *ext = jobj(c), *l = jobj(c);
+		jnum(c, l, "light", light);
+		jset(c, ext, "KHR_lights_punctual", l);
+		jset(c, j, "extensions", ext);
+	}
+}
+
+/** Skeleton wrappers. With several skins, Blender's importer makes one
+ *  armature per non-joint parent of a skeleton's root; skeletons whose roots
+ *  are scene roots would all land in one armature. So, with 2 or more skins,
+ *  every scene-root joint gets a plain parent node (one per skeleton: roots
+ *  of one skin share it). wrap[i] is the wrapper number of root node i, -1
+ *  when none; returns the wrapper count, -1 on failure. */
+static int plan_wrappers(gltf_ctx *c, int *wrap, int *first_skin)
+{
+	const gsio_scene *s = c->s;
+	for (size_t i = 0; i < s->nodes_count; i++) wrap[i] = -1;
+	if (s->skins_count < 2) return 0;
+	int count = 0;
+	for (size_t k = 0; k < s->skins_count; k++) {
+		const gsio_skin *sk = &s->skins[k];
+		int w = -1;
+		for (int pass = 0; pass < 2; pass++) // first find a wrapper in use, then assign
+			for (size_t j = 0; j < sk->joints_count; j++) {
+				int32_t r = sk->joints[j];
+				while (s->nodes[r].parent >= 0) r = s->nodes[r].parent;
+				bool is_joint = false;
+				for (size_t q = 0; q < sk->joints_count && !is_joint; q++) is_joint = sk->joints[q] == r;
+				if (!is_joint) continue; // the skeleton has a plain root already
+				if (pass == 0 && w < 0) w = wrap[r];
+				if (pass == 1 && wrap[r] < 0) {
+					if (w < 0) {
+						first_skin[count] = (int)k;
+						w = count++;
+					}
+					wrap[r] = w;
+				}
+			}
+	}
+	return count;
+}
+
+static bool write_nodes(gltf_ctx *c)
+{
+	const gsio_scene *s = c->s;
+	size_t nn = s->nodes_count;
+	int helper = (int)nn; // next helper node index
+	int helpers = 0;
+	for (size_t i = 0; i < nn; i++)
+		if ((s->nodes[i].camera >= 0 || s->nodes[i].light >= 0) && !c->folded[i]) helpers++;
+	int *wrap = xmalloc_array(c, nn ? nn : 1, sizeof(int));
+	int *first_skin = xmalloc_array(c, s->skins_count ? s->skins_count : 1, sizeof(int));
+	int wrappers = wrap && first_skin ? plan_wrappers(c, wrap, first_skin) : -1;
+	if (wrappers < 0) {
+		free(wrap);
+		free(first_skin);
 		return false;
 	}
-	size_t roots = 0;
-	for (size_t j = 0; j < nj; j++) {
-		int32_t p = s->joints[j].parent;
-		if (p < -1 || (p >= 0 && (size_t)p >= j)) {
-			GSIO_FAIL(c->err, GSIO_ERR_ARGUMENT, NULL, -1,
-			          "joint %zu has parent %d (must be -1 or a lower index)", j, (int)p);
-			return false;
-		}
-		if (p < 0) roots++;
-	}
-	c->joint_node0 = cJSON_GetArraySize(c->nodes);
-	size_t bad_rot = 0;
-	for (size_t j = 0; j < nj; j++) {
-		const gsio_joint *jt = &s->joints[j];
-		cJSON *n = jobj(c);
+	for (size_t i = 0; i < nn; i++) {
+		const gsio_node *n = &s->nodes[i];
+		cJSON *j = jobj(c);
 		char fallback[32];
-		snprintf(fallback, sizeof(fallback), "joint%zu", j);
-		jstr(c, n, "name", jt->name && jt->name[0] ? jt->name : fallback);
-		float t[3], r[4];
-		if (!finite3(jt->translation)) {
-			GSIO_FAIL(c->err, GSIO_ERR_ARGUMENT, NULL, -1, "joint %zu has a non-finite translation", j);
-			cJSON_Delete(n);
-			return false;
-		}
-		xf_pos(c, jt->translation, t);
-		float q[4] = {jt->rotation[0], jt->rotation[1], jt->rotation[2], jt->rotation[3]};
-		if (!normalize4(q)) bad_rot++;
-		xf_quat(c, q, r);
-		jset(c, n, "translation", jfloats(c, t, 3));
-		jset(c, n, "rotation", jfloats(c, r, 4));
+		snprintf(fallback, sizeof(fallback), "node%zu", i);
+		const char *name = or_default(n->name, fallback);
+		jstr(c, j, "name", name);
 		cJSON *children = NULL;
-		for (size_t k = j + 1; k < nj; k++)
-			if (s->joints[k].parent == (int32_t)j) {
+		for (size_t k = i + 1; k < nn; k++)
+			if (s->nodes[k].parent == (int32_t)i) {
 				if (!children) children = jarr(c);
-				jpush_num(c, children, (double)((size_t)c->joint_node0 + k));
+				jpush_num(c, children, (double)k);
 			}
-		if (children) jset(c, n, "children", children);
-		jpush(c, c->nodes, n);
+		bool needs_helper = (n->camera >= 0 || n->light >= 0) && !c->folded[i];
+		if (needs_helper) {
+			if (!children) children = jarr(c);
+			jpush_num(c, children, helper++);
+		}
+		if (children) jset(c, j, "children", children);
+		float t[3], r[4], sc[3];
+		xf_pos(c, n->translation, t);
+		node_rotation(c, (int32_t)i, n->rotation, r);
+		xf_dir(c, n->scale, sc);
+		if (t[0] != 0 || t[1] != 0 || t[2] != 0) jset(c, j, "translation", jfloats(c, t, 3));
+		if (!is_identity_quat(r)) jset(c, j, "rotation", jfloats(c, r, 4));
+		if (sc[0] != 1 || sc[1] != 1 || sc[2] != 1) jset(c, j, "scale", jfloats(c, sc, 3));
+		if (n->mesh >= 0 && c->mesh_index[n->mesh] >= 0) {
+			jnum(c, j, "mesh", c->mesh_index[n->mesh]);
+			if (c->mesh_skin[n->mesh] >= 0) jnum(c, j, "skin", c->mesh_skin[n->mesh]);
+		}
+		if (c->folded[i]) node_attachments(c, j, n->camera, n->light);
+		cJSON *extras = extras_json(c, NULL, &n->extras);
+		if (extras) jset(c, j, "extras", extras);
+		jpush(c, c->nodes, j);
+		if (n->parent < 0 && wrap[i] < 0) jpush_num(c, c->scene_nodes, (double)i);
 	}
-	int skeleton_root;
-	if (roots == 1) {
-		skeleton_root = c->joint_node0;
-	} else {
-		// glTF wants one common root: a plain (non-joint) node above the roots.
-		cJSON *n = jobj(c), *children = jarr(c);
-		jstr(c, n, "name", "skeleton");
-		for (size_t j = 0; j < nj; j++)
-			if (s->joints[j].parent < 0) jpush_num(c, children, (double)((size_t)c->joint_node0 + j));
-		jset(c, n, "children", children);
-		skeleton_root = jpush(c, c->nodes, n);
+	// The helper nodes, in the order their parents were written.
+	float fix[4];
+	frame_fix(c, fix);
+	for (size_t i = 0; i < nn; i++) {
+		const gsio_node *n = &s->nodes[i];
+		if (!((n->camera >= 0 || n->light >= 0) && !c->folded[i])) continue;
+		cJSON *j = jobj(c);
+		char name[300];
+		snprintf(name, sizeof(name), "%s_%s", or_default(n->name, "node"), n->camera >= 0 ? "camera" : "light");
+		jstr(c, j, "name", name);
+		if (!is_identity_quat(fix)) jset(c, j, "rotation", jfloats(c, fix, 4));
+		node_attachments(c, j, n->camera, n->light);
+		jpush(c, c->nodes, j);
 	}
-	jpush_num(c, c->scene_nodes, skeleton_root);
-	if (bad_rot) warn(c, "%zu joint rotations were not unit quaternions (replaced by identity)", bad_rot);
+	// The skeleton wrappers, after the helpers.
+	for (int w = 0; w < wrappers; w++) {
+		cJSON *j = jobj(c), *children = jarr(c);
+		const gsio_skin *sk = &s->skins[first_skin[w]];
+		char fallback[32];
+		snprintf(fallback, sizeof(fallback), "skeleton%d", w);
+		jstr(c, j, "name", or_default(sk->name, fallback));
+		for (size_t i = 0; i < nn; i++)
+			if (wrap[i] == w) jpush_num(c, children, (double)i);
+		jset(c, j, "children", children);
+		jpush_num(c, c->scene_nodes, (double)((int)nn + helpers + w));
+		jpush(c, c->nodes, j);
+	}
+	free(wrap);
+	free(first_skin);
+	return true;
+}
 
-	bool skinned = false;
-	for (size_t i = 0; i < s->meshes_count; i++) skinned = skinned || s->meshes[i].weights.count;
-	if (!skinned) return true;
+// -- Skins
 
-	// Inverse bind matrices from the world bind pose: [R|t]^-1 = [R^T | -R^T t],
-	// column-major, last row exactly 0 0 0 1.
-	float *ibm = xmalloc_array(c, nj, 16 * sizeof(float));
-	if (!ibm) return false;
-	for (size_t j = 0; j < nj; j++) {
-		const gsio_joint *jt = &s->joints[j];
-		float t[3], r[4];
-		if (!finite3(jt->world_translation)) {
+static bool write_skins(gltf_ctx *c)
+{
+	const gsio_scene *s = c->s;
+	// The axis change R is a permutation: (R M R^-1)[i][j] = M[p[i]][p[j]],
+	// and the translation column is scaled and permuted like a position.
+	static const int perm_conv[3] = {1, 2, 0}, perm_keep[3] = {0, 1, 2};
+	const int *p = c->convert_axes ? perm_conv : perm_keep;
+	for (size_t k = 0; k < s->skins_count; k++) {
+		const gsio_skin *sk = &s->skins[k];
+		size_t nj = sk->joints_count;
+		cJSON *skin = jobj(c), *joints = jarr(c);
+		for (size_t j = 0; j < nj; j++) jpush_num(c, joints, sk->joints[j]);
+		jset(c, skin, "joints", joints);
+		if (nj && sk->inverse_bind) {
+			float *ibm = xmalloc_array(c, nj, 16 * sizeof(float));
+			if (!ibm) {
+				cJSON_Delete(skin);
+				return false;
+			}
+			for (size_t j = 0; j < nj; j++) {
+				const float *in = sk->inverse_bind + 16 * j;
+				float *o = ibm + 16 * j;
+				for (int col = 0; col < 3; col++) {
+					for (int row = 0; row < 3; row++) o[col * 4 + row] = in[p[col] * 4 + p[row]];
+					o[col * 4 + 3] = 0;
+				}
+				for (int row = 0; row < 3; row++) o[12 + row] = in[12 + p[row]] * c->scale;
+				o[15] = 1; // exactly affine, as glTF requires
+			}
+			int acc = float_accessor(c, ibm, nj, 16, false, 0);
 			free(ibm);
-			GSIO_FAIL(c->err, GSIO_ERR_ARGUMENT, NULL, -1, "joint %zu has a non-finite world translation", j);
-			return false;
+			if (acc < 0) {
+				cJSON_Delete(skin);
+				return false;
+			}
+			jnum(c, skin, "inverseBindMatrices", acc);
 		}
-		xf_pos(c, jt->world_translation, t);
-		float q[4] = {jt->world_rotation[0], jt->world_rotation[1], jt->world_rotation[2],
-		              jt->world_rotation[3]};
-		normalize4(q);
-		xf_quat(c, q, r);
-		double qd[4] = {r[0], r[1], r[2], r[3]}, m[3][3];
-		quat_to_mat3(qd, m);
-		float *o = ibm + 16 * j;
-		for (int row = 0; row < 3; row++) {
-			for (int col = 0; col < 3; col++) o[col * 4 + row] = (float)m[col][row]; // R^T
-			o[3 * 4 + row] =
-			    (float)-(m[0][row] * t[0] + m[1][row] * t[1] + m[2][row] * t[2]);
-			o[row * 4 + 3] = 0;
-		}
-		o[15] = 1;
+		if (sk->skeleton >= 0) jnum(c, skin, "skeleton", sk->skeleton);
+		char fallback[32];
+		snprintf(fallback, sizeof(fallback), "skin%zu", k);
+		jstr(c, skin, "name", or_default(sk->name, fallback));
+		jpush(c, c->skins, skin);
 	}
-	int acc = float_accessor(c, ibm, nj, 16, false, 0);
-	free(ibm);
-	if (acc < 0) return false;
-	cJSON *skin = jobj(c), *joints = jarr(c);
-	for (size_t j = 0; j < nj; j++) jpush_num(c, joints, (double)((size_t)c->joint_node0 + j));
-	jset(c, skin, "joints", joints);
-	jnum(c, skin, "inverseBindMatrices", acc);
-	jnum(c, skin, "skeleton", skeleton_root);
-	jstr(c, skin, "name", "skeleton");
-	c->skin = jpush(c, c->skins, skin);
+	return true;
+}
+
+// -- Cameras and lights
+
+static double yfov_of(double hfov_deg, double aspect)
+{
+	double h = hfov_deg * M_PI / 180.0;
+	return 2.0 * atan(tan(h / 2.0) / aspect);
+}
+
+/** The first animation with a channel on a node that carries camera ci, and
+ *  its FOV channel (NULL if none). */
+static const gsio_animation *camera_animation(const gltf_ctx *c, size_t ci, const gsio_channel **fov)
+{
+	const gsio_scene *s = c->s;
+	*fov = NULL;
+	for (size_t a = 0; a < s->animations_count; a++) {
+		const gsio_animation *an = &s->animations[a];
+		const gsio_animation *hit = NULL;
+		for (size_t k = 0; k < an->channels_count; k++) {
+			const gsio_channel *ch = &an->channels[k];
+			if (ch->node < 0 || s->nodes[ch->node].camera != (int32_t)ci) continue;
+			hit = an;
+			if (ch->path == GSIO_PATH_FOV && ch->values) {
+				*fov = ch;
+				return an;
+			}
+		}
+		if (hit) return hit;
+	}
+	return NULL;
+}
+
+static bool write_cameras(gltf_ctx *c)
+{
+	const gsio_scene *s = c->s;
+	for (size_t ci = 0; ci < s->cameras_count; ci++) {
+		const gsio_camera *cam = &s->cameras[ci];
+		char fallback[32];
+		snprintf(fallback, sizeof(fallback), "camera%zu", ci);
+		const char *name = or_default(cam->name, fallback);
+		double hfov = cam->fov;
+		if (!(hfov > 0 && hfov < 180)) {
+			warn(c, "camera %s: field of view %g is out of range: using 90", name, hfov);
+			hfov = 90.0;
+		}
+		double aspect = cam->aspect > 0 ? cam->aspect : CAMERA_ASPECT;
+		double znear = (cam->znear > 0 ? cam->znear : CAMERA_ZNEAR) * c->scale;
+		cJSON *cj = jobj(c), *persp = jobj(c);
+		jstr(c, cj, "name", name);
+		jstr(c, cj, "type", "perspective");
+		jnum(c, persp, "aspectRatio", aspect);
+		jnum(c, persp, "yfov", yfov_of(hfov, aspect));
+		jnum(c, persp, "znear", znear);
+		if (cam->zfar > 0 && cam->zfar * c->scale > znear) jnum(c, persp, "zfar", cam->zfar * c->scale);
+		jset(c, cj, "perspective", persp);
+		// glTF cannot animate the field of view (without KHR_animation_pointer,
+		// which Blender 3.4 ignores): keep the per-frame values and the cuts.
+		cJSON *extras = jobj(c);
+		if (!(cam->aspect > 0)) jnum(c, extras, "aspectRatioChosen", aspect);
+		const gsio_channel *fov;
+		const gsio_animation *an = camera_animation(c, ci, &fov);
+		if (fov) {
+			cJSON *fovs = jarr(c);
+			for (size_t f = 0; f < an->frames_count; f++) jpush_num(c, fovs, fov->values[f]);
+			jset(c, extras, "horizontalFovDegrees", fovs);
+		}
+		if (an && an->cuts_count) {
+			cJSON *cuts = jarr(c);
+			for (size_t k = 0; k < an->cuts_count; k++) jpush_num(c, cuts, an->cuts[k]);
+			jset(c, extras, "cuts", cuts);
+		}
+		if (cJSON_GetArraySize(extras))
+			jset(c, cj, "extras", extras);
+		else
+			cJSON_Delete(extras);
+		jpush(c, c->cameras, cj);
+	}
+	return true;
+}
+
+static bool write_lights(gltf_ctx *c)
+{
+	const gsio_scene *s = c->s;
+	if (!s->lights_count) return true;
+	for (size_t li = 0; li < s->lights_count; li++) {
+		const gsio_light *l = &s->lights[li];
+		cJSON *j = jobj(c);
+		char fallback[32];
+		snprintf(fallback, sizeof(fallback), "light%zu", li);
+		jstr(c, j, "name", or_default(l->name, fallback));
+		const char *type = l->type == GSIO_LIGHT_SPOT ? "spot"
+		                   : l->type == GSIO_LIGHT_DIRECTIONAL ? "directional" : "point";
+		jstr(c, j, "type", type);
+		float col[3];
+		for (int k = 0; k < 3; k++) col[k] = l->color[k] < 0 ? 0 : l->color[k] > 1 ? 1 : l->color[k];
+		if (col[0] != 1 || col[1] != 1 || col[2] != 1) jset(c, j, "color", jfloats(c, col, 3));
+		jnum(c, j, "intensity", l->intensity >= 0 ? l->intensity : 0);
+		if (l->type != GSIO_LIGHT_DIRECTIONAL && l->range > 0) jnum(c, j, "range", l->range * c->scale);
+		if (l->type == GSIO_LIGHT_SPOT) {
+			cJSON *spot = jobj(c);
+			jnum(c, spot, "innerConeAngle", l->inner_cone);
+			jnum(c, spot, "outerConeAngle", l->outer_cone);
+			jset(c, j, "spot", spot);
+		}
+		cJSON *extras = extras_json(c, NULL, &l->extras);
+		if (extras) jset(c, j, "extras", extras);
+		jpush(c, c->lights, j);
+	}
+	cJSON *exts = cJSON_GetObjectItemCaseSensitive(c->root, "extensions");
+	if (!exts) {
+		exts = jobj(c);
+		jset(c, c->root, "extensions", exts);
+	}
+	cJSON *ext = jobj(c);
+	jset(c, ext, "lights", c->lights);
+	c->lights = NULL;
+	jset(c, exts, "KHR_lights_punctual", ext);
+	use_extension(c, "KHR_lights_punctual", &c->used_lights);
 	return true;
 }
 
 // -- Animations
 
-static float checked_fps(gltf_ctx *c, float fps, const char *what, const char *name)
+static float checked_fps(gltf_ctx *c, float fps, const char *name)
 {
 	if (isfinite(fps) && fps > 0) return fps;
-	warn(c, "%s %s has frame rate %g: using %g", what, name ? name : "", (double)fps,
-	     (double)GSIO_DEFAULT_FPS);
+	warn(c, "animation %s has frame rate %g: using %g", name, (double)fps, (double)GSIO_DEFAULT_FPS);
 	return GSIO_DEFAULT_FPS;
-}
-
-/** An animation-input accessor: key k at time k / fps seconds. */
-static int time_accessor(gltf_ctx *c, size_t keys, float fps)
-{
-	float *t = xmalloc_array(c, keys, sizeof(float));
-	if (!t) return -1;
-	for (size_t k = 0; k < keys; k++) t[k] = (float)((double)k / fps);
-	int a = float_accessor(c, t, keys, 1, true, 0);
-	free(t);
-	return a;
 }
 
 static void add_channel(gltf_ctx *c, cJSON *samplers, cJSON *channels, int input, int output,
@@ -1274,249 +1641,153 @@ static void add_channel(gltf_ctx *c, cJSON *samplers, cJSON *channels, int input
 	jpush(c, channels, ch);
 }
 
-static void push_animation(gltf_ctx *c, const char *name, cJSON *samplers, cJSON *channels)
+/** Key layout of an animation: frame f is key key_of[f]; a cut at frame f
+ *  also has a key just before it (1% of a frame earlier) that holds frame
+ *  f-1's value, so LINEAR interpolation jumps instead of sweeping. */
+typedef struct key_plan {
+	size_t keys;
+	size_t *key_of;    // per frame
+	bool *cut_before;  // per frame
+} key_plan;
+
+/** Writes `width` floats per frame from vals (already converted) as keys. */
+static int keyed_accessor(gltf_ctx *c, const key_plan *kp, const float *vals, size_t frames,
+                          int width)
 {
+	float *out = xmalloc_array(c, kp->keys, (size_t)width * sizeof(float));
+	if (!out) return -1;
+	for (size_t f = 0; f < frames; f++) {
+		size_t k = kp->key_of[f];
+		memcpy(out + k * (size_t)width, vals + f * (size_t)width, (size_t)width * sizeof(float));
+		if (kp->cut_before[f])
+			memcpy(out + (k - 1) * (size_t)width, vals + (f - 1) * (size_t)width,
+			       (size_t)width * sizeof(float));
+	}
+	int a = float_accessor(c, out, kp->keys, width, false, 0);
+	free(out);
+	return a;
+}
+
+/** The output of one channel, in output axes. Returns the accessor, -1 on
+ *  failure, -2 when the channel has no glTF counterpart (skipped). */
+static int channel_output(gltf_ctx *c, const gsio_animation *an, const gsio_channel *ch,
+                          const key_plan *kp, const char **path)
+{
+	const gsio_scene *s = c->s;
+	size_t nf = an->frames_count;
+	const gsio_node *node = &s->nodes[ch->node];
+	if (ch->path == GSIO_PATH_FOV) return -2; // camera extras
+	if (ch->path == GSIO_PATH_MORPH) {
+		if (node->mesh < 0 || !c->mesh_targets[node->mesh]) return -2; // static mesh
+		size_t nt = (size_t)c->mesh_targets[node->mesh], nvals;
+		if (!mul_size(kp->keys, nt, &nvals)) {
+			FAIL(c, GSIO_ERR_LIMIT, "animation %s is too large", an->name);
+			return -1;
+		}
+		// Weights per key: one-hot from `frames` (at key k the weight of
+		// target frames[k] is 1, LINEAR between keys: a blend of two frames,
+		// which is how the engine interpolates), or as given in `values`.
+		float *w = xmalloc_array(c, nvals, sizeof(float));
+		if (!w) return -1;
+		memset(w, 0, nvals * sizeof(float));
+		for (size_t f = 0; f < nf; f++) {
+			size_t k = kp->key_of[f];
+			for (int back = 0; back <= (kp->cut_before[f] ? 1 : 0); back++) {
+				size_t src = f - (size_t)back, key = k - (size_t)back;
+				if (ch->frames)
+					w[key * nt + ch->frames[src]] = 1.0f;
+				else
+					memcpy(w + key * nt, ch->values + src * nt, nt * sizeof(float));
+			}
+		}
+		int a = float_accessor(c, w, nvals, 1, false, 0);
+		free(w);
+		*path = "weights";
+		return a;
+	}
+	int width = ch->path == GSIO_PATH_ROTATION ? 4 : 3;
+	float *v = xmalloc_array(c, nf, (size_t)width * sizeof(float));
+	if (!v) return -1;
+	for (size_t f = 0; f < nf; f++) {
+		const float *in = ch->values + f * (size_t)width;
+		float *o = v + f * (size_t)width;
+		switch (ch->path) {
+		case GSIO_PATH_TRANSLATION: xf_pos(c, in, o); break;
+		case GSIO_PATH_SCALE: xf_dir(c, in, o); break;
+		default:
+			node_rotation(c, ch->node, in, o);
+			// Keep consecutive keys in one hemisphere: the short way round.
+			if (f > 0 && o[0] * o[-4] + o[1] * o[-3] + o[2] * o[-2] + o[3] * o[-1] < 0)
+				for (int k = 0; k < 4; k++) o[k] = -o[k];
+			break;
+		}
+	}
+	*path = ch->path == GSIO_PATH_TRANSLATION ? "translation"
+	        : ch->path == GSIO_PATH_SCALE     ? "scale" : "rotation";
+	int a = keyed_accessor(c, kp, v, nf, width);
+	free(v);
+	return a;
+}
+
+static bool write_animation(gltf_ctx *c, size_t ai)
+{
+	const gsio_animation *an = &c->s->animations[ai];
+	char fallback[32];
+	snprintf(fallback, sizeof(fallback), "animation%zu", ai);
+	const char *name = or_default(an->name, fallback);
+	size_t nf = an->frames_count;
+	float fps = checked_fps(c, an->fps, name);
+	key_plan kp = {0};
+	kp.key_of = xmalloc_array(c, nf, sizeof(size_t));
+	kp.cut_before = xmalloc_array(c, nf, sizeof(bool));
+	float *times = NULL;
+	bool ok = kp.key_of && kp.cut_before;
+	if (ok) {
+		memset(kp.cut_before, 0, nf * sizeof(bool));
+		for (size_t k = 0; k < an->cuts_count; k++)
+			if (an->cuts[k] >= 1 && an->cuts[k] < nf) kp.cut_before[an->cuts[k]] = true;
+		for (size_t f = 0; f < nf; f++) {
+			if (kp.cut_before[f]) kp.keys++;
+			kp.key_of[f] = kp.keys++;
+		}
+		times = xmalloc_array(c, kp.keys, sizeof(float));
+		ok = times != NULL;
+	}
+	if (ok) {
+		for (size_t f = 0; f < nf; f++) {
+			times[kp.key_of[f]] = (float)((double)f / fps);
+			if (kp.cut_before[f]) times[kp.key_of[f] - 1] = (float)(((double)f - 0.01) / fps);
+		}
+	}
+	cJSON *samplers = jarr(c), *channels = jarr(c);
+	int input = -1;
+	for (size_t k = 0; ok && k < an->channels_count; k++) {
+		const char *path = NULL;
+		int out = channel_output(c, an, &an->channels[k], &kp, &path);
+		if (out == -2) continue;
+		if (out < 0) {
+			ok = false;
+			break;
+		}
+		if (input < 0) input = float_accessor(c, times, kp.keys, 1, true, 0);
+		ok = input >= 0;
+		if (ok) add_channel(c, samplers, channels, input, out, an->channels[k].node, path);
+	}
+	free(kp.key_of);
+	free(kp.cut_before);
+	free(times);
+	if (!ok || !cJSON_GetArraySize(channels)) {
+		cJSON_Delete(samplers);
+		cJSON_Delete(channels);
+		return ok;
+	}
 	cJSON *a = jobj(c);
 	jstr(c, a, "name", name);
 	jset(c, a, "channels", channels);
 	jset(c, a, "samplers", samplers);
+	cJSON *extras = extras_json(c, NULL, &an->extras);
+	if (extras) jset(c, a, "extras", extras);
 	jpush(c, c->animations, a);
-}
-
-/** One animation per clip: at key k the weight of target first+k is 1 and
- *  all others 0, LINEAR between keys (a blend of two consecutive frames,
- *  which is how the engine interpolates frames). */
-static bool write_clips(gltf_ctx *c)
-{
-	const gsio_scene *s = c->s;
-	if (!c->animate || !s->meshes_count) return true;
-	size_t nt = (size_t)c->mesh_targets[0];
-	for (size_t ci = 0; ci < s->clips_count; ci++) {
-		const gsio_clip *clip = &s->clips[ci];
-		if (!clip->frame_count || clip->first_frame >= nt || clip->frame_count > nt - clip->first_frame) {
-			warn(c, "clip %zu (%s) frames %zu+%zu lie outside the %zu frames: not written", ci,
-			     clip->name ? clip->name : "", clip->first_frame, clip->frame_count, nt);
-			continue;
-		}
-		size_t keys = clip->frame_count;
-		float fps = checked_fps(c, clip->fps, "clip", clip->name);
-		int input = time_accessor(c, keys, fps);
-		size_t nvals;
-		if (input < 0 || !gsioi_mul_size(keys, nt, &nvals)) {
-			if (input >= 0) GSIO_FAIL(c->err, GSIO_ERR_LIMIT, NULL, -1, "clip %zu is too large", ci);
-			return false;
-		}
-		float *w = xmalloc_array(c, nvals, sizeof(float));
-		if (!w) return false;
-		memset(w, 0, nvals * sizeof(float));
-		for (size_t k = 0; k < keys; k++) w[k * nt + clip->first_frame + k] = 1.0f;
-		int output = float_accessor(c, w, nvals, 1, false, 0);
-		free(w);
-		if (output < 0) return false;
-		cJSON *samplers = jarr(c), *channels = jarr(c);
-		for (size_t mi = 0; mi < s->meshes_count; mi++)
-			if (c->mesh_node[mi] >= 0 && (size_t)c->mesh_targets[mi] == nt)
-				add_channel(c, samplers, channels, input, output, c->mesh_node[mi], "weights");
-		char fallback[32];
-		snprintf(fallback, sizeof(fallback), "clip%zu", ci);
-		push_animation(c, clip->name && clip->name[0] ? clip->name : fallback, samplers, channels);
-	}
-	return true;
-}
-
-static bool write_skel_anims(gltf_ctx *c)
-{
-	const gsio_scene *s = c->s;
-	if (!c->animate) return true;
-	size_t nj = s->joints_count;
-	for (size_t ai = 0; ai < s->animations_count; ai++) {
-		const gsio_skel_anim *an = &s->animations[ai];
-		if (!nj || c->joint_node0 < 0 || an->joints_count != nj) {
-			GSIO_FAIL(c->err, GSIO_ERR_MISMATCH, NULL, -1,
-			          "animation %zu (%s) has %zu joints, the skeleton %zu", ai,
-			          an->name ? an->name : "", an->joints_count, nj);
-			return false;
-		}
-		if (!an->frames_count) {
-			warn(c, "animation %zu (%s) has no frames: not written", ai, an->name ? an->name : "");
-			continue;
-		}
-		if (!an->translations || !an->rotations) {
-			GSIO_FAIL(c->err, GSIO_ERR_ARGUMENT, NULL, -1, "animation %zu has no pose arrays", ai);
-			return false;
-		}
-		size_t nf = an->frames_count;
-		float fps = checked_fps(c, an->fps, "animation", an->name);
-		int input = time_accessor(c, nf, fps);
-		float *t = xmalloc_array(c, nf, 3 * sizeof(float));
-		float *r = xmalloc_array(c, nf, 4 * sizeof(float));
-		bool ok = input >= 0 && t && r;
-		cJSON *samplers = jarr(c), *channels = jarr(c);
-		for (size_t j = 0; ok && j < nj; j++) {
-			for (size_t f = 0; f < nf; f++) {
-				const float *src_t = an->translations + 3 * (f * nj + j);
-				const float *src_r = an->rotations + 4 * (f * nj + j);
-				if (!finite3(src_t)) {
-					GSIO_FAIL(c->err, GSIO_ERR_ARGUMENT, NULL, -1,
-					          "animation %zu frame %zu joint %zu: non-finite translation", ai, f, j);
-					ok = false;
-					break;
-				}
-				xf_pos(c, src_t, t + 3 * f);
-				float q[4] = {src_r[0], src_r[1], src_r[2], src_r[3]};
-				normalize4(q);
-				xf_quat(c, q, r + 4 * f);
-				// Keep consecutive keys in one hemisphere: the short way round.
-				if (f > 0) {
-					float *p = r + 4 * (f - 1), *cur = r + 4 * f;
-					if (p[0] * cur[0] + p[1] * cur[1] + p[2] * cur[2] + p[3] * cur[3] < 0)
-						for (int k = 0; k < 4; k++) cur[k] = -cur[k];
-				}
-			}
-			if (!ok) break;
-			int node = c->joint_node0 + (int)j;
-			int ta = float_accessor(c, t, nf, 3, false, 0);
-			int ra = float_accessor(c, r, nf, 4, false, 0);
-			ok = ta >= 0 && ra >= 0;
-			if (ok) {
-				add_channel(c, samplers, channels, input, ta, node, "translation");
-				add_channel(c, samplers, channels, input, ra, node, "rotation");
-			}
-		}
-		free(t);
-		free(r);
-		if (!ok) {
-			cJSON_Delete(samplers);
-			cJSON_Delete(channels);
-			return false;
-		}
-		char fallback[32];
-		snprintf(fallback, sizeof(fallback), "animation%zu", ai);
-		push_animation(c, an->name && an->name[0] ? an->name : fallback, samplers, channels);
-	}
-	return true;
-}
-
-// -- Cameras
-
-static double yfov_of(double hfov_deg)
-{
-	double h = hfov_deg * M_PI / 180.0;
-	return 2.0 * atan(tan(h / 2.0) / CAMERA_ASPECT);
-}
-
-static bool write_cameras(gltf_ctx *c)
-{
-	const gsio_scene *s = c->s;
-	double fix[4];
-	camera_fix(c, fix);
-	for (size_t ci = 0; ci < s->cameras_count; ci++) {
-		const gsio_camera *cam = &s->cameras[ci];
-		char fallback[32];
-		snprintf(fallback, sizeof(fallback), "camera%zu", ci);
-		const char *name = cam->name && cam->name[0] ? cam->name : fallback;
-		size_t nf = cam->positions && cam->rotations ? cam->frames_count : 0;
-		double hfov = cam->fov && nf ? cam->fov[0] : 90.0;
-		if (!(hfov > 0 && hfov < 180)) {
-			warn(c, "camera %s: field of view %g is out of range: using 90", name, hfov);
-			hfov = 90.0;
-		}
-		cJSON *cj = jobj(c), *persp = jobj(c);
-		jstr(c, cj, "name", name);
-		jstr(c, cj, "type", "perspective");
-		jnum(c, persp, "aspectRatio", CAMERA_ASPECT);
-		jnum(c, persp, "yfov", yfov_of(hfov));
-		jnum(c, persp, "znear", CAMERA_ZNEAR * c->scale);
-		jset(c, cj, "perspective", persp);
-		// glTF cannot animate the field of view (without KHR_animation_pointer,
-		// which Blender 3.4 ignores): keep the per-frame values and the cuts.
-		cJSON *extras = jobj(c);
-		jnum(c, extras, "aspectRatioChosen", CAMERA_ASPECT);
-		if (cam->fov && nf) {
-			cJSON *fovs = jarr(c);
-			for (size_t f = 0; f < nf; f++) jpush_num(c, fovs, cam->fov[f]);
-			jset(c, extras, "horizontalFovDegrees", fovs);
-		}
-		if (cam->cuts && cam->cuts_count) {
-			cJSON *cuts = jarr(c);
-			for (size_t k = 0; k < cam->cuts_count; k++) jpush_num(c, cuts, cam->cuts[k]);
-			jset(c, extras, "cuts", cuts);
-		}
-		jset(c, cj, "extras", extras);
-		int cam_index = jpush(c, c->cameras, cj);
-
-		cJSON *node = jobj(c);
-		jstr(c, node, "name", name);
-		jnum(c, node, "camera", cam_index);
-		float t[3] = {0, 0, 0}, r[4];
-		const float ident[4] = {0, 0, 0, 1};
-		if (nf) {
-			if (!finite3(cam->positions)) {
-				cJSON_Delete(node);
-				GSIO_FAIL(c->err, GSIO_ERR_ARGUMENT, NULL, -1, "camera %zu has a non-finite position", ci);
-				return false;
-			}
-			xf_pos(c, cam->positions, t);
-		}
-		camera_rotation(c, fix, nf ? cam->rotations : ident, r);
-		jset(c, node, "translation", jfloats(c, t, 3));
-		jset(c, node, "rotation", jfloats(c, r, 4));
-		int node_index = jpush(c, c->nodes, node);
-		jpush_num(c, c->scene_nodes, node_index);
-		if (!nf) warn(c, "camera %s has no frames", name);
-		if (!c->animate || nf < 2) continue;
-
-		float fps = checked_fps(c, cam->fps, "camera", name);
-		// A cut is a jump, not a move: just before a cut frame's time an extra
-		// key holds the previous shot's last pose, so LINEAR interpolation
-		// changes shots within 1% of a frame instead of sweeping across.
-		size_t ncut = 0;
-		for (size_t k = 0; k < cam->cuts_count; k++)
-			if (cam->cuts[k] >= 1 && cam->cuts[k] < nf) ncut++;
-		size_t nkeys = nf + ncut;
-		float *times = xmalloc_array(c, nkeys, sizeof(float));
-		float *tv = xmalloc_array(c, nkeys, 3 * sizeof(float));
-		float *rv = xmalloc_array(c, nkeys, 4 * sizeof(float));
-		bool ok = times && tv && rv;
-		size_t key = 0;
-		for (size_t f = 0; ok && f < nf; f++) {
-			if (!finite3(cam->positions + 3 * f)) {
-				GSIO_FAIL(c->err, GSIO_ERR_ARGUMENT, NULL, -1, "camera %zu frame %zu: non-finite position", ci, f);
-				ok = false;
-				break;
-			}
-			bool cut = false;
-			for (size_t k = 0; k < cam->cuts_count && f > 0; k++)
-				if (cam->cuts[k] == f) cut = true;
-			if (cut) { // repeat the previous key just before this frame's time
-				times[key] = (float)(((double)f - 0.01) / fps);
-				memcpy(tv + 3 * key, tv + 3 * (key - 1), 3 * sizeof(float));
-				memcpy(rv + 4 * key, rv + 4 * (key - 1), 4 * sizeof(float));
-				key++;
-			}
-			times[key] = (float)((double)f / fps);
-			xf_pos(c, cam->positions + 3 * f, tv + 3 * key);
-			camera_rotation(c, fix, cam->rotations + 4 * f, rv + 4 * key);
-			if (key > 0) {
-				float *p = rv + 4 * (key - 1), *cur = rv + 4 * key;
-				if (p[0] * cur[0] + p[1] * cur[1] + p[2] * cur[2] + p[3] * cur[3] < 0)
-					for (int k = 0; k < 4; k++) cur[k] = -cur[k];
-			}
-			key++;
-		}
-		int input = ok ? float_accessor(c, times, key, 1, true, 0) : -1;
-		ok = ok && input >= 0;
-		free(times);
-		int ta = ok ? float_accessor(c, tv, key, 3, false, 0) : -1;
-		int ra = ok ? float_accessor(c, rv, key, 4, false, 0) : -1;
-		free(tv);
-		free(rv);
-		if (ta < 0 || ra < 0) return false;
-		cJSON *samplers = jarr(c), *channels = jarr(c);
-		add_channel(c, samplers, channels, input, ta, node_index, "translation");
-		add_channel(c, samplers, channels, input, ra, node_index, "rotation");
-		push_animation(c, name, samplers, channels);
-	}
 	return true;
 }
 
@@ -1538,7 +1809,7 @@ static bool make_glb(gltf_ctx *c, const char *json, gsio_gltf_output *out)
 	size_t bl = c->bin.size, bpad = (4 - bl % 4) % 4;
 	size_t total = 12 + 8 + jl + jpad + (bl ? 8 + bl + bpad : 0);
 	if (total > UINT32_MAX || total < jl) {
-		GSIO_FAIL(c->err, GSIO_ERR_LIMIT, NULL, -1, "GLB of %zu bytes exceeds 4 GiB", total);
+		FAIL(c, GSIO_ERR_LIMIT, "GLB of %zu bytes exceeds 4 GiB", total);
 		return false;
 	}
 	uint8_t *g = malloc(total);
@@ -1609,21 +1880,27 @@ static bool build_document(gltf_ctx *c)
 	c->extensions_used = jarr(c);
 	if (c->json_failed) return fail_nomem(c, "the JSON document");
 
+	c->lights = jarr(c);
 	size_t n = s->meshes_count ? s->meshes_count : 1;
-	c->mesh_node = xmalloc_array(c, n, sizeof(int));
+	c->mesh_index = xmalloc_array(c, n, sizeof(int));
 	c->mesh_targets = xmalloc_array(c, n, sizeof(int));
-	if (!c->mesh_node || !c->mesh_targets) return false;
-	for (size_t i = 0; i < n; i++) c->mesh_node[i] = c->mesh_targets[i] = 0;
+	c->mesh_skin = xmalloc_array(c, n, sizeof(int));
+	c->image_index = xmalloc_array(c, s->images_count ? s->images_count : 1, sizeof(int));
+	c->folded = xmalloc_array(c, s->nodes_count ? s->nodes_count : 1, sizeof(bool));
+	if (!c->mesh_index || !c->mesh_targets || !c->mesh_skin || !c->image_index || !c->folded)
+		return false;
+	for (size_t i = 0; i < n; i++) c->mesh_index[i] = c->mesh_targets[i] = c->mesh_skin[i] = -1;
+	for (size_t i = 0; i < 9; i++) c->sampler_of[i / 3][i % 3] = -1;
 
-	GSIO_CHECK(write_images(c));
-	GSIO_CHECK(write_materials(c));
+	if (!write_images(c) || !write_materials(c)) return false;
 	c->variants_count = plan_variants(c);
-	GSIO_CHECK(write_skeleton(c));
-	for (size_t i = 0; i < s->meshes_count; i++) GSIO_CHECK(write_mesh(c, i));
-	GSIO_CHECK(write_clips(c));
-	GSIO_CHECK(write_skel_anims(c));
-	GSIO_CHECK(write_cameras(c));
-	GSIO_CHECK(buffer_align(c));
+	for (size_t i = 0; i < s->meshes_count; i++)
+		if (!write_mesh(c, i)) return false;
+	plan_folds(c);
+	if (!write_nodes(c) || !write_skins(c) || !write_cameras(c) || !write_lights(c)) return false;
+	for (size_t i = 0; c->animate && i < s->animations_count; i++)
+		if (!write_animation(c, i)) return false;
+	if (!buffer_align(c)) return false;
 
 	if (c->bin.size) {
 		cJSON *buffers = jarr(c), *b = jobj(c);
@@ -1651,6 +1928,8 @@ static bool build_document(gltf_ctx *c)
 	attach(c, "animations", &c->animations);
 	cJSON *scenes = jarr(c), *scene = jobj(c);
 	jstr(c, scene, "name", c->name);
+	cJSON *sextras = extras_json(c, NULL, &s->extras);
+	if (sextras) jset(c, scene, "extras", sextras);
 	if (cJSON_GetArraySize(c->scene_nodes) > 0)
 		jset(c, scene, "nodes", c->scene_nodes);
 	else
@@ -1669,12 +1948,18 @@ int gsio_gltf_write(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_gltf_
 	if (!err) err = &local;
 	gsio_error_clear(err);
 	if (!out) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_gltf_write: no output");
+		fail_at(err, GSIO_ERR_ARGUMENT, __FILE__, __LINE__, "gsio_gltf_write: no output");
 		return -1;
 	}
 	memset(out, 0, sizeof(*out));
 	if (!scene) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_gltf_write: no scene");
+		fail_at(err, GSIO_ERR_ARGUMENT, __FILE__, __LINE__, "gsio_gltf_write: no scene");
+		return -1;
+	}
+	// Every rule of the scene model, checked once: the writer below trusts
+	// indices, counts and floats.
+	if (gsio_scene_validate(scene, err)) {
+		if (err->code == GSIO_OK) err->code = GSIO_ERR_ARGUMENT;
 		return -1;
 	}
 	gsio_gltf_opts opts = {0};
@@ -1686,12 +1971,13 @@ int gsio_gltf_write(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_gltf_
 	c->out = out;
 	c->scale = opts.scale == 0 ? 1.0f : opts.scale;
 	if (!isfinite(c->scale) || c->scale <= 0) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "scale %g must be a positive number", (double)opts.scale);
+		fail_at(err, GSIO_ERR_ARGUMENT, __FILE__, __LINE__, "scale %g must be a positive number", (double)opts.scale);
 		return -1;
 	}
 	c->convert_axes = !(opts.flags & GSIO_GLTF_KEEP_AXES);
 	c->animate = !(opts.flags & GSIO_GLTF_NO_ANIMATION);
 	c->separate = (opts.flags & GSIO_GLTF_SEPARATE) != 0;
+	c->sparse = (opts.flags & GSIO_GLTF_SPARSE_MORPH) != 0;
 	char stem[256];
 	safe_name(opts.name && opts.name[0] ? opts.name : "model", stem, sizeof(stem));
 	// Keep the caller's stem for file names when it is printable; only
@@ -1758,14 +2044,19 @@ int gsio_gltf_write(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_gltf_
 	cJSON_Delete(c->skins);
 	cJSON_Delete(c->animations);
 	cJSON_Delete(c->cameras);
+	cJSON_Delete(c->lights);
 	cJSON_Delete(c->scene_nodes);
 	cJSON_Delete(c->extensions_used);
-	free(c->mesh_node);
+	free(c->mesh_index);
 	free(c->mesh_targets);
-	gsioi_writer_free(&c->bin);
+	free(c->mesh_skin);
+	free(c->image_index);
+	free(c->folded);
+	free(c->texs);
+	free(c->bin.data);
 	if (!ok) {
 		gsio_gltf_output_free(out);
-		if (err->code == GSIO_OK) GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "glTF writing failed");
+		if (err->code == GSIO_OK) fail_at(err, GSIO_ERR_NOMEM, __FILE__, __LINE__, "glTF writing failed");
 		return -1;
 	}
 	return 0;
@@ -1773,77 +2064,11 @@ int gsio_gltf_write(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_gltf_
 
 // -- Files
 
-static atomic_ulong tmp_counter;
-
-/** Writes data to a fresh temporary file in dir (O_EXCL), returns its path. */
-static bool write_temp(const char *dir, const char *name, const uint8_t *data, size_t size,
-                       char *tmp, size_t tmp_size, gsio_error *err)
+/** The part of path after the last '/'. */
+static const char *path_base(const char *path)
 {
-	for (int attempt = 0; attempt < 100; attempt++) {
-		unsigned long n = atomic_fetch_add(&tmp_counter, 1);
-		snprintf(tmp, tmp_size, "%s.%s.%ld.%lu.tmp", dir, name, (long)getpid(), n);
-		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd < 0 && errno == EEXIST) continue;
-		if (fd < 0) {
-			GSIO_FAIL(err, GSIO_ERR_IO, tmp, -1, "cannot create: %s", strerror(errno));
-			return false;
-		}
-		size_t done = 0;
-		while (done < size) {
-			ssize_t w = write(fd, data + done, size - done);
-			if (w < 0 && errno == EINTR) continue;
-			if (w <= 0) {
-				int e = errno;
-				close(fd);
-				unlink(tmp);
-				GSIO_FAIL(err, GSIO_ERR_IO, tmp, (int64_t)done, "write failed: %s", strerror(e));
-				return false;
-			}
-			done += (size_t)w;
-		}
-		if (close(fd)) {
-			int e = errno;
-			unlink(tmp);
-			GSIO_FAIL(err, GSIO_ERR_IO, tmp, -1, "write failed: %s", strerror(e));
-			return false;
-		}
-		return true;
-	}
-	GSIO_FAIL(err, GSIO_ERR_IO, dir, -1, "cannot find a free temporary name");
-	return false;
-}
-
-/** Moves tmp to final: rename() when replacing is allowed; link() (which
- *  refuses an existing target atomically) when it is not. */
-static bool place(const char *tmp, const char *final, bool no_replace, gsio_error *err)
-{
-	if (!no_replace) {
-		if (rename(tmp, final)) {
-			int e = errno;
-			unlink(tmp);
-			GSIO_FAIL(err, GSIO_ERR_IO, final, -1, "cannot rename the temporary file: %s", strerror(e));
-			return false;
-		}
-		return true;
-	}
-	if (link(tmp, final) == 0) {
-		unlink(tmp);
-		return true;
-	}
-	int e = errno;
-	if (e == EEXIST) {
-		unlink(tmp);
-		GSIO_FAIL(err, GSIO_ERR_IO, final, -1, "exists (not replaced)");
-		return false;
-	}
-	// File systems without hard links: check, then rename (not atomic).
-	struct stat st;
-	if (lstat(final, &st) == 0) {
-		unlink(tmp);
-		GSIO_FAIL(err, GSIO_ERR_IO, final, -1, "exists (not replaced)");
-		return false;
-	}
-	return place(tmp, final, false, err);
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
 }
 
 int gsio_gltf_write_file(const gsio_scene *scene, const char *path, const gsio_gltf_opts *o,
@@ -1854,63 +2079,53 @@ int gsio_gltf_write_file(const gsio_scene *scene, const char *path, const gsio_g
 	gsio_error_clear(err);
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	if (!path || !path[0]) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_gltf_write_file: no path");
+		fail_at(err, GSIO_ERR_ARGUMENT, __FILE__, __LINE__, "gsio_gltf_write_file: no path");
 		return -1;
 	}
 	gsio_gltf_opts opts = {0};
 	if (o) opts = *o;
-	char ext[16];
-	gsioi_path_ext(path, ext, sizeof(ext));
-	if (!strcmp(ext, "gltf")) opts.flags |= GSIO_GLTF_SEPARATE;
-	if (!strcmp(ext, "glb")) opts.flags &= ~(uint32_t)GSIO_GLTF_SEPARATE;
-	const char *base = gsioi_path_base(path);
+	const char *base = path_base(path);
+	const char *dot = strrchr(base, '.');
+	if (dot && !strcasecmp(dot, ".gltf")) opts.flags |= GSIO_GLTF_SEPARATE;
+	if (dot && !strcasecmp(dot, ".glb")) opts.flags &= ~(uint32_t)GSIO_GLTF_SEPARATE;
 	size_t dir_len = (size_t)(base - path);
 	char stem[256];
 	snprintf(stem, sizeof(stem), "%s", base);
-	char *dot = strrchr(stem, '.');
-	if (dot && dot != stem) *dot = 0;
+	char *sdot = strrchr(stem, '.');
+	if (sdot && sdot != stem) *sdot = 0;
 	opts.name = stem;
 	bool no_replace = (opts.flags & GSIO_GLTF_NO_REPLACE) != 0;
 
 	gsio_gltf_output out;
 	if (gsio_gltf_write(scene, &opts, &out, err)) return -1;
 
-	char dir[4096];
-	if (dir_len >= sizeof(dir)) {
-		gsio_gltf_output_free(&out);
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, path, -1, "path too long");
-		return -1;
-	}
-	memcpy(dir, path, dir_len);
-	dir[dir_len] = 0;
-	char (*finals)[4096] = calloc(out.files_count ? out.files_count : 1, sizeof(*finals));
-	bool ok = finals != NULL;
-	if (!ok) GSIO_FAIL(err, GSIO_ERR_NOMEM, path, -1, "out of memory");
-	for (size_t i = 0; ok && i < out.files_count; i++) {
-		int n = i == 0 ? snprintf(finals[i], sizeof(finals[i]), "%s", path)
-		               : snprintf(finals[i], sizeof(finals[i]), "%s%s", dir, out.files[i].name);
-		if (n < 0 || (size_t)n >= sizeof(finals[i])) {
-			GSIO_FAIL(err, GSIO_ERR_ARGUMENT, path, -1, "path too long");
+	size_t n = out.files_count;
+	gsio_file_data *files = calloc(n ? n : 1, sizeof(*files));
+	char **finals = calloc(n ? n : 1, sizeof(*finals));
+	bool ok = files && finals;
+	if (!ok) fail_at(err, GSIO_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+	// Resources first, the main file last: it never refers to missing files.
+	for (size_t k = 0; ok && k < n; k++) {
+		size_t i = (k + 1) % n;
+		size_t len = i == 0 ? strlen(path) : dir_len + strlen(out.files[i].name);
+		finals[k] = malloc(len + 1);
+		if (!finals[k]) {
+			fail_at(err, GSIO_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
 			ok = false;
+			break;
 		}
+		if (i == 0)
+			memcpy(finals[k], path, len + 1);
+		else
+			snprintf(finals[k], len + 1, "%.*s%s", (int)dir_len, path, out.files[i].name);
+		files[k].path = finals[k];
+		files[k].data = out.files[i].data;
+		files[k].size = out.files[i].size;
 	}
-	// Refuse before writing anything, so a refused output is left as it was.
-	for (size_t i = 0; ok && no_replace && i < out.files_count; i++) {
-		struct stat st;
-		if (lstat(finals[i], &st) == 0) {
-			GSIO_FAIL(err, GSIO_ERR_IO, finals[i], -1, "exists (not replaced; use --force)");
-			ok = false;
-		}
-	}
-	// Resources first, the main file last.
-	for (size_t k = 0; ok && k < out.files_count; k++) {
-		size_t i = (k + 1) % out.files_count;
-		char tmp[4600];
-		ok = write_temp(dir, out.files[i].name, out.files[i].data, out.files[i].size, tmp,
-		                sizeof(tmp), err) &&
-		     place(tmp, finals[i], no_replace, err);
-	}
+	if (ok) ok = gsio_place_files(files, n, no_replace, err) == 0;
+	for (size_t k = 0; finals && k < n; k++) free(finals[k]);
 	free(finals);
+	free(files);
 	if (warnings) {
 		warnings->warnings = out.warnings;
 		warnings->warnings_count = out.warnings_count;

@@ -1,23 +1,39 @@
-/* gsio glTF 2.0 writer: turns a neutral gsio_scene into a GLB file, or a
- * .gltf JSON document with a .bin buffer and one .png per image.
+/* gsio glTF 2.0 writer (libgsio_gltf): turns a neutral gsio_scene (scene v2)
+ * into a GLB file, or a .gltf JSON document with a .bin buffer and one .png
+ * per image. Built on the public gsio API only; link gsio::gsio_gltf
+ * (CMake) or pkg-config gsio_gltf.
  *
  * What goes where (see blender_bridge/README.md for the reasons):
- * - every gsio_mesh -> one glTF mesh with one primitive (indices, POSITION,
- *   NORMAL, TEXCOORD_0, JOINTS_n/WEIGHTS_n) and one node at the scene root;
- * - every morph frame -> one morph target (POSITION and NORMAL deltas from
- *   the base pose), names in mesh.extras.targetNames; every clip -> one
- *   animation of the node's `weights`;
- * - every image -> one PNG (RGBA8, or RGB8 when fully opaque, top row first);
- *   every material -> a pbrMetallicRoughness material (metallic 0,
- *   roughness 1). Materials that no mesh uses (extra MDL skins) become
- *   KHR_materials_variants variants, so nothing is dropped;
- * - joints -> a node tree and one skin with inverse bind matrices from the
- *   world bind pose; every skeletal animation -> one animation;
- * - every camera -> a node with a perspective camera and its animation.
+ * - the scene is checked with gsio_scene_validate() first; an invalid scene
+ *   is refused with the validator's message (GSIO_ERR_ARGUMENT);
+ * - every scene node -> one glTF node (same index, TRS, children), the roots
+ *   form the one glTF scene; a mesh placed by several nodes is written once;
+ * - every mesh -> one glTF mesh with one primitive per part (shared
+ *   attribute accessors: POSITION, NORMAL, TEXCOORD_0, JOINTS_n/WEIGHTS_n);
+ *   a mesh with 2 or more morph frames gets one morph target per frame
+ *   (dense POSITION and NORMAL deltas; names in mesh.extras.targetNames), a
+ *   mesh with 0 or 1 frames is plain;
+ * - every skin -> a glTF skin (joints are nodes, inverse bind matrices from
+ *   the scene); a skinned mesh's nodes get "skin";
+ * - every image -> one PNG (RGBA8, or RGB8 when fully opaque); an image that
+ *   is only a reference keeps its uri beside a .gltf and is embedded in a GLB
+ *   when it is a readable PNG or JPEG (else left out with a warning);
+ * - every material -> pbrMetallicRoughness (metallic 0, roughness 1), with
+ *   sampler wrap modes, alpha mode, doubleSided, emissive and
+ *   KHR_materials_unlit; material, image and texture names are prefixed
+ *   with the output stem ("<model>_skin0"). Materials that no mesh uses
+ *   (extra MDL skins) become KHR_materials_variants variants;
+ * - cameras -> perspective cameras, lights -> KHR_lights_punctual, both with
+ *   the change of frame from the scene's +X-forward to glTF's -Z;
+ * - every animation -> one glTF animation (translation, rotation, scale,
+ *   morph weights; field of view per frame in the camera's extras; cuts as
+ *   jumps);
+ * - extras of the scene, nodes, meshes, materials, images, lights and
+ *   animations -> glTF extras.
  *
  * The writer never reads the scene's arena allocator; its own memory is
  * malloc'd. It is re-entrant: several threads may write different (or the
- * same, read-only) scenes at once. */
+ * same, read-only) scenes at once. It prints nothing. */
 #ifndef GSIO_GLTF_H
 #define GSIO_GLTF_H
 
@@ -38,7 +54,11 @@ enum {
 	GSIO_GLTF_NO_ANIMATION = 1u << 2,
 	/** gsio_gltf_write_file(): fail (GSIO_ERR_IO) instead of replacing any
 	 *  existing output file; nothing is written then. */
-	GSIO_GLTF_NO_REPLACE = 1u << 3
+	GSIO_GLTF_NO_REPLACE = 1u << 3,
+	/** Store morph-target deltas as sparse accessors (and an accessor
+	 *  without a buffer view for a target that moves nothing): smaller, but
+	 *  Godot 3.2.3 reads such accessors as garbage or hangs. Default: dense. */
+	GSIO_GLTF_SPARSE_MORPH = 1u << 4
 };
 
 /** Writer options. A zeroed struct (or NULL) gives the defaults. */
@@ -72,11 +92,11 @@ typedef struct gsio_gltf_output {
 
 /** Writes the scene into memory. Returns 0 and fills out, or non-zero with
  *  err set (and out left empty). o and err may be NULL. */
-GSIO_NODISCARD int gsio_gltf_write(const gsio_scene *scene, const gsio_gltf_opts *o,
+GSIO_API GSIO_NODISCARD int gsio_gltf_write(const gsio_scene *scene, const gsio_gltf_opts *o,
                                    gsio_gltf_output *out, gsio_error *err);
 
 /** Frees what gsio_gltf_write() put in out and zeroes it. NULL is fine. */
-void gsio_gltf_output_free(gsio_gltf_output *out);
+GSIO_API void gsio_gltf_output_free(gsio_gltf_output *out);
 
 /** Writes the scene to `path` and, in SEPARATE mode, its .bin and .png files
  *  beside it. A path ending in ".gltf" selects SEPARATE mode, ".glb" the
@@ -84,16 +104,12 @@ void gsio_gltf_output_free(gsio_gltf_output *out);
  *  to a temporary name in the same directory and renamed into place (the
  *  .gltf last, so it never refers to missing files). With
  *  GSIO_GLTF_NO_REPLACE an existing file is left untouched and the call
- *  fails. `warnings` (may be NULL) receives the writer's warnings; free them
+ *  fails (the error names that file and says it exists). Errors name the
+ *  final paths, never a temporary one. `warnings` (may be NULL) receives the writer's warnings; free them
  *  with gsio_gltf_output_free(). Returns 0 or non-zero with err set. */
-GSIO_NODISCARD int gsio_gltf_write_file(const gsio_scene *scene, const char *path,
+GSIO_API GSIO_NODISCARD int gsio_gltf_write_file(const gsio_scene *scene, const char *path,
                                         const gsio_gltf_opts *o, gsio_gltf_output *warnings,
                                         gsio_error *err);
-
-/** Encodes RGBA8 pixels (top row first) as PNG into malloc'd memory: RGB8
- *  when every alpha is 255, RGBA8 otherwise. Returns 0 or non-zero. */
-GSIO_NODISCARD int gsio_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height,
-                                   uint8_t **png, size_t *png_size, gsio_error *err);
 
 #ifdef __cplusplus
 }

@@ -383,10 +383,20 @@ static void convert(pool *p, job *j)
 		for (size_t i = 0; i < s->meshes_count; i++) j->counts.welded += s->meshes[i].vertex_count;
 		j->counts.frames = s->meshes_count ? s->meshes[0].frames_count : 0;
 		j->counts.skins = s->images_count;
-		j->counts.clips = s->clips_count;
+		// Clips are the animations that play morph frames; the others move
+		// nodes (skeletal, cameras).
+		size_t clips = 0, joints = 0;
+		for (size_t a = 0; a < s->animations_count; a++) {
+			bool morph = false;
+			for (size_t k = 0; k < s->animations[a].channels_count; k++)
+				morph = morph || s->animations[a].channels[k].path == GSIO_PATH_MORPH;
+			if (morph) clips++;
+		}
+		for (size_t k = 0; k < s->skins_count; k++) joints += s->skins[k].joints_count;
+		j->counts.clips = clips;
 		j->counts.meshes = s->meshes_count;
-		j->counts.joints = s->joints_count;
-		j->counts.animations = s->animations_count;
+		j->counts.joints = joints;
+		j->counts.animations = s->animations_count - clips;
 		j->counts.cameras = s->cameras_count;
 		if (s->warnings_count) {
 			j->scene_warnings = calloc(s->warnings_count, sizeof(char *));
@@ -408,6 +418,10 @@ static void convert(pool *p, job *j)
 			         strerror(errno));
 		} else if (gsio_gltf_write_file(s, j->output, &go, &j->warnings, &j->err) == 0) {
 			j->ok = true;
+		} else if (!o->force && j->err.code == GSIO_ERR_IO && strstr(j->err.message, "exists")) {
+			// The library says what happened; the command says what to do.
+			size_t len = strlen(j->err.message);
+			snprintf(j->err.message + len, sizeof(j->err.message) - len, "; use --force to replace it");
 		}
 		gsio_scene_free(s);
 	}
@@ -523,21 +537,16 @@ static int write_report(const char *path, const job_list *l)
 	cJSON_Delete(root);
 	if (!text) return -1;
 	// Temporary name beside it, then rename: a reader never sees half a report.
-	size_t n = strlen(path) + 32;
-	char *tmp = malloc(n);
+	size_t len = strlen(text);
+	char *line = malloc(len + 2);
 	int rc = -1;
-	if (tmp) {
-		snprintf(tmp, n, "%s.%ld.tmp", path, (long)getpid());
-		FILE *f = fopen(tmp, "wb");
-		if (f) {
-			bool ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-			ok = (fclose(f) == 0) && ok;
-			if (ok && rename(tmp, path) == 0)
-				rc = 0;
-			else
-				unlink(tmp);
-		}
-		free(tmp);
+	if (line) {
+		memcpy(line, text, len);
+		line[len] = '\n';
+		gsio_file_data f = {path, (const uint8_t *)line, len + 1};
+		gsio_error err;
+		rc = gsio_place_files(&f, 1, false, &err) ? -1 : 0;
+		free(line);
 	}
 	free(text);
 	return rc;
@@ -641,6 +650,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mdl2gltf: --quiet and --verbose contradict each other\n");
 		return EXIT_USAGE;
 	}
+	// Ctrl-C or a kill during a batch leaves no temporary file behind.
+	gsio_install_cleanup_handlers();
 	int ninputs = argc - optind;
 	if (ninputs < 1) {
 		fprintf(stderr, "mdl2gltf: no input files\n");

@@ -97,11 +97,7 @@ bool gsioi_scene_warn(gsio_scene *scene, gsio_error *err, const char *fmt, ...) 
 
 /** Bounding box of n xyz points (zeros when n == 0). */
 void gsioi_bbox3(const float *p, size_t n, float mn[3], float mx[3]);
-/** Clips from the mesh's frame names: runs of frames whose names agree once
- *  trailing digits and the separators before them are cut ("walk0".."walk3"
- *  -> "walk"); a stem that returns after other clips gets ".2", ".3". */
-GSIO_NODISCARD bool gsioi_scene_build_clips(gsio_scene *s, const gsio_mesh *m, float fps,
-                                           gsio_error *err);
+/* Clips, nodes, double-sided faces: gsio_scene_util.h. */
 
 // -- Bounded reader
 
@@ -184,5 +180,25 @@ void gsioi_writer_free(gsioi_writer *w);
 void gsioi_path_ext(const char *path, char *buf, size_t buf_size);
 /** The part of path after the last '/' or '\\'. */
 const char *gsioi_path_base(const char *path);
+/** Whether path, once symbolic links and ".." are resolved, lies inside the
+ *  folder dir ("" for the current one): 1 inside, 0 outside, -1 when either
+ *  does not resolve (a missing file). */
+int gsioi_path_inside(const char *dir, const char *path);
+
+// -- File access through the options (opts->io, or gsio_default_io())
+
+/** The io a load uses: opts->io when it can read, else the default. */
+const gsio_io *gsioi_io_of(const gsio_opts *opts);
+/** Whether that is the default io (real files: path checks apply). */
+bool gsioi_io_is_default(const gsio_opts *opts);
+/** Reads a whole file through the load's io, bounded by its memory limit.
+ *  0, or -1 with err set (always a code, even when a custom io forgot). */
+GSIO_NODISCARD int gsioi_io_read(const gsio_opts *opts, const char *path, uint8_t **data,
+                                 size_t *size, gsio_error *err);
+/** Frees what gsioi_io_read returned (NULL is fine). */
+void gsioi_io_free(const gsio_opts *opts, uint8_t *data);
+/** A palette file read through the load's io (see gsio_palette_load). */
+GSIO_NODISCARD int gsioi_palette_load_io(const gsio_opts *opts, const char *path,
+                                         uint8_t out[768], gsio_error *err);
 
 #endif

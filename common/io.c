@@ -1,5 +1,12 @@
-/* Default stdio file access and path helpers. */
+/* Default file access (gsio_default_io) and path helpers.
+ *
+ * Every file a load opens (the model, palettes, textures, sibling
+ * animations) goes through opts->io, or through the default io here. The
+ * default io opens with O_NONBLOCK so that opening a FIFO never waits for a
+ * writer, then refuses anything that is not a regular file: a FIFO, a
+ * device or a directory is an error, not a hang or an endless read. */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* DT_REG, DT_UNKNOWN */
 #include "gsio_internal.h"
 
 #include <ctype.h>
@@ -8,40 +15,75 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#ifndef _WIN32
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+#endif
+
+#ifndef O_CLOEXEC
+#define O_CLOEXEC 0
+#endif
+#ifndef O_NONBLOCK
+#define O_NONBLOCK 0
+#endif
+
+// -- Reading a whole file
+
+#ifndef _WIN32
 int gsio_read_whole_file(const char *path, uint8_t **data, size_t *size, size_t max_size,
                          gsio_error *err)
 {
 	*data = NULL;
 	*size = 0;
 	if (!max_size) max_size = GSIO_DEFAULT_MEMORY_LIMIT;
-	FILE *f = fopen(path, "rb");
-	if (!f) {
+	if (!path) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "no file name");
+		return -1;
+	}
+	// O_NONBLOCK: a FIFO without a writer would block open() forever.
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
 		GSIO_FAIL(err, GSIO_ERR_IO, path, -1, "cannot open: %s", strerror(errno));
 		return -1;
 	}
-	size_t cap = 0, len = 0;
-	uint8_t *buf = NULL;
 	struct stat st;
-	bool known = fstat(fileno(f), &st) == 0;
-	if (known && S_ISDIR(st.st_mode)) { // fopen succeeds on one; fread fails with EISDIR
-		fclose(f);
-		GSIO_FAIL(err, GSIO_ERR_IO, path, -1, "cannot read: it is a directory");
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		close(fd);
+		GSIO_FAIL(err, GSIO_ERR_IO, path, -1, "cannot stat: %s", strerror(e));
 		return -1;
 	}
-	if (known && S_ISREG(st.st_mode) && st.st_size >= 0 &&
-	    (uint64_t)st.st_size <= max_size) {
-		// A regular file: one buffer of the right size (+1 to see EOF without growing).
-		cap = (size_t)st.st_size + 1;
-		buf = malloc(cap);
-		if (!buf) cap = 0;
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		GSIO_FAIL(err, GSIO_ERR_IO, path, -1, "not a regular file%s",
+		          S_ISDIR(st.st_mode)    ? ": it is a directory"
+		          : S_ISFIFO(st.st_mode) ? ": it is a FIFO"
+		          : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? ": it is a device"
+		                                                        : "");
+		return -1;
+	}
+	if (st.st_size < 0 || (uint64_t)st.st_size > max_size) {
+		close(fd);
+		GSIO_FAIL(err, GSIO_ERR_LIMIT, path, -1, "file is larger than %zu bytes", max_size);
+		return -1;
+	}
+	// One buffer of the stated size, +1 to see the end without growing; a
+	// file that grows while it is read is still bounded by max_size.
+	size_t cap = (size_t)st.st_size + 1, len = 0;
+	uint8_t *buf = malloc(cap);
+	if (!buf) {
+		close(fd);
+		GSIO_FAIL(err, GSIO_ERR_NOMEM, path, -1, "out of memory reading the file");
+		return -1;
 	}
 	for (;;) {
 		if (len == cap) {
-			size_t ncap = cap ? cap * 2 : 65536;
+			size_t ncap = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
 			if (ncap > max_size + 1) ncap = max_size + 1;
 			if (ncap <= cap) {
 				free(buf);
-				fclose(f);
+				close(fd);
 				GSIO_FAIL(err, GSIO_ERR_LIMIT, path, -1, "file is larger than %zu bytes",
 				          max_size);
 				return -1;
@@ -49,24 +91,26 @@ int gsio_read_whole_file(const char *path, uint8_t **data, size_t *size, size_t 
 			uint8_t *nb = realloc(buf, ncap);
 			if (!nb) {
 				free(buf);
-				fclose(f);
+				close(fd);
 				GSIO_FAIL(err, GSIO_ERR_NOMEM, path, -1, "out of memory reading the file");
 				return -1;
 			}
 			buf = nb;
 			cap = ncap;
 		}
-		size_t n = fread(buf + len, 1, cap - len, f);
-		len += n;
+		ssize_t n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR) continue;
+		if (n < 0) {
+			int e = errno;
+			free(buf);
+			close(fd);
+			GSIO_FAIL(err, GSIO_ERR_IO, path, -1, "read error: %s", strerror(e));
+			return -1;
+		}
 		if (n == 0) break;
+		len += (size_t)n;
 	}
-	int bad = ferror(f), bad_errno = errno;
-	fclose(f);
-	if (bad) {
-		free(buf);
-		GSIO_FAIL(err, GSIO_ERR_IO, path, -1, "read error: %s", strerror(bad_errno));
-		return -1;
-	}
+	close(fd);
 	if (len > max_size) {
 		free(buf);
 		GSIO_FAIL(err, GSIO_ERR_LIMIT, path, -1, "file is larger than %zu bytes", max_size);
@@ -76,6 +120,193 @@ int gsio_read_whole_file(const char *path, uint8_t **data, size_t *size, size_t 
 	*size = len;
 	return 0;
 }
+#else
+int gsio_read_whole_file(const char *path, uint8_t **data, size_t *size, size_t max_size,
+                         gsio_error *err)
+{
+	*data = NULL;
+	*size = 0;
+	if (!max_size) max_size = GSIO_DEFAULT_MEMORY_LIMIT;
+	struct stat st;
+	if (!path || stat(path, &st) != 0 || !(st.st_mode & S_IFREG)) {
+		GSIO_FAIL(err, GSIO_ERR_IO, path, -1, "not a regular file");
+		return -1;
+	}
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		GSIO_FAIL(err, GSIO_ERR_IO, path, -1, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	if ((uint64_t)st.st_size > max_size) {
+		fclose(f);
+		GSIO_FAIL(err, GSIO_ERR_LIMIT, path, -1, "file is larger than %zu bytes", max_size);
+		return -1;
+	}
+	size_t cap = (size_t)st.st_size + 1;
+	uint8_t *buf = malloc(cap);
+	size_t len = buf ? fread(buf, 1, cap, f) : 0;
+	int bad = !buf || ferror(f);
+	fclose(f);
+	if (bad || len > max_size) {
+		free(buf);
+		GSIO_FAIL(err, bad ? GSIO_ERR_IO : GSIO_ERR_LIMIT, path, -1, "cannot read the file");
+		return -1;
+	}
+	*data = buf;
+	*size = len;
+	return 0;
+}
+#endif
+
+// -- The default io
+
+static int default_read_file(void *user, const char *path, uint8_t **data, size_t *size,
+                             gsio_error *err)
+{
+	(void)user;
+	return gsio_read_whole_file(path, data, size, 0, err);
+}
+
+static void default_free_data(void *user, uint8_t *data)
+{
+	(void)user;
+	free(data);
+}
+
+static void default_free_list(void *user, char **names)
+{
+	(void)user;
+	if (!names) return;
+	for (char **n = names; *n; n++) free(*n);
+	free(names);
+}
+
+#ifndef _WIN32
+// A folder with more entries than this is not a model's folder.
+#define GSIO_LIST_MAX 100000
+
+static int default_list_dir(void *user, const char *dir, char ***out, gsio_error *err)
+{
+	(void)user;
+	*out = NULL;
+	if (!dir || !*dir) dir = ".";
+	DIR *d = opendir(dir);
+	if (!d) {
+		GSIO_FAIL(err, GSIO_ERR_IO, dir, -1, "cannot list: %s", strerror(errno));
+		return -1;
+	}
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		// Only regular files (a symlink counts when it leads to one).
+		bool regular = false;
+#ifdef DT_REG
+		if (e->d_type == DT_REG) regular = true;
+		else if (e->d_type == DT_LNK || e->d_type == DT_UNKNOWN)
+#endif
+		{
+			struct stat st;
+			regular = fstatat(dirfd(d), e->d_name, &st, 0) == 0 && S_ISREG(st.st_mode);
+		}
+		if (!regular) continue;
+		if (n + 1 >= cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			char **nn = ncap <= GSIO_LIST_MAX ? realloc(names, ncap * sizeof(*nn)) : NULL;
+			if (!nn) {
+				rc = -1;
+				break;
+			}
+			names = nn;
+			cap = ncap;
+		}
+		size_t len = strlen(e->d_name);
+		if (!(names[n] = malloc(len + 1))) {
+			rc = -1;
+			break;
+		}
+		memcpy(names[n++], e->d_name, len + 1);
+	}
+	closedir(d);
+	if (rc || !names) {
+		if (!rc) { // an empty folder: an empty list
+			names = malloc(sizeof(*names));
+			if (names) {
+				names[0] = NULL;
+				*out = names;
+				return 0;
+			}
+		}
+		for (size_t i = 0; i < n; i++) free(names[i]);
+		free(names);
+		GSIO_FAIL(err, cap >= GSIO_LIST_MAX ? GSIO_ERR_LIMIT : GSIO_ERR_NOMEM, dir, -1,
+		          "cannot list the folder: too many files or out of memory");
+		return -1;
+	}
+	names[n] = NULL;
+	*out = names;
+	return 0;
+}
+#endif
+
+static const gsio_io default_io = {
+    default_read_file, default_free_data,
+#ifndef _WIN32
+    default_list_dir,
+#else
+    NULL,
+#endif
+    default_free_list, NULL,
+};
+
+const gsio_io *gsio_default_io(void)
+{
+	return &default_io;
+}
+
+// -- Reading through the options
+
+const gsio_io *gsioi_io_of(const gsio_opts *opts)
+{
+	return opts && opts->io && opts->io->read_file ? opts->io : &default_io;
+}
+
+bool gsioi_io_is_default(const gsio_opts *opts)
+{
+	return gsioi_io_of(opts) == &default_io;
+}
+
+int gsioi_io_read(const gsio_opts *opts, const char *path, uint8_t **data, size_t *size,
+                  gsio_error *err)
+{
+	*data = NULL;
+	*size = 0;
+	const gsio_io *io = gsioi_io_of(opts);
+	if (io == &default_io) // the default honours the load's memory limit
+		return gsio_read_whole_file(path, data, size, opts ? opts->memory_limit : 0, err);
+	int rc = io->read_file(io->user, path, data, size, err);
+	if (rc && err && err->code == GSIO_OK)
+		GSIO_FAIL(err, GSIO_ERR_IO, path, -1, "the io could not read the file");
+	if (!rc && opts && opts->memory_limit && *size > opts->memory_limit) {
+		gsioi_io_free(opts, *data);
+		*data = NULL;
+		*size = 0;
+		GSIO_FAIL(err, GSIO_ERR_LIMIT, path, -1, "file is larger than %zu bytes",
+		          opts->memory_limit);
+		return -1;
+	}
+	return rc;
+}
+
+void gsioi_io_free(const gsio_opts *opts, uint8_t *data)
+{
+	if (!data) return;
+	const gsio_io *io = gsioi_io_of(opts);
+	if (io->free_data) io->free_data(io->user, data);
+}
+
+// -- Paths
 
 const char *gsioi_path_base(const char *path)
 {

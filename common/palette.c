@@ -2,7 +2,6 @@
 #include "gsio_internal.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 
 // The built-in palette is a constant table, built by the preprocessor: no
 // first-use initialisation, so threads converting at once (mdl2gltf -j) never
@@ -52,13 +51,23 @@ int gsio_palette_from_memory(const uint8_t *data, size_t size, uint8_t out[768],
 	return -1;
 }
 
-int gsio_palette_load(const char *path, uint8_t out[768], gsio_error *err)
+int gsioi_palette_load_io(const gsio_opts *opts, const char *path, uint8_t out[768],
+                          gsio_error *err)
 {
+	// A palette is 768 bytes, or a PCX image with one: 64 MiB is plenty.
+	gsio_opts o = {0};
+	if (opts) o = *opts;
+	if (!o.memory_limit || o.memory_limit > ((size_t)64 << 20)) o.memory_limit = (size_t)64 << 20;
 	uint8_t *data;
 	size_t size;
-	if (gsio_read_whole_file(path, &data, &size, (size_t)64 << 20, err)) return -1;
+	if (gsioi_io_read(&o, path, &data, &size, err)) return -1;
 	int rc = gsio_palette_from_memory(data, size, out, err);
-	free(data);
+	gsioi_io_free(&o, data);
 	if (rc && err && !err->file[0]) snprintf(err->file, sizeof(err->file), "%s", path);
 	return rc;
+}
+
+int gsio_palette_load(const char *path, uint8_t out[768], gsio_error *err)
+{
+	return gsioi_palette_load_io(NULL, path, out, err);
 }

@@ -5,16 +5,7 @@
 
 gsio_scene *gsioi_scene_create(const gsio_opts *opts, gsio_error *err)
 {
-	gsio_arena *a = gsioi_arena_for(opts, NULL, err);
-	if (!a) return NULL;
-	gsio_scene *s = gsioi_arena_alloc(a, sizeof(*s), err);
-	if (!s) {
-		gsioi_arena_destroy(a);
-		return NULL;
-	}
-	s->arena = a;
-	s->axes = GSIO_AXES_Z_UP_X_FORWARD;
-	return s;
+	return gsio_scene_new(opts, err); // common/scene_build.c
 }
 
 void gsio_scene_free(gsio_scene *scene)
@@ -51,59 +42,4 @@ void gsioi_bbox3(const float *p, size_t n, float mn[3], float mx[3])
 			if (i == 0 || v < mn[k]) mn[k] = v;
 			if (i == 0 || v > mx[k]) mx[k] = v;
 		}
-}
-
-/* The clip a frame belongs to: its name without trailing digits and the
- * separators before them ("walk3" -> "walk", "frame 0" -> "frame"). */
-static size_t clip_stem(const char *name)
-{
-	size_t len = strlen(name);
-	while (len && name[len - 1] >= '0' && name[len - 1] <= '9') len--;
-	while (len && (name[len - 1] == ' ' || name[len - 1] == '_' || name[len - 1] == '-')) len--;
-	return len;
-}
-
-static bool same_stem(const char *a, const char *b)
-{
-	size_t la = clip_stem(a), lb = clip_stem(b);
-	return la == lb && !memcmp(a, b, la);
-}
-
-bool gsioi_scene_build_clips(gsio_scene *s, const gsio_mesh *m, float fps, gsio_error *err)
-{
-	if (!m->frames_count) return true;
-	size_t n = 1;
-	for (size_t i = 1; i < m->frames_count; i++)
-		if (!same_stem(m->frames[i].name, m->frames[i - 1].name)) n++;
-	s->clips = GSIO_NEW_ARRAY(s->arena, gsio_clip, n, err);
-	GSIO_CHECK(s->clips);
-	size_t c = 0;
-	for (size_t i = 0; i < m->frames_count; i++) {
-		if (i && same_stem(m->frames[i].name, m->frames[i - 1].name)) {
-			s->clips[c - 1].frame_count++;
-			continue;
-		}
-		const char *fn = m->frames[i].name;
-		size_t len = clip_stem(fn);
-		char cname[48];
-		if (len)
-			snprintf(cname, sizeof(cname), "%.*s", (int)len, fn);
-		else // a name of digits only has no stem
-			snprintf(cname, sizeof(cname), "anim");
-		// A stem that comes back after other clips gets a suffix: names stay unique.
-		unsigned dup = 1;
-		size_t cl = strlen(cname);
-		for (size_t k = 0; k < c; k++)
-			if (!strcmp(s->clips[k].name, cname) ||
-			    (!strncmp(s->clips[k].name, cname, cl) && s->clips[k].name[cl] == '.'))
-				dup++;
-		if (dup > 1) snprintf(cname + cl, sizeof(cname) - cl, ".%u", dup);
-		gsio_clip *clip = &s->clips[c++];
-		GSIO_CHECK((clip->name = gsioi_arena_strdup(s->arena, cname, err)));
-		clip->first_frame = i;
-		clip->frame_count = 1;
-		clip->fps = fps;
-	}
-	s->clips_count = c;
-	return true;
 }

@@ -94,23 +94,23 @@ typedef struct gsio_hmp_file {
 /** Decodes an HMP4/HMP5/HMP7 file. Other HMP variants (and HMP7 skins with
  *  MDL7 material data) fail with GSIO_ERR_UNSUPPORTED, anything else with
  *  GSIO_ERR_BAD_MAGIC. `name` is used in errors; may be NULL. */
-gsio_hmp_file *gsio_hmp_decode(const uint8_t *data, size_t size, const char *name,
-                               const gsio_opts *opts, gsio_error *err);
+GSIO_API gsio_hmp_file *gsio_hmp_decode(const uint8_t *data, size_t size, const char *name,
+                                        const gsio_opts *opts, gsio_error *err);
 
 /** Frees a decoded file. NULL is fine. */
-void gsio_hmp_file_free(gsio_hmp_file *file);
+GSIO_API void gsio_hmp_file_free(gsio_hmp_file *file);
 
 /** Encodes a file into malloc'd bytes (free() them). Counts in the header are
  *  written as they are in `header`; they must match the arrays. */
-GSIO_NODISCARD int gsio_hmp_encode(const gsio_hmp_file *file, uint8_t **out, size_t *out_size,
-                                   gsio_error *err);
+GSIO_API GSIO_NODISCARD int gsio_hmp_encode(const gsio_hmp_file *file, uint8_t **out, size_t *out_size,
+                                            gsio_error *err);
 
 /** Builds the neutral scene from a decoded file. */
-gsio_scene *gsio_hmp_to_scene(const gsio_hmp_file *file, const char *name,
-                              const gsio_opts *opts, gsio_error *err);
+GSIO_API gsio_scene *gsio_hmp_to_scene(const gsio_hmp_file *file, const char *name,
+                                       const gsio_opts *opts, gsio_error *err);
 
 /** The importer descriptor (registered in gsio_importers()). */
-extern const gsio_importer gsio_hmp_importer;
+GSIO_API extern const gsio_importer gsio_hmp_importer;
 
 #ifdef __cplusplus
 }

@@ -145,82 +145,107 @@ typedef enum gsio_md5_kind {
 
 /** Looks at the header keywords (numJoints / numFrames + numJoints /
  *  numFrames + frameRate). GSIO_MD5_UNKNOWN when they say nothing. */
-gsio_md5_kind gsio_md5_detect(const uint8_t *data, size_t size);
+GSIO_API gsio_md5_kind gsio_md5_detect(const uint8_t *data, size_t size);
 
 /** Decoders. `name` is used in errors (may be NULL); opts may be NULL (its
  *  allocator and memory limit are used). NULL on failure with err set. */
-gsio_md5_mesh *gsio_md5_mesh_decode(const uint8_t *data, size_t size, const char *name,
+GSIO_API gsio_md5_mesh *gsio_md5_mesh_decode(const uint8_t *data, size_t size, const char *name,
                                     const gsio_opts *opts, gsio_error *err);
-gsio_md5_anim *gsio_md5_anim_decode(const uint8_t *data, size_t size, const char *name,
+GSIO_API gsio_md5_anim *gsio_md5_anim_decode(const uint8_t *data, size_t size, const char *name,
                                     const gsio_opts *opts, gsio_error *err);
-gsio_md5_camera *gsio_md5_camera_decode(const uint8_t *data, size_t size, const char *name,
+GSIO_API gsio_md5_camera *gsio_md5_camera_decode(const uint8_t *data, size_t size, const char *name,
                                         const gsio_opts *opts, gsio_error *err);
 
 /** Free a decoded file. NULL is fine. */
-void gsio_md5_mesh_free(gsio_md5_mesh *mesh);
-void gsio_md5_anim_free(gsio_md5_anim *anim);
-void gsio_md5_camera_free(gsio_md5_camera *camera);
+GSIO_API void gsio_md5_mesh_free(gsio_md5_mesh *mesh);
+GSIO_API void gsio_md5_anim_free(gsio_md5_anim *anim);
+GSIO_API void gsio_md5_camera_free(gsio_md5_camera *camera);
 
 /** Encoders: text into malloc'd bytes (free() them). They fail with
  *  GSIO_ERR_ARGUMENT on what the text cannot hold (a name with a quote or a
  *  newline, a non-finite float, an index out of range). */
-GSIO_NODISCARD int gsio_md5_mesh_encode(const gsio_md5_mesh *mesh, uint8_t **out,
+GSIO_API GSIO_NODISCARD int gsio_md5_mesh_encode(const gsio_md5_mesh *mesh, uint8_t **out,
                                         size_t *out_size, gsio_error *err);
-GSIO_NODISCARD int gsio_md5_anim_encode(const gsio_md5_anim *anim, uint8_t **out,
+GSIO_API GSIO_NODISCARD int gsio_md5_anim_encode(const gsio_md5_anim *anim, uint8_t **out,
                                         size_t *out_size, gsio_error *err);
-GSIO_NODISCARD int gsio_md5_camera_encode(const gsio_md5_camera *camera, uint8_t **out,
+GSIO_API GSIO_NODISCARD int gsio_md5_camera_encode(const gsio_md5_camera *camera, uint8_t **out,
                                           size_t *out_size, gsio_error *err);
 
 /** Checks that an animation fits a mesh's skeleton: same joint count, and
  *  per joint the same name and parent. Returns 0, or fails with
  *  GSIO_ERR_MISMATCH naming the first joint that differs. */
-GSIO_NODISCARD int gsio_md5_anim_check(const gsio_md5_mesh *mesh, const gsio_md5_anim *anim,
+GSIO_API GSIO_NODISCARD int gsio_md5_anim_check(const gsio_md5_mesh *mesh, const gsio_md5_anim *anim,
                                        const char *anim_name, gsio_error *err);
 
 // -- Scene
+//
+// The scenes below are scene v2 (gsio.h). Joints are nodes, placed first in
+// file order (parents before children, as the file guarantees), so node j
+// is joint j; each has the joint's name, parent and parent-relative bind
+// translation and rotation. Everything a load needs only while it runs
+// (normal accumulators, candidate texture paths, decoded sibling files) lives
+// in a temporary arena destroyed when the load ends, not in the scene's.
 
 /** The scene of a mesh:
- *  - joints: parent-relative and object-space bind pose;
- *  - one gsio_mesh and one material per `mesh { }` block, vertices 1:1 with
- *    the file's verts, positions from the weights, triangles reversed to
- *    counter-clockwise, smooth area-weighted normals (vertices at the same
- *    position in a mesh share their normal, so UV seams do not show),
- *    UVs (s, t) as stored, CSR weights as stored (not normalised);
+ *  - nodes: the joints, then one root node per `mesh { }` block (identity,
+ *    named like its mesh, mesh = i);
+ *  - one skin ("skeleton") listing the joint nodes in order, inverse bind
+ *    matrices (column-major) from the file's object-space bind pose,
+ *    skeleton = the root joint (-1 when the file has several roots);
+ *  - one gsio_mesh per block (skin 0, one part with material i), vertices
+ *    1:1 with the file's verts, positions from the weights, triangles
+ *    reversed to counter-clockwise, smooth area-weighted normals (vertices at
+ *    the same position in a mesh share their normal, so UV seams do not
+ *    show), UVs (s, t) as stored, CSR weights as stored (not normalised;
+ *    joint indices = the file's = indices into the skin's joints);
+ *  - one material per block: name = the shader (made unique with ".2", ...),
+ *    shader kept, base_color_texture = the image loaded for it;
  *  - images: each shader resolved beside the mesh file (`path`'s folder):
  *    the path as written, then with .tga/.png/.jpg instead of (or added
  *    to) its extension, then its base name alone in that folder; decoded
  *    to RGBA8; one image per distinct file. A missing texture, an absolute
  *    path or one whose ".." leaves the folder is a warning (the last two are
- *    refused: only the base name in the folder is tried);
- *  - animations: opts->anim_paths when given (a file that fails to load or
- *    does not match the skeleton is an error), else every *.md5anim in the
- *    mesh's folder whose hierarchy matches (others are warnings), sorted by
- *    name; with a custom opts->io, which cannot list folders, only
- *    "<mesh base name>.md5anim" is tried. GSIO_OPT_NO_ANIMATION loads none.
+ *    refused: only the base name in the folder is tried). With the default
+ *    io a candidate that resolves outside the folder (a symbolic link leading
+ *    out) is not followed, and one that is not a regular file (a FIFO) is not
+ *    read: warnings;
+ *  - animations: opts->anim_paths when given (read through opts->io; a file
+ *    that fails to load or does not match the skeleton is an error), else
+ *    every *.md5anim that the io lists in the mesh's folder (io->list_dir;
+ *    none when the io cannot list) whose hierarchy matches (others are
+ *    warnings), sorted by name. GSIO_OPT_NO_ANIMATION loads none.
  *  `path` may be NULL: then no texture or animation is looked for. */
-gsio_scene *gsio_md5_mesh_to_scene(const gsio_md5_mesh *mesh, const char *path,
+GSIO_API gsio_scene *gsio_md5_mesh_to_scene(const gsio_md5_mesh *mesh, const char *path,
                                    const gsio_opts *opts, gsio_error *err);
 
 /** Adds an animation to a scene built from `mesh` (checked with
- *  gsio_md5_anim_check; `name` becomes the gsio_skel_anim's name). Each
+ *  gsio_md5_anim_check): a gsio_animation called `name` (made unique) at
+ *  fps = frameRate with numFrames frames, and per joint node j a
+ *  TRANSLATION (channel 2j) and a ROTATION (channel 2j+1) channel. Each
  *  frame starts from the baseframe, replaces the flagged components, and
- *  recomputes w; the poses are parent-relative. */
-GSIO_NODISCARD int gsio_md5_scene_add_anim(gsio_scene *scene, const gsio_md5_mesh *mesh,
+ *  recomputes w; the poses are parent-relative. The bounds are kept in
+ *  animation.bounds. */
+GSIO_API GSIO_NODISCARD int gsio_md5_scene_add_anim(gsio_scene *scene, const gsio_md5_mesh *mesh,
                                            const gsio_md5_anim *anim, const char *name,
                                            gsio_error *err);
 
-/** The scene of a lone .md5anim: joints whose bind pose is the baseframe,
- *  no mesh, and the animation itself (none with GSIO_OPT_NO_ANIMATION). */
-gsio_scene *gsio_md5_anim_to_scene(const gsio_md5_anim *anim, const char *path,
+/** The scene of a lone .md5anim: joint nodes whose pose is the baseframe,
+ *  no mesh or skin, and the animation itself named after the file (none with
+ *  GSIO_OPT_NO_ANIMATION). */
+GSIO_API gsio_scene *gsio_md5_anim_to_scene(const gsio_md5_anim *anim, const char *path,
                                    const gsio_opts *opts, gsio_error *err);
 
-/** The scene of a .md5camera: one gsio_camera (only its first frame with
- *  GSIO_OPT_NO_ANIMATION). */
-gsio_scene *gsio_md5_camera_to_scene(const gsio_md5_camera *camera, const char *path,
+/** The scene of a .md5camera: one node named after the file, placed at the
+ *  first frame, carrying a gsio_camera (fov = the first frame's; it looks
+ *  along the node's +X, as MD5's camera does), and an animation of the same
+ *  name with TRANSLATION, ROTATION and FOV channels on that node and the
+ *  file's cuts (ascending, repeats dropped). No animation with
+ *  GSIO_OPT_NO_ANIMATION. */
+GSIO_API gsio_scene *gsio_md5_camera_to_scene(const gsio_md5_camera *camera, const char *path,
                                      const gsio_opts *opts, gsio_error *err);
 
 /** The importer descriptor (extensions "md5mesh md5anim md5camera"). */
-extern const gsio_importer gsio_md5_importer;
+GSIO_API extern const gsio_importer gsio_md5_importer;
 
 #ifdef __cplusplus
 }

@@ -92,27 +92,27 @@ typedef struct gsio_mdl_file {
 
 /** Size in bytes of a skin's pixels (mips included) for a type and size;
  *  0 with err set for an unknown type or an overflowing size. */
-size_t gsio_mdl_skin_size(int32_t type, int32_t width, int32_t height, gsio_error *err);
+GSIO_API size_t gsio_mdl_skin_size(int32_t type, int32_t width, int32_t height, gsio_error *err);
 
 /** Decodes an MDL3/4/5 file. Other MDL variants (MDL2, MDL7, IDPO) fail with
  *  GSIO_ERR_UNSUPPORTED. `name` is used in errors; may be NULL. */
-gsio_mdl_file *gsio_mdl_decode(const uint8_t *data, size_t size, const char *name,
-                               const gsio_opts *opts, gsio_error *err);
+GSIO_API gsio_mdl_file *gsio_mdl_decode(const uint8_t *data, size_t size, const char *name,
+                                        const gsio_opts *opts, gsio_error *err);
 
 /** Frees a decoded file. NULL is fine. */
-void gsio_mdl_file_free(gsio_mdl_file *file);
+GSIO_API void gsio_mdl_file_free(gsio_mdl_file *file);
 
 /** Encodes a file into malloc'd bytes (free() them). Counts in the header
  *  are written as they are in `header`; they must match the arrays. */
-GSIO_NODISCARD int gsio_mdl_encode(const gsio_mdl_file *file, uint8_t **out, size_t *out_size,
-                                   gsio_error *err);
+GSIO_API GSIO_NODISCARD int gsio_mdl_encode(const gsio_mdl_file *file, uint8_t **out, size_t *out_size,
+                                            gsio_error *err);
 
 /** Builds the neutral scene from a decoded file. */
-gsio_scene *gsio_mdl_to_scene(const gsio_mdl_file *file, const char *name,
-                              const gsio_opts *opts, gsio_error *err);
+GSIO_API gsio_scene *gsio_mdl_to_scene(const gsio_mdl_file *file, const char *name,
+                                       const gsio_opts *opts, gsio_error *err);
 
 /** The importer descriptor (registered in gsio_importers()). */
-extern const gsio_importer gsio_mdl_importer;
+GSIO_API extern const gsio_importer gsio_mdl_importer;
 
 #ifdef __cplusplus
 }

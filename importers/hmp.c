@@ -40,7 +40,9 @@
 #include "gsio_hmp.h"
 
 #include "gsio_image_file.h"
+#include "gsio_dds.h"
 #include "gsio_internal.h"
+#include "gsio_scene_util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -469,9 +471,10 @@ static bool skins_to_images(gsio_scene *s, const gsio_hmp_file *f, const uint8_t
 		const gsio_mdl_skin *sk = &f->skins[i];
 		image_of[i] = -1;
 		if (sk->type == GSIO_MDL_SKIN_DDS) {
-			GSIO_CHECK(gsioi_scene_warn(s, err,
-			                           "skin %zu is an embedded DDS file (%zu bytes): not decoded",
-			                           i, sk->pixels_size));
+			bool decoded;
+			GSIO_CHECK(gsioi_dds_skin_image(s, sk->pixels, sk->pixels_size, i, &s->images[ni],
+			                                &decoded, err));
+			if (decoded) image_of[i] = (int32_t)ni++;
 			continue;
 		}
 		if (f->version == 7 && sk->type == GSIO_HMP_SKIN_EXTERNAL) {
@@ -513,11 +516,12 @@ static bool build_material(gsio_scene *s, const gsio_hmp_file *f, const int32_t 
 	GSIO_CHECK(s->materials);
 	s->materials_count = 1;
 	gsio_material *m = &s->materials[0];
+	gsioi_material_defaults(m);
 	m->name = "terrain";
-	m->base_color_image = f->skins_count ? image_of[0] : -1;
-	m->detail_image = -1;
-	m->detail_tiling = (float)(f->columns - 1) * GSIO_HMP_DETAIL_REPEATS_PER_CELL;
-	for (int k = 0; k < 4; k++) m->base_color[k] = 1.0f;
+	m->base_color_texture.image = f->skins_count ? image_of[0] : -1;
+	m->detail_texture.tiling = (float)(f->columns - 1) * GSIO_HMP_DETAIL_REPEATS_PER_CELL;
+	if (f->skins_count && image_of[0] >= 0)
+		GSIO_CHECK(!gsio_extras_set_int(s, &m->extras, "gsio:skin_type", f->skins[0].type, err));
 	// Sizes of the decoded images (an external texture's stored size is not its
 	// own); the stored ones, as the seed says, when the first skin has no image.
 	for (size_t i = 1; i < f->skins_count; i++) {
@@ -532,7 +536,9 @@ static bool build_material(gsio_scene *s, const gsio_hmp_file *f, const int32_t 
 			          f->skins[0].height != f->skins[i].height;
 		}
 		if (i == 1 && differs) {
-			m->detail_image = image_of[i];
+			m->detail_texture.image = image_of[i];
+			GSIO_CHECK(!gsio_extras_set_int(s, &m->extras, "gsio:detail_skin_type",
+			                                f->skins[i].type, err));
 			continue;
 		}
 		GSIO_CHECK(gsioi_scene_warn(s, err,
@@ -575,13 +581,14 @@ static bool build_mesh(gsio_scene *s, const gsio_hmp_file *f, const gsio_opts *o
 	s->meshes_count = 1;
 	m->name = "terrain";
 	m->vertex_count = nv;
-	m->material = s->materials_count ? 0 : -1;
+	m->skin = -1;
 	size_t cells = (cols - 1) * (rows - 1);
 	GSIO_CHECK(gsioi_mul_size(cells, 6, &m->index_count) ||
 	           GSIO_FAIL(err, GSIO_ERR_LIMIT, NULL, -1, "%zu grid cells overflow", cells));
 	m->indices = GSIO_NEW_ARRAY(a, uint32_t, m->index_count, err);
 	m->uvs = GSIO_NEW_ARRAY(a, float, 2 * nv, err);
 	GSIO_CHECK(m->indices && m->uvs);
+	GSIO_CHECK(gsioi_mesh_one_part(s, m, s->materials_count ? 0 : -1, err));
 	// Seen from +z, row r lies above row r + 1 (row 0 is the +y edge), so for a cell
 	// with corners tl = (r, c), tr = (r, c+1), bl = (r+1, c), br = (r+1, c+1) the
 	// triangles bl-br-tr and bl-tr-tl are counter-clockwise, as front faces must be.
@@ -630,6 +637,13 @@ static bool build_mesh(gsio_scene *s, const gsio_hmp_file *f, const gsio_opts *o
 			// The table normals point down into the terrain (FORMATS.md): negate.
 			for (int k = 0; k < 3; k++) n[k] = -gsio_anorms[ni][k];
 		}
+		if (!gsioi_floats_finite(mf->positions, 3 * nv)) {
+			GSIO_FAIL(err, GSIO_ERR_CORRUPT, NULL, 8,
+			          "frame %zu: heights are not finite (scale %g, offset %g %g %g, cell %g x %g)",
+			          i, (double)h->scale[2], (double)h->offset[0], (double)h->offset[1],
+			          (double)h->offset[2], (double)h->ftrisize_x, (double)h->ftrisize_y);
+			return false;
+		}
 		gsioi_bbox3(mf->positions, nv, mf->bbox_min, mf->bbox_max);
 	}
 	if (bad_normals)
@@ -639,10 +653,7 @@ static bool build_mesh(gsio_scene *s, const gsio_hmp_file *f, const gsio_opts *o
 	m->normals = m->frames[0].normals;
 	memcpy(m->bbox_min, m->frames[0].bbox_min, sizeof(m->bbox_min));
 	memcpy(m->bbox_max, m->frames[0].bbox_max, sizeof(m->bbox_max));
-	float fps = opts && opts->fps > 0 ? opts->fps : GSIO_DEFAULT_FPS;
-	// A single height frame is the terrain itself, not an animation: clips
-	// only for animated terrain.
-	return m->frames_count < 2 || gsioi_scene_build_clips(s, m, fps, err);
+	return true;
 }
 
 /* The grid as stored (first frame), so an HMP5 can be written back. */
@@ -697,16 +708,26 @@ gsio_scene *gsio_hmp_to_scene(const gsio_hmp_file *f, const char *name, const gs
 	s->source.triangles = 2 * (size_t)(f->columns - 1) * (f->rows - 1);
 	s->source.uvs = 0;
 
-	int32_t *image_of = GSIO_NEW_ARRAY(s->arena, int32_t, f->skins_count, err);
-	if (!image_of || !skins_to_images(s, f, palette, name, opts, image_of, err) ||
-	    !build_material(s, f, image_of, err))
-		goto fail;
+	// Temporaries of this load live in their own arena, freed here: the
+	// scene keeps only what it returns.
+	gsio_arena *tmp = gsioi_arena_for(opts, "HMP scratch", err);
+	if (!tmp) goto fail;
+	int32_t *image_of = GSIO_NEW_ARRAY(tmp, int32_t, f->skins_count, err);
+	bool ok = image_of && skins_to_images(s, f, palette, name, opts, image_of, err) &&
+	          build_material(s, f, image_of, err);
+	gsioi_arena_destroy(tmp);
+	if (!ok) goto fail;
 	if (f->frames_count == 0) {
 		// Without a frame there are no heights: an empty scene, said out loud.
 		if (!gsioi_scene_warn(s, err, "the terrain has no height frames: no mesh")) goto fail;
 		return s;
 	}
 	if (!build_mesh(s, f, opts, err) || !build_terrain(s, f, err)) goto fail;
+	int32_t node = gsioi_scene_add_model_node(s, name, 0, err);
+	float fps = opts && opts->fps > 0 ? opts->fps : GSIO_DEFAULT_FPS;
+	// A single height frame is the terrain itself, not an animation: clips
+	// only for animated terrain (the helper adds none for one frame).
+	if (node < 0 || !gsioi_scene_build_clips(s, &s->meshes[0], node, fps, err)) goto fail;
 	return s;
 fail:
 	if (name && !err->file[0]) snprintf(err->file, sizeof(err->file), "%s", name);

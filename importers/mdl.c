@@ -9,7 +9,9 @@
  * Facts beyond the seed are in ../shared/FORMATS.md. */
 #include "gsio_mdl.h"
 
+#include "gsio_dds.h"
 #include "gsio_internal.h"
+#include "gsio_scene_util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -412,32 +414,34 @@ static bool skins_to_images(gsio_scene *s, const gsio_mdl_file *f, const uint8_t
 	size_t ni = 0;
 	for (size_t i = 0; i < f->skins_count; i++) {
 		const gsio_mdl_skin *sk = &f->skins[i];
-		if (sk->type == GSIO_MDL_SKIN_DDS) {
-			GSIO_CHECK(gsioi_scene_warn(s, err,
-			                           "skin %zu is an embedded DDS file (%zu bytes): not decoded",
-			                           i, sk->pixels_size));
-			continue;
-		}
 		gsio_image *im = &s->images[ni];
-		char name[32];
-		snprintf(name, sizeof(name), "skin%zu", i);
-		GSIO_CHECK((im->name = gsioi_arena_strdup(s->arena, name, err)));
-		im->width = (uint32_t)sk->width;
-		im->height = (uint32_t)sk->height;
-		im->source_type = sk->type;
-		im->source_format = (gsio_pixel_format)(sk->type & 7);
-		im->source_mip_count = (sk->type & GSIO_MDL_SKIN_MIPS) ? 3 : 0;
-		size_t texels = (size_t)im->width * im->height;
-		GSIO_CHECK((im->rgba = gsioi_arena_array_uninit(s->arena, texels, 4, err)));
-		if (gsio_decode_pixels(im->source_format, sk->pixels, texels, palette, im->rgba)) {
-			GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, NULL, -1, "skin %zu: type %d", i, (int)sk->type);
-			return false;
+		if (sk->type == GSIO_MDL_SKIN_DDS) {
+			bool decoded;
+			GSIO_CHECK(gsioi_dds_skin_image(s, sk->pixels, sk->pixels_size, i, im, &decoded, err));
+			if (!decoded) continue;
+		} else {
+			char name[32];
+			snprintf(name, sizeof(name), "skin%zu", i);
+			GSIO_CHECK((im->name = gsioi_arena_strdup(s->arena, name, err)));
+			im->width = (uint32_t)sk->width;
+			im->height = (uint32_t)sk->height;
+			im->source_type = sk->type;
+			im->source_format = (gsio_pixel_format)(sk->type & 7);
+			im->source_mip_count = (sk->type & GSIO_MDL_SKIN_MIPS) ? 3 : 0;
+			size_t texels = (size_t)im->width * im->height;
+			GSIO_CHECK((im->rgba = gsioi_arena_array_uninit(s->arena, texels, 4, err)));
+			if (gsio_decode_pixels(im->source_format, sk->pixels, texels, palette, im->rgba)) {
+				GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, NULL, -1, "skin %zu: type %d", i, (int)sk->type);
+				return false;
+			}
 		}
+		// One material per skin: the mesh uses the first, the others are the
+		// alternative skins the engine can switch to (glTF variants).
 		gsio_material *mat = &s->materials[ni];
-		GSIO_CHECK((mat->name = gsioi_arena_strdup(s->arena, name, err)));
-		mat->base_color_image = (int32_t)ni;
-		mat->detail_image = -1;
-		for (int k = 0; k < 4; k++) mat->base_color[k] = 1.0f;
+		gsioi_material_defaults(mat);
+		mat->name = im->name;
+		mat->base_color_texture.image = (int32_t)ni;
+		GSIO_CHECK(!gsio_extras_set_int(s, &mat->extras, "gsio:skin_type", sk->type, err));
 		ni++;
 	}
 	s->images_count = ni;
@@ -445,51 +449,57 @@ static bool skins_to_images(gsio_scene *s, const gsio_mdl_file *f, const uint8_t
 	return true;
 }
 
-gsio_scene *gsio_mdl_to_scene(const gsio_mdl_file *f, const char *name, const gsio_opts *opts,
-                              gsio_error *err)
+/* A copy of n bytes in the scene's arena (per-vertex arrays are built in the
+ * load's temporary arena). */
+static void *move_to_scene(gsio_scene *s, const void *src, size_t n, gsio_error *err)
 {
-	gsio_error local;
-	if (!err) err = &local;
-	gsio_scene *s = gsioi_scene_create(opts, err);
-	if (!s) return NULL;
+	void *dst = gsioi_arena_alloc_uninit(s->arena, n, err);
+	if (dst && n) memcpy(dst, src, n);
+	return dst;
+}
+
+/* Positions and outward normals of the first `count` scene vertices in one
+ * frame; *bad_normals counts indices past the normal table (used as 0). */
+static void decode_frame(const gsio_mdl_file *f, const gsio_mdl_frame *fr,
+                         const uint32_t *source_vertex, size_t count, float *pos, float *nrm,
+                         size_t *bad_normals)
+{
+	const gsio_mdl_header *h = &f->header;
+	for (size_t v = 0; v < count; v++) {
+		const gsio_mdl_vertex *pv = &fr->verts[source_vertex[v]];
+		for (int k = 0; k < 3; k++)
+			pos[3 * v + (size_t)k] = h->scale[k] * (float)pv->pos[k] + h->offset[k];
+		unsigned ni = pv->normal;
+		if (ni >= GSIO_NORMAL_COUNT) {
+			++*bad_normals;
+			ni = 0;
+		}
+		// The table normals point into the model (FORMATS.md): negate.
+		for (int k = 0; k < 3; k++) nrm[3 * v + (size_t)k] = -gsio_anorms[ni][k];
+	}
+}
+
+/* The mesh: welded vertices, double-sided faces split, every frame. Welding
+ * tables and the first-frame preview the split decides on live in `tmp`. */
+static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const gsio_opts *opts,
+                       gsio_arena *tmp, gsio_error *err)
+{
 	gsio_arena *a = s->arena;
 	const gsio_mdl_header *h = &f->header;
-	uint8_t palette_buf[768];
-	const uint8_t *palette = opts ? opts->palette : NULL;
-	if (!palette && opts && opts->palette_path) {
-		if (gsio_palette_load(opts->palette_path, palette_buf, err)) goto fail;
-		palette = palette_buf;
-	}
-
-	s->format = f->version == 3 ? "MDL3" : f->version == 4 ? "MDL4" : "MDL5";
-	s->format_version = f->version;
-	s->source.vertices = (size_t)h->numverts;
-	s->source.triangles = f->triangles_count;
-	s->source.uvs = f->uvs_count;
-	if (!skins_to_images(s, f, palette, err)) goto fail;
-
-	if (f->frames_count == 0 || h->numverts == 0) {
-		// A model without frames has no positions: an empty scene, said out loud.
-		if (!gsioi_scene_warn(s, err, "the model has %zu frames and %d vertices: no mesh",
-		                     f->frames_count, (int)h->numverts))
-			goto fail;
-		return s;
-	}
 
 	// Weld (position, uv) pairs in triangle order (see "Welding" above).
 	size_t nv = (size_t)h->numverts, nuv = f->uvs_count, ncorner = f->triangles_count * 3;
-	uint32_t *start = GSIO_NEW_ARRAY(a, uint32_t, nv + 1, err);
-	uint32_t *fill = GSIO_NEW_ARRAY(a, uint32_t, nv, err);
-	uint32_t *order = GSIO_NEW_ARRAY(a, uint32_t, ncorner, err);
-	uint32_t *group = GSIO_NEW_ARRAY(a, uint32_t, ncorner, err);     // per corner
-	uint32_t *first = GSIO_NEW_ARRAY(a, uint32_t, ncorner, err);     // per group: first corner
-	uint32_t *group_out = GSIO_NEW_ARRAY(a, uint32_t, ncorner, err); // per group: vertex
-	int32_t *stamp_xyz = GSIO_NEW_ARRAY(a, int32_t, nuv, err);
-	uint32_t *stamp_group = GSIO_NEW_ARRAY(a, uint32_t, nuv, err);
-	uint32_t *corner = GSIO_NEW_ARRAY(a, uint32_t, ncorner, err);
-	if (!start || !fill || !order || !group || !first || !group_out || !stamp_xyz ||
-	    !stamp_group || !corner)
-		goto fail;
+	uint32_t *start = GSIO_NEW_ARRAY(tmp, uint32_t, nv + 1, err);
+	uint32_t *fill = GSIO_NEW_ARRAY(tmp, uint32_t, nv, err);
+	uint32_t *order = GSIO_NEW_ARRAY(tmp, uint32_t, ncorner, err);
+	uint32_t *group = GSIO_NEW_ARRAY(tmp, uint32_t, ncorner, err);     // per corner
+	uint32_t *first = GSIO_NEW_ARRAY(tmp, uint32_t, ncorner, err);     // per group: first corner
+	uint32_t *group_out = GSIO_NEW_ARRAY(tmp, uint32_t, ncorner, err); // per group: vertex
+	int32_t *stamp_xyz = GSIO_NEW_ARRAY(tmp, int32_t, nuv, err);
+	uint32_t *stamp_group = GSIO_NEW_ARRAY(tmp, uint32_t, nuv, err);
+	uint32_t *corner = GSIO_NEW_ARRAY(tmp, uint32_t, ncorner, err);
+	GSIO_CHECK(start && fill && order && group && first && group_out && stamp_xyz &&
+	           stamp_group && corner);
 	const gsio_mdl_triangle *tris = f->triangles;
 	for (size_t c = 0; c < ncorner; c++) start[tris[c / 3].xyz[c % 3] + 1]++;
 	for (size_t x = 0; x < nv; x++) start[x + 1] += start[x];
@@ -515,16 +525,19 @@ gsio_scene *gsio_mdl_to_scene(const gsio_mdl_file *f, const char *name, const gs
 	}
 
 	gsio_mesh *m = s->meshes = GSIO_NEW_ARRAY(a, gsio_mesh, 1, err);
-	if (!m) goto fail;
+	GSIO_CHECK(m);
 	s->meshes_count = 1;
 	m->name = "mesh";
+	m->skin = -1;
 	m->vertex_count = nout;
-	m->material = s->materials_count ? 0 : -1;
 	m->index_count = ncorner;
+	// Per-vertex arrays start in tmp: the split moves them to the scene at
+	// their final size.
 	m->indices = GSIO_NEW_ARRAY(a, uint32_t, ncorner, err);
-	m->source_vertex = GSIO_NEW_ARRAY(a, uint32_t, nout, err);
-	m->source_uv = GSIO_NEW_ARRAY(a, uint32_t, nout, err);
-	if (!m->indices || !m->source_vertex || !m->source_uv) goto fail;
+	m->source_vertex = GSIO_NEW_ARRAY(tmp, uint32_t, nout, err);
+	m->source_uv = GSIO_NEW_ARRAY(tmp, uint32_t, nout, err);
+	GSIO_CHECK(m->indices && m->source_vertex && m->source_uv);
+	GSIO_CHECK(gsioi_mesh_one_part(s, m, s->materials_count ? 0 : -1, err));
 	for (size_t t = 0; t < f->triangles_count; t++) {
 		// Stored clockwise (front faces), so reverse to counter-clockwise.
 		m->indices[3 * t + 0] = corner[3 * t + 0];
@@ -540,10 +553,17 @@ gsio_scene *gsio_mdl_to_scene(const gsio_mdl_file *f, const char *name, const gs
 	// UVs relative to the first skin, sampled at texel centres.
 	int32_t uw = f->skins_count ? f->skins[0].width : h->skinwidth;
 	int32_t uh = f->skins_count ? f->skins[0].height : h->skinheight;
-	if (f->skins_count && f->skins[0].type == GSIO_MDL_SKIN_DDS) uw = uh = 0;
+	if (f->skins_count && f->skins[0].type == GSIO_MDL_SKIN_DDS) {
+		// UVs are in texels of the DDS's own size (its header's, when it parses).
+		gsioi_dds_info di;
+		gsio_error derr;
+		gsio_error_clear(&derr);
+		bool ok = gsioi_dds_parse(f->skins[0].pixels, f->skins[0].pixels_size, NULL, 0, &di, &derr);
+		uw = ok ? (int32_t)di.width : 0;
+		uh = ok ? (int32_t)di.height : 0;
+	}
 	if (uw > 0 && uh > 0) {
-		m->uvs = GSIO_NEW_ARRAY(a, float, 2 * nout, err);
-		if (!m->uvs) goto fail;
+		GSIO_CHECK((m->uvs = GSIO_NEW_ARRAY(tmp, float, 2 * nout, err)));
 		for (size_t v = 0; v < nout; v++) {
 			const gsio_mdl_uv *uv = &f->uvs[m->source_uv[v]];
 			m->uvs[2 * v] = ((float)uv->u + 0.5f) / (float)uw;
@@ -551,45 +571,96 @@ gsio_scene *gsio_mdl_to_scene(const gsio_mdl_file *f, const char *name, const gs
 		}
 	}
 
+	// Double-sided faces, decided on the first frame (see gsio_scene_util.h).
+	size_t unused = 0;
+	m->positions = gsioi_arena_array_uninit(tmp, 3 * nout, sizeof(float), err);
+	m->normals = gsioi_arena_array_uninit(tmp, 3 * nout, sizeof(float), err);
+	GSIO_CHECK(m->positions && m->normals);
+	decode_frame(f, &f->frames[0], m->source_vertex, nout, m->positions, m->normals, &unused);
+	size_t pairs;
+	GSIO_CHECK(gsioi_mesh_fold_double_sided(s, m, tmp, &pairs, err));
+	m->positions = m->normals = NULL; // the frames below are the real ones
+	// What was built in the temporary arena moves to the scene's.
+	if (m->uvs) GSIO_CHECK((m->uvs = move_to_scene(s, m->uvs, 2 * nout * sizeof(float), err)));
+	GSIO_CHECK((m->source_vertex = move_to_scene(s, m->source_vertex, nout * sizeof(uint32_t), err)));
+	GSIO_CHECK((m->source_uv = move_to_scene(s, m->source_uv, nout * sizeof(uint32_t), err)));
+
 	size_t nframes = (opts && (opts->flags & GSIO_OPT_NO_ANIMATION)) ? 1 : f->frames_count;
-	m->frames = GSIO_NEW_ARRAY(a, gsio_morph_frame, nframes, err);
-	if (!m->frames) goto fail;
+	size_t count = m->vertex_count;
+	GSIO_CHECK((m->frames = GSIO_NEW_ARRAY(a, gsio_morph_frame, nframes, err)));
 	m->frames_count = nframes;
 	size_t bad_normals = 0;
 	for (size_t i = 0; i < nframes; i++) {
 		const gsio_mdl_frame *fr = &f->frames[i];
 		gsio_morph_frame *mf = &m->frames[i];
-		if (!frame_name(fr, a, err, &mf->name)) goto fail;
-		mf->positions = gsioi_arena_array_uninit(a, 3 * nout, sizeof(float), err);
-		mf->normals = gsioi_arena_array_uninit(a, 3 * nout, sizeof(float), err);
-		if (!mf->positions || !mf->normals) goto fail;
-		for (size_t v = 0; v < nout; v++) {
-			const gsio_mdl_vertex *pv = &fr->verts[m->source_vertex[v]];
-			for (int k = 0; k < 3; k++)
-				mf->positions[3 * v + (size_t)k] = h->scale[k] * (float)pv->pos[k] + h->offset[k];
-			unsigned ni = pv->normal;
-			if (ni >= GSIO_NORMAL_COUNT) {
-				bad_normals++;
-				ni = 0;
-			}
-			// The table normals point into the model (FORMATS.md): negate.
-			for (int k = 0; k < 3; k++) mf->normals[3 * v + (size_t)k] = -gsio_anorms[ni][k];
+		GSIO_CHECK(frame_name(fr, a, err, &mf->name));
+		mf->positions = gsioi_arena_array_uninit(a, 3 * count, sizeof(float), err);
+		mf->normals = gsioi_arena_array_uninit(a, 3 * count, sizeof(float), err);
+		GSIO_CHECK(mf->positions && mf->normals);
+		decode_frame(f, fr, m->source_vertex, nout, mf->positions, mf->normals, &bad_normals);
+		if (!gsioi_floats_finite(mf->positions, 3 * nout)) {
+			GSIO_FAIL(err, GSIO_ERR_CORRUPT, NULL, 8,
+			          "frame %zu: positions are not finite (scale %g %g %g, offset %g %g %g)", i,
+			          (double)h->scale[0], (double)h->scale[1], (double)h->scale[2],
+			          (double)h->offset[0], (double)h->offset[1], (double)h->offset[2]);
+			return false;
 		}
-		gsioi_bbox3(mf->positions, nout, mf->bbox_min, mf->bbox_max);
+		gsioi_bbox3(mf->positions, count, mf->bbox_min, mf->bbox_max);
 	}
-	if (bad_normals &&
-	    !gsioi_scene_warn(s, err, "%zu vertex normal indices are >= 162; used normal 0",
-	                     bad_normals))
-		goto fail;
+	if (bad_normals)
+		GSIO_CHECK(gsioi_scene_warn(s, err, "%zu vertex normal indices are >= 162; used normal 0",
+		                           bad_normals));
 	m->positions = m->frames[0].positions;
 	m->normals = m->frames[0].normals;
 	memcpy(m->bbox_min, m->frames[0].bbox_min, sizeof(m->bbox_min));
 	memcpy(m->bbox_max, m->frames[0].bbox_max, sizeof(m->bbox_max));
+	return true;
+}
+
+gsio_scene *gsio_mdl_to_scene(const gsio_mdl_file *f, const char *name, const gsio_opts *opts,
+                              gsio_error *err)
+{
+	gsio_error local;
+	if (!err) err = &local;
+	gsio_scene *s = gsioi_scene_create(opts, err);
+	if (!s) return NULL;
+	gsio_arena *tmp = NULL;
+	const gsio_mdl_header *h = &f->header;
+	uint8_t palette_buf[768];
+	const uint8_t *palette = opts ? opts->palette : NULL;
+	if (!palette && opts && opts->palette_path) {
+		if (gsio_palette_load(opts->palette_path, palette_buf, err)) goto fail;
+		palette = palette_buf;
+	}
+
+	s->format = f->version == 3 ? "MDL3" : f->version == 4 ? "MDL4" : "MDL5";
+	s->format_version = f->version;
+	s->source.vertices = (size_t)h->numverts;
+	s->source.triangles = f->triangles_count;
+	s->source.uvs = f->uvs_count;
+	if (!skins_to_images(s, f, palette, err)) goto fail;
+
+	if (f->frames_count == 0 || h->numverts == 0) {
+		// A model without frames has no positions: an empty scene, said out loud.
+		if (!gsioi_scene_warn(s, err, "the model has %zu frames and %d vertices: no mesh",
+		                     f->frames_count, (int)h->numverts))
+			goto fail;
+		return s;
+	}
+	// Temporaries of this load (welding tables, the split's preview) go into
+	// their own arena, freed below: the scene keeps only what it returns.
+	if (!(tmp = gsioi_arena_for(opts, "MDL scratch", err))) goto fail;
+	if (!build_mesh(s, f, opts, tmp, err)) goto fail;
+	gsioi_arena_destroy(tmp);
+	tmp = NULL;
+	int32_t node = gsioi_scene_add_model_node(s, name, 0, err);
+	if (node < 0) goto fail;
 	float fps = opts && opts->fps > 0 ? opts->fps : GSIO_DEFAULT_FPS;
-	if (!gsioi_scene_build_clips(s, m, fps, err)) goto fail;
-	(void)name;
+	if (!gsioi_scene_build_clips(s, &s->meshes[0], node, fps, err)) goto fail;
 	return s;
 fail:
+	if (name && !err->file[0]) snprintf(err->file, sizeof(err->file), "%s", name);
+	gsioi_arena_destroy(tmp);
 	gsio_scene_free(s);
 	return NULL;
 }

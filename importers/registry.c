@@ -54,9 +54,10 @@ gsio_scene *gsio_load_file(const char *path, const gsio_opts *opts, gsio_error *
 	gsio_error_clear(err);
 	uint8_t *data;
 	size_t size;
-	size_t limit = opts && opts->memory_limit ? opts->memory_limit : 0;
-	if (gsio_read_whole_file(path, &data, &size, limit, err)) return NULL;
+	// Through opts->io (or the default io: regular files only, so a FIFO or a
+	// device named like a model fails at once instead of blocking).
+	if (gsioi_io_read(opts, path, &data, &size, err)) return NULL;
 	gsio_scene *s = gsio_load_memory(data, size, path, opts, err);
-	free(data);
+	gsioi_io_free(opts, data);
 	return s;
 }

@@ -3,6 +3,7 @@
 #include "test_util.h"
 
 #include "gsio_internal.h"
+#include "gsio_scene_util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -536,7 +537,8 @@ static void test_text_sanitized(void **state)
 }
 
 /* Clips from frame names: stems without trailing digits and separators; a
- * stem that returns later gets a suffix, a longer name is not a repeat. */
+ * stem that returns later gets a suffix, a longer name is not a repeat. Each
+ * clip is a morph animation on the given node keyed by its frames. */
 static void test_build_clips(void **state)
 {
 	(void)state;
@@ -551,17 +553,120 @@ static void test_build_clips(void **state)
 	memset(&m, 0, sizeof(m));
 	m.frames = frames;
 	m.frames_count = 7;
-	assert_true(gsioi_scene_build_clips(s, &m, 12.5f, &err));
-	assert_int_equal(s->clips_count, 6);
+	assert_true(gsioi_scene_build_clips(s, &m, 3, 12.5f, &err));
+	assert_int_equal(s->animations_count, 6);
 	static const char *want[] = {"walk", "walking", "walk.2", "frame", "anim", "walk.3"};
 	static const size_t first[] = {0, 2, 3, 4, 5, 6}, count[] = {2, 1, 1, 1, 1, 1};
 	for (size_t i = 0; i < 6; i++) {
-		assert_string_equal(s->clips[i].name, want[i]);
-		assert_int_equal(s->clips[i].first_frame, first[i]);
-		assert_int_equal(s->clips[i].frame_count, count[i]);
-		assert_true(s->clips[i].fps == 12.5f);
+		const gsio_animation *a = &s->animations[i];
+		assert_string_equal(a->name, want[i]);
+		assert_int_equal(a->frames_count, count[i]);
+		assert_true(a->fps == 12.5f);
+		assert_int_equal(a->channels_count, 1);
+		assert_int_equal(a->channels[0].node, 3);
+		assert_int_equal(a->channels[0].path, GSIO_PATH_MORPH);
+		assert_null(a->channels[0].values);
+		for (size_t k = 0; k < count[i]; k++) assert_int_equal(a->channels[0].frames[k], first[i] + k);
 	}
+	// One frame is a pose: no animation.
+	m.frames_count = 1;
+	assert_true(gsioi_scene_build_clips(s, &m, 0, 10.0f, &err));
+	assert_int_equal(s->animations_count, 6);
 	gsio_scene_free(s);
+}
+
+/* The model's root node is named after the file without its extension. */
+static void test_model_node(void **state)
+{
+	(void)state;
+	gsio_error err;
+	gsio_scene *s = gsioi_scene_create(NULL, &err);
+	assert_non_null(s);
+	static const char *paths[] = {"dir/walker.mdl", "a\\b\\Terrain.v2.hmp", ".mdl", NULL, "noext"};
+	static const char *want[] = {"walker", "Terrain.v2", ".mdl", "model", "noext"};
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(gsioi_scene_add_model_node(s, paths[i], -1, &err), i);
+		assert_string_equal(s->nodes[i].name, want[i]);
+	}
+	assert_int_equal(s->nodes_count, 5);
+	const gsio_node *n = &s->nodes[0];
+	assert_int_equal(n->parent, -1);
+	assert_true(n->rotation[3] == 1.0f && n->scale[0] == 1.0f && n->scale[2] == 1.0f);
+	assert_int_equal(n->camera, -1);
+	assert_int_equal(n->light, -1);
+	gsio_scene_free(s);
+}
+
+/* Double-sided faces: a quad stored once each way round on the same four
+ * positions (two uv sets for one side) with normals along +z, plus a lone
+ * triangle. Each pair folds to the face whose winding agrees with the
+ * normals (the up faces), drawn with a double-sided copy of the material in
+ * a part of its own after the single faces; a mesh of pairs only keeps one
+ * part and its material turns double-sided. */
+static void test_fold_double_sided(void **state)
+{
+	(void)state;
+	for (int lone = 1; lone >= 0; lone--) {
+		gsio_error err;
+		gsio_scene *s = gsio_scene_new(NULL, &err);
+		gsio_arena *tmp = gsioi_arena_create(NULL, 0);
+		assert_non_null(s);
+		assert_non_null(tmp);
+		int32_t mat = gsio_scene_add_material(s, "skin0", &err);
+		assert_int_equal(mat, 0);
+		assert_int_equal(gsio_extras_set_int(s, &s->materials[0].extras, "gsio:skin_type", 2, &err), 0);
+		static const float pos[] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0,
+		                            5, 5, 0, 6, 5, 0, 5, 6, 0};
+		static const uint32_t src[] = {0, 1, 2, 3, 0, 2, 6, 7, 8};
+		static const uint32_t idx[] = {
+		    4, 3, 5, 2, 1, 0,  // down (clockwise from +z), one on the other uvs
+		    0, 1, 2, 0, 2, 3,  // the same two faces up
+		    6, 7, 8,           // lone
+		};
+		size_t ntri = lone ? 5 : 4;
+		int32_t mi = gsio_scene_add_mesh(s, "m", 9, 3 * ntri, GSIO_MESH_NORMALS | GSIO_MESH_UVS, mat, &err);
+		assert_int_equal(mi, 0);
+		gsio_mesh *m = &s->meshes[0];
+		m->source_vertex = gsioi_arena_array(s->arena, 9, sizeof(uint32_t), &err);
+		assert_non_null(m->source_vertex);
+		memcpy(m->positions, pos, sizeof(pos));
+		memcpy(m->source_vertex, src, sizeof(src));
+		memcpy(m->indices, idx, 3 * ntri * sizeof(uint32_t));
+		for (size_t v = 0; v < 9; v++) m->normals[3 * v + 2] = 1.0f;
+		size_t pairs = 0;
+		assert_true(gsioi_mesh_fold_double_sided(s, m, tmp, &pairs, &err));
+		assert_int_equal(pairs, 2);
+		assert_int_equal(m->vertex_count, 9);
+		assert_int_equal(gsio_extras_get(&m->extras, "gsio:double_sided_pairs")->i, 2);
+		if (lone) {
+			// The lone face first, then the two up faces, double-sided.
+			static const uint32_t want[] = {6, 7, 8, 0, 1, 2, 0, 2, 3};
+			assert_int_equal(m->index_count, 9);
+			assert_memory_equal(m->indices, want, sizeof(want));
+			assert_int_equal(m->parts_count, 2);
+			assert_int_equal(m->parts[0].index_count, 3);
+			assert_int_equal(m->parts[0].material, 0);
+			assert_int_equal(m->parts[1].first_index, 3);
+			assert_int_equal(m->parts[1].index_count, 6);
+			const gsio_material *dm = &s->materials[m->parts[1].material];
+			assert_string_equal(dm->name, "skin0_double_sided");
+			assert_true(dm->double_sided);
+			assert_false(s->materials[0].double_sided);
+			assert_int_equal(gsio_extras_get(&dm->extras, "gsio:skin_type")->i, 2);
+			assert_ptr_not_equal(dm->extras.items, s->materials[0].extras.items);
+		} else {
+			static const uint32_t want[] = {0, 1, 2, 0, 2, 3};
+			assert_int_equal(m->index_count, 6);
+			assert_memory_equal(m->indices, want, sizeof(want));
+			assert_int_equal(m->parts_count, 1);
+			assert_int_equal(m->parts[0].index_count, 6);
+			assert_true(s->materials[0].double_sided);
+			assert_int_equal(s->materials_count, 1);
+		}
+		assert_int_equal(gsio_scene_validate(s, &err), 0);
+		gsioi_arena_destroy(tmp);
+		gsio_scene_free(s);
+	}
 }
 
 static void test_error_format(void **state)
@@ -719,6 +824,8 @@ int main(void)
 	    cmocka_unit_test(test_error_format),
 	    cmocka_unit_test(test_text_sanitized),
 	    cmocka_unit_test(test_build_clips),
+	    cmocka_unit_test(test_model_node),
+	    cmocka_unit_test(test_fold_double_sided),
 	    cmocka_unit_test(test_anorms_match_file),
 	    cmocka_unit_test(test_paths),
 	    cmocka_unit_test(test_read_whole_file),

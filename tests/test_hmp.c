@@ -18,6 +18,32 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Every scene the importer returns passes the scene model's check and has
+ * the v2 shape of a terrain: one root node placing the one mesh, one part,
+ * no skin, morph animations only for 2+ frames. NULL passes through. */
+static gsio_scene *checked(gsio_scene *s)
+{
+	if (!s) return NULL;
+	gsio_error err;
+	if (gsio_scene_validate(s, &err)) fail_msg("scene fails validation: %s", err.message);
+	assert_int_equal(s->nodes_count, s->meshes_count ? 1 : 0);
+	if (!s->meshes_count) return s;
+	const gsio_mesh *m = &s->meshes[0];
+	assert_int_equal(s->meshes_count, 1);
+	assert_int_equal(s->nodes[0].mesh, 0);
+	assert_int_equal(s->nodes[0].parent, -1);
+	assert_int_equal(m->skin, -1);
+	assert_int_equal(m->parts_count, 1);
+	assert_int_equal(m->parts[0].index_count, m->index_count);
+	assert_int_equal(m->parts[0].material, s->materials_count ? 0 : -1);
+	if (m->frames_count < 2) assert_int_equal(s->animations_count, 0);
+	for (size_t i = 0; i < s->animations_count; i++) {
+		assert_int_equal(s->animations[i].channels_count, 1);
+		assert_int_equal(s->animations[i].channels[0].path, GSIO_PATH_MORPH);
+	}
+	return s;
+}
+
 // -- A tiny byte builder, independent of the library's writer
 
 typedef struct buf {
@@ -158,7 +184,7 @@ static uint8_t *make_hmp4(size_t *size, int32_t skin_type)
 static void expect_error(const uint8_t *data, size_t size, const char *what)
 {
 	gsio_error err;
-	gsio_scene *s = gsio_load_memory(data, size, "t.hmp", NULL, &err);
+	gsio_scene *s = checked(gsio_load_memory(data, size, "t.hmp", NULL, &err));
 	if (s) {
 		gsio_scene_free(s);
 		fail_msg("%s: loaded instead of failing", what);
@@ -180,7 +206,7 @@ static void test_shadow5_grid(void **state)
 	(void)state;
 	T_REQUIRE_CORPUS();
 	gsio_error err;
-	gsio_scene *s = gsio_load_file(t_corpus_path("hmp/shadow-5.hmp"), NULL, &err);
+	gsio_scene *s = checked(gsio_load_file(t_corpus_path("hmp/shadow-5.hmp"), NULL, &err));
 	if (!s) fail_msg("load: %s", err.message);
 	assert_string_equal(s->format, "HMP5");
 	assert_int_equal(s->meshes_count, 1);
@@ -271,12 +297,15 @@ static void test_shadow5_grid(void **state)
 	assert_int_equal(s->images[0].source_type, 12);
 	assert_int_equal(s->images[0].source_mip_count, 3);
 	assert_int_equal(s->materials_count, 1);
-	assert_int_equal(s->materials[0].base_color_image, 0);
-	assert_int_equal(s->materials[0].detail_image, -1);
-	assert_int_equal(m->material, 0);
+	assert_int_equal(s->materials[0].base_color_texture.image, 0);
+	assert_int_equal(s->materials[0].base_color_texture.wrap_u, GSIO_WRAP_REPEAT);
+	assert_int_equal(s->materials[0].detail_texture.image, -1);
+	assert_int_equal(gsio_extras_get(&s->materials[0].extras, "gsio:skin_type")->i, 12);
+	assert_int_equal(m->parts[0].material, 0);
 	assert_int_equal(m->frames_count, 1);
 	assert_string_equal(m->frames[0].name, "Frame 1");
-	assert_int_equal(s->clips_count, 0);
+	assert_int_equal(s->animations_count, 0);
+	assert_string_equal(s->nodes[0].name, "shadow-5");
 	assert_int_equal(s->warnings_count, 0);
 	gsio_scene_free(s);
 }
@@ -329,7 +358,7 @@ static void test_shadow5_colour_map_orientation(void **state)
 	(void)state;
 	T_REQUIRE_CORPUS();
 	gsio_error err;
-	gsio_scene *s = gsio_load_file(t_corpus_path("hmp/shadow-5.hmp"), NULL, &err);
+	gsio_scene *s = checked(gsio_load_file(t_corpus_path("hmp/shadow-5.hmp"), NULL, &err));
 	if (!s) fail_msg("load: %s", err.message);
 	static const char *names[] = {"as built", "u mirrored", "v mirrored", "rotated 180",
 	                              "transposed", "rotated 90", "rotated 270", "anti-transposed"};
@@ -386,7 +415,7 @@ static void test_shadow5_truncated(void **state)
 		uint8_t *cut = malloc(n ? n : 1);
 		memcpy(cut, data, n);
 		gsio_error err;
-		gsio_scene *s = gsio_load_memory(cut, n, "t.hmp", NULL, &err);
+		gsio_scene *s = checked(gsio_load_memory(cut, n, "t.hmp", NULL, &err));
 		if (s) fail_msg("prefix of %zu bytes loaded", n);
 		if (n >= 4 && err.code != GSIO_ERR_TRUNCATED && err.code != GSIO_ERR_CORRUPT)
 			fail_msg("prefix of %zu bytes: code %s (%s)", n, gsio_error_code_name(err.code),
@@ -448,7 +477,7 @@ static void test_shadow5_corrupt_fields(void **state)
 		else
 			set_i32(d, cases[i].at, cases[i].i);
 		gsio_error err;
-		gsio_scene *s = gsio_load_memory(d, size, "t.hmp", NULL, &err);
+		gsio_scene *s = checked(gsio_load_memory(d, size, "t.hmp", NULL, &err));
 		if (s) fail_msg("case %zu (offset %zu) loaded", i, cases[i].at);
 		if (err.code != cases[i].want)
 			fail_msg("case %zu (offset %zu): %s (%s), wanted %s", i, cases[i].at,
@@ -461,7 +490,7 @@ static void test_shadow5_corrupt_fields(void **state)
 	memcpy(d, data, size);
 	d[frame_at + 36 + 2] = 200;
 	gsio_error err;
-	gsio_scene *s = gsio_load_memory(d, size, "t.hmp", NULL, &err);
+	gsio_scene *s = checked(gsio_load_memory(d, size, "t.hmp", NULL, &err));
 	assert_non_null(s);
 	assert_int_equal(s->warnings_count, 1);
 	gsio_scene_free(s);
@@ -480,7 +509,7 @@ static size_t alloc_failure_loop(const uint8_t *data, size_t size)
 		gsio_opts opts = {0};
 		opts.allocator = &al;
 		gsio_error err;
-		gsio_scene *s = gsio_load_memory(data, size, "t.hmp", &opts, &err);
+		gsio_scene *s = checked(gsio_load_memory(data, size, "t.hmp", &opts, &err));
 		if (s) {
 			gsio_scene_free(s);
 			assert_int_equal(st.live, 0);
@@ -567,7 +596,7 @@ static void test_hmp7_corpus(void **state)
 		assert_int_equal(out_size, size);
 		assert_memory_equal(out, data, size);
 		free(out);
-		gsio_scene *s = gsio_hmp_to_scene(f, files[i].file, NULL, &err);
+		gsio_scene *s = checked(gsio_hmp_to_scene(f, files[i].file, NULL, &err));
 		if (!s) fail_msg("%s: %s", files[i].file, err.message);
 		assert_string_equal(s->format, "HMP7");
 		const gsio_mesh *m = &s->meshes[0];
@@ -587,7 +616,7 @@ static void test_hmp7_corpus(void **state)
 		              (double)m->bbox_max[2], cx, cy);
 		assert_true(cx > 0 && cy > 0);
 		assert_int_equal(s->images_count, files[i].images);
-		if (files[i].images) assert_int_equal(s->materials[0].detail_image, files[i].detail);
+		if (files[i].images) assert_int_equal(s->materials[0].detail_texture.image, files[i].detail);
 		gsio_scene_free(s);
 		gsio_hmp_file_free(f);
 
@@ -613,7 +642,7 @@ static void test_invalid_external_texture_name(void **state)
 	T_REQUIRE_CORPUS();
 	const char *path = t_corpus_path("invalid/invalid_external_texture_name.hmp");
 	gsio_error err;
-	gsio_scene *s = gsio_load_file(path, NULL, &err);
+	gsio_scene *s = checked(gsio_load_file(path, NULL, &err));
 	assert_null(s);
 	assert_int_equal(err.code, GSIO_ERR_CORRUPT);
 	assert_int_equal(err.offset, 112); // after skin 0 ("abc") and skin 1's 12-byte header
@@ -649,7 +678,7 @@ static void test_synthetic_hmp5(void **state)
 	assert_memory_equal(out, data, size);
 	free(out);
 
-	gsio_scene *s = gsio_hmp_to_scene(f, "syn.hmp", NULL, &err);
+	gsio_scene *s = checked(gsio_hmp_to_scene(f, "syn.hmp", NULL, &err));
 	if (!s) fail_msg("scene: %s", err.message);
 	const gsio_mesh *m = &s->meshes[0];
 	assert_int_equal(m->vertex_count, 6);
@@ -668,16 +697,20 @@ static void test_synthetic_hmp5(void **state)
 	assert_int_equal(m->frames_count, 2);
 	assert_string_equal(m->frames[1].name, "wave1");
 	assert_float_equal(m->frames[1].positions[14], 0.5f * 14 + 5.0f, 1e-6f);
-	assert_int_equal(s->clips_count, 1);
-	assert_string_equal(s->clips[0].name, "wave");
-	assert_int_equal(s->clips[0].frame_count, 2);
+	assert_int_equal(s->animations_count, 1);
+	assert_string_equal(s->animations[0].name, "wave");
+	assert_int_equal(s->animations[0].frames_count, 2);
+	assert_int_equal(s->animations[0].channels[0].node, 0);
+	assert_int_equal(s->animations[0].channels[0].frames[1], 1);
+	assert_string_equal(s->nodes[0].name, "syn");
 	// Colour map, detail map (different size), third skin kept and warned about.
 	assert_int_equal(s->images_count, 3);
 	assert_int_equal(s->materials_count, 1);
 	const gsio_material *mat = &s->materials[0];
-	assert_int_equal(mat->base_color_image, 0);
-	assert_int_equal(mat->detail_image, 1);
-	assert_float_equal(mat->detail_tiling, 2.0f, 1e-6f);
+	assert_int_equal(mat->base_color_texture.image, 0);
+	assert_int_equal(mat->detail_texture.image, 1);
+	assert_int_equal(mat->detail_texture.wrap_u, GSIO_WRAP_REPEAT);
+	assert_float_equal(mat->detail_texture.tiling, 2.0f, 1e-6f);
 	assert_int_equal(s->images[0].rgba[0], 255); // first texel: R 255, B 0
 	assert_int_equal(s->images[0].rgba[2], 0);
 	assert_int_equal(s->images[1].rgba[0], 255);
@@ -691,10 +724,10 @@ static void test_synthetic_hmp5(void **state)
 	// Only the first frame with GSIO_OPT_NO_ANIMATION.
 	gsio_opts opts = {0};
 	opts.flags = GSIO_OPT_NO_ANIMATION;
-	s = gsio_hmp_to_scene(f, "syn.hmp", &opts, &err);
+	s = checked(gsio_hmp_to_scene(f, "syn.hmp", &opts, &err));
 	assert_non_null(s);
 	assert_int_equal(s->meshes[0].frames_count, 1);
-	assert_int_equal(s->clips_count, 0);
+	assert_int_equal(s->animations_count, 0);
 	gsio_scene_free(s);
 	gsio_hmp_file_free(f);
 
@@ -739,7 +772,7 @@ static void mutate(const uint8_t *data, size_t size, const char *what)
 		gsio_opts opts = {0};
 		opts.allocator = &al;
 		gsio_error err;
-		gsio_scene *s = gsio_load_memory(d, size, "t.hmp", &opts, &err);
+		gsio_scene *s = checked(gsio_load_memory(d, size, "t.hmp", &opts, &err));
 		if (s) {
 			loaded++;
 			for (size_t i = 0; i < s->meshes_count; i++)
@@ -787,7 +820,7 @@ static void test_synthetic_hmp4(void **state)
 	assert_int_equal(out_size, size);
 	assert_memory_equal(out, data, size);
 	free(out);
-	gsio_scene *s = gsio_hmp_to_scene(f, "syn4.hmp", NULL, &err);
+	gsio_scene *s = checked(gsio_hmp_to_scene(f, "syn4.hmp", NULL, &err));
 	assert_non_null(s);
 	assert_string_equal(s->format, "HMP4");
 	assert_int_equal(s->format_version, 4);
@@ -855,13 +888,13 @@ static void test_synthetic_hmp7(void **state)
 	assert_int_equal(out_size, size);
 	assert_memory_equal(out, data, size);
 	free(out);
-	gsio_scene *s = gsio_hmp_to_scene(f, "syn7.hmp", NULL, &err);
+	gsio_scene *s = checked(gsio_hmp_to_scene(f, "syn7.hmp", NULL, &err));
 	if (!s) fail_msg("scene: %s", err.message);
 	assert_string_equal(s->format, "HMP7");
 	assert_int_equal(s->images_count, 1); // the external one is named, not loaded
 	assert_int_equal(s->images[0].rgba[2], 255);
-	assert_int_equal(s->materials[0].base_color_image, -1);
-	assert_int_equal(s->materials[0].detail_image, 0); // stored sizes 0x1 and 2x2 differ
+	assert_int_equal(s->materials[0].base_color_texture.image, -1);
+	assert_int_equal(s->materials[0].detail_texture.image, 0); // stored sizes 0x1 and 2x2 differ
 	assert_int_equal(s->warnings_count, 1);
 	assert_non_null(strstr(s->warnings[0], "grass.pcx"));
 	const float *n = s->meshes[0].normals;
@@ -922,7 +955,7 @@ static void test_hmp7_external_texture(void **state)
 	snprintf(hmp, sizeof(hmp), "%s/t.hmp", dir);
 	t_write_file(hmp, b.d, b.n);
 	gsio_error err;
-	gsio_scene *s = gsio_load_file(hmp, NULL, &err);
+	gsio_scene *s = checked(gsio_load_file(hmp, NULL, &err));
 	if (!s) fail_msg("load: %s", err.message);
 	assert_int_equal(s->images_count, 1);
 	const gsio_image *im = &s->images[0];
@@ -933,7 +966,7 @@ static void test_hmp7_external_texture(void **state)
 	assert_int_equal(im->rgba[0], 255); // top-left red
 	assert_int_equal(im->rgba[1], 0);
 	assert_int_equal(im->rgba[4 * 2 + 2], 255); // bottom-left blue
-	assert_int_equal(s->materials[0].base_color_image, 0);
+	assert_int_equal(s->materials[0].base_color_texture.image, 0);
 	// The second name is looked for as "passwd" beside the terrain only: absent.
 	assert_int_equal(s->warnings_count, 1);
 	assert_non_null(strstr(s->warnings[0], "passwd"));
@@ -1060,12 +1093,12 @@ static void test_hmp7_external_png_bomb(void **state)
 		size_t png_size;
 		uint8_t *png = make_png_bomb(bomb ? ((size_t)16 << 20) / 258 : 0, &png_size);
 		one_file_io file = {png, png_size};
-		gsio_io io = {one_file_read, one_file_free, &file};
+		gsio_io io = {one_file_read, one_file_free, NULL, NULL, &file};
 		gsio_opts opts;
 		memset(&opts, 0, sizeof(opts));
 		opts.io = &io;
 		gsio_error err;
-		gsio_scene *s = gsio_load_memory(b.d, b.n, "bomb.hmp", &opts, &err);
+		gsio_scene *s = checked(gsio_load_memory(b.d, b.n, "bomb.hmp", &opts, &err));
 		if (!s) fail_msg("load: %s", err.message);
 		if (!bomb) {
 			assert_int_equal(s->images_count, 1);
@@ -1105,7 +1138,7 @@ static void test_magic_and_registry(void **state)
 	set_i32(data, 68, 0);
 	gsio_hmp_file *f = gsio_hmp_decode(data, size, "t.hmp", NULL, &err);
 	assert_non_null(f);
-	gsio_scene *s = gsio_hmp_to_scene(f, "t.hmp", NULL, &err);
+	gsio_scene *s = checked(gsio_hmp_to_scene(f, "t.hmp", NULL, &err));
 	assert_non_null(s);
 	assert_int_equal(s->meshes_count, 0);
 	assert_null(s->terrain);

@@ -31,6 +31,7 @@ static void test_shadow5_vs_assimp(void **state)
 	gsio_error err;
 	gsio_scene *s = gsio_load_file(path, NULL, &err);
 	if (!s) fail_msg("gsio: %s", err.message);
+	if (gsio_scene_validate(s, &err)) fail_msg("gsio scene fails validation: %s", err.message);
 	const struct aiScene *as = aiImportFile(path, 0);
 	if (!as) fail_msg("assimp: %s", aiGetErrorString());
 	assert_int_equal(as->mNumMeshes, 1);
@@ -112,6 +113,7 @@ static void test_hmp7_vs_assimp(void **state)
 		if (!f) fail_msg("gsio: %s", err.message);
 		gsio_scene *s = gsio_hmp_to_scene(f, path, NULL, &err);
 		if (!s) fail_msg("gsio: %s", err.message);
+		if (gsio_scene_validate(s, &err)) fail_msg("gsio scene fails validation: %s", err.message);
 		const struct aiScene *as = aiImportFile(path, 0);
 		if (!as) fail_msg("assimp: %s", aiGetErrorString());
 		const struct aiMesh *am = as->mMeshes[0];

@@ -45,6 +45,17 @@ static void print_err(const char *what, const gsio_error *err)
 	print_message("  %s: %s\n", what, buf);
 }
 
+// Every scene a test looks at must pass the validator first.
+static void assert_valid(const gsio_scene *s)
+{
+	gsio_error err;
+	gsio_error_clear(&err);
+	if (gsio_scene_validate(s, &err)) {
+		print_err("invalid scene", &err);
+		fail_msg("gsio_scene_validate refused the scene");
+	}
+}
+
 static gsio_scene *load_ok(const char *path, const gsio_opts *opts)
 {
 	gsio_error err;
@@ -53,7 +64,48 @@ static gsio_scene *load_ok(const char *path, const gsio_opts *opts)
 		print_err("load failed", &err);
 		fail_msg("cannot load %s", path);
 	}
+	assert_valid(s);
 	return s;
+}
+
+// -- Scene v2 accessors: an MD5 scene's joints are its first nodes (node j
+// is joint j), skin 0 lists them in order, and an animation has a
+// translation (2j) and a rotation (2j+1) channel per joint.
+
+static size_t n_joints(const gsio_scene *s)
+{
+	size_t n = 0;
+	while (n < s->nodes_count && s->nodes[n].mesh < 0 && s->nodes[n].camera < 0) n++;
+	if (s->skins_count) assert_int_equal(s->skins[0].joints_count, n);
+	return n;
+}
+
+// The world bind position of joint j, from its inverse bind matrix:
+// inverse = [R^T | -R^T t], so t = -R (its translation column).
+static void bind_world_t(const gsio_scene *s, size_t j, double out[3])
+{
+	assert_true(s->skins_count == 1 && j < s->skins[0].joints_count);
+	assert_int_equal(s->skins[0].joints[j], (int32_t)j);
+	const float *m = &s->skins[0].inverse_bind[16 * j];
+	for (int r = 0; r < 3; r++) {
+		double v = 0;
+		for (int k = 0; k < 3; k++) v -= (double)m[r * 4 + k] * m[12 + k]; // R[r][k] = m[col r][row k]
+		out[r] = v;
+	}
+}
+
+static const float *anim_t(const gsio_animation *a, size_t j, size_t f)
+{
+	assert_true(a->channels[2 * j].path == GSIO_PATH_TRANSLATION);
+	assert_int_equal(a->channels[2 * j].node, (int32_t)j);
+	return &a->channels[2 * j].values[3 * f];
+}
+
+static const float *anim_r(const gsio_animation *a, size_t j, size_t f)
+{
+	assert_true(a->channels[2 * j + 1].path == GSIO_PATH_ROTATION);
+	assert_int_equal(a->channels[2 * j + 1].node, (int32_t)j);
+	return &a->channels[2 * j + 1].values[4 * f];
 }
 
 static double now_ms(void)
@@ -298,7 +350,12 @@ static void test_simplecube(void **state)
 	gsio_scene *s = load_ok(t_corpus_path(CUBE), NULL);
 	assert_string_equal(s->format, "MD5");
 	assert_int_equal(s->format_version, 10);
-	assert_int_equal(s->joints_count, 3); // origin, root, joint1 (numJoints 3 in the file)
+	assert_int_equal(n_joints(s), 3); // origin, root, joint1 (numJoints 3 in the file)
+	assert_int_equal(s->nodes_count, 4); // the joints, then the mesh's node
+	assert_int_equal(s->nodes[3].mesh, 0);
+	assert_int_equal(s->nodes[3].parent, -1);
+	assert_int_equal(s->skins_count, 1);
+	assert_int_equal(s->skins[0].skeleton, 0);
 	assert_int_equal(s->meshes_count, 1);
 	assert_int_equal(s->materials_count, 1);
 	assert_int_equal(s->images_count, 0); // shader ""
@@ -307,13 +364,18 @@ static void test_simplecube(void **state)
 	assert_int_equal(m->vertex_count, 24);
 	assert_int_equal(m->index_count, 36);
 	assert_int_equal(m->weights.count, 48);
-	assert_int_equal(m->material, 0);
-	assert_int_equal(s->materials[0].base_color_image, -1);
+	assert_int_equal(m->parts_count, 1);
+	assert_int_equal(m->parts[0].material, 0);
+	assert_int_equal(m->parts[0].index_count, 36);
+	assert_int_equal(m->skin, 0);
+	assert_int_equal(s->materials[0].base_color_texture.image, -1);
 	assert_int_equal(s->source.vertices, 24);
 	assert_int_equal(s->source.triangles, 12);
 	// Joint parents are earlier joints; the world pose is the file's.
-	for (size_t j = 0; j < s->joints_count; j++) assert_true(s->joints[j].parent < (int32_t)j);
-	assert_true(fabsf(s->joints[2].world_translation[2] - 31.9803333282f) < 1e-5f);
+	for (size_t j = 0; j < n_joints(s); j++) assert_true(s->nodes[j].parent < (int32_t)j);
+	double wt2[3];
+	bind_world_t(s, 2, wt2);
+	assert_true(fabs(wt2[2] - 31.9803333282) < 1e-5);
 	// Every triangle faces away from the cube's centre (file winding reversed).
 	double c[3] = {0, 0, 0};
 	for (size_t v = 0; v < m->vertex_count; v++)
@@ -366,7 +428,8 @@ static void test_bob(void **state)
 	assert_int_equal(s->warnings_count, 0);
 	assert_int_equal(s->meshes_count, 6);
 	assert_int_equal(c.meshes, 6);
-	assert_int_equal(s->joints_count, 33);
+	assert_int_equal(n_joints(s), 33);
+	assert_int_equal(s->nodes_count, 33 + 6);
 	assert_int_equal(s->materials_count, 6);
 	assert_int_equal(s->images_count, 5); // guard1_body.png is shared by meshes 0 and 5
 	size_t verts = 0, tris = 0;
@@ -379,18 +442,20 @@ static void test_bob(void **state)
 		assert_int_equal(m->weights.offsets[m->vertex_count], m->weights.count);
 		verts += m->vertex_count;
 		tris += c.tris[i];
-		assert_true(m->material >= 0 && (size_t)m->material < s->materials_count);
-		const gsio_material *mat = &s->materials[m->material];
+		assert_int_equal(m->parts_count, 1);
+		assert_int_equal(m->parts[0].material, (int32_t)i);
+		assert_int_equal(s->nodes[33 + i].mesh, (int32_t)i);
+		const gsio_material *mat = &s->materials[i];
 		assert_string_equal(mat->shader, c.shader[i]);
-		assert_true(mat->base_color_image >= 0);
-		const gsio_image *im = &s->images[mat->base_color_image];
+		assert_true(mat->base_color_texture.image >= 0);
+		const gsio_image *im = &s->images[mat->base_color_texture.image];
 		assert_string_equal(im->name, c.shader[i]);
 		assert_non_null(im->source_path);
 		assert_true(im->width > 0 && im->height > 0 && im->rgba);
 		for (size_t w = 0; w < m->weights.count; w++) assert_true(m->weights.joints[w] < 33);
 	}
 	print_message("  Bob: %zu meshes, %zu joints, %zu vertices, %zu triangles, %zu images\n",
-	              s->meshes_count, s->joints_count, verts, tris, s->images_count);
+	              s->meshes_count, n_joints(s), verts, tris, s->images_count);
 	assert_int_equal(s->source.vertices, verts);
 	assert_int_equal(s->source.triangles, tris);
 	// The images are the PNGs' real sizes.
@@ -409,11 +474,11 @@ static void test_bob(void **state)
 	}
 	// The sibling animation.
 	assert_int_equal(s->animations_count, 1);
-	const gsio_skel_anim *a = &s->animations[0];
+	const gsio_animation *a = &s->animations[0];
 	assert_string_equal(a->name, "Bob");
 	assert_int_equal(a->frames_count, 140);
 	assert_true(a->fps == 24.0f);
-	assert_int_equal(a->joints_count, 33);
+	assert_int_equal(a->channels_count, 2 * 33);
 	assert_non_null(a->bounds);
 	print_message("  Bob.md5anim: %zu frames at %g fps\n", a->frames_count, (double)a->fps);
 	// Most triangles face away from the centroid after the winding is reversed
@@ -607,9 +672,10 @@ static void test_pose(void **state)
 	t_parse_anim(text, &ta);
 	gsio_scene *s = load_ok(t_corpus_path(BOB_MESH), NULL);
 	assert_int_equal(s->animations_count, 1);
-	const gsio_skel_anim *a = &s->animations[0];
+	const gsio_animation *a = &s->animations[0];
 	assert_int_equal(a->frames_count, (size_t)ta.frames);
-	assert_int_equal(a->joints_count, (size_t)ta.joints);
+	assert_int_equal(a->channels_count, 2 * (size_t)ta.joints);
+	assert_int_equal(n_joints(s), (size_t)ta.joints);
 	assert_true(a->fps == (float)ta.fps);
 	size_t nj = (size_t)ta.joints;
 	int *tparent = malloc(nj * sizeof(int)), *sparent = malloc(nj * sizeof(int));
@@ -619,8 +685,8 @@ static void test_pose(void **state)
 	double *swt = malloc(nj * 3 * sizeof(double)), *swr = malloc(nj * 9 * sizeof(double));
 	for (size_t j = 0; j < nj; j++) {
 		tparent[j] = ta.j[j].parent;
-		sparent[j] = s->joints[j].parent;
-		assert_string_equal(s->joints[j].name, ta.j[j].name);
+		sparent[j] = s->nodes[j].parent;
+		assert_string_equal(s->nodes[j].name, ta.j[j].name);
 	}
 	const int frames[] = {0, 1, 37, 70, 100, 139};
 	double max_t = 0, max_r = 0;
@@ -636,8 +702,8 @@ static void test_pose(void **state)
 			double q[4] = {v[3], v[4], v[5], 0};
 			t_quat_w(q);
 			memcpy(&lr[4 * j], q, sizeof(q));
-			for (int c = 0; c < 3; c++) st[3 * j + (size_t)c] = a->translations[3 * ((size_t)f * nj + j) + (size_t)c];
-			for (int c = 0; c < 4; c++) sr[4 * j + (size_t)c] = a->rotations[4 * ((size_t)f * nj + j) + (size_t)c];
+			for (int c = 0; c < 3; c++) st[3 * j + (size_t)c] = anim_t(a, j, (size_t)f)[c];
+			for (int c = 0; c < 4; c++) sr[4 * j + (size_t)c] = anim_r(a, j, (size_t)f)[c];
 		}
 		t_compose(nj, tparent, lt, lr, wt, wr);
 		t_compose(nj, sparent, st, sr, swt, swr);
@@ -659,10 +725,10 @@ static void test_pose(void **state)
 	const char *p = t_after(mtext, "joints {");
 	double bind_err = 0, world_err = 0;
 	for (size_t j = 0; j < nj; j++) {
-		st[3 * j] = s->joints[j].translation[0];
-		st[3 * j + 1] = s->joints[j].translation[1];
-		st[3 * j + 2] = s->joints[j].translation[2];
-		for (int c = 0; c < 4; c++) sr[4 * j + (size_t)c] = s->joints[j].rotation[c];
+		st[3 * j] = s->nodes[j].translation[0];
+		st[3 * j + 1] = s->nodes[j].translation[1];
+		st[3 * j + 2] = s->nodes[j].translation[2];
+		for (int c = 0; c < 4; c++) sr[4 * j + (size_t)c] = s->nodes[j].rotation[c];
 	}
 	t_compose(nj, sparent, st, sr, swt, swr);
 	for (size_t j = 0; j < nj; j++) {
@@ -678,15 +744,18 @@ static void test_pose(void **state)
 			q[k] = t_f(q[k]);
 		}
 		t_quat_w(q);
-		double m[9];
+		double m[9], bw[3];
 		t_quat_matrix(q, m);
+		bind_world_t(s, j, bw);
 		for (int c = 0; c < 3; c++) {
 			bind_err = fmax(bind_err, fabs(swt[3 * j + (size_t)c] - pos[c]));
-			world_err = fmax(world_err, fabs(s->joints[j].world_translation[c] - pos[c]));
+			world_err = fmax(world_err, fabs(bw[c] - pos[c]));
 		}
 		for (int c = 0; c < 9; c++) bind_err = fmax(bind_err, fabs(swr[9 * j + (size_t)c] - m[c]));
 	}
-	print_message("  bind pose: composed local joints differ from the file by %.3g\n", bind_err);
+	print_message("  bind pose: composed local joints differ from the file by %.3g, inverse "
+	              "bind matrices by %.3g\n",
+	              bind_err, world_err);
 	assert_true(bind_err < 1e-4);
 	assert_true(world_err < 1e-5);
 	free(mtext);
@@ -707,9 +776,11 @@ static void test_lone_anim(void **state)
 	T_REQUIRE_CORPUS();
 	gsio_scene *s = load_ok(t_corpus_path(BOB_ANIM), NULL);
 	assert_int_equal(s->meshes_count, 0);
-	assert_int_equal(s->joints_count, 33);
+	assert_int_equal(n_joints(s), 33);
+	assert_int_equal(s->nodes_count, 33);
 	assert_int_equal(s->animations_count, 1);
 	assert_int_equal(s->animations[0].frames_count, 140);
+	assert_int_equal(s->animations[0].channels_count, 66);
 	// The bind pose is the baseframe.
 	size_t size;
 	uint8_t *data = read_corpus(BOB_ANIM, &size);
@@ -717,7 +788,7 @@ static void test_lone_anim(void **state)
 	gsio_md5_anim *a = gsio_md5_anim_decode(data, size, NULL, NULL, &err);
 	assert_non_null(a);
 	for (size_t j = 0; j < 33; j++)
-		assert_memory_equal(s->joints[j].translation, a->baseframe[j].pos, 3 * sizeof(float));
+		assert_memory_equal(s->nodes[j].translation, a->baseframe[j].pos, 3 * sizeof(float));
 	gsio_md5_anim_free(a);
 	free(data);
 	gsio_scene_free(s);
@@ -725,7 +796,7 @@ static void test_lone_anim(void **state)
 	opts.flags = GSIO_OPT_NO_ANIMATION;
 	s = load_ok(t_corpus_path(BOB_ANIM), &opts);
 	assert_int_equal(s->animations_count, 0);
-	assert_int_equal(s->joints_count, 33);
+	assert_int_equal(n_joints(s), 33);
 	gsio_scene_free(s);
 }
 
@@ -875,6 +946,7 @@ static size_t mutate_run(const uint8_t *data, size_t size, bool anim, size_t run
 			if (a) {
 				gsio_scene *s = gsio_md5_anim_to_scene(a, NULL, NULL, &err);
 				assert_non_null(s);
+				assert_valid(s);
 				gsio_scene_free(s);
 				ok++;
 			} else {
@@ -886,6 +958,7 @@ static size_t mutate_run(const uint8_t *data, size_t size, bool anim, size_t run
 			if (m) {
 				gsio_scene *s = gsio_md5_mesh_to_scene(m, NULL, NULL, &err);
 				if (!s) check_failure(&err); // e.g. weights beyond float range
+				else assert_valid(s);
 				gsio_scene_free(s);
 				ok++;
 			} else {
@@ -926,6 +999,7 @@ static void test_mutations(void **state)
 		gsio_error err;
 		gsio_scene *s = gsio_load_memory(buf, size, path, NULL, &err);
 		if (!s) check_failure(&err);
+		else assert_valid(s);
 		gsio_scene_free(s);
 		free(buf);
 	}
@@ -1022,16 +1096,16 @@ static void test_textures(void **state)
 	gsio_scene *s = load_ok(path, NULL);
 	for (size_t i = 0; i < s->warnings_count; i++) print_message("  warning: %s\n", s->warnings[i]);
 	assert_int_equal(s->materials_count, 6);
-	assert_int_equal(s->materials[0].base_color_image, -1); // the secret stays secret
+	assert_int_equal(s->materials[0].base_color_texture.image, -1); // the secret stays secret
 	assert_true(has_warning(s, "\"../../secret.tga\" is an absolute path or leaves"));
-	assert_true(s->materials[1].base_color_image >= 0);
-	assert_true(s->materials[2].base_color_image >= 0);
-	assert_int_equal(s->materials[1].base_color_image, s->materials[2].base_color_image);
-	assert_true(s->materials[3].base_color_image >= 0); // skin.tga beside, by base name
+	assert_true(s->materials[1].base_color_texture.image >= 0);
+	assert_true(s->materials[2].base_color_texture.image >= 0);
+	assert_int_equal(s->materials[1].base_color_texture.image, s->materials[2].base_color_texture.image);
+	assert_true(s->materials[3].base_color_texture.image >= 0); // skin.tga beside, by base name
 	assert_true(has_warning(s, "\"/abs/elsewhere/skin.tga\" is an absolute path"));
-	assert_int_equal(s->materials[4].base_color_image, -1);
+	assert_int_equal(s->materials[4].base_color_texture.image, -1);
 	assert_true(has_warning(s, "shader \"nothere.png\": no texture found"));
-	assert_int_equal(s->materials[5].base_color_image, -1);
+	assert_int_equal(s->materials[5].base_color_texture.image, -1);
 	for (size_t i = 0; i < s->images_count; i++) {
 		assert_null(strstr(s->images[i].source_path, "secret"));
 		assert_int_equal(s->images[i].width, 2);
@@ -1067,7 +1141,28 @@ static const char *skel_mesh =
 typedef struct io_log {
 	char paths[8][512];
 	size_t count;
+	char listed[512]; // the folder list_dir was asked for
 } io_log;
+
+// Lists only "m.md5anim" and "notes.txt", whatever the folder holds.
+static int listing_dir(void *user, const char *dir, char ***names, gsio_error *err)
+{
+	(void)err;
+	io_log *log = user;
+	snprintf(log->listed, sizeof(log->listed), "%s", dir);
+	char **n = calloc(3, sizeof(*n));
+	n[0] = strdup("notes.txt");
+	n[1] = strdup("m.md5anim");
+	*names = n;
+	return 0;
+}
+
+static void listing_free(void *user, char **names)
+{
+	(void)user;
+	for (size_t i = 0; names[i]; i++) free(names[i]);
+	free(names);
+}
 
 static int logging_read(void *user, const char *path, uint8_t **data, size_t *size,
                         gsio_error *err)
@@ -1096,7 +1191,7 @@ static void test_anim_selection(void **state)
 
 	// Siblings: the matching ones, sorted by name; the other one a warning.
 	gsio_scene *s = load_ok(mesh, NULL);
-	assert_int_equal(s->joints_count, 2);
+	assert_int_equal(n_joints(s), 2);
 	assert_int_equal(s->animations_count, 3);
 	assert_string_equal(s->animations[0].name, "idle");
 	assert_string_equal(s->animations[1].name, "m");
@@ -1106,15 +1201,16 @@ static void test_anim_selection(void **state)
 	assert_true(has_warning(s, "other.md5anim"));
 	assert_true(has_warning(s, "\"tip\" in the mesh but \"finger\""));
 	// Tz of joint 1 is animated (flags 4): frame f has z = f + 2; w recomputed.
-	const gsio_skel_anim *a = &s->animations[2];
+	const gsio_animation *a = &s->animations[2];
+	assert_int_equal(a->channels_count, 4);
 	for (size_t f = 0; f < 3; f++) {
-		assert_true(a->translations[3 * (f * 2 + 1) + 2] == (float)(f + 2));
-		const float *q = &a->rotations[4 * (f * 2 + 1)];
+		assert_true(anim_t(a, 1, f)[2] == (float)(f + 2));
+		const float *q = anim_r(a, 1, f);
 		assert_true(q[2] == 0.5f);
 		assert_true(fabsf(q[3] + sqrtf(0.75f)) < 1e-6f);
 	}
 	// The bind pose: joint 1's local translation is (0,0,1) relative to the root.
-	assert_true(fabsf(s->joints[1].translation[2] - 1.0f) < 1e-6f);
+	assert_true(fabsf(s->nodes[1].translation[2] - 1.0f) < 1e-6f);
 	gsio_scene_free(s);
 
 	// Explicit paths pick the animations; a mismatch there is an error.
@@ -1143,17 +1239,27 @@ static void test_anim_selection(void **state)
 	assert_int_equal(s->animations_count, 0);
 	gsio_scene_free(s);
 
-	// A custom io cannot list folders: only m.md5anim is tried, through it.
+	// A custom io that cannot list folders: no sibling animation is looked for.
 	io_log log = {0};
-	gsio_io io = {logging_read, logging_free, &log};
+	gsio_io io = {logging_read, logging_free, NULL, NULL, &log};
 	gsio_opts iopts = {0};
 	iopts.io = &io;
+	s = load_ok(mesh, &iopts);
+	assert_int_equal(s->animations_count, 0);
+	assert_int_equal(log.count, 1); // the mesh itself: gsio_load_file reads through the io too
+	assert_string_equal(log.paths[0], mesh);
+	gsio_scene_free(s);
+	log.count = 0;
+	// One that lists: its list is used, and every file is read through it.
+	io.list_dir = listing_dir;
+	io.free_list = listing_free;
 	s = load_ok(mesh, &iopts);
 	assert_int_equal(s->animations_count, 1);
 	assert_string_equal(s->animations[0].name, "m");
 	assert_int_equal(s->animations[0].frames_count, 4);
-	assert_int_equal(log.count, 1);
-	assert_non_null(strstr(log.paths[0], "m.md5anim"));
+	assert_int_equal(log.count, 2);
+	assert_non_null(strstr(log.paths[1], "m.md5anim"));
+	assert_string_equal(log.listed, d.path);
 	gsio_scene_free(s);
 	free(walk);
 	free(other);
@@ -1177,24 +1283,44 @@ static void test_camera(void **state)
 	                                 "dir/intro.md5camera", NULL, &err);
 	if (!s) print_err("camera", &err);
 	assert_non_null(s);
+	assert_valid(s);
 	assert_int_equal(s->cameras_count, 1);
 	assert_int_equal(s->meshes_count, 0);
+	assert_int_equal(s->nodes_count, 1);
+	const gsio_node *node = &s->nodes[0];
+	assert_int_equal(node->camera, 0);
+	assert_string_equal(node->name, "intro");
+	assert_true(node->translation[2] == 64.0f); // frame 0
 	const gsio_camera *c = &s->cameras[0];
 	assert_string_equal(c->name, "intro");
-	assert_true(c->fps == 30.0f);
-	assert_int_equal(c->frames_count, 3);
-	assert_int_equal(c->cuts_count, 1);
-	assert_int_equal(c->cuts[0], 2);
-	assert_true(c->positions[3] == 10.0f && c->positions[5] == 64.5f);
-	assert_true(c->fov[1] == 75.5f);
+	assert_true(c->fov == 90.0f); // frame 0
+	assert_int_equal(s->animations_count, 1);
+	const gsio_animation *an = &s->animations[0];
+	assert_string_equal(an->name, "intro");
+	assert_true(an->fps == 30.0f);
+	assert_int_equal(an->frames_count, 3);
+	assert_int_equal(an->cuts_count, 1);
+	assert_int_equal(an->cuts[0], 2);
+	assert_null(an->bounds);
+	assert_int_equal(an->channels_count, 3);
+	const gsio_channel_path paths[3] = {GSIO_PATH_TRANSLATION, GSIO_PATH_ROTATION, GSIO_PATH_FOV};
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(an->channels[k].node, 0);
+		assert_int_equal(an->channels[k].path, paths[k]);
+	}
+	const float *pos = an->channels[0].values, *rot = an->channels[1].values,
+	            *fov = an->channels[2].values;
+	assert_true(pos[3] == 10.0f && pos[5] == 64.5f);
+	assert_true(fov[1] == 75.5f);
+	assert_memory_equal(rot, node->rotation, 4 * sizeof(float));
 	for (size_t f = 0; f < 3; f++) {
-		const float *q = &c->rotations[4 * f];
+		const float *q = &rot[4 * f];
 		double len = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] +
 		                  (double)q[3] * q[3]);
 		assert_true(fabs(len - 1.0) < 1e-6);
 		assert_true(q[3] <= 0.0f); // id's sign
 	}
-	assert_true(fabsf(c->rotations[4 + 3] + 0.9659258f) < 1e-6f); // cos(15 deg)
+	assert_true(fabsf(rot[4 + 3] + 0.9659258f) < 1e-6f); // cos(15 deg)
 	gsio_scene_free(s);
 
 	// Round trip.
@@ -1222,9 +1348,25 @@ static void test_camera(void **state)
 	s = gsio_load_memory((const uint8_t *)camera_text, strlen(camera_text), "x.md5camera", &opts,
 	                     &err);
 	assert_non_null(s);
-	assert_int_equal(s->cameras[0].frames_count, 1);
-	assert_int_equal(s->cameras[0].cuts_count, 0);
+	assert_valid(s);
+	assert_int_equal(s->cameras_count, 1);
+	assert_int_equal(s->nodes[0].camera, 0);
+	assert_true(s->cameras[0].fov == 90.0f);
+	assert_int_equal(s->animations_count, 0);
 	gsio_scene_free(s);
+
+	// A field of view outside 0..180 degrees decodes (the codec keeps what is
+	// stored) but makes no scene (fuzz: 810 in frame 1).
+	char bad[1024];
+	snprintf(bad, sizeof(bad), "%s", camera_text);
+	char *f = strstr(bad, "75.5");
+	assert_non_null(f);
+	memcpy(f, "810 ", 4);
+	gsio_error_clear(&err);
+	assert_null(gsio_load_memory((const uint8_t *)bad, strlen(bad), "bad.md5camera", NULL, &err));
+	print_err("fov 810", &err);
+	assert_int_equal(err.code, GSIO_ERR_CORRUPT);
+	assert_non_null(strstr(err.message, "field of view"));
 }
 
 // -- Detection and locale
@@ -1246,7 +1388,8 @@ static void test_detect(void **state)
 	gsio_error err;
 	gsio_scene *s = gsio_load_memory((const uint8_t *)bom, strlen(bom), NULL, NULL, &err);
 	assert_non_null(s);
-	assert_int_equal(s->joints_count, 2);
+	assert_valid(s);
+	assert_int_equal(n_joints(s), 2);
 	gsio_scene_free(s);
 }
 

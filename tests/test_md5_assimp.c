@@ -49,6 +49,9 @@ static void compare_file(const char *rel)
 	opts.flags = GSIO_OPT_NO_ANIMATION;
 	gsio_scene *s = gsio_load_file(path, &opts, &err);
 	assert_non_null(s);
+	gsio_error verr;
+	gsio_error_clear(&verr);
+	assert_int_equal(gsio_scene_validate(s, &verr), 0);
 	const struct aiScene *ai = aiImportFile(path, 0);
 	if (!ai) fail_msg("Assimp cannot read %s: %s", path, aiGetErrorString());
 	const struct aiMatrix4x4 *r = &ai->mRootNode->mTransformation;

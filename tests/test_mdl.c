@@ -77,12 +77,66 @@ static gsio_mdl_file *decode_ok(const cfile *c)
 	return f;
 }
 
+/* Every scene an importer returns must pass the scene model's own check. */
+static void validate_ok(const gsio_scene *s, const char *name)
+{
+	gsio_error err;
+	if (gsio_scene_validate(s, &err)) fail_msg("%s: scene fails validation: %s", name, err.message);
+}
+
 static gsio_scene *scene_ok(const gsio_mdl_file *f, const char *name)
 {
 	gsio_error err;
 	gsio_scene *s = gsio_mdl_to_scene(f, name, NULL, &err);
 	if (!s) fail_msg("%s: no scene: %s", name, err.message);
+	validate_ok(s, name);
 	return s;
+}
+
+/* The face normal of triangle t (counter-clockwise) in one frame, unnormalised. */
+static void face_normal(const gsio_mesh *m, const float *pos, size_t t, double out[3])
+{
+	const uint32_t *ix = &m->indices[3 * t];
+	double e1[3], e2[3];
+	for (int k = 0; k < 3; k++) {
+		e1[k] = (double)pos[3 * ix[1] + (size_t)k] - pos[3 * ix[0] + (size_t)k];
+		e2[k] = (double)pos[3 * ix[2] + (size_t)k] - pos[3 * ix[0] + (size_t)k];
+	}
+	out[0] = e1[1] * e2[2] - e1[2] * e2[1];
+	out[1] = e1[2] * e2[0] - e1[0] * e2[2];
+	out[2] = e1[0] * e2[1] - e1[1] * e2[0];
+}
+
+/* Corners (triangle, vertex) whose vertex normal points away from the face. */
+static size_t corners_against_face(const gsio_mesh *m, const gsio_morph_frame *fr)
+{
+	size_t bad = 0;
+	for (size_t t = 0; t < m->index_count / 3; t++) {
+		double fn[3];
+		face_normal(m, fr->positions, t, fn);
+		for (int k = 0; k < 3; k++) {
+			const float *n = fr->normals + 3 * (size_t)m->indices[3 * t + (size_t)k];
+			if (fn[0] * n[0] + fn[1] * n[1] + fn[2] * n[2] <= 0) bad++;
+		}
+	}
+	return bad;
+}
+
+/* The pairs count the importer recorded (0 when none were split). */
+static int64_t split_pairs(const gsio_mesh *m)
+{
+	const gsio_extra *x = gsio_extras_get(&m->extras, "gsio:double_sided_pairs");
+	if (!x) return 0;
+	assert_int_equal(x->type, GSIO_EXTRA_INT);
+	return x->i;
+}
+
+/* The base name without its extension: the root node's name. */
+static void stem_of(const char *base, char *out, size_t n)
+{
+	snprintf(out, n, "%s", base);
+	char *dot = strrchr(out, '.');
+	if (dot && dot != out) *dot = 0;
 }
 
 static size_t frame_size(const gsio_mdl_file *f, size_t i)
@@ -458,9 +512,20 @@ static void check_scene(const gsio_mdl_file *f, const gsio_scene *s, const char 
 	assert_int_equal(s->source.uvs, f->uvs_count);
 	// One image and one material per (non-DDS) skin, pixels decoded as stored.
 	assert_int_equal(s->images_count, f->skins_count);
+	// (+ the double-sided copy of the first when only some faces are pairs)
+	size_t ds_copy = s->meshes_count && s->meshes[0].parts_count == 2 ? 1 : 0;
+	assert_int_equal(s->materials_count, f->skins_count + ds_copy);
 	for (size_t i = 0; i < s->images_count; i++) {
 		const gsio_image *im = &s->images[i];
 		const gsio_mdl_skin *sk = &f->skins[i];
+		const gsio_material *mat = &s->materials[i];
+		assert_int_equal(mat->base_color_texture.image, (int32_t)i);
+		assert_int_equal(mat->base_color_texture.wrap_u, GSIO_WRAP_REPEAT);
+		assert_int_equal(mat->base_color_texture.wrap_v, GSIO_WRAP_REPEAT);
+		assert_int_equal(mat->detail_texture.image, -1);
+		const gsio_extra *st = gsio_extras_get(&mat->extras, "gsio:skin_type");
+		assert_non_null(st);
+		assert_int_equal(st->i, sk->type);
 		assert_int_equal(im->width, sk->width);
 		assert_int_equal(im->height, sk->height);
 		assert_int_equal(im->source_type, sk->type);
@@ -488,25 +553,79 @@ static void check_scene(const gsio_mdl_file *f, const gsio_scene *s, const char 
 	}
 	if (!f->frames_count || !h->numverts) {
 		assert_int_equal(s->meshes_count, 0);
+		assert_int_equal(s->nodes_count, 0);
 		return;
 	}
 	assert_int_equal(s->meshes_count, 1);
 	const gsio_mesh *m = &s->meshes[0];
-	assert_int_equal(m->index_count, 3 * f->triangles_count);
-	// Welding: one scene vertex per distinct (position, uv) pair, counted apart.
+	assert_int_equal(m->skin, -1);
+	int64_t folded = split_pairs(m);
+	assert_int_equal(m->parts[0].first_index, 0);
+	assert_int_equal(m->parts[0].material, s->materials_count ? 0 : -1);
+	if (!folded || 2 * (size_t)folded == f->triangles_count) {
+		// No pairs, or every face a pair: one part (double-sided when folded).
+		assert_int_equal(m->parts_count, 1);
+		assert_int_equal(m->parts[0].index_count, m->index_count);
+		if (folded && s->materials_count) assert_true(s->materials[0].double_sided);
+	} else {
+		// Single faces first, then one face of each pair with a double-sided copy.
+		assert_int_equal(m->parts_count, 2);
+		assert_int_equal(m->parts[1].index_count, 3 * (size_t)folded);
+		assert_true(m->parts[1].material >= 0);
+		assert_true(s->materials[m->parts[1].material].double_sided);
+		assert_false(s->materials[0].double_sided);
+	}
+	// One root node, named after the file, places the mesh.
+	char stem[64];
+	stem_of(base, stem, sizeof(stem));
+	assert_int_equal(s->nodes_count, 1);
+	assert_string_equal(s->nodes[0].name, stem);
+	assert_int_equal(s->nodes[0].parent, -1);
+	assert_int_equal(s->nodes[0].mesh, 0);
+	// Welding: one scene vertex per distinct (position, uv) pair.
 	size_t pairs = distinct_pairs(f);
 	assert_int_equal(m->vertex_count, pairs);
-	assert_true(m->vertex_count <= 3 * f->triangles_count);
-	// Each scene triangle is the file's triangle with its winding reversed.
-	for (size_t t = 0; t < f->triangles_count; t++) {
-		static const int map[3] = {0, 2, 1};
-		for (int k = 0; k < 3; k++) {
-			uint32_t v = m->indices[3 * t + (size_t)k];
-			assert_true(v < m->vertex_count);
-			assert_int_equal(m->source_vertex[v], f->triangles[t].xyz[map[k]]);
-			assert_int_equal(m->source_uv[v], f->triangles[t].uv[map[k]]);
+	// Each scene triangle is a file triangle with its winding reversed; a face
+	// stored twice (once each way round) appears once (folded).
+	static const int map[3] = {0, 2, 1};
+	size_t ntri_file = f->triangles_count, ntri_scene = m->index_count / 3;
+	assert_int_equal(ntri_scene, ntri_file - (size_t)folded);
+	uint8_t *used = calloc(ntri_file ? ntri_file : 1, 1);
+	assert_non_null(used);
+	for (size_t t = 0; t < ntri_scene; t++) {
+		const uint32_t *ix = &m->indices[3 * t];
+		size_t u = 0;
+		for (; u < ntri_file; u++) {
+			if (used[u]) continue;
+			int k = 0;
+			for (; k < 3; k++)
+				if (m->source_vertex[ix[k]] != (uint32_t)f->triangles[u].xyz[map[k]] ||
+				    m->source_uv[ix[k]] != (uint32_t)f->triangles[u].uv[map[k]])
+					break;
+			if (k == 3) break;
 		}
+		if (u == ntri_file) fail_msg("%s: scene triangle %zu is no file triangle", base, t);
+		used[u] = 1;
 	}
+	// What is left over: the other face of each folded pair (same positions,
+	// the other way round).
+	size_t left = 0;
+	for (size_t u = 0; u < ntri_file; u++) {
+		if (used[u]) continue;
+		left++;
+		const int16_t *x = f->triangles[u].xyz;
+		bool partner = false;
+		for (size_t t = 0; t < ntri_scene && !partner; t++) {
+			const uint32_t *ix = &m->indices[3 * t];
+			for (int r = 0; r < 3 && !partner; r++)
+				partner = m->source_vertex[ix[r]] == (uint32_t)x[0] &&
+				          m->source_vertex[ix[(r + 1) % 3]] == (uint32_t)x[1] &&
+				          m->source_vertex[ix[(r + 2) % 3]] == (uint32_t)x[2];
+		}
+		if (!partner) fail_msg("%s: file triangle %zu was dropped without its pair", base, u);
+	}
+	free(used);
+	assert_int_equal(left, (size_t)folded);
 	// Positions, normals and UVs per frame, as the file says.
 	assert_int_equal(m->frames_count, f->frames_count);
 	assert_ptr_equal(m->positions, m->frames[0].positions);
@@ -531,8 +650,7 @@ static void check_scene(const gsio_mdl_file *f, const gsio_scene *s, const char 
 				assert_true(mf->positions[3 * v + (size_t)k] == want);
 				float nk = mf->normals[3 * v + (size_t)k];
 				len += (double)nk * nk;
-				if (pv->normal < GSIO_NORMAL_COUNT)
-					assert_true(nk == -gsio_anorms[pv->normal][k]);
+				if (pv->normal < GSIO_NORMAL_COUNT) assert_true(nk == -gsio_anorms[pv->normal][k]);
 			}
 			assert_true(fabs(sqrt(len) - 1.0) < 1e-5);
 		}
@@ -540,7 +658,7 @@ static void check_scene(const gsio_mdl_file *f, const gsio_scene *s, const char 
 	// Orientation, frame 0: report, and require "most" to agree.
 	size_t degenerate = 0;
 	size_t agree = ccw_agreeing(m, m->frames[0].positions, m->frames[0].normals, &degenerate);
-	size_t ntri = f->triangles_count;
+	size_t ntri = ntri_scene;
 	size_t outward = outward_count(m, &m->frames[0]);
 	print_message("%-24s %5zu welded (pairs %5zu); CCW agrees with normals: %zu of %zu "
 	              "(%zu degenerate); normals away from bbox centre: %zu of %zu\n",
@@ -554,15 +672,45 @@ static void check_scene(const gsio_mdl_file *f, const gsio_scene *s, const char 
 	    (double)agree < 0.95 * (double)(ntri - degenerate))
 		fail_msg("%s: only %zu of %zu triangles are counter-clockwise around their normals", base,
 		         agree, ntri - degenerate);
-	// Clips: consecutive, covering every frame once, in order.
-	size_t next = 0;
-	for (size_t c = 0; c < s->clips_count; c++) {
-		assert_int_equal(s->clips[c].first_frame, next);
-		assert_true(s->clips[c].frame_count > 0);
-		assert_true(s->clips[c].fps == GSIO_DEFAULT_FPS);
-		next += s->clips[c].frame_count;
+	// The face kept of each pair is the one whose winding agrees with its
+	// vertices' normals (decided on frame 0).
+	if (folded) {
+		size_t first = m->parts_count == 2 ? m->parts[1].first_index / 3 : 0;
+		for (size_t t = first; t < ntri_scene; t++) {
+			const uint32_t *ix = &m->indices[3 * t];
+			double fn[3], sum = 0;
+			face_normal(m, m->frames[0].positions, t, fn);
+			for (int k = 0; k < 3; k++)
+				for (int a = 0; a < 3; a++)
+					sum += fn[a] * m->frames[0].normals[3 * (size_t)ix[k] + (size_t)a];
+			assert_true(sum >= 0); // 0: normals in the face's plane, no side to tell
+		}
+		print_message("%-24s %lld double-sided pairs folded; corners against their face: %zu of "
+		              "%zu\n",
+		              base, (long long)folded, corners_against_face(m, &m->frames[0]),
+		              3 * ntri_scene);
 	}
-	assert_int_equal(next, nf);
+	// Clips: one morph animation each, consecutive, covering every frame once,
+	// in order; none for a single frame.
+	size_t next = 0;
+	for (size_t c = 0; c < s->animations_count; c++) {
+		const gsio_animation *a = &s->animations[c];
+		assert_true(a->frames_count > 0);
+		assert_true(a->fps == GSIO_DEFAULT_FPS);
+		assert_int_equal(a->channels_count, 1);
+		assert_int_equal(a->channels[0].node, 0);
+		assert_int_equal(a->channels[0].path, GSIO_PATH_MORPH);
+		for (size_t k = 0; k < a->frames_count; k++)
+			assert_int_equal(a->channels[0].frames[k], next + k);
+		next += a->frames_count;
+	}
+	assert_int_equal(next, nf >= 2 ? nf : 0);
+}
+
+static const gsio_mesh *m_of(const gsio_scene *s)
+{
+	assert_int_equal(s->meshes_count, 1);
+	return &s->meshes[0];
 }
 
 static void test_corpus_scene(void **state)
@@ -577,10 +725,15 @@ static void test_corpus_scene(void **state)
 		check_scene(f, s, files[i].base);
 		const fact *ft = fact_for(files[i].base);
 		if (ft && ft->clip) {
-			assert_int_equal(s->clips_count, 1);
-			assert_string_equal(s->clips[0].name, ft->clip);
-			assert_int_equal(s->clips[0].first_frame, 0);
-			assert_int_equal(s->clips[0].frame_count, ft->frames);
+			assert_int_equal(s->animations_count, 1);
+			assert_string_equal(s->animations[0].name, ft->clip);
+			assert_int_equal(s->animations[0].channels[0].frames[0], 0);
+			assert_int_equal(s->animations[0].frames_count, ft->frames);
+		}
+		if (!strcmp(files[i].base, "trashcan.mdl")) {
+			// Every face of the trash can is stored twice, once each way round.
+			assert_int_equal(split_pairs(m_of(s)), 38);
+			assert_int_equal(f->triangles_count, 76);
 		}
 		const gsio_mesh *m = s->meshes_count ? &s->meshes[0] : NULL;
 		if (!strcmp(files[i].base, "minigun_mdl5.mdl") || !strcmp(files[i].base, "mdl5-earth.mdl")) {
@@ -602,9 +755,9 @@ static void test_corpus_scene(void **state)
 		}
 		if (!strcmp(files[i].base, "minigun_mdl5.mdl")) {
 			assert_int_equal(m->vertex_count, 433); // welded from 314 positions, 117 uvs
-			assert_int_equal(s->clips_count, 1);
-			assert_string_equal(s->clips[0].name, "shot");
-			assert_int_equal(s->clips[0].frame_count, 8);
+			assert_int_equal(s->animations_count, 1);
+			assert_string_equal(s->animations[0].name, "shot");
+			assert_int_equal(s->animations[0].frames_count, 8);
 		}
 		// With GSIO_OPT_NO_ANIMATION only the first frame is kept.
 		gsio_opts opts = {0};
@@ -612,9 +765,10 @@ static void test_corpus_scene(void **state)
 		opts.fps = 25;
 		gsio_scene *s1 = gsio_mdl_to_scene(f, files[i].base, &opts, NULL);
 		assert_non_null(s1);
+		validate_ok(s1, files[i].base);
 		if (s1->meshes_count) {
 			assert_int_equal(s1->meshes[0].frames_count, 1);
-			assert_true(s1->clips_count == 1 && s1->clips[0].fps == 25.0f);
+			assert_int_equal(s1->animations_count, 0); // one frame: no animation
 		}
 		gsio_scene_free(s1);
 		gsio_scene_free(s);
@@ -630,6 +784,8 @@ static void test_load_file_registry(void **state)
 	gsio_error err;
 	gsio_scene *s = gsio_load_file(t_corpus_path("mdl/trashcan.mdl"), NULL, &err);
 	if (!s) fail_msg("gsio_load_file: %s", err.message);
+	validate_ok(s, "trashcan.mdl");
+	assert_string_equal(s->nodes[0].name, "trashcan");
 	assert_string_equal(s->format, "MDL5");
 	assert_int_equal(s->meshes_count, 1);
 	assert_int_equal(s->source.vertices, 62);
@@ -1144,7 +1300,7 @@ static void test_samples_are_fresh(void **state)
 {
 	(void)state;
 	size_t total = 0;
-	assert_int_equal(gen_sample_count(), 6);
+	assert_int_equal(gen_sample_count(), 7);
 	for (size_t i = 0; i < gen_sample_count(); i++) {
 		uint8_t *fresh, *again;
 		size_t fresh_size, again_size, size;
@@ -1185,6 +1341,7 @@ static const sample_expect sample_expects[] = {
     {"mipmapped.mdl", 1, {10, -1}, 2, "idle:1"},
     {"two_skins.mdl", 2, {4, 2}, 2, "idle:1"},
     {"clips.mdl", 1, {2, -1}, 2, "stand:4,walk:8,die:6"},
+    {"double_sided.mdl", 1, {2, -1}, 2, "idle:1"},
 };
 
 static void check_clips(const gsio_scene *s, const char *spec, const char *file)
@@ -1196,10 +1353,14 @@ static void check_clips(const gsio_scene *s, const char *spec, const char *file)
 		char *colon = strchr(tok, ':');
 		*colon = 0;
 		size_t count = (size_t)atoi(colon + 1);
-		if (c >= s->clips_count) fail_msg("%s: clip %s missing", file, tok);
-		assert_string_equal(s->clips[c].name, tok);
-		assert_int_equal(s->clips[c].first_frame, first);
-		assert_int_equal(s->clips[c].frame_count, count);
+		// A single frame is no animation: its name is checked all the same.
+		if (s->meshes[0].frames_count >= 2) {
+			if (c >= s->animations_count) fail_msg("%s: clip %s missing", file, tok);
+			const gsio_animation *a = &s->animations[c];
+			assert_string_equal(a->name, tok);
+			assert_int_equal(a->channels[0].frames[0], first);
+			assert_int_equal(a->frames_count, count);
+		}
 		for (size_t k = 0; k < count; k++) {
 			char want[32];
 			snprintf(want, sizeof(want), "%s%zu", tok, k);
@@ -1207,7 +1368,7 @@ static void check_clips(const gsio_scene *s, const char *spec, const char *file)
 		}
 		first += count;
 	}
-	assert_int_equal(s->clips_count, c);
+	assert_int_equal(s->animations_count, s->meshes[0].frames_count >= 2 ? c : 0);
 }
 
 static void expect_pixel(const gsio_image *im, unsigned x, unsigned y, unsigned r, unsigned g,
@@ -1249,12 +1410,20 @@ static void test_samples_read_back(void **state)
 		check_scene(f, s, ex->file);
 		check_clips(s, ex->clips, ex->file);
 		const gsio_mesh *m = &s->meshes[0];
-		// Every frame of the box: all normals outward, all triangles CCW.
+		// Every frame of the box: all normals outward, all triangles CCW; the
+		// double-sided box's faces are folded to one each, drawn double-sided.
+		int twice = gs->double_sided;
+		assert_int_equal(m->index_count / 3, 12);
+		assert_int_equal(split_pairs(m), twice ? 12 : 0);
+		assert_int_equal(m->vertex_count, 24);
+		assert_int_equal(s->materials[0].double_sided, twice ? 1 : 0);
 		for (size_t fr = 0; fr < m->frames_count; fr++) {
 			size_t deg;
-			assert_int_equal(outward_count(m, &m->frames[fr]), m->vertex_count);
+			assert_int_equal(outward_count(m, &m->frames[fr]), 24);
 			assert_int_equal(ccw_agreeing(m, m->frames[fr].positions, m->frames[fr].normals, &deg),
-			                 12);
+			                 m->index_count / 3);
+			// Every vertex normal agrees with every face using it.
+			assert_int_equal(corners_against_face(m, &m->frames[fr]), 0);
 		}
 		// Frame 0 is the box x, y in [-16, 16], z in [0, 32].
 		const float want_min[3] = {-16, -16, 0}, want_max[3] = {16, 16, 32};

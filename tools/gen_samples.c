@@ -1,7 +1,8 @@
 /* gsio_gen_samples: writes the project's own sample models into samples/.
  *
  * Every sample is the same small textured box (8 positions, 12 triangles, 24
- * skin vertices), built by hand as a gsio_mdl_file and written with
+ * skin vertices; double_sided.mdl stores each of its faces a second time the
+ * other way round, 24 triangles), built by hand as a gsio_mdl_file and written with
  * gsio_mdl_encode, so a fresh clone has files to convert that nobody else
  * owns. The skin is a 3 x 2 atlas, one cell per face, each cell with an "F"
  * whose shape shows any flip or rotation; the front face (+X, GameStudio's
@@ -48,6 +49,8 @@ typedef struct gen_sample {
 	const gen_clip *clips;
 	size_t clips_count;
 	int32_t frame_type;    /**< GSIO_MDL_FRAME_BYTE or GSIO_MDL_FRAME_WORD */
+	int double_sided;      /**< 1: every face stored twice, once each way round,
+	                            on the same vertices (as some real models do) */
 } gen_sample;
 
 size_t gen_sample_count(void);
@@ -83,6 +86,7 @@ static const gen_sample samples[] = {
     {"mipmapped.mdl", skins_mip, 1, clips_idle, 1, GSIO_MDL_FRAME_WORD},
     {"two_skins.mdl", skins_two, 2, clips_idle, 1, GSIO_MDL_FRAME_WORD},
     {"clips.mdl", skins_clips, 1, clips_anim, GEN_N(clips_anim), GSIO_MDL_FRAME_WORD},
+    {"double_sided.mdl", skins_clips, 1, clips_idle, 1, GSIO_MDL_FRAME_WORD, 1},
 };
 
 size_t gen_sample_count(void)
@@ -328,7 +332,7 @@ int gen_sample_encode(size_t index, uint8_t **out, size_t *out_size, gsio_error 
 	// Skin vertices: 4 per face, in texels of the first skin; each face
 	// covers its cell's texel centres (gsio samples at u + 0.5).
 	gsio_mdl_uv uvs[24];
-	gsio_mdl_triangle tris[12];
+	gsio_mdl_triangle tris[24];
 	int cw = sm->skins[0].width / 3, ch = sm->skins[0].height / 2;
 	for (int fc = 0; fc < 6; fc++) {
 		int cx = fc % 3, cy = fc / 3;
@@ -349,8 +353,15 @@ int gen_sample_encode(size_t index, uint8_t **out, size_t *out_size, gsio_error 
 	}
 	f.uvs = uvs;
 	f.uvs_count = 24;
+	size_t ntris = 12;
+	if (sm->double_sided) // the back faces: the same corners and uvs, reversed
+		for (size_t t = 0; t < 12; t++, ntris++)
+			for (int k = 0; k < 3; k++) {
+				tris[ntris].xyz[k] = tris[t].xyz[2 - k];
+				tris[ntris].uv[k] = tris[t].uv[2 - k];
+			}
 	f.triangles = tris;
-	f.triangles_count = 12;
+	f.triangles_count = ntris;
 
 	gsio_mdl_frame frames[32];
 	gsio_mdl_vertex verts[32][8];
@@ -389,7 +400,7 @@ int gen_sample_encode(size_t index, uint8_t **out, size_t *out_size, gsio_error 
 	h->radius = (float)r;
 	h->numskins = (int32_t)f.skins_count;
 	h->numverts = 8;
-	h->numtris = 12;
+	h->numtris = (int32_t)ntris;
 	h->numframes = (int32_t)nf;
 	h->numskinverts = 24;
 	rc = gsio_mdl_encode(&f, out, out_size, err);

@@ -14,11 +14,69 @@ static void usage(FILE *out)
 	        "\n"
 	        "info    print what each file holds: format and version, vertices, triangles,\n"
 	        "        skin vertices, welded vertices, skins (type code, size), frames and\n"
-	        "        their names, clips, meshes, joints, animations, cameras, warnings.\n"
+	        "        their names, clips, meshes, nodes, joints, animations, cameras,\n"
+	        "        lights, warnings.\n"
 	        "        --json prints one JSON object per file, one per line.\n"
 	        "\n"
 	        "Exit status: 0 when every file was read, 1 when any failed, 2 on a usage error.\n");
 }
+
+// -- What a scene holds, in the terms `info` reports
+
+/** The first channel of animation a with this path, or NULL. */
+static const gsio_channel *find_channel(const gsio_animation *a, gsio_channel_path path)
+{
+	for (size_t c = 0; c < a->channels_count; c++)
+		if (a->channels[c].path == path) return &a->channels[c];
+	return NULL;
+}
+
+/** A clip: a vertex animation (one with a MORPH channel keyed by frames). */
+static const gsio_channel *clip_channel(const gsio_animation *a)
+{
+	const gsio_channel *ch = find_channel(a, GSIO_PATH_MORPH);
+	return ch && ch->frames ? ch : NULL;
+}
+
+static bool is_camera_node(const gsio_scene *s, int32_t node)
+{
+	return node >= 0 && (size_t)node < s->nodes_count && s->nodes[node].camera >= 0;
+}
+
+/** A skeletal animation: no MORPH channel, and not only moving cameras. */
+static bool is_skeletal(const gsio_scene *s, const gsio_animation *a)
+{
+	if (find_channel(a, GSIO_PATH_MORPH)) return false;
+	for (size_t c = 0; c < a->channels_count; c++)
+		if (!is_camera_node(s, a->channels[c].node)) return true;
+	return false;
+}
+
+/** The animation that moves camera i's node (or its fov), NULL if none. */
+static const gsio_animation *camera_animation(const gsio_scene *s, size_t cam)
+{
+	for (size_t a = 0; a < s->animations_count; a++)
+		for (size_t c = 0; c < s->animations[a].channels_count; c++) {
+			int32_t n = s->animations[a].channels[c].node;
+			if (n >= 0 && (size_t)n < s->nodes_count && s->nodes[n].camera == (int32_t)cam)
+				return &s->animations[a];
+		}
+	return NULL;
+}
+
+static size_t joints_total(const gsio_scene *s)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->skins_count; i++) n += s->skins[i].joints_count;
+	return n;
+}
+
+static int32_t mesh_material(const gsio_mesh *m)
+{
+	return m->parts_count ? m->parts[0].material : -1;
+}
+
+// -- Output
 
 static cJSON *scene_json(const char *path, const gsio_scene *s)
 {
@@ -51,12 +109,15 @@ static cJSON *scene_json(const char *path, const gsio_scene *s)
 	for (size_t i = 0; i < nframes; i++)
 		cJSON_AddItemToArray(names, cJSON_CreateString(s->meshes[0].frames[i].name));
 	cJSON *clips = cJSON_AddArrayToObject(o, "clips");
-	for (size_t i = 0; i < s->clips_count; i++) {
+	for (size_t i = 0; i < s->animations_count; i++) {
+		const gsio_animation *a = &s->animations[i];
+		const gsio_channel *ch = clip_channel(a);
+		if (!ch) continue;
 		cJSON *c = cJSON_CreateObject();
-		cJSON_AddStringToObject(c, "name", s->clips[i].name);
-		cJSON_AddNumberToObject(c, "first_frame", (double)s->clips[i].first_frame);
-		cJSON_AddNumberToObject(c, "frames", (double)s->clips[i].frame_count);
-		cJSON_AddNumberToObject(c, "fps", s->clips[i].fps);
+		cJSON_AddStringToObject(c, "name", a->name ? a->name : "");
+		cJSON_AddNumberToObject(c, "first_frame", a->frames_count ? (double)ch->frames[0] : 0);
+		cJSON_AddNumberToObject(c, "frames", (double)a->frames_count);
+		cJSON_AddNumberToObject(c, "fps", a->fps);
 		cJSON_AddItemToArray(clips, c);
 	}
 	cJSON *meshes = cJSON_AddArrayToObject(o, "meshes");
@@ -66,7 +127,7 @@ static cJSON *scene_json(const char *path, const gsio_scene *s)
 		cJSON_AddStringToObject(j, "name", m->name ? m->name : "");
 		cJSON_AddNumberToObject(j, "vertices", (double)m->vertex_count);
 		cJSON_AddNumberToObject(j, "triangles", (double)(m->index_count / 3));
-		cJSON_AddNumberToObject(j, "material", m->material);
+		cJSON_AddNumberToObject(j, "material", mesh_material(m));
 		cJSON_AddNumberToObject(j, "weights", (double)m->weights.count);
 		cJSON *bmin = cJSON_CreateFloatArray(m->bbox_min, 3);
 		cJSON *bmax = cJSON_CreateFloatArray(m->bbox_max, 3);
@@ -74,9 +135,11 @@ static cJSON *scene_json(const char *path, const gsio_scene *s)
 		cJSON_AddItemToObject(j, "bbox_max", bmax);
 		cJSON_AddItemToArray(meshes, j);
 	}
-	cJSON_AddNumberToObject(o, "joints", (double)s->joints_count);
+	cJSON_AddNumberToObject(o, "nodes", (double)s->nodes_count);
+	cJSON_AddNumberToObject(o, "joints", (double)joints_total(s));
 	cJSON *anims = cJSON_AddArrayToObject(o, "animations");
 	for (size_t i = 0; i < s->animations_count; i++) {
+		if (!is_skeletal(s, &s->animations[i])) continue;
 		cJSON *a = cJSON_CreateObject();
 		cJSON_AddStringToObject(a, "name", s->animations[i].name ? s->animations[i].name : "");
 		cJSON_AddNumberToObject(a, "frames", (double)s->animations[i].frames_count);
@@ -86,12 +149,14 @@ static cJSON *scene_json(const char *path, const gsio_scene *s)
 	cJSON *cams = cJSON_AddArrayToObject(o, "cameras");
 	for (size_t i = 0; i < s->cameras_count; i++) {
 		cJSON *c = cJSON_CreateObject();
+		const gsio_animation *a = camera_animation(s, i);
 		cJSON_AddStringToObject(c, "name", s->cameras[i].name ? s->cameras[i].name : "");
-		cJSON_AddNumberToObject(c, "frames", (double)s->cameras[i].frames_count);
-		cJSON_AddNumberToObject(c, "fps", s->cameras[i].fps);
-		cJSON_AddNumberToObject(c, "cuts", (double)s->cameras[i].cuts_count);
+		cJSON_AddNumberToObject(c, "frames", a ? (double)a->frames_count : 0);
+		cJSON_AddNumberToObject(c, "fps", a ? a->fps : 0);
+		cJSON_AddNumberToObject(c, "cuts", a ? (double)a->cuts_count : 0);
 		cJSON_AddItemToArray(cams, c);
 	}
+	cJSON_AddNumberToObject(o, "lights", (double)s->lights_count);
 	if (s->terrain) {
 		cJSON *t = cJSON_AddObjectToObject(o, "terrain");
 		cJSON_AddNumberToObject(t, "columns", s->terrain->columns);
@@ -133,22 +198,31 @@ static void print_text(const char *path, const gsio_scene *s)
 		}
 		printf("\n");
 	}
-	for (size_t i = 0; i < s->clips_count; i++)
-		printf("  clip %s: frames %zu..%zu (%zu) at %g fps\n", s->clips[i].name,
-		       s->clips[i].first_frame, s->clips[i].first_frame + s->clips[i].frame_count - 1,
-		       s->clips[i].frame_count, (double)s->clips[i].fps);
-	if (s->meshes_count > 1 || s->joints_count)
+	for (size_t i = 0; i < s->animations_count; i++) {
+		const gsio_animation *a = &s->animations[i];
+		const gsio_channel *ch = clip_channel(a);
+		if (!ch || !a->frames_count) continue;
+		printf("  clip %s: frames %u..%u (%zu) at %g fps\n", a->name, ch->frames[0],
+		       ch->frames[a->frames_count - 1], a->frames_count, (double)a->fps);
+	}
+	size_t joints = joints_total(s);
+	if (s->meshes_count > 1 || joints)
 		for (size_t i = 0; i < s->meshes_count; i++)
 			printf("  mesh %zu %s: %zu vertices, %zu triangles, %zu weights\n", i,
 			       s->meshes[i].name, s->meshes[i].vertex_count, s->meshes[i].index_count / 3,
 			       s->meshes[i].weights.count);
-	if (s->joints_count) printf("  joints %zu\n", s->joints_count);
+	if (s->nodes_count > 1) printf("  nodes %zu\n", s->nodes_count);
+	if (joints) printf("  joints %zu in %zu skins\n", joints, s->skins_count);
 	for (size_t i = 0; i < s->animations_count; i++)
-		printf("  animation %s: %zu frames at %g fps\n", s->animations[i].name,
-		       s->animations[i].frames_count, (double)s->animations[i].fps);
-	for (size_t i = 0; i < s->cameras_count; i++)
+		if (is_skeletal(s, &s->animations[i]))
+			printf("  animation %s: %zu frames at %g fps\n", s->animations[i].name,
+			       s->animations[i].frames_count, (double)s->animations[i].fps);
+	for (size_t i = 0; i < s->cameras_count; i++) {
+		const gsio_animation *a = camera_animation(s, i);
 		printf("  camera %s: %zu frames at %g fps, %zu cuts\n", s->cameras[i].name,
-		       s->cameras[i].frames_count, (double)s->cameras[i].fps, s->cameras[i].cuts_count);
+		       a ? a->frames_count : 0, a ? (double)a->fps : 0.0, a ? a->cuts_count : 0);
+	}
+	if (s->lights_count) printf("  lights %zu\n", s->lights_count);
 	if (s->terrain)
 		printf("  terrain %u x %u vertices, cell %g x %g\n", s->terrain->columns, s->terrain->rows,
 		       (double)s->terrain->cell_x, (double)s->terrain->cell_y);

@@ -19,6 +19,12 @@ CASE is one of:
              .md5mesh inputs (read back from the GLB), and every output
              passes the validator when it is installed
   help       --help and --version exit 0; --help names every option
+  sigint     SIGINT during a -j2 batch (many symlinks to golem and human)
+             kills the command and leaves no temporary file in the output
+             folder (gsio_install_cleanup_handlers)
+  writeerr   an output that cannot be written (a path whose parent is a
+             file, a read-only folder) fails with exit 1 and a message naming
+             the output asked for, never a temporary name
 Exits 77 (skipped) when a case needs the corpus and it is absent.
 """
 import filecmp
@@ -399,7 +405,79 @@ def case_help():
     print("help: --help lists every option; %s" % v.stdout.strip())
 
 
-CASES = {"batch": case_batch, "noforce": case_noforce, "jobs": case_jobs, "usage": case_usage,
+def leftovers(folder):
+    """Temporary files (".<name>.<pid>.<n>.tmp") anywhere below folder."""
+    out = []
+    for root, _, files in os.walk(folder):
+        out += [os.path.join(root, f) for f in files if f.endswith(".tmp")]
+    return out
+
+
+def case_sigint():
+    need_corpus()
+    import signal
+    src = os.path.join(WORK, "in")
+    os.makedirs(src)
+    for i in range(60):
+        for name in ("mdl4-golem.mdl", "mdl4-human.mdl"):
+            os.symlink(corpus(name), os.path.join(src, "%02d_%s" % (i, name)))
+    out = os.path.join(WORK, "out")
+    interrupted = 0
+    # Several tries at different moments: one of them lands mid-write.
+    for delay in (0.3, 0.5, 0.7, 0.9, 1.1, 1.3, 1.5, 1.7):
+        shutil.rmtree(out, ignore_errors=True)
+        p = subprocess.Popen([CONV, "--quiet", "--gltf", "-j2", "-o", out, src],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        time.sleep(delay)
+        if p.poll() is None:
+            p.send_signal(signal.SIGINT)
+            interrupted += 1
+        p.wait(timeout=300)
+        if p.returncode == 0 and delay == 0.3:
+            fail("the batch finished within %.1f s: make it bigger" % delay)
+        left = leftovers(out) if os.path.isdir(out) else []
+        if left:
+            fail("SIGINT after %.1f s left %d temporary files: %s" % (delay, len(left), left[:3]))
+        written = len(glob.glob(os.path.join(out, "**", "*.gltf"), recursive=True))
+        print("SIGINT after %.1f s: exit %d, %d outputs written, no temporary file"
+              % (delay, p.returncode, written))
+    if not interrupted:
+        fail("the batch always finished before the signal")
+
+
+def case_writeerr():
+    need_corpus()
+    blocker = os.path.join(WORK, "afile")
+    with open(blocker, "w") as f:
+        f.write("x")
+    target = os.path.join(blocker, "sub", "out.glb")
+    r = run(["--quiet", "-o", target, corpus("trashcan.mdl")], expect=1)
+    if target not in r.stderr and os.path.join(blocker, "sub") not in r.stderr:
+        fail("the error does not name the output: %r" % r.stderr)
+    if ".tmp" in r.stderr:
+        fail("the error names a temporary file: %r" % r.stderr)
+    ro = os.path.join(WORK, "readonly")
+    os.makedirs(ro)
+    os.chmod(ro, 0o555)
+    try:
+        if os.access(ro, os.W_OK):
+            print("writeerr: running as root, the read-only folder is writable: part skipped")
+        else:
+            target = os.path.join(ro, "out.glb")
+            r = run(["--quiet", "-o", target, corpus("trashcan.mdl")], expect=1)
+            if target not in r.stderr:
+                fail("the error does not name the output %s: %r" % (target, r.stderr))
+            if ".tmp" in r.stderr:
+                fail("the error names a temporary file: %r" % r.stderr)
+            if os.listdir(ro):
+                fail("the read-only folder got files: %s" % os.listdir(ro))
+            print("writeerr: %s" % r.stderr.strip())
+    finally:
+        os.chmod(ro, 0o755)
+    print("writeerr: errors name the output asked for")
+
+
+CASES = {"sigint": case_sigint, "writeerr": case_writeerr, "batch": case_batch, "noforce": case_noforce, "jobs": case_jobs, "usage": case_usage,
          "options": case_options, "help": case_help}
 
 if len(sys.argv) != 5 or sys.argv[1] not in CASES:

@@ -33,10 +33,18 @@ if(TARGET mdl2gltf AND Python3_FOUND)
     set_tests_properties(gltf_blender_import PROPERTIES FIXTURES_REQUIRED gltf_synthetic)
   endif()
 
-  foreach(gsio_cli_case batch noforce jobs usage options help)
+  foreach(gsio_cli_case batch noforce jobs usage options help sigint writeerr)
     add_test(NAME cli_mdl2gltf_${gsio_cli_case}
       COMMAND ${Python3_EXECUTABLE} ${gsio_gltf_e2e}/cli_mdl2gltf.py ${gsio_cli_case}
               $<TARGET_FILE:mdl2gltf> ${GSIO_CORPUS_DIR} ${gsio_gltf_work}/cli_${gsio_cli_case})
     set_tests_properties(cli_mdl2gltf_${gsio_cli_case} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
   endforeach()
+endif()
+
+# libgsio_gltf uses the public gsio API only: no gsioi_ symbol may be
+# undefined in it (it would come from libgsio's internals).
+if(TARGET gsio_gltf)
+  add_test(NAME gltf_public_api_only
+    COMMAND sh -c "u=$(nm -u \"$1\" | grep gsioi_); if [ -n \"$u\" ]; then echo \"internal symbols used: $u\"; exit 1; fi; nm -u \"$1\" | grep -c ' gsio_' && echo 'PASS: public gsio API only'"
+            sh $<TARGET_FILE:gsio_gltf>)
 endif()

@@ -46,4 +46,50 @@ libdir=$(ls -d "$tmp"/prefix/lib* | head -n1)
 PKG_CONFIG_PATH="$libdir/pkgconfig" cc -o "$tmp/app/pc" "$tmp/app/main.c" \
   $(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs --static gsio)
 LD_LIBRARY_PATH="$libdir" "$tmp/app/pc" "${input[@]}"
-echo "install: find_package (static, shared) and pkg-config consumers built and ran"
+# The glTF writer library: a built scene written to GLB, linked through
+# find_package (gsio::gsio_gltf, gsio::gsio_gltf_shared) and pkg-config.
+cat > "$tmp/app/gltf.c" <<'C'
+#include <gsio/gsio.h>
+#include <gsio/gsio_gltf.h>
+#include <stdio.h>
+#include <string.h>
+int main(void)
+{
+	gsio_error err;
+	gsio_scene *s = gsio_scene_new(NULL, &err);
+	if (!s) return 1;
+	int32_t m = gsio_scene_add_mesh(s, "tri", 3, 3, GSIO_MESH_NORMALS, -1, &err);
+	if (m < 0) return 1;
+	const float p[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0}, n[9] = {0, 0, 1, 0, 0, 1, 0, 0, 1};
+	memcpy(s->meshes[m].positions, p, sizeof p);
+	memcpy(s->meshes[m].normals, n, sizeof n);
+	for (uint32_t i = 0; i < 3; i++) s->meshes[m].indices[i] = i;
+	int32_t node = gsio_scene_add_node(s, "tri", -1, &err);
+	if (node < 0) return 1;
+	s->nodes[node].mesh = m;
+	gsio_gltf_output out;
+	if (gsio_gltf_write(s, NULL, &out, &err)) { fprintf(stderr, "%s\n", err.message); return 1; }
+	printf("gsio_gltf: %zu bytes of GLB\n", out.files[0].size);
+	int ok = out.files_count == 1 && !memcmp(out.files[0].data, "glTF", 4);
+	gsio_gltf_output_free(&out);
+	gsio_scene_free(s);
+	return ok ? 0 : 1;
+}
+C
+cat >> "$tmp/app/CMakeLists.txt" <<'C'
+add_executable(gltf_static gltf.c)
+target_link_libraries(gltf_static PRIVATE gsio::gsio_gltf)
+add_executable(gltf_shared gltf.c)
+target_link_libraries(gltf_shared PRIVATE gsio::gsio_gltf_shared)
+C
+cmake -S "$tmp/app" -B "$tmp/app/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
+cmake --build "$tmp/app/build" >/dev/null
+"$tmp/app/build/gltf_static"
+LD_LIBRARY_PATH="$libdir" "$tmp/app/build/gltf_shared"
+cc -o "$tmp/app/gltf_pc" "$tmp/app/gltf.c" \
+  $(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs --static gsio_gltf)
+LD_LIBRARY_PATH="$libdir" "$tmp/app/gltf_pc"
+cc -o "$tmp/app/gltf_pc_shared" "$tmp/app/gltf.c" \
+  $(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs gsio_gltf)
+LD_LIBRARY_PATH="$libdir" "$tmp/app/gltf_pc_shared"
+echo "install: find_package (static, shared) and pkg-config consumers built and ran (gsio, gsio_gltf)"

@@ -81,6 +81,22 @@ static void touch_str(const char *s)
 	if (s) fuzz_sink_len = strlen(s);
 }
 
+static void touch_extras(const gsio_extras *x)
+{
+	if (x->count && !x->items) abort();
+	for (size_t i = 0; i < x->count; i++) {
+		const gsio_extra *e = &x->items[i];
+		touch_str(e->key);
+		if (e->type == GSIO_EXTRA_STRING) touch_str(e->s);
+		if (e->type == GSIO_EXTRA_FLOATS) touch_floats(e->floats, e->floats_count);
+	}
+}
+
+static bool bad_index(int32_t i, size_t count)
+{
+	return i < -1 || (i >= 0 && (size_t)i >= count);
+}
+
 static void check_mesh(const gsio_scene *s, const gsio_mesh *me)
 {
 	touch_str(me->name);
@@ -93,8 +109,14 @@ static void check_mesh(const gsio_scene *s, const gsio_mesh *me)
 	if (me->index_count && !me->indices) abort();
 	for (size_t i = 0; i < me->index_count; i++)
 		if (me->indices[i] >= vc) abort();
-	if (me->material < -1 || (me->material >= 0 && (size_t)me->material >= s->materials_count))
-		abort();
+	size_t next = 0;
+	for (size_t p = 0; p < me->parts_count; p++) {
+		const gsio_mesh_part *pt = &me->parts[p];
+		if (pt->first_index != next || pt->index_count % 3) abort();
+		next += pt->index_count;
+		if (bad_index(pt->material, s->materials_count)) abort();
+	}
+	if (next != me->index_count) abort();
 	if (me->source_vertex)
 		for (size_t i = 0; i < vc; i++)
 			if (me->source_vertex[i] >= s->source.vertices && s->source.vertices) abort();
@@ -106,16 +128,36 @@ static void check_mesh(const gsio_scene *s, const gsio_mesh *me)
 		touch_floats(me->frames[f].positions, vc * 3);
 		if (me->frames[f].normals) touch_floats(me->frames[f].normals, vc * 3);
 	}
+	if (bad_index(me->skin, s->skins_count)) abort();
 	const gsio_weights *w = &me->weights;
 	if (w->count) {
+		if (me->skin < 0) abort();
 		if (!w->offsets || !w->joints || !w->values) abort();
 		if (w->offsets[0] != 0 || w->offsets[vc] != w->count) abort();
 		for (size_t v = 0; v < vc; v++)
 			if (w->offsets[v] > w->offsets[v + 1]) abort();
 		for (size_t i = 0; i < w->count; i++)
-			if (w->joints[i] >= s->joints_count) abort();
+			if (w->joints[i] >= s->skins[me->skin].joints_count) abort();
 		touch_floats(w->values, w->count);
 	}
+	touch_extras(&me->extras);
+}
+
+/* Keys of one channel: floats per key for its path (0: given by `frames`). */
+static size_t channel_width(const gsio_scene *s, const gsio_channel *ch)
+{
+	switch (ch->path) {
+	case GSIO_PATH_TRANSLATION:
+	case GSIO_PATH_SCALE: return 3;
+	case GSIO_PATH_ROTATION: return 4;
+	case GSIO_PATH_FOV: return 1;
+	case GSIO_PATH_MORPH: {
+		int32_t m = s->nodes[ch->node].mesh;
+		if (m < 0) abort();
+		return ch->frames ? 0 : s->meshes[m].frames_count;
+	}
+	}
+	abort();
 }
 
 static void check_scene(const gsio_scene *s)
@@ -127,53 +169,66 @@ static void check_scene(const gsio_scene *s)
 		const gsio_material *ma = &s->materials[i];
 		touch_str(ma->name);
 		touch_str(ma->shader);
-		if (ma->base_color_image < -1 ||
-		    (ma->base_color_image >= 0 && (size_t)ma->base_color_image >= s->images_count))
+		if (bad_index(ma->base_color_texture.image, s->images_count) ||
+		    bad_index(ma->detail_texture.image, s->images_count))
 			abort();
-		if (ma->detail_image < -1 ||
-		    (ma->detail_image >= 0 && (size_t)ma->detail_image >= s->images_count))
-			abort();
+		touch_extras(&ma->extras);
 	}
 	for (size_t i = 0; i < s->images_count; i++) {
 		const gsio_image *im = &s->images[i];
 		touch_str(im->name);
 		touch_str(im->source_path);
+		touch_str(im->uri);
 		size_t px = (size_t)im->width * im->height;
-		if (px && !im->rgba) abort();
+		if (px && !im->rgba && !im->uri) abort();
 		// First and last byte: the allocation covers the whole image.
-		if (px) fuzz_sink_len = (size_t)im->rgba[0] + im->rgba[px * 4 - 1];
+		if (px && im->rgba) fuzz_sink_len = (size_t)im->rgba[0] + im->rgba[px * 4 - 1];
+		touch_extras(&im->extras);
 	}
-	for (size_t i = 0; i < s->clips_count; i++) {
-		const gsio_clip *c = &s->clips[i];
-		touch_str(c->name);
-		if (!s->meshes_count || c->first_frame > s->meshes[0].frames_count ||
-		    c->frame_count > s->meshes[0].frames_count - c->first_frame)
+	for (size_t i = 0; i < s->nodes_count; i++) {
+		const gsio_node *n = &s->nodes[i];
+		touch_str(n->name);
+		if (n->parent < -1 || (n->parent >= 0 && (size_t)n->parent >= i)) abort();
+		if (bad_index(n->mesh, s->meshes_count) || bad_index(n->camera, s->cameras_count) ||
+		    bad_index(n->light, s->lights_count))
 			abort();
+		touch_floats(n->rotation, 4);
+		touch_extras(&n->extras);
 	}
-	for (size_t i = 0; i < s->joints_count; i++) {
-		const gsio_joint *j = &s->joints[i];
-		touch_str(j->name);
-		if (j->parent < -1 || (j->parent >= 0 && (size_t)j->parent >= i)) abort();
-		touch_floats(j->world_rotation, 4);
+	for (size_t i = 0; i < s->skins_count; i++) {
+		const gsio_skin *sk = &s->skins[i];
+		touch_str(sk->name);
+		for (size_t j = 0; j < sk->joints_count; j++)
+			if (sk->joints[j] < 0 || (size_t)sk->joints[j] >= s->nodes_count) abort();
+		touch_floats(sk->inverse_bind, sk->joints_count * 16);
+		if (bad_index(sk->skeleton, s->nodes_count)) abort();
 	}
 	for (size_t i = 0; i < s->animations_count; i++) {
-		const gsio_skel_anim *a = &s->animations[i];
+		const gsio_animation *a = &s->animations[i];
 		touch_str(a->name);
-		if (a->joints_count != s->joints_count) abort();
-		size_t fj = a->frames_count * a->joints_count;
-		if (a->joints_count && fj / a->joints_count != a->frames_count) abort();
-		touch_floats(a->translations, fj * 3);
-		touch_floats(a->rotations, fj * 4);
+		if (!a->frames_count) abort();
+		for (size_t c = 0; c < a->channels_count; c++) {
+			const gsio_channel *ch = &a->channels[c];
+			if (ch->node < 0 || (size_t)ch->node >= s->nodes_count) abort();
+			size_t width = channel_width(s, ch);
+			if (a->frames_count > SIZE_MAX / 16 / (width ? width : 1)) abort();
+			if (width) touch_floats(ch->values, a->frames_count * width);
+			if (ch->path == GSIO_PATH_MORPH && ch->frames) {
+				size_t nf = s->meshes[s->nodes[ch->node].mesh].frames_count;
+				for (size_t k = 0; k < a->frames_count; k++)
+					if (ch->frames[k] >= nf) abort();
+			}
+		}
+		for (size_t k = 0; k < a->cuts_count; k++)
+			if (a->cuts[k] < 1 || a->cuts[k] >= a->frames_count) abort();
 		if (a->bounds) touch_floats(a->bounds, a->frames_count * 6);
+		touch_extras(&a->extras);
 	}
-	for (size_t i = 0; i < s->cameras_count; i++) {
-		const gsio_camera *c = &s->cameras[i];
-		touch_str(c->name);
-		touch_floats(c->positions, c->frames_count * 3);
-		touch_floats(c->rotations, c->frames_count * 4);
-		touch_floats(c->fov, c->frames_count);
-		for (size_t k = 0; k < c->cuts_count; k++)
-			if (c->cuts[k] >= c->frames_count) abort();
+	for (size_t i = 0; i < s->cameras_count; i++) touch_str(s->cameras[i].name);
+	for (size_t i = 0; i < s->lights_count; i++) {
+		touch_str(s->lights[i].name);
+		touch_floats(s->lights[i].color, 3);
+		touch_extras(&s->lights[i].extras);
 	}
 	if (s->terrain) {
 		const gsio_terrain *t = s->terrain;
@@ -185,7 +240,14 @@ static void check_scene(const gsio_scene *s)
 				if (t->normal_indices[i] >= GSIO_NORMAL_COUNT) abort();
 		if (t->mesh < 0 || (size_t)t->mesh >= s->meshes_count) abort();
 	}
+	touch_extras(&s->extras);
 	for (size_t i = 0; i < s->warnings_count; i++) touch_str(s->warnings[i]);
+	// The scene model's own rules: a loaded scene that breaks one is a bug.
+	gsio_error err;
+	if (gsio_scene_validate(s, &err)) {
+		fprintf(stderr, "loaded scene fails validation: %s\n", err.message);
+		abort();
+	}
 }
 
 // -- The target
@@ -221,7 +283,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t *copy = malloc(file_size ? file_size : 1);
 	if (!copy) abort();
 	if (file_size) memcpy(copy, file, file_size);
-	gsio_io io = {fuzz_read_file, fuzz_free_data, &st};
+	gsio_io io = {fuzz_read_file, fuzz_free_data, NULL, NULL, &st};
 	gsio_opts opts;
 	memset(&opts, 0, sizeof(opts));
 	opts.memory_limit = (size_t)256 << 20;
@@ -232,9 +294,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (s) {
 		check_scene(s);
 		snprintf(fuzz_last_summary, sizeof(fuzz_last_summary),
-		         "loaded %s: %zu meshes, %zu images, %zu animations, %zu cameras, %zu warnings, "
-		         "%zu siblings read",
-		         s->format ? s->format : "?", s->meshes_count, s->images_count,
+		         "loaded %s: %zu nodes, %zu meshes, %zu images, %zu animations, %zu cameras, "
+		         "%zu warnings, %zu siblings read",
+		         s->format ? s->format : "?", s->nodes_count, s->meshes_count, s->images_count,
 		         s->animations_count, s->cameras_count, s->warnings_count, st.opened);
 		for (size_t i = 0; i < s->warnings_count && i < 3; i++) {
 			size_t n = strlen(fuzz_last_summary);

@@ -1,0 +1,304 @@
+/* DDS (DXT1/DXT3/DXT5) decoding for GameStudio type-6 skins: gsio_dds.h says
+ * what the corpus holds and which rules the decoder follows. A small decoder
+ * of our own rather than a dependency: the format is a few bit fields, and
+ * this one is fuzzed (tests/fuzz/fuzz_dds.c) and cross-checked against
+ * libsquish where that is installed (tests/test_dds.c). */
+#include "gsio_dds.h"
+
+#include <stdio.h>
+
+// -- Header
+
+// Offsets in the file: "DDS " at 0, then DDS_HEADER (all u32 LE).
+enum {
+	DDS_OFF_SIZE = 4,
+	DDS_OFF_FLAGS = 8,
+	DDS_OFF_HEIGHT = 12,
+	DDS_OFF_WIDTH = 16,
+	DDS_OFF_DEPTH = 24,
+	DDS_OFF_MIPS = 28,
+	DDS_OFF_PF_SIZE = 76,
+	DDS_OFF_PF_FLAGS = 80,
+	DDS_OFF_PF_FOURCC = 84,
+	DDS_OFF_PF_BITS = 88,
+	DDS_OFF_CAPS2 = 112
+};
+
+#define DDSD_DEPTH 0x800000u
+#define DDPF_FOURCC 0x4u
+#define DDSCAPS2_CUBEMAP 0x200u
+#define DDSCAPS2_VOLUME 0x200000u
+
+static uint32_t fourcc(const char *s)
+{
+	return (uint32_t)(uint8_t)s[0] | (uint32_t)(uint8_t)s[1] << 8 |
+	       (uint32_t)(uint8_t)s[2] << 16 | (uint32_t)(uint8_t)s[3] << 24;
+}
+
+// A FourCC as printable text for messages ("DX10", "\x00..." -> "?...").
+static void fourcc_text(uint32_t v, char out[5])
+{
+	for (int i = 0; i < 4; i++) {
+		uint8_t c = (uint8_t)(v >> (8 * i));
+		out[i] = c >= 0x20 && c < 0x7F ? (char)c : '?';
+	}
+	out[4] = '\0';
+}
+
+static const char *format_name(gsioi_dds_format f)
+{
+	return f == GSIOI_DDS_DXT1 ? "DXT1" : f == GSIOI_DDS_DXT3 ? "DXT3" : "DXT5";
+}
+
+bool gsioi_dds_parse(const uint8_t *data, size_t size, const char *file, int64_t base,
+                     gsioi_dds_info *info, gsio_error *err)
+{
+	if (base < 0) base = 0;
+	if (!data) size = 0;
+	if (size >= 4 && memcmp(data, "DDS ", 4) != 0) {
+		char magic[5];
+		fourcc_text(gsioi_le32(data), magic);
+		GSIO_FAIL(err, GSIO_ERR_CORRUPT, file, base,
+		          "embedded texture is not a DDS file (starts with '%s', not 'DDS ')", magic);
+		return false;
+	}
+	if (size < GSIOI_DDS_HEADER_SIZE) {
+		GSIO_FAIL(err, GSIO_ERR_TRUNCATED, file, base,
+		          "data ends inside the DDS header (needs %d bytes, %zu left)",
+		          GSIOI_DDS_HEADER_SIZE, size);
+		return false;
+	}
+	uint32_t hsize = gsioi_le32(data + DDS_OFF_SIZE);
+	uint32_t pfsize = gsioi_le32(data + DDS_OFF_PF_SIZE);
+	if (hsize != 124 || pfsize != 32) {
+		GSIO_FAIL(err, GSIO_ERR_CORRUPT, file, base + (hsize != 124 ? DDS_OFF_SIZE : DDS_OFF_PF_SIZE),
+		          "DDS header size %u, pixel format size %u (must be 124 and 32)",
+		          (unsigned)hsize, (unsigned)pfsize);
+		return false;
+	}
+	uint32_t flags = gsioi_le32(data + DDS_OFF_FLAGS);
+	uint32_t height = gsioi_le32(data + DDS_OFF_HEIGHT);
+	uint32_t width = gsioi_le32(data + DDS_OFF_WIDTH);
+	uint32_t depth = gsioi_le32(data + DDS_OFF_DEPTH);
+	uint32_t mips = gsioi_le32(data + DDS_OFF_MIPS);
+	uint32_t pfflags = gsioi_le32(data + DDS_OFF_PF_FLAGS);
+	uint32_t cc = gsioi_le32(data + DDS_OFF_PF_FOURCC);
+	uint32_t caps2 = gsioi_le32(data + DDS_OFF_CAPS2);
+
+	if (!(pfflags & DDPF_FOURCC)) {
+		GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, file, base + DDS_OFF_PF_FLAGS,
+		          "uncompressed DDS texture (pixel format flags 0x%x, %u bits per pixel): "
+		          "only DXT1, DXT3 and DXT5 are supported",
+		          (unsigned)pfflags, (unsigned)gsioi_le32(data + DDS_OFF_PF_BITS));
+		return false;
+	}
+	gsioi_dds_format fmt;
+	if (cc == fourcc("DXT1")) {
+		fmt = GSIOI_DDS_DXT1;
+	} else if (cc == fourcc("DXT3")) {
+		fmt = GSIOI_DDS_DXT3;
+	} else if (cc == fourcc("DXT5")) {
+		fmt = GSIOI_DDS_DXT5;
+	} else {
+		char name[5];
+		fourcc_text(cc, name);
+		GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, file, base + DDS_OFF_PF_FOURCC,
+		          "DDS texture compression '%s' (0x%08x): only DXT1, DXT3 and DXT5 are "
+		          "supported",
+		          name, (unsigned)cc);
+		return false;
+	}
+	if ((caps2 & (DDSCAPS2_CUBEMAP | DDSCAPS2_VOLUME)) || ((flags & DDSD_DEPTH) && depth > 1)) {
+		GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, file, base + DDS_OFF_CAPS2,
+		          "DDS cube map or volume texture (caps2 0x%x, depth %u): only 2D textures "
+		          "are supported",
+		          (unsigned)caps2, (unsigned)depth);
+		return false;
+	}
+	if (width == 0 || height == 0) {
+		GSIO_FAIL(err, GSIO_ERR_CORRUPT, file, base + DDS_OFF_HEIGHT,
+		          "DDS texture of %u x %u pixels", (unsigned)width, (unsigned)height);
+		return false;
+	}
+	if (width > GSIOI_DDS_MAX_DIM || height > GSIOI_DDS_MAX_DIM) {
+		GSIO_FAIL(err, GSIO_ERR_LIMIT, file, base + DDS_OFF_HEIGHT,
+		          "DDS texture of %u x %u pixels is refused (limit %d)", (unsigned)width,
+		          (unsigned)height, GSIOI_DDS_MAX_DIM);
+		return false;
+	}
+	// At most 4096 x 4096 blocks of 16 bytes: no overflow even in 32 bits,
+	// checked anyway so the bound does not rest on the limit above.
+	size_t blocks_x = ((size_t)width + 3) / 4, blocks_y = ((size_t)height + 3) / 4;
+	size_t top;
+	if (!gsioi_mul3_size(blocks_x, blocks_y, fmt == GSIOI_DDS_DXT1 ? 8 : 16, &top)) {
+		GSIO_FAIL(err, GSIO_ERR_LIMIT, file, base + DDS_OFF_HEIGHT,
+		          "DDS texture of %u x %u pixels is too large", (unsigned)width,
+		          (unsigned)height);
+		return false;
+	}
+	if (top > size - GSIOI_DDS_HEADER_SIZE) {
+		GSIO_FAIL(err, GSIO_ERR_TRUNCATED, file, base + GSIOI_DDS_HEADER_SIZE,
+		          "data ends inside the DDS blocks (%s %u x %u needs %zu bytes, %zu left)",
+		          format_name(fmt), (unsigned)width, (unsigned)height, top,
+		          size - GSIOI_DDS_HEADER_SIZE);
+		return false;
+	}
+	if (info) {
+		info->width = width;
+		info->height = height;
+		info->format = fmt;
+		info->mip_count = mips ? mips : 1;
+		info->top_size = top;
+	}
+	return true;
+}
+
+// -- Blocks
+
+// RGB565 to 8 bits per channel by bit replication (0x1F -> 0xFF, not 0xF8).
+static void unpack565(uint16_t c, uint8_t out[4])
+{
+	unsigned r = (c >> 11) & 31u, g = (c >> 5) & 63u, b = c & 31u;
+	out[0] = (uint8_t)(r << 3 | r >> 2);
+	out[1] = (uint8_t)(g << 2 | g >> 4);
+	out[2] = (uint8_t)(b << 3 | b >> 2);
+	out[3] = 255;
+}
+
+// The colour half of a block (8 bytes): two 565 end points and 2-bit
+// indices. `dxt1` allows the 3-colour + transparent black mode.
+static void decode_colour(const uint8_t *b, bool dxt1, uint8_t rgba[64])
+{
+	uint16_t c0 = gsioi_le16(b), c1 = gsioi_le16(b + 2);
+	uint8_t pal[4][4];
+	unpack565(c0, pal[0]);
+	unpack565(c1, pal[1]);
+	if (!dxt1 || c0 > c1) {
+		for (int k = 0; k < 3; k++) {
+			pal[2][k] = (uint8_t)((2 * pal[0][k] + pal[1][k]) / 3);
+			pal[3][k] = (uint8_t)((pal[0][k] + 2 * pal[1][k]) / 3);
+		}
+		pal[2][3] = pal[3][3] = 255;
+	} else {
+		for (int k = 0; k < 3; k++) {
+			pal[2][k] = (uint8_t)((pal[0][k] + pal[1][k]) / 2);
+			pal[3][k] = 0;
+		}
+		pal[2][3] = 255;
+		pal[3][3] = 0;
+	}
+	uint32_t idx = gsioi_le32(b + 4);
+	for (int i = 0; i < 16; i++) memcpy(rgba + 4 * i, pal[(idx >> (2 * i)) & 3], 4);
+}
+
+// DXT3: 16 explicit 4-bit alphas, two per byte, low nibble first.
+static void decode_alpha_dxt3(const uint8_t *b, uint8_t rgba[64])
+{
+	for (int i = 0; i < 16; i++) {
+		unsigned a = (b[i / 2] >> (4 * (i & 1))) & 15u;
+		rgba[4 * i + 3] = (uint8_t)(a * 17);
+	}
+}
+
+// DXT5: two 8-bit end points and 16 3-bit indices (48 bits, little-endian).
+static void decode_alpha_dxt5(const uint8_t *b, uint8_t rgba[64])
+{
+	unsigned a0 = b[0], a1 = b[1];
+	uint8_t pal[8];
+	pal[0] = (uint8_t)a0;
+	pal[1] = (uint8_t)a1;
+	if (a0 > a1) {
+		for (unsigned i = 1; i < 7; i++) pal[1 + i] = (uint8_t)(((7 - i) * a0 + i * a1) / 7);
+	} else {
+		for (unsigned i = 1; i < 5; i++) pal[1 + i] = (uint8_t)(((5 - i) * a0 + i * a1) / 5);
+		pal[6] = 0;
+		pal[7] = 255;
+	}
+	uint64_t idx = 0;
+	for (int i = 0; i < 6; i++) idx |= (uint64_t)b[2 + i] << (8 * i);
+	for (int i = 0; i < 16; i++) rgba[4 * i + 3] = pal[(idx >> (3 * i)) & 7];
+}
+
+void gsioi_dds_decode_block(gsioi_dds_format format, const uint8_t *block, uint8_t rgba[64])
+{
+	switch (format) {
+	case GSIOI_DDS_DXT1:
+		decode_colour(block, true, rgba);
+		break;
+	case GSIOI_DDS_DXT3:
+		decode_colour(block + 8, false, rgba);
+		decode_alpha_dxt3(block, rgba);
+		break;
+	case GSIOI_DDS_DXT5:
+		decode_colour(block + 8, false, rgba);
+		decode_alpha_dxt5(block, rgba);
+		break;
+	default:
+		memset(rgba, 0, 64);
+		break;
+	}
+}
+
+// -- Image
+
+bool gsioi_dds_decode(const uint8_t *data, size_t size, const char *file, int64_t base,
+                      gsio_arena *arena, gsio_image *out, gsioi_dds_info *info, gsio_error *err)
+{
+	gsioi_dds_info hdr;
+	GSIO_CHECK(gsioi_dds_parse(data, size, file, base, &hdr, err));
+	size_t w = hdr.width, h = hdr.height;
+	// Not zeroed: every pixel is written below. <= 16384^2 * 4 bytes, and the
+	// arena's limit decides whether that much may be had.
+	uint8_t *rgba = gsioi_arena_array_uninit(arena, w * h, 4, err);
+	if (!rgba) return false;
+	size_t block_size = hdr.format == GSIOI_DDS_DXT1 ? 8 : 16;
+	const uint8_t *blocks = data + GSIOI_DDS_HEADER_SIZE;
+	uint8_t px[64];
+	// Blocks run left to right, then down; rows are stored top row first,
+	// which is gsio_image's order. Edge blocks of a size that is not a
+	// multiple of 4 are cut to the pixels inside the image.
+	for (size_t by = 0; by < h; by += 4) {
+		size_t rows = h - by < 4 ? h - by : 4;
+		for (size_t bx = 0; bx < w; bx += 4) {
+			size_t cols = w - bx < 4 ? w - bx : 4;
+			gsioi_dds_decode_block(hdr.format, blocks, px);
+			blocks += block_size;
+			for (size_t y = 0; y < rows; y++)
+				memcpy(rgba + ((by + y) * w + bx) * 4, px + y * 16, cols * 4);
+		}
+	}
+	out->width = hdr.width;
+	out->height = hdr.height;
+	out->rgba = rgba;
+	if (info) *info = hdr;
+	return true;
+}
+
+// -- Type-6 skins as scene images
+
+bool gsioi_dds_skin_image(gsio_scene *s, const uint8_t *px, size_t n, size_t index,
+                          gsio_image *im, bool *decoded, gsio_error *err)
+{
+	*decoded = false;
+	gsio_error derr;
+	gsio_error_clear(&derr);
+	gsioi_dds_info info;
+	char name[32];
+	snprintf(name, sizeof(name), "skin%zu", index);
+	if (!gsioi_dds_decode(px, n, NULL, 0, s->arena, im, &info, &derr)) {
+		if (derr.code == GSIO_ERR_NOMEM) {
+			*err = derr;
+			return false;
+		}
+		return gsioi_scene_warn(s, err, "skin %zu: embedded DDS file (%zu bytes) not decoded: %s",
+		                        index, n, derr.message);
+	}
+	if (!(im->name = gsioi_arena_strdup(s->arena, name, err))) return false;
+	im->source_type = 6;
+	im->source_format = GSIO_PIXEL_RGBA8888;
+	im->source_mip_count = info.mip_count ? info.mip_count - 1 : 0;
+	im->uri = NULL;
+	im->source_path = NULL;
+	*decoded = true;
+	return true;
+}

@@ -1,0 +1,67 @@
+/* Scene helpers shared by the vertex-animation importers (MDL, HMP, MDL7):
+ * the model's root node, one-part meshes, clips as morph animations, and
+ * splitting double-sided faces. Internal; not installed. */
+#ifndef GSIO_SCENE_UTIL_H
+#define GSIO_SCENE_UTIL_H
+
+#include "gsio_internal.h"
+
+// -- Nodes, parts, materials
+
+/** Appends a root node (identity transform) placing `mesh`, named after the
+ *  file: its base name without the extension, or "model" when there is none.
+ *  Returns its index, or -1 with err set. The scene's node array is grown by
+ *  copying (importers add one or a few). */
+GSIO_NODISCARD int32_t gsioi_scene_add_model_node(gsio_scene *s, const char *path, int32_t mesh,
+                                                  gsio_error *err);
+
+/** Gives m one part covering all its indices with `material`. */
+GSIO_NODISCARD bool gsioi_mesh_one_part(gsio_scene *s, gsio_mesh *m, int32_t material,
+                                       gsio_error *err);
+
+/** A material's defaults: white, opaque, no textures (image -1, REPEAT). */
+void gsioi_material_defaults(gsio_material *mat);
+
+/** True when all n floats are finite (header scales and offsets from a file
+ *  can make positions overflow or NaN; the scene model allows neither). */
+bool gsioi_floats_finite(const float *f, size_t n);
+
+// -- Clips
+
+/** Morph animations from the mesh's frame names, one per clip: runs of
+ *  frames whose names agree once trailing digits and the separators before
+ *  them are cut ("walk0".."walk3" -> "walk"); a stem that returns after other
+ *  clips gets ".2", ".3"; a name of digits only gives "anim". Each animation
+ *  has one MORPH channel on `node` whose keys are the clip's frame indices.
+ *  Nothing is added for a mesh of fewer than 2 frames (no animation there). */
+GSIO_NODISCARD bool gsioi_scene_build_clips(gsio_scene *s, const gsio_mesh *m, int32_t node,
+                                           float fps, gsio_error *err);
+
+// -- Double-sided faces
+//
+// Some models store a face twice, once each way round, on the same vertices
+// with one normal per vertex (trashcan.mdl: all 76 faces, 38 pairs). Kept as
+// two faces, the pair is lit wrong whatever the normals: shared normals light
+// one side from behind, and two coincident faces with their own normals
+// shadow each other in a ray tracer (Cycles renders such a box black).
+// glTF's own word for such a surface is a double-sided material: so each pair
+// becomes ONE face, the one whose winding agrees with its vertices' normals,
+// drawn with a double-sided material. The faces of pairs go to their own mesh
+// part after the single faces; when every face is paired the mesh keeps one
+// part and its materials become double-sided, otherwise the pair part gets a
+// double-sided copy of the material ("<name>_double_sided"). A writer of a
+// format without double-sided materials (MDL) writes each face of such a part
+// both ways round again.
+
+/** Folds the pairs of m (two triangles on the same three position indices,
+ *  source_vertex when present, in opposite winding), deciding the side of
+ *  each from m->positions / m->normals (the first frame). m must have one
+ *  part. Indices are rewritten in place (single faces first, in their order,
+ *  then the kept face of each pair); *pairs gets the number of pairs folded
+ *  (their count also goes to the mesh extra "gsio:double_sided_pairs").
+ *  Vertices used only by a dropped face stay (unreferenced). A mesh without
+ *  normals is left alone. Temporaries live in `tmp`. */
+GSIO_NODISCARD bool gsioi_mesh_fold_double_sided(gsio_scene *s, gsio_mesh *m, gsio_arena *tmp,
+                                                size_t *pairs, gsio_error *err);
+
+#endif

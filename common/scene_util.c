@@ -1,0 +1,267 @@
+/* Scene helpers shared by the vertex-animation importers: see
+ * gsio_scene_util.h. */
+#include "gsio_scene_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+// -- Nodes, parts, materials
+
+int32_t gsioi_scene_add_model_node(gsio_scene *s, const char *path, int32_t mesh,
+                                   gsio_error *err)
+{
+	if (s->nodes_count >= (size_t)INT32_MAX) {
+		GSIO_FAIL(err, GSIO_ERR_LIMIT, NULL, -1, "too many nodes");
+		return -1;
+	}
+	const char *base = path ? gsioi_path_base(path) : "";
+	const char *dot = strrchr(base, '.');
+	size_t len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+	const char *name = len ? gsioi_arena_strndup(s->arena, base, len, err) : "model";
+	gsio_node *nodes = GSIO_NEW_ARRAY(s->arena, gsio_node, s->nodes_count + 1, err);
+	if (!name || !nodes) return -1;
+	if (s->nodes_count) memcpy(nodes, s->nodes, s->nodes_count * sizeof(*nodes));
+	gsio_node *n = &nodes[s->nodes_count];
+	n->name = name;
+	n->parent = -1;
+	n->rotation[3] = 1.0f;
+	for (int k = 0; k < 3; k++) n->scale[k] = 1.0f;
+	n->mesh = mesh;
+	n->camera = -1;
+	n->light = -1;
+	s->nodes = nodes;
+	return (int32_t)s->nodes_count++;
+}
+
+bool gsioi_mesh_one_part(gsio_scene *s, gsio_mesh *m, int32_t material, gsio_error *err)
+{
+	GSIO_CHECK((m->parts = GSIO_NEW_ARRAY(s->arena, gsio_mesh_part, 1, err)));
+	m->parts_count = 1;
+	m->parts[0].first_index = 0;
+	m->parts[0].index_count = m->index_count;
+	m->parts[0].material = material;
+	return true;
+}
+
+void gsioi_material_defaults(gsio_material *mat)
+{
+	for (int k = 0; k < 4; k++) mat->base_color[k] = 1.0f;
+	mat->base_color_texture.image = -1;
+	mat->detail_texture.image = -1;
+	mat->alpha_mode = GSIO_ALPHA_OPAQUE;
+	mat->alpha_cutoff = 0.5f;
+}
+
+bool gsioi_floats_finite(const float *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(f[i])) return false;
+	return true;
+}
+
+// -- Clips
+
+/* The clip a frame belongs to: its name without trailing digits and the
+ * separators before them ("walk3" -> "walk", "frame 0" -> "frame"). */
+static size_t clip_stem(const char *name)
+{
+	size_t len = strlen(name);
+	while (len && name[len - 1] >= '0' && name[len - 1] <= '9') len--;
+	while (len && (name[len - 1] == ' ' || name[len - 1] == '_' || name[len - 1] == '-')) len--;
+	return len;
+}
+
+static bool same_stem(const char *a, const char *b)
+{
+	size_t la = clip_stem(a), lb = clip_stem(b);
+	return la == lb && !memcmp(a, b, la);
+}
+
+bool gsioi_scene_build_clips(gsio_scene *s, const gsio_mesh *m, int32_t node, float fps,
+                             gsio_error *err)
+{
+	// One frame is a pose, not an animation (a writer makes no morph target of it).
+	if (m->frames_count < 2) return true;
+	size_t n = 1;
+	for (size_t i = 1; i < m->frames_count; i++)
+		if (!same_stem(m->frames[i].name, m->frames[i - 1].name)) n++;
+	gsio_animation *anims = GSIO_NEW_ARRAY(s->arena, gsio_animation, s->animations_count + n, err);
+	GSIO_CHECK(anims);
+	if (s->animations_count) memcpy(anims, s->animations, s->animations_count * sizeof(*anims));
+	gsio_animation *mine = anims + s->animations_count;
+	size_t c = 0;
+	for (size_t i = 0; i < m->frames_count;) {
+		size_t count = 1;
+		while (i + count < m->frames_count &&
+		       same_stem(m->frames[i + count].name, m->frames[i + count - 1].name))
+			count++;
+		const char *fn = m->frames[i].name;
+		size_t len = clip_stem(fn);
+		char cname[48];
+		if (len)
+			snprintf(cname, sizeof(cname), "%.*s", (int)len, fn);
+		else // a name of digits only has no stem
+			snprintf(cname, sizeof(cname), "anim");
+		// A stem that comes back after other clips gets a suffix: names stay unique.
+		unsigned dup = 1;
+		size_t cl = strlen(cname);
+		for (size_t k = 0; k < c; k++)
+			if (!strcmp(mine[k].name, cname) ||
+			    (!strncmp(mine[k].name, cname, cl) && mine[k].name[cl] == '.'))
+				dup++;
+		if (dup > 1) snprintf(cname + cl, sizeof(cname) - cl, ".%u", dup);
+		gsio_animation *a = &mine[c++];
+		GSIO_CHECK((a->name = gsioi_arena_strdup(s->arena, cname, err)));
+		a->fps = fps;
+		a->frames_count = count;
+		GSIO_CHECK((a->channels = GSIO_NEW_ARRAY(s->arena, gsio_channel, 1, err)));
+		a->channels_count = 1;
+		a->channels[0].node = node;
+		a->channels[0].path = GSIO_PATH_MORPH;
+		GSIO_CHECK((a->channels[0].frames = GSIO_NEW_ARRAY(s->arena, uint32_t, count, err)));
+		for (size_t k = 0; k < count; k++) a->channels[0].frames[k] = (uint32_t)(i + k);
+		i += count;
+	}
+	s->animations = anims;
+	s->animations_count += c;
+	return true;
+}
+
+// -- Double-sided faces
+
+/* A triangle by its position indices, rotated so the smallest comes first:
+ * (a, b, c) with b < c, and `flip` when the stored order was a, c, b. Two
+ * triangles with equal a, b, c and different flips are one face stored
+ * once each way round. */
+typedef struct split_key {
+	uint32_t a, b, c;
+	uint32_t flip;
+	uint32_t tri;
+} split_key;
+
+static int split_key_cmp(const void *pa, const void *pb)
+{
+	const split_key *x = pa, *y = pb;
+	if (x->a != y->a) return x->a < y->a ? -1 : 1;
+	if (x->b != y->b) return x->b < y->b ? -1 : 1;
+	if (x->c != y->c) return x->c < y->c ? -1 : 1;
+	if (x->flip != y->flip) return x->flip < y->flip ? -1 : 1;
+	return x->tri < y->tri ? -1 : x->tri > y->tri;
+}
+
+/* How well the triangle's face normal agrees with its vertices' normals:
+ * the sum of the dot products (the face normal unnormalised). */
+static double face_agreement(const gsio_mesh *m, size_t t)
+{
+	const uint32_t *ix = m->indices + 3 * t;
+	const float *p0 = m->positions + 3 * (size_t)ix[0], *p1 = m->positions + 3 * (size_t)ix[1],
+	            *p2 = m->positions + 3 * (size_t)ix[2];
+	double e1[3], e2[3];
+	for (int k = 0; k < 3; k++) {
+		e1[k] = (double)p1[k] - p0[k];
+		e2[k] = (double)p2[k] - p0[k];
+	}
+	double fn[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+	                e1[0] * e2[1] - e1[1] * e2[0]};
+	double sum = 0;
+	for (int v = 0; v < 3; v++) {
+		const float *n = m->normals + 3 * (size_t)ix[v];
+		sum += fn[0] * n[0] + fn[1] * n[1] + fn[2] * n[2];
+	}
+	return sum;
+}
+
+bool gsioi_mesh_fold_double_sided(gsio_scene *s, gsio_mesh *m, gsio_arena *tmp, size_t *pairs,
+                                  gsio_error *err)
+{
+	*pairs = 0;
+	size_t ntri = m->index_count / 3;
+	if (!m->normals || !m->positions || ntri < 2 || m->parts_count != 1) return true;
+	split_key *keys = GSIO_NEW_ARRAY(tmp, split_key, ntri, err);
+	uint8_t *role = GSIO_NEW_ARRAY(tmp, uint8_t, ntri, err); // 0 single, 1 kept, 2 dropped
+	GSIO_CHECK(keys && role);
+	size_t nk = 0;
+	for (size_t t = 0; t < ntri; t++) {
+		uint32_t p[3];
+		for (int k = 0; k < 3; k++) {
+			uint32_t v = m->indices[3 * t + (size_t)k];
+			p[k] = m->source_vertex ? m->source_vertex[v] : v;
+		}
+		if (p[0] == p[1] || p[1] == p[2] || p[0] == p[2]) continue; // no face to see
+		int r = p[0] < p[1] ? (p[0] < p[2] ? 0 : 2) : (p[1] < p[2] ? 1 : 2);
+		uint32_t a = p[r], x = p[(r + 1) % 3], y = p[(r + 2) % 3];
+		keys[nk++] = (split_key){a, x < y ? x : y, x < y ? y : x, x > y, (uint32_t)t};
+	}
+	qsort(keys, nk, sizeof(*keys), split_key_cmp);
+	size_t npairs = 0;
+	for (size_t i = 0; i < nk;) {
+		size_t j = i, mid;
+		while (j < nk && keys[j].a == keys[i].a && keys[j].b == keys[i].b && keys[j].c == keys[i].c)
+			j++;
+		for (mid = i; mid < j && !keys[mid].flip; mid++) {}
+		// Pair the k-th face of one winding with the k-th of the other.
+		for (size_t u = i, w = mid; u < mid && w < j; u++, w++) {
+			uint32_t tu = keys[u].tri, tw = keys[w].tri;
+			double du = face_agreement(m, tu), dw = face_agreement(m, tw);
+			// Keep the face whose winding agrees with the normals; a tie
+			// (normals in the face's plane: trashcan.mdl has 4) keeps the
+			// face stored first, so the choice is stable.
+			bool keep_u = du > dw || (du == dw && tu < tw);
+			role[keep_u ? tu : tw] = 1;
+			role[keep_u ? tw : tu] = 2;
+			npairs++;
+		}
+		i = j;
+	}
+	if (!npairs) return true;
+	uint32_t *out = GSIO_NEW_ARRAY(tmp, uint32_t, 3 * (ntri - npairs), err);
+	GSIO_CHECK(out);
+	size_t n = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t t = 0; t < ntri; t++)
+			if (role[t] == pass) {
+				memcpy(out + 3 * n, m->indices + 3 * t, 3 * sizeof(uint32_t));
+				n++;
+			}
+	size_t nsingle = ntri - 2 * npairs;
+	memcpy(m->indices, out, 3 * n * sizeof(uint32_t));
+	m->index_count = 3 * n;
+	int32_t mat = m->parts[0].material;
+	if (nsingle == 0) {
+		// Every face is a pair: the mesh's material (and, for a model whose
+		// other materials are its alternative skins, those too) turns
+		// double-sided.
+		m->parts[0].index_count = m->index_count;
+		for (size_t i = 0; i < s->materials_count; i++) s->materials[i].double_sided = true;
+	} else {
+		gsio_mesh_part *parts = GSIO_NEW_ARRAY(s->arena, gsio_mesh_part, 2, err);
+		GSIO_CHECK(parts);
+		parts[0] = (gsio_mesh_part){0, 3 * nsingle, mat};
+		int32_t ds = gsio_scene_add_material(s, NULL, err);
+		GSIO_CHECK(ds >= 0);
+		gsio_material *dm = &s->materials[ds];
+		char name[96];
+		if (mat >= 0) {
+			*dm = s->materials[mat];
+			// Its own extras list (same values), so setting one later touches one material.
+			if (dm->extras.count) {
+				gsio_extra *items = GSIO_NEW_ARRAY(s->arena, gsio_extra, dm->extras.count, err);
+				GSIO_CHECK(items);
+				memcpy(items, dm->extras.items, dm->extras.count * sizeof(*items));
+				dm->extras.items = items;
+			}
+			snprintf(name, sizeof(name), "%s_double_sided",
+			         s->materials[mat].name ? s->materials[mat].name : "material");
+		} else {
+			snprintf(name, sizeof(name), "double_sided");
+		}
+		GSIO_CHECK((dm->name = gsioi_arena_strdup(s->arena, name, err)));
+		dm->double_sided = true;
+		parts[1] = (gsio_mesh_part){3 * nsingle, 3 * npairs, ds};
+		m->parts = parts;
+		m->parts_count = 2;
+	}
+	*pairs = npairs;
+	return gsio_extras_set_int(s, &m->extras, "gsio:double_sided_pairs", (int64_t)npairs, err) == 0;
+}

@@ -1,0 +1,541 @@
+/* DDS decoding (common/dds.c): hand-built blocks with known colours for each
+ * variant and mode, partial edge blocks, every truncation, huge size claims,
+ * header errors, the corpus's type-6 skins against figures from an
+ * independent decoder (tests/dds_ref.py), and random blocks against libsquish
+ * when its shared library is on the machine (loaded with dlopen, so it is no
+ * build dependency; the test says when it skips). */
+#define _POSIX_C_SOURCE 200809L
+#include "test_util.h"
+
+#include "gsio_dds.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// -- Building DDS files
+
+static void put32(uint8_t *d, size_t at, uint32_t v)
+{
+	for (int k = 0; k < 4; k++) d[at + (size_t)k] = (uint8_t)(v >> (8 * k));
+}
+
+static size_t block_bytes(const char *cc)
+{
+	return strcmp(cc, "DXT1") ? 16 : 8;
+}
+
+// A DDS file as MED writes it (flags 0x81007, no mips): header + `blocks`
+// (the caller fills them after the header). malloc'd; *size set.
+static uint8_t *make_dds(uint32_t w, uint32_t h, const char *cc, size_t *size)
+{
+	size_t blocks = ((size_t)w + 3) / 4 * (((size_t)h + 3) / 4) * block_bytes(cc);
+	*size = 128 + blocks;
+	uint8_t *d = calloc(1, *size);
+	assert_non_null(d);
+	memcpy(d, "DDS ", 4);
+	put32(d, 4, 124);
+	put32(d, 8, 0x81007);
+	put32(d, 12, h);
+	put32(d, 16, w);
+	put32(d, 20, (uint32_t)blocks);
+	put32(d, 76, 32);
+	put32(d, 80, 4); // DDPF_FOURCC
+	memcpy(d + 84, cc, 4);
+	put32(d, 108, 0x1000);
+	return d;
+}
+
+// A DXT1/colour block: end points c0, c1 and pixel i's index idx[i].
+static void colour_block(uint8_t *b, uint16_t c0, uint16_t c1, const uint8_t idx[16])
+{
+	b[0] = (uint8_t)c0;
+	b[1] = (uint8_t)(c0 >> 8);
+	b[2] = (uint8_t)c1;
+	b[3] = (uint8_t)(c1 >> 8);
+	uint32_t bits = 0;
+	for (int i = 0; i < 16; i++) bits |= (uint32_t)(idx[i] & 3) << (2 * i);
+	put32(b, 4, bits);
+}
+
+static void assert_px(const uint8_t *p, int r, int g, int b, int a)
+{
+	if (p[0] != r || p[1] != g || p[2] != b || p[3] != a)
+		fail_msg("pixel %d,%d,%d,%d, expected %d,%d,%d,%d", p[0], p[1], p[2], p[3], r, g, b, a);
+}
+
+static const uint8_t idx0123[16] = {0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3};
+
+// -- Blocks
+
+static void test_dxt1_four_colours(void **state)
+{
+	(void)state;
+	uint8_t b[8], px[64];
+	// Red > blue: 4 colours, thirds rounded down; all opaque.
+	colour_block(b, 0xF800, 0x001F, idx0123);
+	gsioi_dds_decode_block(GSIOI_DDS_DXT1, b, px);
+	assert_px(px + 0, 255, 0, 0, 255);
+	assert_px(px + 4, 0, 0, 255, 255);
+	assert_px(px + 8, 170, 0, 85, 255);
+	assert_px(px + 12, 85, 0, 170, 255);
+	assert_px(px + 60, 85, 0, 170, 255);
+	// Bit replication: 0xFFE0 is yellow 255 (not 248/252), 0x0841 is (8, 8, 8).
+	colour_block(b, 0xFFE0, 0x0841, idx0123);
+	gsioi_dds_decode_block(GSIOI_DDS_DXT1, b, px);
+	assert_px(px + 0, 255, 255, 0, 255);
+	assert_px(px + 4, 8, 8, 8, 255);
+	assert_px(px + 8, 172, 172, 2, 255);
+	assert_px(px + 12, 90, 90, 5, 255);
+}
+
+static void test_dxt1_three_colours_and_transparent(void **state)
+{
+	(void)state;
+	uint8_t b[8], px[64];
+	// Blue <= red: 3 colours (midpoint) and transparent black at index 3.
+	colour_block(b, 0x001F, 0xF800, idx0123);
+	gsioi_dds_decode_block(GSIOI_DDS_DXT1, b, px);
+	assert_px(px + 0, 0, 0, 255, 255);
+	assert_px(px + 4, 255, 0, 0, 255);
+	assert_px(px + 8, 127, 0, 127, 255);
+	assert_px(px + 12, 0, 0, 0, 0);
+	// Equal end points also take the 3-colour mode.
+	colour_block(b, 0xFFFF, 0xFFFF, idx0123);
+	gsioi_dds_decode_block(GSIOI_DDS_DXT1, b, px);
+	assert_px(px + 8, 255, 255, 255, 255);
+	assert_px(px + 12, 0, 0, 0, 0);
+}
+
+static void test_dxt3_explicit_alpha(void **state)
+{
+	(void)state;
+	uint8_t b[16], px[64];
+	// Alphas 0..15 in pixel order (low nibble first), widened by 17.
+	for (int i = 0; i < 8; i++) b[i] = (uint8_t)((2 * i) | (2 * i + 1) << 4);
+	// c0 <= c1 does not select the 3-colour mode outside DXT1: index 3 is
+	// a colour (2/3 of the way to c1), not transparent black.
+	colour_block(b + 8, 0x001F, 0xF800, idx0123);
+	gsioi_dds_decode_block(GSIOI_DDS_DXT3, b, px);
+	for (int i = 0; i < 16; i++) assert_int_equal(px[4 * i + 3], 17 * i);
+	assert_px(px + 0, 0, 0, 255, 0);
+	assert_px(px + 8, 85, 0, 170, 34);
+	assert_px(px + 12, 170, 0, 85, 51);
+}
+
+static void dxt5_alpha_block(uint8_t *b, uint8_t a0, uint8_t a1, const uint8_t idx[16])
+{
+	b[0] = a0;
+	b[1] = a1;
+	uint64_t bits = 0;
+	for (int i = 0; i < 16; i++) bits |= (uint64_t)(idx[i] & 7) << (3 * i);
+	for (int i = 0; i < 6; i++) b[2 + i] = (uint8_t)(bits >> (8 * i));
+}
+
+static void test_dxt5_interpolated_alpha(void **state)
+{
+	(void)state;
+	uint8_t b[16], px[64];
+	const uint8_t idx[16] = {0, 1, 2, 3, 4, 5, 6, 7, 7, 6, 5, 4, 3, 2, 1, 0};
+	colour_block(b + 8, 0xFFFF, 0x0000, idx0123);
+	// a0 > a1: 8 levels, sevenths rounded down.
+	dxt5_alpha_block(b, 255, 0, idx);
+	gsioi_dds_decode_block(GSIOI_DDS_DXT5, b, px);
+	const int eight[8] = {255, 0, 218, 182, 145, 109, 72, 36};
+	for (int i = 0; i < 16; i++) assert_int_equal(px[4 * i + 3], eight[idx[i]]);
+	assert_px(px + 0, 255, 255, 255, 255);
+	assert_px(px + 12, 85, 85, 85, 182);
+	// a0 <= a1: 6 levels, fifths, then the constants 0 and 255.
+	dxt5_alpha_block(b, 0, 255, idx);
+	gsioi_dds_decode_block(GSIOI_DDS_DXT5, b, px);
+	const int six[8] = {0, 255, 51, 102, 153, 204, 0, 255};
+	for (int i = 0; i < 16; i++) assert_int_equal(px[4 * i + 3], six[idx[i]]);
+	// Equal end points: still the 6-level mode.
+	dxt5_alpha_block(b, 100, 100, idx);
+	gsioi_dds_decode_block(GSIOI_DDS_DXT5, b, px);
+	assert_int_equal(px[4 * 2 + 3], 100);
+	assert_int_equal(px[4 * 6 + 3], 0);
+	assert_int_equal(px[4 * 7 + 3], 255);
+}
+
+// -- Images
+
+static gsio_arena *arena_of(size_t limit)
+{
+	gsio_arena *a = gsioi_arena_create(NULL, limit);
+	assert_non_null(a);
+	return a;
+}
+
+static void test_partial_blocks(void **state)
+{
+	(void)state;
+	// 5 x 6 DXT1: 2 x 2 blocks, each a solid colour of its own, so every
+	// pixel shows which block (and which texel of it) it came from.
+	size_t size;
+	uint8_t *d = make_dds(5, 6, "DXT1", &size);
+	assert_int_equal(size, 128 + 4 * 8);
+	const uint16_t colour[4] = {0xF800, 0x07E0, 0x001F, 0xFFFF};
+	for (int k = 0; k < 4; k++) {
+		uint8_t idx[16];
+		// Pixel (x, y) of a block: index 0 except index 1 (black) at (3, 3).
+		for (int i = 0; i < 16; i++) idx[i] = i == 15 ? 1 : 0;
+		colour_block(d + 128 + 8 * k, colour[k], 0x0000, idx);
+	}
+	gsio_arena *a = arena_of(0);
+	gsio_image im;
+	memset(&im, 0, sizeof(im));
+	gsioi_dds_info info;
+	gsio_error err;
+	gsio_error_clear(&err);
+	assert_true(gsioi_dds_decode(d, size, "t.dds", 0, a, &im, &info, &err));
+	assert_int_equal(im.width, 5);
+	assert_int_equal(im.height, 6);
+	assert_int_equal(info.format, GSIOI_DDS_DXT1);
+	assert_int_equal(info.mip_count, 1);
+	assert_int_equal(info.top_size, 32);
+	const uint8_t rgb[4][3] = {{255, 0, 0}, {0, 255, 0}, {0, 0, 255}, {255, 255, 255}};
+	for (uint32_t y = 0; y < 6; y++)
+		for (uint32_t x = 0; x < 5; x++) {
+			const uint8_t *p = im.rgba + (y * 5 + x) * 4;
+			int k = (y >= 4) * 2 + (x >= 4);
+			if (x == 3 && y == 3) // the only visible (3, 3) of a block
+				assert_px(p, 0, 0, 0, 255);
+			else
+				assert_px(p, rgb[k][0], rgb[k][1], rgb[k][2], 255);
+		}
+	gsioi_arena_destroy(a);
+	free(d);
+}
+
+static void test_one_pixel_each_format(void **state)
+{
+	(void)state;
+	const char *ccs[3] = {"DXT1", "DXT3", "DXT5"};
+	for (int f = 0; f < 3; f++) {
+		size_t size;
+		uint8_t *d = make_dds(1, 1, ccs[f], &size);
+		size_t at = 128 + (f ? 8 : 0);
+		colour_block(d + at, 0x07E0, 0, idx0123); // pixel 0: index 0, green
+		if (f == 1) d[128] = 0x07;                 // DXT3 alpha 7 * 17
+		if (f == 2) d[128] = 99;                   // DXT5 a0, index 0
+		gsio_arena *a = arena_of(0);
+		gsio_image im;
+		memset(&im, 0, sizeof(im));
+		gsio_error err;
+		gsio_error_clear(&err);
+		assert_true(gsioi_dds_decode(d, size, "t.dds", 0, a, &im, NULL, &err));
+		assert_int_equal(im.width, 1);
+		assert_int_equal(im.height, 1);
+		assert_px(im.rgba, 0, 255, 0, f == 0 ? 255 : f == 1 ? 119 : 99);
+		gsioi_arena_destroy(a);
+		free(d);
+	}
+}
+
+static void test_truncated_at_every_byte(void **state)
+{
+	(void)state;
+	const char *ccs[3] = {"DXT1", "DXT3", "DXT5"};
+	for (int f = 0; f < 3; f++) {
+		size_t size;
+		uint8_t *d = make_dds(6, 7, ccs[f], &size);
+		for (size_t n = 0; n < size; n++) {
+			// A copy of exactly n bytes, so ASan sees any read past it.
+			uint8_t *cut = malloc(n ? n : 1);
+			assert_non_null(cut);
+			memcpy(cut, d, n);
+			gsio_arena *a = arena_of(0);
+			gsio_image im;
+			memset(&im, 0, sizeof(im));
+			gsio_error err;
+			gsio_error_clear(&err);
+			assert_false(gsioi_dds_decode(cut, n, "m.mdl", 1000, a, &im, NULL, &err));
+			assert_int_equal(err.code, GSIO_ERR_TRUNCATED);
+			// Offsets point into the containing file: the DDS's start for
+			// its header, the blocks' start for the blocks.
+			assert_int_equal(err.offset, n < 128 ? 1000 : 1128);
+			assert_null(im.rgba);
+			assert_int_equal(gsioi_arena_used(a), 0);
+			gsioi_arena_destroy(a);
+			free(cut);
+		}
+		// Whole: decodes; extra bytes (mips, padding) after the top level are fine.
+		gsio_arena *a = arena_of(0);
+		gsio_image im;
+		gsio_error err;
+		gsio_error_clear(&err);
+		assert_true(gsioi_dds_decode(d, size, "m.mdl", 1000, a, &im, NULL, &err));
+		gsioi_arena_destroy(a);
+		free(d);
+	}
+}
+
+static void expect_fail(const uint8_t *d, size_t size, gsio_error_code code, const char *text)
+{
+	gsio_arena *a = arena_of((size_t)1 << 20);
+	gsio_image im;
+	memset(&im, 0, sizeof(im));
+	gsio_error err;
+	gsio_error_clear(&err);
+	assert_false(gsioi_dds_decode(d, size, "t.dds", 0, a, &im, NULL, &err));
+	if (err.code != code) fail_msg("code %d, expected %d: %s", err.code, code, err.message);
+	if (text && !strstr(err.message, text))
+		fail_msg("message '%s' does not say '%s'", err.message, text);
+	assert_null(im.rgba);
+	gsioi_arena_destroy(a);
+}
+
+static void test_huge_claims(void **state)
+{
+	(void)state;
+	size_t size;
+	uint8_t *d = make_dds(4, 4, "DXT5", &size);
+	// 16384 x 16384 DXT5 would need 256 MiB of blocks: refused as truncated
+	// before anything is allocated (expect_fail's arena allows 1 MiB, and
+	// test_truncated_at_every_byte shows nothing is allocated on that path).
+	put32(d, 12, 16384);
+	put32(d, 16, 16384);
+	expect_fail(d, size, GSIO_ERR_TRUNCATED, "needs 268435456 bytes");
+	// Beyond the dimension limit, and the largest u32.
+	put32(d, 16, 16385);
+	expect_fail(d, size, GSIO_ERR_LIMIT, "16385");
+	put32(d, 12, 0xFFFFFFFF);
+	put32(d, 16, 0xFFFFFFFF);
+	expect_fail(d, size, GSIO_ERR_LIMIT, "limit");
+	put32(d, 12, 0);
+	put32(d, 16, 4);
+	expect_fail(d, size, GSIO_ERR_CORRUPT, "4 x 0");
+	free(d);
+	// All blocks present, but the RGBA image (4 MiB) exceeds the arena's
+	// 1 MiB limit: the arena's limit error.
+	d = make_dds(1024, 1024, "DXT1", &size);
+	expect_fail(d, size, GSIO_ERR_LIMIT, "memory limit");
+	free(d);
+}
+
+static void test_header_errors(void **state)
+{
+	(void)state;
+	size_t size;
+	uint8_t *d = make_dds(4, 4, "DX10", &size);
+	expect_fail(d, size, GSIO_ERR_UNSUPPORTED, "'DX10'");
+	memcpy(d + 84, "DXT2", 4); // premultiplied alpha: not decoded as DXT3
+	expect_fail(d, size, GSIO_ERR_UNSUPPORTED, "'DXT2'");
+	memcpy(d + 84, "\x01\xff\0\0", 4);
+	expect_fail(d, size, GSIO_ERR_UNSUPPORTED, "'?\?\?\?' (0x0000ff01)");
+	memcpy(d + 84, "DXT1", 4);
+	put32(d, 80, 0x41); // DDPF_RGB | DDPF_ALPHAPIXELS
+	put32(d, 88, 32);
+	expect_fail(d, size, GSIO_ERR_UNSUPPORTED, "uncompressed");
+	put32(d, 80, 4);
+	put32(d, 112, 0xFE00); // cube map, all faces
+	expect_fail(d, size, GSIO_ERR_UNSUPPORTED, "cube map");
+	put32(d, 112, 0);
+	put32(d, 4, 0);
+	expect_fail(d, size, GSIO_ERR_CORRUPT, "header size 0");
+	put32(d, 4, 124);
+	put32(d, 76, 24);
+	expect_fail(d, size, GSIO_ERR_CORRUPT, "pixel format size 24");
+	put32(d, 76, 32);
+	memcpy(d, "\x89PNG", 4);
+	expect_fail(d, size, GSIO_ERR_CORRUPT, "'?PNG'");
+	memcpy(d, "DDS ", 4);
+	// The header with a mip count: counted, only the top level decoded.
+	put32(d, 8, 0x81007 | 0x20000);
+	put32(d, 28, 3);
+	gsio_arena *a = arena_of(0);
+	gsio_image im;
+	gsioi_dds_info info;
+	gsio_error err;
+	gsio_error_clear(&err);
+	assert_true(gsioi_dds_decode(d, size, "t.dds", 0, a, &im, &info, &err));
+	assert_int_equal(info.mip_count, 3);
+	gsioi_arena_destroy(a);
+	free(d);
+}
+
+// -- Corpus
+
+// FNV-1a 64 of the RGBA image, as tests/dds_ref.py prints it.
+static uint64_t fnv1a(const uint8_t *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325u;
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3u;
+	}
+	return h;
+}
+
+// The corpus's type-6 skins (gsio_dds.h), with what tests/dds_ref.py (a
+// separate Python decoder) says of them. None uses DXT1's transparent
+// black, so every pixel is opaque.
+typedef struct corpus_skin {
+	const char *path;
+	size_t record;      // offset of the 28-byte MDL7 skin record
+	uint32_t w, h;
+	size_t colours_min; // distinct colours (a lower bound: the image is not flat)
+	uint64_t fnv;
+	uint32_t x, y;      // one pixel and its value
+	uint8_t px[4];
+} corpus_skin;
+
+static const corpus_skin corpus_skins[] = {
+	{"lottershock/Game/Assets/KisteA.mdl", 92, 511, 511, 3637, 0x2069ba57b543bfebu, 255, 255,
+	 {27, 35, 55, 255}},
+	{"lottershock/Game/Assets/whiskas.mdl", 272, 870, 870, 7615, 0xd324fa28d731dd06u, 869, 869,
+	 {16, 20, 20, 255}},
+	{"lottershock/Game/Assets/flamemother.mdl", 92, 1024, 1024, 7635, 0xaed95d614aca26e3u, 512,
+	 512, {24, 20, 24, 255}},
+	{"lottershock/ArtSource/weapons/MotherFlame/flamemother.mdl", 92, 1024, 1024, 7635,
+	 0xaed95d614aca26e3u, 512, 512, {24, 20, 24, 255}},
+	{"lottershock/Game/Assets/trident_of_lightning.mdl", 596, 1024, 1024, 3738,
+	 0xd6490e6c4a566180u, 512, 512, {24, 227, 189, 255}},
+};
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static size_t distinct_colours(const uint8_t *rgba, size_t n)
+{
+	uint32_t *v = malloc(n * 4);
+	assert_non_null(v);
+	memcpy(v, rgba, n * 4);
+	qsort(v, n, 4, cmp_u32);
+	size_t d = n ? 1 : 0;
+	for (size_t i = 1; i < n; i++) d += v[i] != v[i - 1];
+	free(v);
+	return d;
+}
+
+static void test_corpus_skins(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	for (size_t k = 0; k < sizeof(corpus_skins) / sizeof(corpus_skins[0]); k++) {
+		const corpus_skin *c = &corpus_skins[k];
+		size_t size;
+		uint8_t *file = t_read_file(t_corpus_path(c->path), &size);
+		// The MDL7 skin record: type 6, width = the DDS's byte count, height 1,
+		// then the DDS file itself.
+		assert_true(size > c->record + 28);
+		const uint8_t *rec = file + c->record;
+		assert_int_equal(rec[0], 6);
+		uint32_t bytes = (uint32_t)rec[4] | (uint32_t)rec[5] << 8 | (uint32_t)rec[6] << 16 |
+		                 (uint32_t)rec[7] << 24;
+		assert_int_equal(rec[8], 1);
+		assert_true(bytes <= size - c->record - 28);
+		const uint8_t *dds = rec + 28;
+		gsio_arena *a = arena_of(0);
+		gsio_image im;
+		memset(&im, 0, sizeof(im));
+		gsioi_dds_info info;
+		gsio_error err;
+		gsio_error_clear(&err);
+		if (!gsioi_dds_decode(dds, bytes, c->path, (int64_t)c->record + 28, a, &im, &info, &err))
+			fail_msg("%s: %s", c->path, err.message);
+		assert_int_equal(im.width, c->w);
+		assert_int_equal(im.height, c->h);
+		assert_int_equal(info.format, GSIOI_DDS_DXT1);
+		assert_int_equal(info.mip_count, 1);
+		assert_int_equal(128 + info.top_size, bytes); // nothing after the top level
+		size_t n = (size_t)im.width * im.height;
+		for (size_t i = 0; i < n; i++)
+			if (im.rgba[4 * i + 3] != 255) fail_msg("%s: pixel %zu not opaque", c->path, i);
+		assert_true(distinct_colours(im.rgba, n) >= c->colours_min);
+		const uint8_t *p = im.rgba + ((size_t)c->y * im.width + c->x) * 4;
+		assert_px(p, c->px[0], c->px[1], c->px[2], c->px[3]);
+		uint64_t h = fnv1a(im.rgba, n * 4);
+		if (h != c->fnv)
+			fail_msg("%s: image hash 0x%llx, tests/dds_ref.py says 0x%llx", c->path,
+			         (unsigned long long)h, (unsigned long long)c->fnv);
+		print_message("%s: DXT1 %u x %u, %zu colours\n", c->path, im.width, im.height,
+		              distinct_colours(im.rgba, n));
+		gsioi_arena_destroy(a);
+		free(file);
+	}
+}
+
+// -- libsquish cross-check
+
+// squish::Decompress(u8 *rgba, void const *block, int flags), a plain
+// function of the C++ library; flags kDxt1 = 1, kDxt3 = 2, kDxt5 = 4.
+typedef void (*squish_decompress_fn)(uint8_t *rgba, const void *block, int flags);
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void test_random_blocks_vs_libsquish(void **state)
+{
+	(void)state;
+	void *lib = dlopen("libsquish.so.0", RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		print_message("SKIPPED: libsquish not installed (%s): no cross-check\n", dlerror());
+		skip();
+	}
+	void *sym = dlsym(lib, "_ZN6squish10DecompressEPhPKvi");
+	if (!sym) {
+		dlclose(lib);
+		print_message("SKIPPED: libsquish has no squish::Decompress\n");
+		skip();
+	}
+	squish_decompress_fn squish;
+	memcpy(&squish, &sym, sizeof(squish));
+	const gsioi_dds_format fmts[3] = {GSIOI_DDS_DXT1, GSIOI_DDS_DXT3, GSIOI_DDS_DXT5};
+	const int flags[3] = {1, 2, 4};
+	uint64_t seed = 0x9E3779B97F4A7C15u;
+	size_t checked = 0;
+	for (int f = 0; f < 3; f++) {
+		for (int n = 0; n < 200000; n++) {
+			uint8_t block[16], mine[64], theirs[64];
+			uint64_t r0 = xorshift(&seed), r1 = xorshift(&seed);
+			memcpy(block, &r0, 8);
+			memcpy(block + 8, &r1, 8);
+			// A quarter of the blocks get equal or ordered end points, which
+			// random bytes rarely give (the mode switches and their edges).
+			uint8_t *cb = fmts[f] == GSIOI_DDS_DXT1 ? block : block + 8;
+			if (n % 4 == 1) memcpy(cb + 2, cb, 2);
+			if (n % 4 == 2 && fmts[f] == GSIOI_DDS_DXT5) block[1] = block[0];
+			gsioi_dds_decode_block(fmts[f], block, mine);
+			squish(theirs, block, flags[f]);
+			if (memcmp(mine, theirs, 64)) {
+				for (int i = 0; i < 64; i++)
+					if (mine[i] != theirs[i])
+						fail_msg("format %d block %d byte %d: %d, libsquish %d", (int)fmts[f], n,
+						         i, mine[i], theirs[i]);
+			}
+			checked++;
+		}
+	}
+	print_message("%zu random blocks agree with libsquish\n", checked);
+	// Not dlclose()d: the library keeps a small block from its start-up that
+	// LeakSanitizer reports as leaked once the library is unloaded.
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dxt1_four_colours),
+		cmocka_unit_test(test_dxt1_three_colours_and_transparent),
+		cmocka_unit_test(test_dxt3_explicit_alpha),
+		cmocka_unit_test(test_dxt5_interpolated_alpha),
+		cmocka_unit_test(test_partial_blocks),
+		cmocka_unit_test(test_one_pixel_each_format),
+		cmocka_unit_test(test_truncated_at_every_byte),
+		cmocka_unit_test(test_huge_claims),
+		cmocka_unit_test(test_header_errors),
+		cmocka_unit_test(test_corpus_skins),
+		cmocka_unit_test(test_random_blocks_vs_libsquish),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

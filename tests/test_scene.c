@@ -1,0 +1,415 @@
+/* The public scene builder and gsio_scene_validate(): a scene with every
+ * kind of element is built through the public API only and passes; each of
+ * a set of broken scenes is refused with a message naming what is wrong;
+ * the builder survives every allocation failing in turn. */
+#include "test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// -- A scene with one of everything
+
+typedef struct built {
+	gsio_scene *s;
+	int32_t root, inst_a, inst_b, joint_root, joint_child, joint2, skinned_node, skinned2_node,
+	    morph_node, light_node, camera_node;
+	int32_t crate, skinned, skinned2, morph;
+} built;
+
+static void set_quad(gsio_mesh *m, float z)
+{
+	static const float p[4][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}};
+	static const uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
+	for (int v = 0; v < 4; v++) {
+		for (int k = 0; k < 3; k++) m->positions[3 * v + k] = p[v][k];
+		m->positions[3 * v + 2] = z;
+		if (m->normals) m->normals[3 * v + 2] = 1;
+		if (m->uvs) {
+			m->uvs[2 * v] = p[v][0];
+			m->uvs[2 * v + 1] = 1 - p[v][1];
+		}
+	}
+	memcpy(m->indices, idx, sizeof(idx));
+}
+
+/* Two joints, every vertex bound to joint 0 or 1 with one weight. */
+static void bind(gsio_scene *s, int32_t mesh, int32_t skin, gsio_error *err)
+{
+	gsio_mesh *m = &s->meshes[mesh];
+	m->skin = skin;
+	m->weights.offsets = gsio_scene_alloc(s, m->vertex_count + 1, sizeof(uint32_t), err);
+	m->weights.joints = gsio_scene_alloc(s, m->vertex_count, sizeof(uint32_t), err);
+	m->weights.values = gsio_scene_alloc(s, m->vertex_count, sizeof(float), err);
+	assert_non_null(m->weights.values);
+	for (size_t v = 0; v < m->vertex_count; v++) {
+		m->weights.offsets[v + 1] = (uint32_t)(v + 1);
+		m->weights.joints[v] = (uint32_t)(v % s->skins[skin].joints_count);
+		m->weights.values[v] = 1;
+	}
+	m->weights.count = m->vertex_count;
+}
+
+/* Builds the scene; returns -1 at the first failing call (for the
+ * allocation-failure loop), 0 when done. */
+static int build(built *b, const gsio_opts *opts, gsio_error *err)
+{
+	memset(b, 0, sizeof(*b));
+	gsio_scene *s = b->s = gsio_scene_new(opts, err);
+	if (!s) return -1;
+#define T_TRY(x) \
+	do { \
+		if ((x) < 0) return -1; \
+	} while (0)
+	int32_t mat, img;
+	T_TRY(img = gsio_scene_add_image(s, "checker", 2, 2, NULL, err));
+	for (int i = 0; i < 16; i++) s->images[img].rgba[i] = (uint8_t)((i % 4 == 3) ? 255 : i * 16);
+	T_TRY(mat = gsio_scene_add_material(s, "crate", err));
+	s->materials[mat].base_color_texture.image = img;
+	s->materials[mat].base_color_texture.wrap_u = GSIO_WRAP_CLAMP;
+	s->materials[mat].double_sided = true;
+	T_TRY(gsio_extras_set_int(s, &s->materials[mat].extras, "gsio:skin_type", 5, err));
+
+	T_TRY(b->crate = gsio_scene_add_mesh(s, "crate", 4, 6, GSIO_MESH_NORMALS | GSIO_MESH_UVS, mat, err));
+	set_quad(&s->meshes[b->crate], 0);
+	T_TRY(b->root = gsio_scene_add_node(s, "level", -1, err));
+	T_TRY(b->inst_a = gsio_scene_add_node(s, "crate_a", b->root, err));
+	T_TRY(b->inst_b = gsio_scene_add_node(s, "crate_b", b->root, err));
+	s->nodes[b->inst_a].mesh = s->nodes[b->inst_b].mesh = b->crate;
+	s->nodes[b->inst_b].translation[0] = 3;
+	T_TRY(gsio_extras_set_string(s, &s->nodes[b->inst_b].extras, "action", "rotate", err));
+	float skills[3] = {1, 2.5f, -3};
+	T_TRY(gsio_extras_set_floats(s, &s->nodes[b->inst_b].extras, "skills", skills, 3, err));
+
+	// Skeleton 1: two joints; skeleton 2: one joint of its own.
+	T_TRY(b->joint_root = gsio_scene_add_node(s, "hip", -1, err));
+	T_TRY(b->joint_child = gsio_scene_add_node(s, "knee", b->joint_root, err));
+	s->nodes[b->joint_child].translation[2] = 1;
+	T_TRY(b->joint2 = gsio_scene_add_node(s, "arm", -1, err));
+	int32_t skin1, skin2;
+	T_TRY(skin1 = gsio_scene_add_skin(s, "legs", 2, err));
+	s->skins[skin1].joints[0] = b->joint_root;
+	s->skins[skin1].joints[1] = b->joint_child;
+	s->skins[skin1].inverse_bind[16 + 14] = -1; // knee at z = 1
+	s->skins[skin1].skeleton = b->joint_root;
+	T_TRY(skin2 = gsio_scene_add_skin(s, "arm", 1, err));
+	s->skins[skin2].joints[0] = b->joint2;
+	T_TRY(b->skinned = gsio_scene_add_mesh(s, "legs", 4, 6, GSIO_MESH_NORMALS, mat, err));
+	set_quad(&s->meshes[b->skinned], 0);
+	bind(s, b->skinned, skin1, err);
+	T_TRY(b->skinned2 = gsio_scene_add_mesh(s, "arm", 4, 6, GSIO_MESH_NORMALS, mat, err));
+	set_quad(&s->meshes[b->skinned2], 0.5f);
+	bind(s, b->skinned2, skin2, err);
+	T_TRY(b->skinned_node = gsio_scene_add_node(s, "legs", -1, err));
+	s->nodes[b->skinned_node].mesh = b->skinned;
+	T_TRY(b->skinned2_node = gsio_scene_add_node(s, "arm_mesh", -1, err));
+	s->nodes[b->skinned2_node].mesh = b->skinned2;
+
+	// A morph-animated mesh: 3 frames, clip of 3 keys.
+	T_TRY(b->morph = gsio_scene_add_mesh(s, "blob", 4, 6, GSIO_MESH_NORMALS, -1, err));
+	gsio_mesh *m = &s->meshes[b->morph];
+	set_quad(m, 0);
+	m->frames = gsio_scene_alloc(s, 3, sizeof(gsio_morph_frame), err);
+	if (!m->frames) return -1;
+	m->frames_count = 3;
+	for (size_t f = 0; f < 3; f++) {
+		m->frames[f].positions = gsio_scene_alloc(s, 12, sizeof(float), err);
+		m->frames[f].normals = gsio_scene_alloc(s, 12, sizeof(float), err);
+		if (!m->frames[f].normals || !m->frames[f].positions) return -1;
+		memcpy(m->frames[f].positions, m->positions, 12 * sizeof(float));
+		memcpy(m->frames[f].normals, m->normals, 12 * sizeof(float));
+		m->frames[f].positions[3 * 2 + 2] = (float)f; // vertex 2 rises
+	}
+	T_TRY(b->morph_node = gsio_scene_add_node(s, "blob", -1, err));
+	s->nodes[b->morph_node].mesh = b->morph;
+	int32_t anim;
+	T_TRY(anim = gsio_scene_add_animation(s, "rise", 10, 3, 2, err));
+	gsio_animation *a = &s->animations[anim];
+	a->channels[0].node = b->morph_node;
+	a->channels[0].path = GSIO_PATH_MORPH;
+	a->channels[0].frames = gsio_scene_alloc(s, 3, sizeof(uint32_t), err);
+	if (!a->channels[0].frames) return -1;
+	for (uint32_t k = 0; k < 3; k++) a->channels[0].frames[k] = k;
+	a->channels[1].node = b->joint_child;
+	a->channels[1].path = GSIO_PATH_ROTATION;
+	a->channels[1].values = gsio_scene_alloc(s, 12, sizeof(float), err);
+	if (!a->channels[1].values) return -1;
+	for (int k = 0; k < 3; k++) {
+		float ang = 0.3f * (float)k;
+		a->channels[1].values[4 * k + 0] = sinf(ang / 2);
+		a->channels[1].values[4 * k + 3] = cosf(ang / 2);
+	}
+
+	int32_t light, cam;
+	T_TRY(light = gsio_scene_add_light(s, "lamp", GSIO_LIGHT_POINT, err));
+	s->lights[light].range = 50;
+	T_TRY(b->light_node = gsio_scene_add_node(s, "lamp", b->root, err));
+	s->nodes[b->light_node].light = light;
+	s->nodes[b->light_node].translation[2] = 5;
+	T_TRY(cam = gsio_scene_add_camera(s, "view", err));
+	T_TRY(b->camera_node = gsio_scene_add_node(s, "view", -1, err));
+	s->nodes[b->camera_node].camera = cam;
+	s->nodes[b->camera_node].translation[0] = -10;
+	float fog[3] = {0.5f, 0.5f, 0.6f};
+	T_TRY(gsio_extras_set_floats(s, &s->extras, "fog_color", fog, 3, err));
+	T_TRY(gsio_scene_add_warning(s, err, "built by %s", "test_scene"));
+#undef T_TRY
+	return 0;
+}
+
+static void test_built_scene_valid(void **state)
+{
+	(void)state;
+	built b;
+	gsio_error err;
+	assert_int_equal(build(&b, NULL, &err), 0);
+	gsio_scene *s = b.s;
+	int rc = gsio_scene_validate(s, &err);
+	if (rc) print_error("%s\n", err.message);
+	assert_int_equal(rc, 0);
+	assert_int_equal(err.code, GSIO_OK);
+	assert_int_equal(s->nodes_count, 11);
+	assert_int_equal(s->meshes_count, 4);
+	assert_int_equal(s->skins_count, 2);
+	// Defaults.
+	assert_true(s->nodes[b.root].rotation[3] == 1 && s->nodes[b.root].scale[1] == 1);
+	assert_int_equal(s->nodes[b.root].mesh, -1);
+	assert_int_equal(s->meshes[b.morph].parts[0].material, -1);
+	assert_int_equal(s->meshes[b.crate].parts_count, 1);
+	assert_int_equal(s->meshes[b.crate].parts[0].index_count, 6);
+	assert_true(s->materials[0].base_color[3] == 1 && s->materials[0].alpha_cutoff == 0.5f);
+	// Extras.
+	const gsio_extra *e = gsio_extras_get(&s->nodes[b.inst_b].extras, "action");
+	assert_non_null(e);
+	assert_int_equal(e->type, GSIO_EXTRA_STRING);
+	assert_string_equal(e->s, "rotate");
+	assert_int_equal(gsio_extras_set_string(s, &s->nodes[b.inst_b].extras, "action", "patrol", &err), 0);
+	assert_int_equal(s->nodes[b.inst_b].extras.count, 2); // replaced, not added
+	assert_string_equal(gsio_extras_get(&s->nodes[b.inst_b].extras, "action")->s, "patrol");
+	assert_null(gsio_extras_get(&s->nodes[b.inst_b].extras, "nothing"));
+	assert_string_equal(s->warnings[0], "built by test_scene");
+	// World matrix: knee = hip * (0,0,1).
+	float w[16];
+	gsio_node_world_matrix(s, b.joint_child, w);
+	assert_float_equal(w[14], 1, 1e-6);
+	s->nodes[b.joint_root].translation[0] = 2;
+	gsio_node_world_matrix(s, b.joint_child, w);
+	assert_float_equal(w[12], 2, 1e-6);
+	gsio_scene_free(s);
+}
+
+/* Many adds: indices stay dense and the earlier elements intact. */
+static void test_builder_growth(void **state)
+{
+	(void)state;
+	gsio_error err;
+	gsio_scene *s = gsio_scene_new(NULL, &err);
+	assert_non_null(s);
+	for (int i = 0; i < 1000; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "n%d", i);
+		int32_t n = gsio_scene_add_node(s, name, i ? i - 1 : -1, &err);
+		assert_int_equal(n, i);
+	}
+	for (int i = 0; i < 1000; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "n%d", i);
+		assert_string_equal(s->nodes[i].name, name);
+		assert_int_equal(s->nodes[i].parent, i - 1);
+	}
+	// A caller-replaced exact array is copied, not overrun.
+	gsio_material *exact = gsio_scene_alloc(s, 1, sizeof(gsio_material), &err);
+	exact[0].name = "only";
+	for (int k = 0; k < 4; k++) exact[0].base_color[k] = 1;
+	exact[0].base_color_texture.image = exact[0].detail_texture.image = -1;
+	s->materials = exact;
+	s->materials_count = 1;
+	assert_int_equal(gsio_scene_add_material(s, "second", &err), 1);
+	assert_ptr_not_equal(s->materials, exact);
+	assert_string_equal(s->materials[0].name, "only");
+	assert_int_equal(gsio_scene_validate(s, &err), 0);
+	// Bad arguments are refused.
+	assert_int_equal(gsio_scene_add_node(s, "x", 5000, &err), -1);
+	assert_int_equal(err.code, GSIO_ERR_ARGUMENT);
+	assert_int_equal(gsio_scene_add_mesh(s, "x", 3, 4, 0, -1, &err), -1);
+	assert_int_equal(gsio_scene_add_image(s, "x", 0, 0, NULL, &err), -1);
+	assert_int_equal(gsio_scene_add_animation(s, "x", 0, 1, 0, &err), -1);
+	assert_int_equal(gsio_scene_add_light(s, "x", (gsio_light_type)7, &err), -1);
+	assert_int_equal(gsio_scene_add_image(s, "ref", 0, 0, "textures/wall.png", &err), 0);
+	assert_null(s->images[0].rgba);
+	assert_string_equal(s->images[0].uri, "textures/wall.png");
+	gsio_scene_free(s);
+}
+
+// -- Broken scenes, each refused with a message naming what
+
+typedef void (*breaker)(built *b);
+
+static void br_parent_out_of_range(built *b) { b->s->nodes[b->inst_a].parent = 99; }
+static void br_cycle(built *b) { b->s->nodes[b->root].parent = b->inst_b; }
+static void br_self_parent(built *b) { b->s->nodes[b->inst_a].parent = b->inst_a; }
+static void br_nan_position(built *b) { b->s->meshes[b->crate].positions[4] = NAN; }
+static void br_inf_translation(built *b) { b->s->nodes[b->inst_b].translation[1] = INFINITY; }
+static void br_quat_not_unit(built *b) { b->s->nodes[b->inst_a].rotation[0] = 0.5f; }
+static void br_zero_scale(built *b) { b->s->nodes[b->inst_a].scale[2] = 0; }
+static void br_index_out_of_range(built *b) { b->s->meshes[b->crate].indices[5] = 4; }
+static void br_mesh_out_of_range(built *b) { b->s->nodes[b->inst_a].mesh = 17; }
+static void br_material_out_of_range(built *b) { b->s->meshes[b->crate].parts[0].material = 3; }
+static void br_parts_short(built *b) { b->s->meshes[b->crate].parts[0].index_count = 3; }
+static void br_image_out_of_range(built *b) { b->s->materials[0].base_color_texture.image = 2; }
+static void br_negative_weight(built *b) { b->s->meshes[b->skinned].weights.values[1] = -0.5f; }
+static void br_weight_joint(built *b) { b->s->meshes[b->skinned2].weights.joints[0] = 1; }
+static void br_skin_joint(built *b) { b->s->skins[0].joints[1] = 40; }
+static void br_skin_repeat(built *b) { b->s->skins[0].joints[1] = b->s->skins[0].joints[0]; }
+static void br_frame_missing(built *b) { b->s->meshes[b->morph].frames[2].positions = NULL; }
+static void br_frame_nan(built *b) { b->s->meshes[b->morph].frames[1].positions[7] = NAN; }
+static void br_morph_key(built *b) { b->s->animations[0].channels[0].frames[2] = 3; }
+static void br_morph_no_mesh(built *b) { b->s->animations[0].channels[0].node = b->light_node; }
+static void br_channel_rotation(built *b) { b->s->animations[0].channels[1].values[5] = 2; }
+static void br_channel_twice(built *b)
+{
+	b->s->animations[0].channels[1].node = b->morph_node;
+	b->s->animations[0].channels[1].path = GSIO_PATH_MORPH;
+	b->s->animations[0].channels[1].frames = b->s->animations[0].channels[0].frames;
+	b->s->animations[0].channels[1].values = NULL;
+}
+static void br_fps(built *b) { b->s->animations[0].fps = 0; }
+static void br_cut(built *b)
+{
+	static uint32_t cut = 3;
+	b->s->animations[0].cuts = &cut;
+	b->s->animations[0].cuts_count = 1;
+}
+static void br_duplicate_material(built *b)
+{
+	b->s->materials[0].name = "dup";
+	int32_t m = gsio_scene_add_material(b->s, "dup", NULL);
+	assert_int_equal(m, 1);
+}
+static void br_light_cone(built *b)
+{
+	b->s->lights[0].type = GSIO_LIGHT_SPOT;
+	b->s->lights[0].inner_cone = 1;
+	b->s->lights[0].outer_cone = 0.5f;
+}
+static void br_camera_fov(built *b) { b->s->cameras[0].fov = 180; }
+static void br_extra_nan(built *b)
+{
+	assert_int_equal(gsio_extras_set_float(b->s, &b->s->nodes[0].extras, "bad", NAN, NULL), 0);
+}
+static void br_count_without_array(built *b) { b->s->lights = NULL; }
+static void br_image_empty(built *b) { b->s->images[0].rgba = NULL; }
+static void br_weights_without_skin(built *b) { b->s->meshes[b->skinned].skin = -1; }
+
+static const struct {
+	const char *name;
+	breaker fn;
+	const char *expect; /* a fragment the message must contain */
+} broken[] = {
+	{"parent out of range", br_parent_out_of_range, "nodes[1].parent 99"},
+	{"cycle", br_cycle, "nodes[0].parent 2 is not less than 0"},
+	{"self parent", br_self_parent, "nodes[1].parent 1 is not less than 1"},
+	{"NaN position", br_nan_position, "meshes[0].positions[4] is not finite"},
+	{"inf translation", br_inf_translation, "nodes[2].translation[1] is not finite"},
+	{"quaternion not unit", br_quat_not_unit, "nodes[1].rotation is not a unit quaternion"},
+	{"zero scale", br_zero_scale, "nodes[1].scale[2] is 0"},
+	{"index out of range", br_index_out_of_range, "meshes[0].indices[5] 4 is outside the 4 vertices"},
+	{"mesh out of range", br_mesh_out_of_range, "nodes[1].mesh 17 is outside 0..3"},
+	{"material out of range", br_material_out_of_range, "meshes[0].parts[0].material 3 is outside 0..0"},
+	{"parts short", br_parts_short, "meshes[0].parts cover 3 of 6 indices"},
+	{"image out of range", br_image_out_of_range, "materials[0].base_color_texture.image 2"},
+	{"negative weight", br_negative_weight, "meshes[1].weights.values[1] is -0.5"},
+	{"weight joint", br_weight_joint, "meshes[2].weights.joints[0] 1 is outside the skin's 1 joints"},
+	{"skin joint", br_skin_joint, "skins[0].joints[1] 40 is outside"},
+	{"skin repeat", br_skin_repeat, "skins[0] lists node 3 twice"},
+	{"frame missing", br_frame_missing, "meshes[3].frames[2] has no positions"},
+	{"frame NaN", br_frame_nan, "meshes[3].frames[1].positions[7] is not finite"},
+	{"morph key", br_morph_key, "frames[2] 3 is outside the mesh's 3 frames"},
+	{"morph without mesh", br_morph_no_mesh, "which has no mesh"},
+	{"rotation key", br_channel_rotation, "not a unit quaternion"},
+	{"channel twice", br_channel_twice, "animate the same property"},
+	{"fps", br_fps, "animations[0].fps is 0"},
+	{"cut", br_cut, "animations[0].cuts[0] 3 is not ascending within 1..2"},
+	{"duplicate material", br_duplicate_material, "two materials are named \"dup\""},
+	{"light cone", br_light_cone, "lights[0] cones are 1 and 0.5"},
+	{"camera fov", br_camera_fov, "cameras[0].fov is 180"},
+	{"extra NaN", br_extra_nan, "nodes[0].extras \"bad\" is not finite"},
+	{"count without array", br_count_without_array, "lights_count is 1 but lights is NULL"},
+	{"image without pixels", br_image_empty, "images[0] has neither pixels nor a uri"},
+	{"weights without skin", br_weights_without_skin, "meshes[1] has 4 weights but no skin"},
+};
+
+static void test_broken_scenes_refused(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(broken) / sizeof(broken[0]); i++) {
+		built b;
+		gsio_error err;
+		assert_int_equal(build(&b, NULL, &err), 0);
+		assert_int_equal(gsio_scene_validate(b.s, &err), 0);
+		broken[i].fn(&b);
+		int rc = gsio_scene_validate(b.s, &err);
+		if (rc == 0 || err.code != GSIO_ERR_ARGUMENT || !strstr(err.message, broken[i].expect)) {
+			print_error("case '%s': rc %d code %d message '%s' (expected '%s')\n", broken[i].name, rc,
+			            (int)err.code, err.message, broken[i].expect);
+			fail();
+		}
+		char line[600];
+		gsio_error_format(&err, line, sizeof(line));
+		assert_non_null(strstr(line, "invalid scene"));
+		gsio_scene_free(b.s);
+	}
+	gsio_error err;
+	assert_int_equal(gsio_scene_validate(NULL, &err), -1);
+	assert_int_equal(err.code, GSIO_ERR_ARGUMENT);
+}
+
+/* Every allocation the builder makes fails in turn: a clean -1, no leak. */
+static void test_builder_alloc_failure(void **state)
+{
+	(void)state;
+	size_t total = 0;
+	{
+		t_fail_alloc st = {0, 0, 0};
+		gsio_allocator al = t_fail_allocator(&st);
+		gsio_opts opts = {.allocator = &al};
+		built b;
+		gsio_error err;
+		assert_int_equal(build(&b, &opts, &err), 0);
+		gsio_scene_free(b.s);
+		total = st.calls;
+		assert_int_equal(st.live, 0);
+	}
+	assert_true(total > 0);
+	for (size_t n = 1; n <= total; n++) {
+		t_fail_alloc st = {n, 0, 0};
+		gsio_allocator al = t_fail_allocator(&st);
+		gsio_opts opts = {.allocator = &al};
+		built b;
+		gsio_error err;
+		int rc = build(&b, &opts, &err);
+		if (rc != 0) assert_true(err.code == GSIO_ERR_NOMEM || err.code == GSIO_ERR_LIMIT);
+		gsio_scene_free(b.s);
+		assert_int_equal(st.live, 0);
+	}
+	// A memory limit is a limit error, not a crash.
+	gsio_opts small = {.memory_limit = 4096};
+	built b;
+	gsio_error err;
+	int rc = build(&b, &small, &err);
+	assert_int_equal(rc, -1);
+	assert_int_equal(err.code, GSIO_ERR_LIMIT);
+	gsio_scene_free(b.s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_built_scene_valid),
+	    cmocka_unit_test(test_builder_growth),
+	    cmocka_unit_test(test_broken_scenes_refused),
+	    cmocka_unit_test(test_builder_alloc_failure),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
