@@ -504,7 +504,10 @@ static bool weld_positions(wctx *c, uint32_t *file_of, size_t *count)
 	return true;
 }
 
-/* The file's UV list: distinct texel pairs (an open-addressing table). */
+/* The file's UV list: for a mesh that came from an MDL (source_uv), one
+ * entry per source UV (equal texels stored twice stay two, so the welded
+ * vertices come back the same); otherwise distinct texel pairs (an
+ * open-addressing table). */
 static bool weld_uvs(wctx *c, int32_t tw, int32_t th, uint32_t *uv_of, gsio_mdl_uv **uvs,
                      size_t *count)
 {
@@ -517,6 +520,14 @@ static bool weld_uvs(wctx *c, int32_t tw, int32_t th, uint32_t *uv_of, gsio_mdl_
 	size_t n = 0;
 	for (size_t p = 0; p < c->pl_count; p++) {
 		const gsio_mesh *m = c->pl[p].mesh;
+		uint32_t *rep = NULL; // per source UV: its file UV
+		if (m->source_uv && m->uvs) {
+			size_t keys = 0;
+			for (size_t v = 0; v < m->vertex_count; v++)
+				if (m->source_uv[v] >= keys) keys = (size_t)m->source_uv[v] + 1;
+			GSIO_CHECK((rep = GSIO_NEW_ARRAY(c->a, uint32_t, keys, c->err)));
+			for (size_t k = 0; k < keys; k++) rep[k] = UINT32_MAX;
+		}
 		for (size_t v = 0; v < m->vertex_count; v++) {
 			gsio_mdl_uv uv = {0, 0};
 			if (m->uvs) {
@@ -526,6 +537,15 @@ static bool weld_uvs(wctx *c, int32_t tw, int32_t th, uint32_t *uv_of, gsio_mdl_
 				w = w < -32768 ? -32768 : w > 32767 ? 32767 : w;
 				uv.u = (int16_t)lround(u);
 				uv.v = (int16_t)lround(w);
+			}
+			if (rep) {
+				uint32_t *r = &rep[m->source_uv[v]];
+				if (*r == UINT32_MAX || list[*r].u != uv.u || list[*r].v != uv.v) {
+					*r = (uint32_t)n;
+					list[n++] = uv;
+				}
+				uv_of[c->pl[p].first + v] = *r;
+				continue;
 			}
 			uint32_t h = ((uint32_t)(uint16_t)uv.u * 2654435761u) ^ ((uint32_t)(uint16_t)uv.v * 40503u);
 			size_t i = h & (cap - 1);
@@ -550,7 +570,7 @@ static bool weld_uvs(wctx *c, int32_t tw, int32_t th, uint32_t *uv_of, gsio_mdl_
 // -- Skins
 
 /* One skin per material the mesh parts use (first use first; materials
- * sharing an image share the skin). */
+ * sharing an image share the skin), then one per unused material. */
 static bool build_skins(wctx *c, gsio_mdl_file *f)
 {
 	const gsio_scene *s = c->s;
@@ -579,6 +599,14 @@ static bool build_skins(wctx *c, gsio_mdl_file *f)
 			skin_of_image[im] = (int32_t)n;
 			images[n++] = im;
 		}
+	}
+	// Then the materials no part uses (an MDL's alternative skins, which the
+	// engine can switch to): kept as further skins.
+	for (size_t mat = 0; mat < s->materials_count; mat++) {
+		int32_t im = s->materials[mat].base_color_texture.image;
+		if (seen[mat] || im < 0 || !s->images[im].rgba || skin_of_image[im] >= 0) continue;
+		skin_of_image[im] = (int32_t)n;
+		images[n++] = im;
 	}
 	if (used_materials > 1)
 		gsioi_wwarn(&c->warner, "%zu materials: one skin per material (%zu skins); MDL5 draws the "
