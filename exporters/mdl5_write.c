@@ -309,6 +309,12 @@ static void xform_normal(const float nm[9], const float n[3], float out[3])
 	if (len > 0) out[0] /= len, out[1] /= len, out[2] /= len;
 }
 
+static bool part_double_sided(const gsio_scene *s, const gsio_mesh_part *pt)
+{
+	return pt->material >= 0 && (size_t)pt->material < s->materials_count &&
+	       s->materials[pt->material].double_sided;
+}
+
 // -- Frames
 
 /* Normals from the faces when the mesh has none (area-weighted; the scene's
@@ -641,8 +647,15 @@ static bool build_file(wctx *c, gsio_mdl_file *f)
 	if (!f->skins_count) h->skinwidth = tw, h->skinheight = th;
 	GSIO_CHECK(weld_uvs(c, tw, th, uv_of, &f->uvs, &f->uvs_count));
 
+	// A part drawn with a double-sided material (a face the importer folded
+	// from a pair stored once each way round) is written both ways round
+	// again: MDL has no double-sided flag.
 	size_t ntris = 0;
-	for (size_t p = 0; p < c->pl_count; p++) ntris += c->pl[p].mesh->index_count / 3;
+	for (size_t p = 0; p < c->pl_count; p++) {
+		const gsio_mesh *m = c->pl[p].mesh;
+		for (size_t k = 0; k < m->parts_count; k++)
+			ntris += (m->parts[k].index_count / 3) * (part_double_sided(c->s, &m->parts[k]) ? 2 : 1);
+	}
 	if (ntris > INT32_MAX)
 		return GSIO_FAIL(c->err, GSIO_ERR_LIMIT, NULL, -1, "%zu triangles", ntris);
 	f->triangles = GSIO_NEW_ARRAY(c->a, gsio_mdl_triangle, ntris + 1, c->err);
@@ -650,14 +663,20 @@ static bool build_file(wctx *c, gsio_mdl_file *f)
 	size_t t = 0;
 	for (size_t p = 0; p < c->pl_count; p++) {
 		const gsio_mesh *m = c->pl[p].mesh;
-		for (size_t i = 0; i + 2 < m->index_count; i += 3, t++) {
-			// Counter-clockwise in the scene, clockwise in the file: swap 1 and 2.
-			static const int order[3] = {0, 2, 1};
-			for (int k = 0; k < 3; k++) {
-				size_t g = c->pl[p].first + m->indices[i + (size_t)order[k]];
-				f->triangles[t].xyz[k] = (int16_t)file_of[g];
-				f->triangles[t].uv[k] = (int16_t)uv_of[g];
-			}
+		for (size_t k = 0; k < m->parts_count; k++) {
+			const gsio_mesh_part *pt = &m->parts[k];
+			int sides = part_double_sided(c->s, pt) ? 2 : 1;
+			for (size_t i = pt->first_index; i + 2 < pt->first_index + pt->index_count; i += 3)
+				for (int side = 0; side < sides; side++, t++) {
+					// Counter-clockwise in the scene, clockwise in the file: swap
+					// 1 and 2 (the back side keeps the scene's order).
+					static const int order[2][3] = {{0, 2, 1}, {0, 1, 2}};
+					for (int j = 0; j < 3; j++) {
+						size_t g = c->pl[p].first + m->indices[i + (size_t)order[side][j]];
+						f->triangles[t].xyz[j] = (int16_t)file_of[g];
+						f->triangles[t].uv[j] = (int16_t)uv_of[g];
+					}
+				}
 		}
 	}
 	f->triangles_count = ntris;
