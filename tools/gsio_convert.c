@@ -21,16 +21,6 @@
 #define EXIT_FAILED 1
 #define EXIT_USAGE 2
 
-// MDL5/HMP5 writers (exporters/, branch writers-mdl): CMake defines these
-// when their definitions are in the source tree. Until then the formats
-// fail with a clear error. (Temporary: remove once both are merged.)
-#ifndef GSIO_HAVE_MDL5_WRITER
-#define GSIO_HAVE_MDL5_WRITER 0
-#endif
-#ifndef GSIO_HAVE_HMP5_WRITER
-#define GSIO_HAVE_HMP5_WRITER 0
-#endif
-
 // -- Formats
 
 typedef enum out_format { FMT_NONE = 0, FMT_GLB, FMT_GLTF, FMT_MDL5, FMT_HMP5, FMT_MD5 } out_format;
@@ -210,21 +200,6 @@ static void warn_free(warn_list *l)
 
 // -- One input
 
-// Declared weak so this program links before the MDL5/HMP5 writers exist;
-// never called then (GSIO_HAVE_*_WRITER is 0).
-#if !GSIO_HAVE_MDL5_WRITER
-#pragma weak gsio_mdl5_write
-#pragma weak gsio_mdl5_write_file
-#endif
-#if !GSIO_HAVE_HMP5_WRITER
-#pragma weak gsio_hmp5_write
-#pragma weak gsio_hmp5_write_file
-#pragma weak gsio_hmp5_scene_from_heightmap
-#endif
-#if !GSIO_HAVE_MDL5_WRITER && !GSIO_HAVE_HMP5_WRITER
-#pragma weak gsio_write_free
-#endif
-
 static void fail_msg(gsio_error *err, gsio_error_code code, const char *file, const char *msg)
 {
 	gsio_error_clear(err);
@@ -322,11 +297,6 @@ static int write_output(const conv_opts *o, const gsio_scene *s, const char *out
 		return rc;
 	}
 	case FMT_MDL5: {
-		if (!GSIO_HAVE_MDL5_WRITER) {
-			fail_msg(err, GSIO_ERR_UNSUPPORTED, out,
-			         "this gsio was built without the MDL5 writer (exporters/, not merged yet)");
-			return -1;
-		}
 		gsio_mdl5_write_opts mo;
 		memset(&mo, 0, sizeof(mo));
 		mo.skin_encoding = o->skin;
@@ -346,11 +316,6 @@ static int write_output(const conv_opts *o, const gsio_scene *s, const char *out
 		return rc;
 	}
 	case FMT_HMP5: {
-		if (!GSIO_HAVE_HMP5_WRITER) {
-			fail_msg(err, GSIO_ERR_UNSUPPORTED, out,
-			         "this gsio was built without the HMP5 writer (exporters/, not merged yet)");
-			return -1;
-		}
 		gsio_hmp5_write_opts ho;
 		memset(&ho, 0, sizeof(ho));
 		ho.skin_encoding = o->skin;
