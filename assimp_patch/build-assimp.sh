@@ -65,7 +65,11 @@ elif [ ! -f "$pristine/.gsio-fetched" ]; then
   mkdir -p "$apt/lists/partial" "$apt/archives/partial" "$apt/fetch"
   keyring=/usr/share/keyrings/debian-archive-keyring.gpg
   [ -f "$keyring" ] || unavailable "$keyring not found (debian-archive-keyring)"
-  echo "deb-src [signed-by=$keyring] http://deb.debian.org/debian bookworm main" >"$apt/sources.list"
+  # The mirror the machine's own apt sources use for bookworm main, as deb-src.
+  mirror=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE) $(COMPONENT)' "Created-By: Packages" 2>/dev/null \
+           | awk '$2 == "bookworm" && $3 == "main" { print $1; exit }')
+  [ -n "$mirror" ] || unavailable "no bookworm main source in the machine's apt sources (not Debian 12?)"
+  echo "deb-src [signed-by=$keyring] $mirror bookworm main" >"$apt/sources.list"
   aptopts=(-o "Dir::Etc::sourcelist=$apt/sources.list" -o "Dir::Etc::sourceparts=-"
            -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt" -o "Dir::Cache::archives=$apt/archives"
            -o "Dir::Cache::pkgcache=" -o "Dir::Cache::srcpkgcache="
