@@ -63,6 +63,7 @@ typedef struct build {
 	int32_t *bone_node;    /**< per bone: node */
 	int32_t *bone_parent;  /**< per bone: parent bone, -1 for roots (after repairs) */
 	float *bind_world;     /**< per bone: xyz */
+	int32_t skeleton_node; /**< a plain parent of the joints when they need one, else -1 */
 	int32_t *mesh_of_group; /**< per group: mesh or -1 */
 	int32_t *node_of_group; /**< per group: node or -1 */
 	bool need_static;      /**< some vertex has no bone: an "unskinned" joint */
@@ -273,6 +274,13 @@ static bool build_bones(build *b)
 		                                      "that loops: made roots", repaired));
 	for (size_t d = 0; d < nb; d++) start[d + 1] += start[d];
 	for (size_t i = 0; i < nb; i++) order[start[depth[i]]++] = (uint32_t)i;
+	// glTF wants the joints of a skin under one common root: several root
+	// bones, or the extra "unskinned" joint, get a plain parent node.
+	size_t roots = 0;
+	for (size_t i = 0; i < nb; i++) roots += b->bone_parent[i] < 0;
+	b->skeleton_node = -1;
+	if (roots > 1 || b->need_static)
+		GSIO_CHECK((b->skeleton_node = gsio_scene_add_node(s, "skeleton", -1, b->err)) >= 0);
 	// Parents first (by depth): node indices follow that order.
 	for (size_t k = 0; k < nb; k++) {
 		uint32_t i = order[k];
@@ -280,7 +288,7 @@ static bool build_bones(build *b)
 		int32_t p = b->bone_parent[i];
 		const char *nm = stored_name(b, bn->name, (size_t)f->header.bone_stc_size - 16, "bone", i);
 		GSIO_CHECK(nm);
-		int32_t node = gsio_scene_add_node(s, nm, p >= 0 ? b->bone_node[p] : -1, b->err);
+		int32_t node = gsio_scene_add_node(s, nm, p >= 0 ? b->bone_node[p] : b->skeleton_node, b->err);
 		GSIO_CHECK(node >= 0);
 		b->bone_node[i] = node;
 		for (int c = 0; c < 3; c++) {
@@ -819,7 +827,8 @@ static bool build_skin(build *b)
 	size_t nb = b->f->bones_count;
 	size_t nj = nb + (b->need_static ? 1 : 0);
 	int32_t static_node = -1;
-	if (b->need_static) GSIO_CHECK((static_node = gsio_scene_add_node(s, "unskinned", -1, b->err)) >= 0);
+	if (b->need_static)
+		GSIO_CHECK((static_node = gsio_scene_add_node(s, "unskinned", b->skeleton_node, b->err)) >= 0);
 	int32_t k = gsio_scene_add_skin(s, "skeleton", nj, b->err);
 	GSIO_CHECK(k >= 0);
 	gsio_skin *sk = &s->skins[k];
@@ -835,7 +844,7 @@ static bool build_skin(build *b)
 		}
 	}
 	if (b->need_static) sk->joints[nb] = static_node;
-	sk->skeleton = roots == 1 && !b->need_static ? root : -1;
+	sk->skeleton = b->skeleton_node >= 0 ? b->skeleton_node : roots == 1 ? root : -1;
 	return true;
 }
 
@@ -866,9 +875,14 @@ gsio_scene *gsio_mdl7_to_scene(const gsio_mdl7_file *f, const char *name, const 
 		s->source.uvs += f->groups[g].uvs_count;
 	}
 	if (!(b.tmp = gsioi_arena_for(opts, "MDL7 scratch", err))) goto fail;
+	size_t ng = f->groups_count;
+	b.skeleton_node = -1;
+	for (size_t g = 0; g < ng; g++) { // whether an "unskinned" joint is needed
+		bool sk;
+		if (!group_weights(&b, &f->groups[g], NULL, &sk)) goto fail;
+	}
 	if (!build_materials(&b) || !build_bones(&b)) goto fail;
 
-	size_t ng = f->groups_count;
 	b.mesh_of_group = GSIO_NEW_ARRAY(b.tmp, int32_t, ng, err);
 	b.node_of_group = GSIO_NEW_ARRAY(b.tmp, int32_t, ng, err);
 	src_weights *sw = GSIO_NEW_ARRAY(b.tmp, src_weights, ng, err);
