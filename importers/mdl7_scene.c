@@ -11,7 +11,8 @@
  * - One mesh per group, one part per material it uses; a scene vertex is a
  *   (vertex, texture coordinate) pair. UVs are stored with a top-left
  *   origin, as glTF wants them. Stored normals point inward and triangles
- *   are clockwise: both are turned round. Double-sided pairs are split.
+ *   are clockwise: both are turned round. Double-sided pairs of a one-part
+ *   group fold into one face with a double-sided material.
  * - Frames replace the vertices they list (their u16 is the index of the
  *   vertex replaced; partial frames are common). A group whose frames carry
  *   vertices gets one morph frame per file frame.
@@ -451,6 +452,14 @@ static bool group_weights(build *b, const gsio_mdl7_group *g, src_weights *out, 
 	return true;
 }
 
+/* A copy of n bytes in the scene's arena. */
+static void *move_to_scene(gsio_scene *s, const void *p, size_t n, gsio_error *err)
+{
+	void *q = gsio_scene_alloc(s, n ? n : 1, 1, err);
+	if (q && n) memcpy(q, p, n);
+	return q;
+}
+
 static bool build_mesh(build *b, size_t gi, gsio_mesh *m, bool *morph)
 {
 	gsio_scene *s = b->s;
@@ -589,13 +598,18 @@ static bool build_mesh(build *b, size_t gi, gsio_mesh *m, bool *morph)
 		memcpy(&m->normals[3 * v], &snrm[3 * (size_t)m->source_vertex[v]], 3 * sizeof(float));
 	}
 
-	// Double-sided faces, decided on the first frame (see gsio_scene_util.h).
-	gsioi_split_plan plan;
-	GSIO_CHECK(gsioi_split_plan_make(m, tmp, &plan, err));
-	GSIO_CHECK(gsioi_split_plan_apply(s, m, &plan, err));
-	if (plan.pairs)
-		GSIO_CHECK(!gsio_extras_set_int(s, &m->extras, "gsio:double_sided_pairs",
-		                                (int64_t)plan.pairs, err));
+	// Double-sided pairs fold into one face with a double-sided material,
+	// decided on the first frame (gsio_scene_util.h). The helper wants a
+	// one-part mesh: a group with several materials keeps its pairs.
+	size_t pairs = 0;
+	if (m->parts_count == 1) GSIO_CHECK(gsioi_mesh_fold_double_sided(s, m, tmp, &pairs, err));
+	// What was built in the temporary arena moves to the scene's.
+	GSIO_CHECK((m->positions = move_to_scene(s, m->positions, 3 * nout * sizeof(float), err)));
+	GSIO_CHECK((m->normals = move_to_scene(s, m->normals, 3 * nout * sizeof(float), err)));
+	GSIO_CHECK((m->source_vertex = move_to_scene(s, m->source_vertex, nout * sizeof(uint32_t), err)));
+	if (m->uvs) GSIO_CHECK((m->uvs = move_to_scene(s, m->uvs, 2 * nout * sizeof(float), err)));
+	if (m->source_uv)
+		GSIO_CHECK((m->source_uv = move_to_scene(s, m->source_uv, nout * sizeof(uint32_t), err)));
 	gsioi_bbox3(m->positions, m->vertex_count, m->bbox_min, m->bbox_max);
 
 	if (*morph) {
@@ -613,7 +627,6 @@ static bool build_mesh(build *b, size_t gi, gsio_mesh *m, bool *morph)
 				memcpy(&mf->positions[3 * v], &spos[3 * (size_t)m->source_vertex[v]], 3 * sizeof(float));
 				memcpy(&mf->normals[3 * v], &snrm[3 * (size_t)m->source_vertex[v]], 3 * sizeof(float));
 			}
-			gsioi_split_plan_fill(&plan, nout, mf->positions, mf->normals);
 			gsioi_bbox3(mf->positions, count, mf->bbox_min, mf->bbox_max);
 		}
 		m->positions = m->frames[0].positions;
