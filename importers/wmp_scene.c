@@ -752,9 +752,9 @@ static bool build_level(sctx *c, const gsio_wmp_level *lv, int32_t node)
 	gsio_scene *s = c->s;
 	gsio_extras *sx = &s->extras;
 	double k = c->binary ? 255.0 : 100.0; // binary colours 0..255, text percent
-	GSIO_CHECK(!gsio_extras_set_float(s, sx, "wmp:sun_azimuth", lv->azimuth, c->err));
-	GSIO_CHECK(!gsio_extras_set_float(s, sx, "wmp:sun_elevation", lv->elevation, c->err));
-	GSIO_CHECK(!gsio_extras_set_float(s, sx, "wmp:nexus", lv->nexus, c->err));
+	GSIO_CHECK(!gsio_extras_set_float(s, sx, "wmp:sun_azimuth", clampf(lv->azimuth), c->err));
+	GSIO_CHECK(!gsio_extras_set_float(s, sx, "wmp:sun_elevation", clampf(lv->elevation), c->err));
+	GSIO_CHECK(!gsio_extras_set_float(s, sx, "wmp:nexus", clampf(lv->nexus), c->err));
 	double rgb[18];
 	for (int i = 0; i < 4; i++)
 		for (int j = 0; j < 3; j++) rgb[3 * i + j] = lv->fog[i][j] / k;
@@ -795,8 +795,8 @@ static bool build_entity(sctx *c, const gsio_wmp_entity *e, int32_t node)
 	GSIO_CHECK(set_str(c, X, "wmp:material", &e->material));
 	GSIO_CHECK(!gsio_extras_set_int(s, X, "wmp:flags", e->flags, c->err));
 	GSIO_CHECK(!gsio_extras_set_int(s, X, "wmp:type", e->type, c->err));
-	GSIO_CHECK(!gsio_extras_set_float(s, X, "wmp:ambient", e->ambient, c->err));
-	GSIO_CHECK(!gsio_extras_set_float(s, X, "wmp:albedo", e->albedo, c->err));
+	GSIO_CHECK(!gsio_extras_set_float(s, X, "wmp:ambient", clampf(e->ambient), c->err));
+	GSIO_CHECK(!gsio_extras_set_float(s, X, "wmp:albedo", clampf(e->albedo), c->err));
 	if (e->skills_count) GSIO_CHECK(set_floats(c, X, "wmp:skills", e->skills, e->skills_count));
 	const char *file = gsioi_wmp_str(&e->file);
 	char ext[16];
