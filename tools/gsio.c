@@ -9,7 +9,7 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: gsio info [--json] FILE...\n"
+	        "usage: gsio info [--json] [--path DIR]... FILE...\n"
 	        "       gsio --version | --help\n"
 	        "\n"
 	        "info    print what each file holds: format and version, vertices, triangles,\n"
@@ -17,6 +17,9 @@ static void usage(FILE *out)
 	        "        their names, clips, meshes, nodes, joints, animations, cameras,\n"
 	        "        lights, warnings.\n"
 	        "        --json prints one JSON object per file, one per line.\n"
+	        "        --path DIR (repeatable): for .wmp levels, a folder searched after the\n"
+	        "        level's own for the WADs and models it names; levels also list their\n"
+	        "        elements per kind, and warnings name every file not found.\n"
 	        "\n"
 	        "Exit status: 0 when every file was read, 1 when any failed, 2 on a usage error.\n");
 }
@@ -226,27 +229,56 @@ static void print_text(const char *path, const gsio_scene *s)
 	if (s->terrain)
 		printf("  terrain %u x %u vertices, cell %g x %g\n", s->terrain->columns, s->terrain->rows,
 		       (double)s->terrain->cell_x, (double)s->terrain->cell_y);
+	// Levels: how many of each element kind (the nodes' "wmp:element").
+	static const char *const kinds[] = {"level", "block", "model", "sprite", "light",
+	                                    "start", "sound", "path", "region"};
+	int any = 0;
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		size_t n = 0;
+		for (size_t i = 0; i < s->nodes_count; i++) {
+			const gsio_extra *e = gsio_extras_get(&s->nodes[i].extras, "wmp:element");
+			n += e && e->type == GSIO_EXTRA_STRING && !strcmp(e->s, kinds[k]);
+		}
+		if (n) printf("%s%s %zu", any++ ? ", " : "  elements: ", kinds[k], n);
+	}
+	if (any) printf("\n");
 	for (size_t i = 0; i < s->warnings_count; i++) printf("  warning: %s\n", s->warnings[i]);
 }
 
 static int cmd_info(int argc, char **argv)
 {
 	int json = 0, files = 0, failed = 0;
+	// --path DIR (repeatable): folders a level's WADs and models are looked
+	// for in, after the level's own. Pointers into argv; at most argc.
+	const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
+	size_t paths_count = 0;
+	if (!paths) return 1;
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) json = 1;
+		else if (!strcmp(argv[i], "--path") && i + 1 < argc) paths[paths_count++] = argv[++i];
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
+			free(paths);
 			return 0;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "gsio info: unknown option %s\n", argv[i]);
+			free(paths);
 			return 2;
 		}
 	}
+	gsio_opts lo;
+	memset(&lo, 0, sizeof(lo));
+	lo.search_paths = paths;
+	lo.search_paths_count = paths_count;
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) continue;
+		if (!strcmp(argv[i], "--path")) {
+			i++;
+			continue;
+		}
 		files++;
 		gsio_error err;
-		gsio_scene *s = gsio_load_file(argv[i], NULL, &err);
+		gsio_scene *s = gsio_load_file(argv[i], &lo, &err);
 		if (!s) {
 			failed++;
 			char msg[1024];
@@ -284,8 +316,10 @@ static int cmd_info(int argc, char **argv)
 	if (!files) {
 		fprintf(stderr, "gsio info: no FILE given\n");
 		usage(stderr);
+		free(paths);
 		return 2;
 	}
+	free(paths);
 	return failed ? 1 : 0;
 }
 
