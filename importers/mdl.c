@@ -319,6 +319,12 @@ static bool write_vertex(gsioi_writer *w, int32_t type, const gsio_mdl_vertex *v
 
 int gsio_mdl_encode(const gsio_mdl_file *f, uint8_t **out, size_t *out_size, gsio_error *err)
 {
+	return gsioi_mdl_encode_with(f, NULL, 0, out, out_size, err);
+}
+
+int gsioi_mdl_encode_with(const gsio_mdl_file *f, const gsio_allocator *allocator, size_t limit,
+                          uint8_t **out, size_t *out_size, gsio_error *err)
+{
 	*out = NULL;
 	*out_size = 0;
 	const gsio_mdl_header *h = &f->header;
@@ -335,6 +341,8 @@ int gsio_mdl_encode(const gsio_mdl_file *f, uint8_t **out, size_t *out_size, gsi
 		return -1;
 	}
 	gsioi_writer w = {0};
+	w.allocator = allocator;
+	w.limit = limit;
 	gsioi_write_bytes(&w, h->version, 4);
 	gsioi_write_i32(&w, h->final);
 	for (int i = 0; i < 3; i++) gsioi_write_f32(&w, h->scale[i]);
