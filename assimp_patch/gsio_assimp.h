@@ -27,8 +27,10 @@
  * - a mesh with 2 or more morph frames: every frame as an aiAnimMesh
  *   (absolute positions and normals, mName = frame name, method
  *   MORPH_RELATIVE as Assimp's glTF importer does) and each MORPH channel as
- *   an aiMeshMorphAnim named like the mesh, one key per frame (the frame
- *   index with weight 1, or the blend weights that are not zero);
+ *   an aiMeshMorphAnim named like the node that places the mesh (as
+ *   Assimp's glTF importer names it; Qt 3D's Assimp plugin needs that),
+ *   one key per frame (the frame index with weight 1, or the blend weights
+ *   that are not zero);
  * - images as embedded PNG aiTextures (mHeight 0, achFormatHint "png",
  *   mFilename = image name) referenced as "*N"; an image that is only a
  *   reference keeps its uri as the texture path;
