@@ -230,7 +230,9 @@ static void test_fallback(void **state)
 		if (name.rfind("gsio ", 0) == 0) gsio++;
 		else if ((" " + ext + " ").find(" mdl ") != std::string::npos) mdl++;
 	}
-	assert_int_equal(gsio, 3);
+	size_t ours = 0; // one Assimp loader per gsio importer (MDL, HMP, MD5, WMP, ...)
+	while (gsio_importers()[ours]) ours++;
+	assert_int_equal(gsio, ours);
 	assert_true(mdl >= 1);
 }
 
