@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import warnings
 
 import bpy
 from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProperty, IntProperty,
@@ -101,12 +102,11 @@ def _numpy_bool():
     except ImportError:
         yield
         return
-    added = False
-    try:
-        numpy.bool  # noqa: B018 (present again in numpy 2)
-    except AttributeError:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numpy 1.24 warns before it raises
+        added = not hasattr(numpy, "bool")  # back again in numpy 2
+    if added:
         numpy.bool = bool
-        added = True
     try:
         yield
     finally:
