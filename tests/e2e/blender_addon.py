@@ -201,6 +201,20 @@ with open(os.path.join(out, "good.mdl"), "wb") as f:
 res, err = run_op(gs, directory=out, files=[{"name": "good.mdl"}, {"name": "broken.mdl"}])
 check(err and "broken.mdl" in err and "offset" in err and state() == before,
       "good + broken MDL: report %r, scene unchanged: %s" % (err, state() == before))
+# Blender's importer failing after it added data: the data goes again.
+real_import = gsio_blender._import_glb
+
+
+def failing_import(glb):
+    real_import(glb)
+    raise gsio_blender.GsioError("simulated importer failure")
+
+
+gsio_blender._import_glb = failing_import
+res, err = run_op(gs, filepath=os.path.join(out, "good.mdl"))
+gsio_blender._import_glb = real_import
+check(err and "simulated" in err and state() == before,
+      "importer failure: report %r, scene unchanged: %s" % (err, state() == before))
 check(("bool" in numpy.__dict__) == had_numpy_bool, "numpy.bool was left changed")
 
 # -- Export: a shape-key animated cube -> MDL5
