@@ -110,6 +110,10 @@ typedef struct gsio_ai_opts {
 	 *  0: from the animation's keys (ticks per second over the smallest
 	 *  step between two keys, rounded, 1..240), 30 when it has none. */
 	float fps;
+	/** The aiScene comes from glTF: undo gsio's glTF axes ((x,y,z)_gltf =
+	 *  (y,z,x), front +Z to +X forward) instead of the (x,z,-y) above, so
+	 *  that a GLB gsio wrote (or Blender exported) comes back facing +X. */
+	bool gltf_axes;
 } gsio_ai_opts;
 
 /** A new gsio scene from an aiScene, built with the public builder, so any
