@@ -579,7 +579,7 @@ typedef struct file_result {
 	size_t gltf_bytes;
 	// end to end
 	bool e2e;
-	double e2e_gsio_ms, e2e_assimp_ms, e2e_ratio;
+	double e2e_gsio_ms, e2e_assimp_ms, e2e_ratio, e2e_cpu_ratio;
 	long gsio_rss_kb, assimp_rss_kb;
 	long gsio_out, assimp_out;
 } file_result;
@@ -639,6 +639,10 @@ static void bench_in_process(bench_file *f, int reps, file_result *res)
 
 // -- End to end (child processes)
 
+/** CPU time (user + system) of the last run_child, ms: steadier than wall
+ *  time on a machine other jobs share. */
+static double last_cpu_ms;
+
 /** Runs argv with stdout/stderr to /dev/null; returns wall ms (NAN on
  *  failure) and the child's peak RSS in KB. */
 static double run_child(char *const argv[], long *rss_kb)
@@ -660,6 +664,8 @@ static double run_child(char *const argv[], long *rss_kb)
 	if (wait4(pid, &status, 0, &ru) != pid) return NAN;
 	double t = now_ms() - t0;
 	*rss_kb = ru.ru_maxrss;
+	last_cpu_ms = (double)ru.ru_utime.tv_sec * 1e3 + (double)ru.ru_utime.tv_usec / 1e3 +
+	              (double)ru.ru_stime.tv_sec * 1e3 + (double)ru.ru_stime.tv_usec / 1e3;
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? t : NAN;
 }
 
@@ -678,22 +684,29 @@ static void bench_e2e(bench_file *f, int reps, file_result *res)
 	char *gargv[] = {(char *)mdl2gltf, "--force", "--quiet", "-j", "1", f->path, "-o", g, NULL};
 	char *aargv[] = {"assimp", "export", f->path, a, "-fglb2", NULL};
 	double *tg = xmalloc(sizeof(double) * (size_t)reps), *ta = xmalloc(sizeof(double) * (size_t)reps),
-	       *r = xmalloc(sizeof(double) * (size_t)reps);
+	       *r = xmalloc(sizeof(double) * (size_t)reps), *rc = xmalloc(sizeof(double) * (size_t)reps);
 	int n = 0, ng = 0, na = 0;
 	long rss_g = 0, rss_a = 0;
 	for (int i = 0; i < reps; i++) {
 		long rg = 0, ra = 0;
-		double x, y;
+		double x, y, cx, cy;
 		if (i % 2) {
 			y = run_child(aargv, &ra);
+			cy = last_cpu_ms;
 			x = run_child(gargv, &rg);
+			cx = last_cpu_ms;
 		} else {
 			x = run_child(gargv, &rg);
+			cx = last_cpu_ms;
 			y = run_child(aargv, &ra);
+			cy = last_cpu_ms;
 		}
 		if (isfinite(x)) tg[ng++] = x;
 		if (isfinite(y)) ta[na++] = y;
-		if (isfinite(x) && isfinite(y)) r[n++] = x / y;
+		if (isfinite(x) && isfinite(y)) {
+			rc[n] = cy > 0 ? cx / cy : NAN;
+			r[n++] = x / y;
+		}
 		if (rg > rss_g) rss_g = rg;
 		if (ra > rss_a) rss_a = ra;
 	}
@@ -701,6 +714,7 @@ static void bench_e2e(bench_file *f, int reps, file_result *res)
 	res->e2e_gsio_ms = median(tg, ng);
 	res->e2e_assimp_ms = median(ta, na);
 	res->e2e_ratio = median(r, n);
+	res->e2e_cpu_ratio = median(rc, n);
 	res->gsio_rss_kb = rss_g;
 	res->assimp_rss_kb = rss_a;
 	res->gsio_out = ng ? file_size(g) : -1;
@@ -710,6 +724,7 @@ static void bench_e2e(bench_file *f, int reps, file_result *res)
 	free(tg);
 	free(ta);
 	free(r);
+	free(rc);
 }
 
 // -- Report
@@ -876,11 +891,12 @@ int main(int argc, char **argv)
 				baseline_rss_kb = r->gsio_rss_kb;
 		}
 		fprintf(stderr, "\n");
-		printf("\n%-34s %9s %9s %9s %6s %9s %7s %9s %9s %9s\n", "end to end (child processes)",
-		       "in KB", "gsio ms", "assimp ms", "g/a", "gsio MB", "x(i+o)", "assimp MB",
+		printf("\n%-34s %9s %9s %9s %6s %6s %9s %7s %9s %9s %9s\n", "end to end (child processes)",
+		       "in KB", "gsio ms", "assimp ms", "g/a", "cpu", "gsio MB", "x(i+o)", "assimp MB",
 		       "gsio KB", "assimp KB");
 		printf("(gsio MB: peak RSS of mdl2gltf less the least one of all files, %.1f MB, the "
-		       "process's fixed cost; x(i+o): that over input + output)\n",
+		       "process's fixed cost; x(i+o): that over input + output; g/a: wall time ratio, "
+		       "cpu: user + system time ratio)\n",
 		       (double)baseline_rss_kb / 1024);
 		for (size_t fi = 0; fi < files_count; fi++) {
 			bench_file *f = &files[fi];
@@ -888,15 +904,16 @@ int main(int argc, char **argv)
 			if (!r->e2e) continue;
 			long in = file_size(f->path);
 			double net = (double)(r->gsio_rss_kb - baseline_rss_kb) * 1024;
-			char s[6][16];
+			char s[7][16];
+			fmt_num(s[6], 16, r->e2e_cpu_ratio, "%.2f");
 			fmt_num(s[0], 16, r->e2e_gsio_ms, "%.1f");
 			fmt_num(s[1], 16, r->e2e_assimp_ms, "%.1f");
 			fmt_num(s[2], 16, r->e2e_ratio, "%.2f");
 			fmt_num(s[3], 16, r->gsio_out > 0 ? net / (double)(in + r->gsio_out) : NAN, "%.2f");
 			fmt_num(s[4], 16, r->assimp_out > 0 ? (double)r->assimp_out / 1024 : NAN, "%.0f");
 			fmt_num(s[5], 16, r->gsio_out > 0 ? (double)r->gsio_out / 1024 : NAN, "%.0f");
-			printf("%-34.34s %9ld %9s %9s %6s %9.1f %7s %9.1f %9s %9s\n", base_name(f->path),
-			       in / 1024, s[0], s[1], s[2], net / 1048576, s[3],
+			printf("%-34.34s %9ld %9s %9s %6s %6s %9.1f %7s %9.1f %9s %9s\n", base_name(f->path),
+			       in / 1024, s[0], s[1], s[2], s[6], net / 1048576, s[3],
 			       (double)r->assimp_rss_kb / 1024, s[5], s[4]);
 			fflush(stdout);
 		}
