@@ -6,6 +6,7 @@
  * of jobs or on the order they finish in. */
 #include "gsio.h"
 #include "gsio_gltf.h"
+#include "gsio_record.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -68,10 +69,13 @@ static void usage(FILE *f)
 	        "converted.\n"
 	        "\n"
 	        "Output: without -o, beside each input with the extension replaced by .glb (or\n"
-	        ".gltf). With one input file, -o OUT names the output file, unless OUT is an\n"
-	        "existing directory or ends in '/'. Otherwise OUT is a directory (created when\n"
-	        "missing) that mirrors the input tree. Every file is written under a temporary\n"
-	        "name in its directory and renamed into place.\n"
+	        ".gltf). With one input file, -o OUT names the output file (ending in .glb or\n"
+	        ".gltf, or with no extension), unless OUT is an existing directory or ends in\n"
+	        "'/'. With several inputs or a directory input, OUT must be a directory: an\n"
+	        "existing one, one ending in '/', or a name without an extension (created\n"
+	        "when missing); it mirrors the input tree. Every file is written under a\n"
+	        "temporary name in its directory and renamed into place. Other formats:\n"
+	        "gsio convert.\n"
 	        "\n"
 	        "options:\n"
 	        "  -o OUT          output file or directory (see above)\n"
@@ -103,7 +107,7 @@ static void usage(FILE *f)
 	        "A progress bar is drawn on stderr when it is a terminal (not with --quiet).\n"
 	        "Exit status: 0 when every input was converted, 1 when any failed (or there was\n"
 	        "nothing to convert), 2 on a usage error (bad option, no input, unreadable\n"
-	        "palette).\n");
+	        "palette, an -o file for several inputs, an -o extension other than .glb/.gltf).\n");
 }
 
 static bool parse_float(const char *s, float *out)
@@ -133,6 +137,7 @@ typedef struct job {
 		    cameras;
 	} counts;
 	double seconds;
+	cJSON *scene_record;   // what the input holds (gsio_record_scene), NULL on failure
 } job;
 
 typedef struct job_list {
@@ -398,6 +403,7 @@ static void convert(pool *p, job *j)
 		j->counts.joints = joints;
 		j->counts.animations = s->animations_count - clips;
 		j->counts.cameras = s->cameras_count;
+		if (o->report) j->scene_record = gsio_record_scene(s);
 		if (s->warnings_count) {
 			j->scene_warnings = calloc(s->warnings_count, sizeof(char *));
 			for (size_t i = 0; j->scene_warnings && i < s->warnings_count; i++)
@@ -477,78 +483,32 @@ static void *worker(void *arg)
 
 // -- Report
 
-static int write_report(const char *path, const job_list *l)
+static int write_report(const char *path, job_list *l)
 {
+	// One record per input, the same as `gsio info --json` and `gsio convert
+	// --report` (tools/gsio_record.h; the README's "Records").
 	cJSON *root = cJSON_CreateObject();
 	cJSON_AddStringToObject(root, "tool", "mdl2gltf");
 	cJSON_AddStringToObject(root, "version", GSIO_VERSION_STRING);
 	cJSON *arr = cJSON_AddArrayToObject(root, "inputs");
 	size_t failed = 0;
 	for (size_t i = 0; i < l->count; i++) {
-		const job *j = &l->items[i];
-		cJSON *r = cJSON_CreateObject();
-		cJSON_AddStringToObject(r, "input", j->input);
-		if (j->output)
-			cJSON_AddStringToObject(r, "output", j->output);
-		else
-			cJSON_AddNullToObject(r, "output");
-		cJSON_AddStringToObject(r, "status", j->ok ? "ok" : "error");
-		if (j->ok) {
-			cJSON_AddNullToObject(r, "error");
-		} else {
-			failed++;
-			cJSON *e = cJSON_AddObjectToObject(r, "error");
-			cJSON_AddStringToObject(e, "code", gsio_error_code_name(j->err.code));
-			cJSON_AddStringToObject(e, "message", j->err.message);
-			cJSON_AddStringToObject(e, "file", j->err.file);
-			if (j->err.offset >= 0)
-				cJSON_AddNumberToObject(e, "offset", (double)j->err.offset);
-			else
-				cJSON_AddNullToObject(e, "offset");
-			if (j->err.line > 0) {
-				cJSON_AddNumberToObject(e, "line", j->err.line);
-				cJSON_AddNumberToObject(e, "column", j->err.column);
-			} else {
-				cJSON_AddNullToObject(e, "line");
-			}
-		}
-		cJSON *c = cJSON_AddObjectToObject(r, "counts");
-		cJSON_AddNumberToObject(c, "vertices", (double)j->counts.vertices);
-		cJSON_AddNumberToObject(c, "welded_vertices", (double)j->counts.welded);
-		cJSON_AddNumberToObject(c, "triangles", (double)j->counts.triangles);
-		cJSON_AddNumberToObject(c, "frames", (double)j->counts.frames);
-		cJSON_AddNumberToObject(c, "skins", (double)j->counts.skins);
-		cJSON_AddNumberToObject(c, "clips", (double)j->counts.clips);
-		cJSON_AddNumberToObject(c, "meshes", (double)j->counts.meshes);
-		cJSON_AddNumberToObject(c, "joints", (double)j->counts.joints);
-		cJSON_AddNumberToObject(c, "animations", (double)j->counts.animations);
-		cJSON_AddNumberToObject(c, "cameras", (double)j->counts.cameras);
-		cJSON *w = cJSON_AddArrayToObject(r, "warnings");
-		for (size_t k = 0; k < j->scene_warnings_count; k++)
-			cJSON_AddItemToArray(w, cJSON_CreateString(j->scene_warnings[k]));
-		for (size_t k = 0; k < j->warnings.warnings_count; k++)
-			cJSON_AddItemToArray(w, cJSON_CreateString(j->warnings.warnings[k]));
-		cJSON_AddNumberToObject(r, "seconds", j->seconds);
-		cJSON_AddItemToArray(arr, r);
+		job *j = &l->items[i];
+		failed += !j->ok;
+		size_t nw = j->scene_warnings_count + j->warnings.warnings_count;
+		char **w = nw ? calloc(nw, sizeof(char *)) : NULL;
+		size_t k = 0;
+		for (size_t x = 0; w && x < j->scene_warnings_count; x++) w[k++] = j->scene_warnings[x];
+		for (size_t x = 0; w && x < j->warnings.warnings_count; x++) w[k++] = j->warnings.warnings[x];
+		cJSON_AddItemToArray(arr, gsio_record_new(j->input, j->output, j->ok ? NULL : &j->err,
+		                                          j->scene_record, NULL, w, k, j->seconds));
+		j->scene_record = NULL; // taken by the record
+		free(w);
 	}
 	cJSON_AddNumberToObject(root, "converted", (double)(l->count - failed));
 	cJSON_AddNumberToObject(root, "failed", (double)failed);
-	char *text = cJSON_Print(root);
+	int rc = gsio_record_write_file(path, root);
 	cJSON_Delete(root);
-	if (!text) return -1;
-	// Temporary name beside it, then rename: a reader never sees half a report.
-	size_t len = strlen(text);
-	char *line = malloc(len + 2);
-	int rc = -1;
-	if (line) {
-		memcpy(line, text, len);
-		line[len] = '\n';
-		gsio_file_data f = {path, (const uint8_t *)line, len + 1};
-		gsio_error err;
-		rc = gsio_place_files(&f, 1, false, &err) ? -1 : 0;
-		free(line);
-	}
-	free(text);
 	return rc;
 }
 
@@ -678,8 +638,28 @@ int main(int argc, char **argv)
 		bool any_dir = false;
 		for (int i = optind; i < argc; i++)
 			if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) any_dir = true;
-		out_dir = ninputs > 1 || any_dir || (l && o.out[l - 1] == '/') ||
-		          (stat(o.out, &st) == 0 && S_ISDIR(st.st_mode));
+		bool named_dir = (l && o.out[l - 1] == '/') || (stat(o.out, &st) == 0 && S_ISDIR(st.st_mode));
+		const char *base = strrchr(o.out, '/');
+		base = base ? base + 1 : o.out;
+		const char *dot = strrchr(base, '.');
+		bool has_ext = dot && dot != base && dot[1];
+		out_dir = ninputs > 1 || any_dir || named_dir;
+		// A file name for several inputs would become a folder called
+		// "two.glb"; a file name with another extension would hold a GLB.
+		if ((ninputs > 1 || any_dir) && !named_dir && has_ext) {
+			fprintf(stderr,
+			        "mdl2gltf: %s inputs need a folder as -o, and %s names a file (give an "
+			        "existing folder or end it in '/')\n",
+			        ninputs > 1 ? "several" : "a folder of", o.out);
+			return EXIT_USAGE;
+		}
+		if (!out_dir && has_ext && strcasecmp(dot, ".glb") && strcasecmp(dot, ".gltf")) {
+			fprintf(stderr,
+			        "mdl2gltf: mdl2gltf writes .glb or .gltf, not '%s' (-o %s); gsio convert writes "
+			        "the other formats\n",
+			        dot, o.out);
+			return EXIT_USAGE;
+		}
 	}
 	job_list jobs = {0};
 	for (int i = optind; i < argc; i++) {
@@ -752,6 +732,7 @@ int main(int argc, char **argv)
 		free(j->input);
 		free(j->output);
 		gsio_gltf_output_free(&j->warnings);
+		cJSON_Delete(j->scene_record);
 		for (size_t k = 0; k < j->scene_warnings_count; k++) free(j->scene_warnings[k]);
 		free(j->scene_warnings);
 	}

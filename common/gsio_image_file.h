@@ -18,4 +18,12 @@
 GSIO_NODISCARD bool gsioi_image_file_decode(const uint8_t *data, size_t size, const char *file,
                                            gsio_arena *arena, gsio_image *out, gsio_error *err);
 
+/** Decodes an image file into one 16-bit grey channel per pixel (8-bit
+ *  images widened: 255 -> 65535; colour images reduced to luminance), for
+ *  heightmaps. Same limits and errors as gsioi_image_file_decode. */
+GSIO_NODISCARD bool gsioi_image_file_decode_gray16(const uint8_t *data, size_t size, const char *file,
+                                                  gsio_arena *arena, uint16_t **out,
+                                                  uint32_t *width, uint32_t *height,
+                                                  gsio_error *err);
+
 #endif

@@ -155,13 +155,16 @@ static inline float gsioi_lef32(const uint8_t *p)
 // -- Growable writer
 
 /** A byte buffer that grows by doubling; the first failure sticks. The
- *  memory is malloc'd (the caller frees `data` with free()). */
+ *  memory is malloc'd (the caller frees `data` with free()), or comes from
+ *  `allocator` when it is set (the writers of exporters/: fault injection
+ *  reaches their output; free with gsioi_writer_free or that allocator). */
 typedef struct gsioi_writer {
 	uint8_t *data;
 	size_t size;
 	size_t capacity;
 	size_t limit;   /**< 0: GSIO_DEFAULT_MEMORY_LIMIT */
 	bool failed;
+	const gsio_allocator *allocator; /**< NULL: malloc/realloc/free */
 } gsioi_writer;
 
 bool gsioi_write_bytes(gsioi_writer *w, const void *src, size_t n);
@@ -173,6 +176,18 @@ bool gsioi_write_u32(gsioi_writer *w, uint32_t v);
 bool gsioi_write_i32(gsioi_writer *w, int32_t v);
 bool gsioi_write_f32(gsioi_writer *w, float v);
 void gsioi_writer_free(gsioi_writer *w);
+
+/** The codecs' encoders with the output in `allocator`'s memory (NULL:
+ *  malloc) and at most `limit` bytes (0: the default): what
+ *  gsio_mdl_encode / gsio_hmp_encode do with NULL, 0. */
+struct gsio_mdl_file;
+struct gsio_hmp_file;
+GSIO_NODISCARD int gsioi_mdl_encode_with(const struct gsio_mdl_file *f, const gsio_allocator *allocator,
+                                         size_t limit, uint8_t **out, size_t *out_size,
+                                         gsio_error *err);
+GSIO_NODISCARD int gsioi_hmp_encode_with(const struct gsio_hmp_file *f, const gsio_allocator *allocator,
+                                         size_t limit, uint8_t **out, size_t *out_size,
+                                         gsio_error *err);
 
 // -- Small helpers
 

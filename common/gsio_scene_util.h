@@ -40,44 +40,28 @@ GSIO_NODISCARD bool gsioi_scene_build_clips(gsio_scene *s, const gsio_mesh *m, i
 // -- Double-sided faces
 //
 // Some models store a face twice, once each way round, on the same vertices
-// with one normal per vertex: one of the two faces is then lit from behind,
-// and importers that merge such pairs (Blender) drop one. Splitting gives the
-// face whose normal disagrees with its vertices' normals its own copies of
-// the vertices, with the normals negated in every frame.
+// with one normal per vertex (trashcan.mdl: all 76 faces, 38 pairs). Kept as
+// two faces, the pair is lit wrong whatever the normals: shared normals light
+// one side from behind, and two coincident faces with their own normals
+// shadow each other in a ray tracer (Cycles renders such a box black).
+// glTF's own word for such a surface is a double-sided material: so each pair
+// becomes ONE face, the one whose winding agrees with its vertices' normals,
+// drawn with a double-sided material. The faces of pairs go to their own mesh
+// part after the single faces; when every face is paired the mesh keeps one
+// part and its materials become double-sided, otherwise the pair part gets a
+// double-sided copy of the material ("<name>_double_sided"). A writer of a
+// format without double-sided materials (MDL) writes each face of such a part
+// both ways round again.
 
-/** Which vertices a split copies: copy k is vertex copy_of[k], appended as
- *  vertex (original count + k). */
-typedef struct gsioi_split_plan {
-	size_t pairs;          /**< face pairs split */
-	uint32_t *copy_of;     /**< in the temporary arena */
-	size_t copies_count;
-} gsioi_split_plan;
-
-/** Finds the pairs (two triangles on the same three position indices,
- *  source_vertex when present, in opposite winding) and decides the side of
- *  each from m->positions / m->normals (the first frame), then rewrites the
- *  indices of the faces that get copies (in place) to the copies' numbers.
- *  Temporaries and the plan live in `tmp`. A mesh without normals is left
- *  alone (plan empty). */
-GSIO_NODISCARD bool gsioi_split_plan_make(gsio_mesh *m, gsio_arena *tmp, gsioi_split_plan *plan,
-                                         gsio_error *err);
-
-/** Moves every per-vertex array of m that is not NULL (uvs, source_vertex,
- *  source_uv, positions and normals, each frame's positions and normals)
- *  into the scene's arena at the new size, with the copies filled (normals
- *  negated), and sets vertex_count. Copies even when the plan is empty, so
- *  an importer can build these arrays in a temporary arena. */
-GSIO_NODISCARD bool gsioi_split_plan_apply(gsio_scene *s, gsio_mesh *m,
-                                          const gsioi_split_plan *plan, gsio_error *err);
-
-/** Fills the copies of one frame whose first `count` vertices are set. */
-void gsioi_split_plan_fill(const gsioi_split_plan *plan, size_t count, float *positions,
-                           float *normals);
-
-/** Plan + apply for a mesh already in the scene (frames included). *pairs
- *  gets the number of pairs split. The grown arrays are new allocations in
- *  the scene arena (the old ones stay there until the scene is freed). */
-GSIO_NODISCARD bool gsioi_mesh_split_double_sided(gsio_scene *s, gsio_mesh *m, gsio_arena *tmp,
-                                                 size_t *pairs, gsio_error *err);
+/** Folds the pairs of m (two triangles on the same three position indices,
+ *  source_vertex when present, in opposite winding), deciding the side of
+ *  each from m->positions / m->normals (the first frame). m must have one
+ *  part. Indices are rewritten in place (single faces first, in their order,
+ *  then the kept face of each pair); *pairs gets the number of pairs folded
+ *  (their count also goes to the mesh extra "gsio:double_sided_pairs").
+ *  Vertices used only by a dropped face stay (unreferenced). A mesh without
+ *  normals is left alone. Temporaries live in `tmp`. */
+GSIO_NODISCARD bool gsioi_mesh_fold_double_sided(gsio_scene *s, gsio_mesh *m, gsio_arena *tmp,
+                                                size_t *pairs, gsio_error *err);
 
 #endif

@@ -88,7 +88,19 @@ static bool writer_reserve(gsioi_writer *w, size_t n)
 	if (need <= w->capacity) return true;
 	size_t cap = w->capacity ? w->capacity : 4096;
 	while (cap < need) cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-	uint8_t *d = realloc(w->data, cap);
+	uint8_t *d;
+	if (w->allocator && w->allocator->alloc) {
+		// Hooks have no realloc: a new block, the bytes so far, the old one freed.
+		d = w->allocator->alloc(w->allocator->user, cap);
+		if (d) {
+			if (w->size) memcpy(d, w->data, w->size);
+			if (w->data) {
+				if (w->allocator->free) w->allocator->free(w->allocator->user, w->data);
+			}
+		}
+	} else {
+		d = realloc(w->data, cap);
+	}
 	if (!d) {
 		w->failed = true;
 		return false;
@@ -154,6 +166,10 @@ bool gsioi_write_f32(gsioi_writer *w, float v)
 
 void gsioi_writer_free(gsioi_writer *w)
 {
-	free(w->data);
+	if (w->allocator && w->allocator->alloc) {
+		if (w->data && w->allocator->free) w->allocator->free(w->allocator->user, w->data);
+	} else {
+		free(w->data);
+	}
 	memset(w, 0, sizeof(*w));
 }

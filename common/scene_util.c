@@ -172,14 +172,15 @@ static double face_agreement(const gsio_mesh *m, size_t t)
 	return sum;
 }
 
-bool gsioi_split_plan_make(gsio_mesh *m, gsio_arena *tmp, gsioi_split_plan *plan, gsio_error *err)
+bool gsioi_mesh_fold_double_sided(gsio_scene *s, gsio_mesh *m, gsio_arena *tmp, size_t *pairs,
+                                  gsio_error *err)
 {
-	memset(plan, 0, sizeof(*plan));
-	size_t ntri = m->index_count / 3, nv = m->vertex_count;
-	if (!m->normals || !m->positions || ntri < 2) return true;
+	*pairs = 0;
+	size_t ntri = m->index_count / 3;
+	if (!m->normals || !m->positions || ntri < 2 || m->parts_count != 1) return true;
 	split_key *keys = GSIO_NEW_ARRAY(tmp, split_key, ntri, err);
-	uint8_t *flipped = GSIO_NEW_ARRAY(tmp, uint8_t, ntri, err);
-	GSIO_CHECK(keys && flipped);
+	uint8_t *role = GSIO_NEW_ARRAY(tmp, uint8_t, ntri, err); // 0 single, 1 kept, 2 dropped
+	GSIO_CHECK(keys && role);
 	size_t nk = 0;
 	for (size_t t = 0; t < ntri; t++) {
 		uint32_t p[3];
@@ -193,6 +194,7 @@ bool gsioi_split_plan_make(gsio_mesh *m, gsio_arena *tmp, gsioi_split_plan *plan
 		keys[nk++] = (split_key){a, x < y ? x : y, x < y ? y : x, x > y, (uint32_t)t};
 	}
 	qsort(keys, nk, sizeof(*keys), split_key_cmp);
+	size_t npairs = 0;
 	for (size_t i = 0; i < nk;) {
 		size_t j = i, mid;
 		while (j < nk && keys[j].a == keys[i].a && keys[j].b == keys[i].b && keys[j].c == keys[i].c)
@@ -202,107 +204,64 @@ bool gsioi_split_plan_make(gsio_mesh *m, gsio_arena *tmp, gsioi_split_plan *plan
 		for (size_t u = i, w = mid; u < mid && w < j; u++, w++) {
 			uint32_t tu = keys[u].tri, tw = keys[w].tri;
 			double du = face_agreement(m, tu), dw = face_agreement(m, tw);
-			// A tie (normals in the face's plane: trashcan.mdl has 4) gives the
-			// copies to the face stored later, so the choice is stable.
-			flipped[du < dw || (du == dw && tu > tw) ? tu : tw] = 1;
-			plan->pairs++;
+			// Keep the face whose winding agrees with the normals; a tie
+			// (normals in the face's plane: trashcan.mdl has 4) keeps the
+			// face stored first, so the choice is stable.
+			bool keep_u = du > dw || (du == dw && tu < tw);
+			role[keep_u ? tu : tw] = 1;
+			role[keep_u ? tw : tu] = 2;
+			npairs++;
 		}
 		i = j;
 	}
-	if (!plan->pairs) return true;
-	uint32_t *copy_index = GSIO_NEW_ARRAY(tmp, uint32_t, nv, err);
-	GSIO_CHECK(copy_index);
-	for (size_t v = 0; v < nv; v++) copy_index[v] = UINT32_MAX;
-	size_t ncopy = 0;
-	for (size_t t = 0; t < ntri; t++)
-		if (flipped[t])
-			for (int k = 0; k < 3; k++) {
-				uint32_t v = m->indices[3 * t + (size_t)k];
-				if (copy_index[v] == UINT32_MAX) copy_index[v] = (uint32_t)ncopy++;
-			}
-	if (ncopy > (size_t)UINT32_MAX - nv) {
-		GSIO_FAIL(err, GSIO_ERR_LIMIT, NULL, -1, "%zu vertices and %zu copies overflow", nv, ncopy);
-		return false;
-	}
-	GSIO_CHECK((plan->copy_of = GSIO_NEW_ARRAY(tmp, uint32_t, ncopy, err)));
-	plan->copies_count = ncopy;
-	for (size_t v = 0; v < nv; v++)
-		if (copy_index[v] != UINT32_MAX) plan->copy_of[copy_index[v]] = (uint32_t)v;
-	for (size_t t = 0; t < ntri; t++)
-		if (flipped[t])
-			for (int k = 0; k < 3; k++) {
-				uint32_t *ix = &m->indices[3 * t + (size_t)k];
-				*ix = (uint32_t)nv + copy_index[*ix];
-			}
-	return true;
-}
-
-void gsioi_split_plan_fill(const gsioi_split_plan *plan, size_t count, float *positions,
-                           float *normals)
-{
-	for (size_t k = 0; k < plan->copies_count; k++) {
-		size_t from = plan->copy_of[k], to = count + k;
-		for (int i = 0; i < 3; i++) {
-			if (positions) positions[3 * to + (size_t)i] = positions[3 * from + (size_t)i];
-			if (normals) normals[3 * to + (size_t)i] = -normals[3 * from + (size_t)i];
-		}
-	}
-}
-
-/* A per-vertex array of `width` elements of `size` bytes moved to the scene
- * arena at the grown count, the copies duplicating their originals. */
-static bool grow(gsio_scene *s, void **arr, size_t width, size_t size, size_t nv,
-                 const gsioi_split_plan *plan, gsio_error *err)
-{
-	if (!*arr) return true;
-	size_t elem = width * size;
-	uint8_t *out = gsioi_arena_array_uninit(s->arena, nv + plan->copies_count, elem, err);
+	if (!npairs) return true;
+	uint32_t *out = GSIO_NEW_ARRAY(tmp, uint32_t, 3 * (ntri - npairs), err);
 	GSIO_CHECK(out);
-	memcpy(out, *arr, nv * elem);
-	for (size_t k = 0; k < plan->copies_count; k++)
-		memcpy(out + (nv + k) * elem, (uint8_t *)*arr + plan->copy_of[k] * elem, elem);
-	*arr = out;
-	return true;
-}
-
-static void negate_copies(const gsioi_split_plan *plan, size_t nv, float *normals)
-{
-	if (normals)
-		for (size_t i = 3 * nv; i < 3 * (nv + plan->copies_count); i++) normals[i] = -normals[i];
-}
-
-bool gsioi_split_plan_apply(gsio_scene *s, gsio_mesh *m, const gsioi_split_plan *plan,
-                            gsio_error *err)
-{
-	size_t nv = m->vertex_count;
-	bool base_is_frame = m->frames_count && m->positions == m->frames[0].positions;
-	GSIO_CHECK(grow(s, (void **)&m->uvs, 2, sizeof(float), nv, plan, err));
-	GSIO_CHECK(grow(s, (void **)&m->source_vertex, 1, sizeof(uint32_t), nv, plan, err));
-	GSIO_CHECK(grow(s, (void **)&m->source_uv, 1, sizeof(uint32_t), nv, plan, err));
-	for (size_t f = 0; f < m->frames_count; f++) {
-		gsio_morph_frame *fr = &m->frames[f];
-		GSIO_CHECK(grow(s, (void **)&fr->positions, 3, sizeof(float), nv, plan, err));
-		GSIO_CHECK(grow(s, (void **)&fr->normals, 3, sizeof(float), nv, plan, err));
-		negate_copies(plan, nv, fr->normals);
-	}
-	if (base_is_frame) {
-		m->positions = m->frames[0].positions;
-		m->normals = m->frames[0].normals;
+	size_t n = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t t = 0; t < ntri; t++)
+			if (role[t] == pass) {
+				memcpy(out + 3 * n, m->indices + 3 * t, 3 * sizeof(uint32_t));
+				n++;
+			}
+	size_t nsingle = ntri - 2 * npairs;
+	memcpy(m->indices, out, 3 * n * sizeof(uint32_t));
+	m->index_count = 3 * n;
+	int32_t mat = m->parts[0].material;
+	if (nsingle == 0) {
+		// Every face is a pair: the mesh's material (and, for a model whose
+		// other materials are its alternative skins, those too) turns
+		// double-sided.
+		m->parts[0].index_count = m->index_count;
+		for (size_t i = 0; i < s->materials_count; i++) s->materials[i].double_sided = true;
 	} else {
-		GSIO_CHECK(grow(s, (void **)&m->positions, 3, sizeof(float), nv, plan, err));
-		GSIO_CHECK(grow(s, (void **)&m->normals, 3, sizeof(float), nv, plan, err));
-		negate_copies(plan, nv, m->normals);
+		gsio_mesh_part *parts = GSIO_NEW_ARRAY(s->arena, gsio_mesh_part, 2, err);
+		GSIO_CHECK(parts);
+		parts[0] = (gsio_mesh_part){0, 3 * nsingle, mat};
+		int32_t ds = gsio_scene_add_material(s, NULL, err);
+		GSIO_CHECK(ds >= 0);
+		gsio_material *dm = &s->materials[ds];
+		char name[96];
+		if (mat >= 0) {
+			*dm = s->materials[mat];
+			// Its own extras list (same values), so setting one later touches one material.
+			if (dm->extras.count) {
+				gsio_extra *items = GSIO_NEW_ARRAY(s->arena, gsio_extra, dm->extras.count, err);
+				GSIO_CHECK(items);
+				memcpy(items, dm->extras.items, dm->extras.count * sizeof(*items));
+				dm->extras.items = items;
+			}
+			snprintf(name, sizeof(name), "%s_double_sided",
+			         s->materials[mat].name ? s->materials[mat].name : "material");
+		} else {
+			snprintf(name, sizeof(name), "double_sided");
+		}
+		GSIO_CHECK((dm->name = gsioi_arena_strdup(s->arena, name, err)));
+		dm->double_sided = true;
+		parts[1] = (gsio_mesh_part){3 * nsingle, 3 * npairs, ds};
+		m->parts = parts;
+		m->parts_count = 2;
 	}
-	m->vertex_count = nv + plan->copies_count;
-	return true;
-}
-
-bool gsioi_mesh_split_double_sided(gsio_scene *s, gsio_mesh *m, gsio_arena *tmp, size_t *pairs,
-                                   gsio_error *err)
-{
-	gsioi_split_plan plan;
-	*pairs = 0;
-	GSIO_CHECK(gsioi_split_plan_make(m, tmp, &plan, err));
-	*pairs = plan.pairs;
-	return !plan.copies_count || gsioi_split_plan_apply(s, m, &plan, err);
+	*pairs = npairs;
+	return gsio_extras_set_int(s, &m->extras, "gsio:double_sided_pairs", (int64_t)npairs, err) == 0;
 }

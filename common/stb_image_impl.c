@@ -133,3 +133,47 @@ bool gsioi_image_file_decode(const uint8_t *data, size_t size, const char *file,
 	out->rgba = rgba;
 	return true;
 }
+
+bool gsioi_image_file_decode_gray16(const uint8_t *data, size_t size, const char *file,
+                                   gsio_arena *arena, uint16_t **out, uint32_t *width,
+                                   uint32_t *height, gsio_error *err)
+{
+	*out = NULL;
+	if (!data || size == 0 || size > (size_t)INT_MAX) {
+		GSIO_FAIL(err, size ? GSIO_ERR_LIMIT : GSIO_ERR_TRUNCATED, file, -1,
+		          "image file of %zu bytes: empty or too large to decode", size);
+		return false;
+	}
+	int w, h, comp;
+	stb_cap = cap_term((size_t)1 << 20, 2, size);
+	stb_refused = false;
+	if (!stbi_info_from_memory(data, (int)size, &w, &h, &comp)) {
+		GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, file, -1, "not an image file stb_image reads (%s)",
+		          stbi_failure_reason());
+		return false;
+	}
+	if (w <= 0 || h <= 0 || w > GSIO_IMAGE_FILE_MAX_DIM || h > GSIO_IMAGE_FILE_MAX_DIM) {
+		GSIO_FAIL(err, GSIO_ERR_LIMIT, file, -1, "image of %d x %d pixels is refused (limit %d)",
+		          w, h, GSIO_IMAGE_FILE_MAX_DIM);
+		return false;
+	}
+	uint16_t *gray = gsioi_arena_array_uninit(arena, (size_t)w * (size_t)h, 2, err);
+	if (!gray) return false;
+	int w2, h2;
+	stb_cap = cap_term(cap_term((size_t)1 << 20, 2, size), 16 * (size_t)w + 2, (size_t)h);
+	stb_refused = false;
+	stbi_us *pixels = stbi_load_16_from_memory(data, (int)size, &w2, &h2, &comp, 1);
+	if (!pixels || w2 != w || h2 != h) {
+		if (pixels) stbi_image_free(pixels);
+		GSIO_FAIL(err, GSIO_ERR_CORRUPT, file, -1, "cannot decode the image: %s",
+		          stb_refused ? "it asks for far more memory than its size needs"
+		                      : stbi_failure_reason());
+		return false;
+	}
+	memcpy(gray, pixels, (size_t)w * (size_t)h * 2);
+	stbi_image_free(pixels);
+	*out = gray;
+	*width = (uint32_t)w;
+	*height = (uint32_t)h;
+	return true;
+}

@@ -330,6 +330,12 @@ static void write_bbox_vertex(gsioi_writer *w, const gsio_mdl_vertex *v)
 
 int gsio_hmp_encode(const gsio_hmp_file *f, uint8_t **out, size_t *out_size, gsio_error *err)
 {
+	return gsioi_hmp_encode_with(f, NULL, 0, out, out_size, err);
+}
+
+int gsioi_hmp_encode_with(const gsio_hmp_file *f, const gsio_allocator *allocator, size_t limit,
+                          uint8_t **out, size_t *out_size, gsio_error *err)
+{
 	*out = NULL;
 	*out_size = 0;
 	const gsio_hmp_header *h = &f->header;
@@ -374,6 +380,8 @@ int gsio_hmp_encode(const gsio_hmp_file *f, uint8_t **out, size_t *out_size, gsi
 		}
 
 	gsioi_writer w = {0};
+	w.allocator = allocator;
+	w.limit = limit;
 	gsioi_write_bytes(&w, h->version, 4);
 	gsioi_write_i32(&w, h->nu1);
 	for (int i = 0; i < 3; i++) gsioi_write_f32(&w, h->scale[i]);

@@ -344,6 +344,12 @@ static bool write_vertex(gsioi_writer *w, int32_t type, const gsio_mdl_vertex *v
 
 int gsio_mdl_encode(const gsio_mdl_file *f, uint8_t **out, size_t *out_size, gsio_error *err)
 {
+	return gsioi_mdl_encode_with(f, NULL, 0, out, out_size, err);
+}
+
+int gsioi_mdl_encode_with(const gsio_mdl_file *f, const gsio_allocator *allocator, size_t limit,
+                          uint8_t **out, size_t *out_size, gsio_error *err)
+{
 	*out = NULL;
 	*out_size = 0;
 	const gsio_mdl_header *h = &f->header;
@@ -360,6 +366,8 @@ int gsio_mdl_encode(const gsio_mdl_file *f, uint8_t **out, size_t *out_size, gsi
 		return -1;
 	}
 	gsioi_writer w = {0};
+	w.allocator = allocator;
+	w.limit = limit;
 	gsioi_write_bytes(&w, h->version, 4);
 	gsioi_write_i32(&w, h->final);
 	for (int i = 0; i < 3; i++) gsioi_write_f32(&w, h->scale[i]);
@@ -472,6 +480,15 @@ static bool skins_to_images(gsio_scene *s, const gsio_mdl_file *f, const uint8_t
 	s->images_count = ni;
 	s->materials_count = ni;
 	return true;
+}
+
+/* A copy of n bytes in the scene's arena (per-vertex arrays are built in the
+ * load's temporary arena). */
+static void *move_to_scene(gsio_scene *s, const void *src, size_t n, gsio_error *err)
+{
+	void *dst = gsioi_arena_alloc_uninit(s->arena, n, err);
+	if (dst && n) memcpy(dst, src, n);
+	return dst;
 }
 
 /* Positions and outward normals of the first `count` scene vertices in one
@@ -593,13 +610,13 @@ static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const gsio_opts *o
 	m->normals = gsioi_arena_array_uninit(tmp, 3 * nout, sizeof(float), err);
 	GSIO_CHECK(m->positions && m->normals);
 	decode_frame(f, &f->frames[0], m->source_vertex, nout, m->positions, m->normals, &unused);
-	gsioi_split_plan plan;
-	GSIO_CHECK(gsioi_split_plan_make(m, tmp, &plan, err));
+	size_t pairs;
+	GSIO_CHECK(gsioi_mesh_fold_double_sided(s, m, tmp, &pairs, err));
 	m->positions = m->normals = NULL; // the frames below are the real ones
-	GSIO_CHECK(gsioi_split_plan_apply(s, m, &plan, err));
-	if (plan.pairs)
-		GSIO_CHECK(!gsio_extras_set_int(s, &m->extras, "gsio:double_sided_pairs",
-		                                (int64_t)plan.pairs, err));
+	// What was built in the temporary arena moves to the scene's.
+	if (m->uvs) GSIO_CHECK((m->uvs = move_to_scene(s, m->uvs, 2 * nout * sizeof(float), err)));
+	GSIO_CHECK((m->source_vertex = move_to_scene(s, m->source_vertex, nout * sizeof(uint32_t), err)));
+	GSIO_CHECK((m->source_uv = move_to_scene(s, m->source_uv, nout * sizeof(uint32_t), err)));
 
 	size_t nframes = (opts && (opts->flags & GSIO_OPT_NO_ANIMATION)) ? 1 : f->frames_count;
 	size_t count = m->vertex_count;
@@ -621,7 +638,6 @@ static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const gsio_opts *o
 			          (double)h->offset[0], (double)h->offset[1], (double)h->offset[2]);
 			return false;
 		}
-		gsioi_split_plan_fill(&plan, nout, mf->positions, mf->normals);
 		gsioi_bbox3(mf->positions, count, mf->bbox_min, mf->bbox_max);
 	}
 	if (bad_normals)

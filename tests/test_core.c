@@ -598,70 +598,75 @@ static void test_model_node(void **state)
 }
 
 /* Double-sided faces: a quad stored once each way round on the same four
- * positions (two uv sets for one side) with normals along +z. The faces
- * whose normal points to -z get copies of their vertices with -z normals;
- * the others keep theirs. A lone face stays as it is. */
-static void test_split_double_sided(void **state)
+ * positions (two uv sets for one side) with normals along +z, plus a lone
+ * triangle. Each pair folds to the face whose winding agrees with the
+ * normals (the up faces), drawn with a double-sided copy of the material in
+ * a part of its own after the single faces; a mesh of pairs only keeps one
+ * part and its material turns double-sided. */
+static void test_fold_double_sided(void **state)
 {
 	(void)state;
-	gsio_error err;
-	gsio_scene *s = gsioi_scene_create(NULL, &err);
-	gsio_arena *tmp = gsioi_arena_create(NULL, 0);
-	assert_non_null(s);
-	assert_non_null(tmp);
-	// Vertices 0..3: the quad's corners (source 0..3); 4..5: corners 0, 2 with
-	// other uvs; 6..8 a lone triangle.
-	static const float pos[] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0,
-	                            5, 5, 0, 6, 5, 0, 5, 6, 0};
-	static const uint32_t src[] = {0, 1, 2, 3, 0, 2, 6, 7, 8};
-	static const uint32_t idx[] = {
-	    0, 1, 2, 0, 2, 3,  // up (counter-clockwise from +z)
-	    4, 3, 5, 2, 1, 0,  // the same two faces down, one on the other uvs
-	    6, 7, 8,           // lone
-	};
-	gsio_mesh m;
-	memset(&m, 0, sizeof(m));
-	m.vertex_count = 9;
-	m.index_count = 15;
-	m.positions = gsioi_arena_array(s->arena, 27, sizeof(float), &err);
-	m.normals = gsioi_arena_array(s->arena, 27, sizeof(float), &err);
-	m.uvs = gsioi_arena_array(s->arena, 18, sizeof(float), &err);
-	m.source_vertex = gsioi_arena_array(s->arena, 9, sizeof(uint32_t), &err);
-	m.indices = gsioi_arena_array(s->arena, 15, sizeof(uint32_t), &err);
-	assert_true(m.positions && m.normals && m.uvs && m.source_vertex && m.indices);
-	memcpy(m.positions, pos, sizeof(pos));
-	memcpy(m.source_vertex, src, sizeof(src));
-	memcpy(m.indices, idx, sizeof(idx));
-	for (size_t v = 0; v < 9; v++) {
-		m.normals[3 * v + 2] = 1.0f;
-		m.uvs[2 * v] = (float)v;
-	}
-	size_t pairs = 0;
-	assert_true(gsioi_mesh_split_double_sided(s, &m, tmp, &pairs, &err));
-	assert_int_equal(pairs, 2);
-	// The down faces' vertices 4, 3, 5, 2, 1, 0 get copies 9..14 in that order.
-	static const uint32_t copy_of[] = {4, 3, 5, 2, 1, 0};
-	assert_int_equal(m.vertex_count, 15);
-	for (size_t t = 0; t < 5; t++) {
-		const uint32_t *ix = m.indices + 3 * t;
-		const float *p0 = m.positions + 3 * ix[0], *p1 = m.positions + 3 * ix[1],
-		            *p2 = m.positions + 3 * ix[2];
-		float e1[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
-		float e2[3] = {p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]};
-		float fz = e1[0] * e2[1] - e1[1] * e2[0];
-		for (int k = 0; k < 3; k++) {
-			assert_true(fz * m.normals[3 * ix[k] + 2] > 0);
-			if (ix[k] >= 9) {
-				uint32_t from = copy_of[ix[k] - 9];
-				assert_int_equal(m.source_vertex[ix[k]], m.source_vertex[from]);
-				assert_true(m.uvs[2 * ix[k]] == m.uvs[2 * from]);
-			}
+	for (int lone = 1; lone >= 0; lone--) {
+		gsio_error err;
+		gsio_scene *s = gsio_scene_new(NULL, &err);
+		gsio_arena *tmp = gsioi_arena_create(NULL, 0);
+		assert_non_null(s);
+		assert_non_null(tmp);
+		int32_t mat = gsio_scene_add_material(s, "skin0", &err);
+		assert_int_equal(mat, 0);
+		assert_int_equal(gsio_extras_set_int(s, &s->materials[0].extras, "gsio:skin_type", 2, &err), 0);
+		static const float pos[] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0,
+		                            5, 5, 0, 6, 5, 0, 5, 6, 0};
+		static const uint32_t src[] = {0, 1, 2, 3, 0, 2, 6, 7, 8};
+		static const uint32_t idx[] = {
+		    4, 3, 5, 2, 1, 0,  // down (clockwise from +z), one on the other uvs
+		    0, 1, 2, 0, 2, 3,  // the same two faces up
+		    6, 7, 8,           // lone
+		};
+		size_t ntri = lone ? 5 : 4;
+		int32_t mi = gsio_scene_add_mesh(s, "m", 9, 3 * ntri, GSIO_MESH_NORMALS | GSIO_MESH_UVS, mat, &err);
+		assert_int_equal(mi, 0);
+		gsio_mesh *m = &s->meshes[0];
+		m->source_vertex = gsioi_arena_array(s->arena, 9, sizeof(uint32_t), &err);
+		assert_non_null(m->source_vertex);
+		memcpy(m->positions, pos, sizeof(pos));
+		memcpy(m->source_vertex, src, sizeof(src));
+		memcpy(m->indices, idx, 3 * ntri * sizeof(uint32_t));
+		for (size_t v = 0; v < 9; v++) m->normals[3 * v + 2] = 1.0f;
+		size_t pairs = 0;
+		assert_true(gsioi_mesh_fold_double_sided(s, m, tmp, &pairs, &err));
+		assert_int_equal(pairs, 2);
+		assert_int_equal(m->vertex_count, 9);
+		assert_int_equal(gsio_extras_get(&m->extras, "gsio:double_sided_pairs")->i, 2);
+		if (lone) {
+			// The lone face first, then the two up faces, double-sided.
+			static const uint32_t want[] = {6, 7, 8, 0, 1, 2, 0, 2, 3};
+			assert_int_equal(m->index_count, 9);
+			assert_memory_equal(m->indices, want, sizeof(want));
+			assert_int_equal(m->parts_count, 2);
+			assert_int_equal(m->parts[0].index_count, 3);
+			assert_int_equal(m->parts[0].material, 0);
+			assert_int_equal(m->parts[1].first_index, 3);
+			assert_int_equal(m->parts[1].index_count, 6);
+			const gsio_material *dm = &s->materials[m->parts[1].material];
+			assert_string_equal(dm->name, "skin0_double_sided");
+			assert_true(dm->double_sided);
+			assert_false(s->materials[0].double_sided);
+			assert_int_equal(gsio_extras_get(&dm->extras, "gsio:skin_type")->i, 2);
+			assert_ptr_not_equal(dm->extras.items, s->materials[0].extras.items);
+		} else {
+			static const uint32_t want[] = {0, 1, 2, 0, 2, 3};
+			assert_int_equal(m->index_count, 6);
+			assert_memory_equal(m->indices, want, sizeof(want));
+			assert_int_equal(m->parts_count, 1);
+			assert_int_equal(m->parts[0].index_count, 6);
+			assert_true(s->materials[0].double_sided);
+			assert_int_equal(s->materials_count, 1);
 		}
-		if (t < 2 || t == 4) // the up faces and the lone one are untouched
-			for (int k = 0; k < 3; k++) assert_int_equal(ix[k], idx[3 * t + (size_t)k]);
+		assert_int_equal(gsio_scene_validate(s, &err), 0);
+		gsioi_arena_destroy(tmp);
+		gsio_scene_free(s);
 	}
-	gsioi_arena_destroy(tmp);
-	gsio_scene_free(s);
 }
 
 static void test_error_format(void **state)
@@ -820,7 +825,7 @@ int main(void)
 	    cmocka_unit_test(test_text_sanitized),
 	    cmocka_unit_test(test_build_clips),
 	    cmocka_unit_test(test_model_node),
-	    cmocka_unit_test(test_split_double_sided),
+	    cmocka_unit_test(test_fold_double_sided),
 	    cmocka_unit_test(test_anorms_match_file),
 	    cmocka_unit_test(test_paths),
 	    cmocka_unit_test(test_read_whole_file),

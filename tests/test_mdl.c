@@ -512,7 +512,9 @@ static void check_scene(const gsio_mdl_file *f, const gsio_scene *s, const char 
 	assert_int_equal(s->source.uvs, f->uvs_count);
 	// One image and one material per (non-DDS) skin, pixels decoded as stored.
 	assert_int_equal(s->images_count, f->skins_count);
-	assert_int_equal(s->materials_count, f->skins_count);
+	// (+ the double-sided copy of the first when only some faces are pairs)
+	size_t ds_copy = s->meshes_count && s->meshes[0].parts_count == 2 ? 1 : 0;
+	assert_int_equal(s->materials_count, f->skins_count + ds_copy);
 	for (size_t i = 0; i < s->images_count; i++) {
 		const gsio_image *im = &s->images[i];
 		const gsio_mdl_skin *sk = &f->skins[i];
@@ -556,12 +558,23 @@ static void check_scene(const gsio_mdl_file *f, const gsio_scene *s, const char 
 	}
 	assert_int_equal(s->meshes_count, 1);
 	const gsio_mesh *m = &s->meshes[0];
-	assert_int_equal(m->index_count, 3 * f->triangles_count);
 	assert_int_equal(m->skin, -1);
-	assert_int_equal(m->parts_count, 1);
+	int64_t folded = split_pairs(m);
 	assert_int_equal(m->parts[0].first_index, 0);
-	assert_int_equal(m->parts[0].index_count, m->index_count);
 	assert_int_equal(m->parts[0].material, s->materials_count ? 0 : -1);
+	if (!folded || 2 * (size_t)folded == f->triangles_count) {
+		// No pairs, or every face a pair: one part (double-sided when folded).
+		assert_int_equal(m->parts_count, 1);
+		assert_int_equal(m->parts[0].index_count, m->index_count);
+		if (folded && s->materials_count) assert_true(s->materials[0].double_sided);
+	} else {
+		// Single faces first, then one face of each pair with a double-sided copy.
+		assert_int_equal(m->parts_count, 2);
+		assert_int_equal(m->parts[1].index_count, 3 * (size_t)folded);
+		assert_true(m->parts[1].material >= 0);
+		assert_true(s->materials[m->parts[1].material].double_sided);
+		assert_false(s->materials[0].double_sided);
+	}
 	// One root node, named after the file, places the mesh.
 	char stem[64];
 	stem_of(base, stem, sizeof(stem));
@@ -569,23 +582,50 @@ static void check_scene(const gsio_mdl_file *f, const gsio_scene *s, const char 
 	assert_string_equal(s->nodes[0].name, stem);
 	assert_int_equal(s->nodes[0].parent, -1);
 	assert_int_equal(s->nodes[0].mesh, 0);
-	// Welding: one scene vertex per distinct (position, uv) pair, counted apart;
-	// then the faces split off double-sided pairs get copies after those.
+	// Welding: one scene vertex per distinct (position, uv) pair.
 	size_t pairs = distinct_pairs(f);
-	assert_true(m->vertex_count >= pairs);
-	int64_t split = split_pairs(m);
-	assert_true((m->vertex_count > pairs) == (split > 0));
-	assert_true(m->vertex_count - pairs <= 3 * (size_t)split);
-	// Each scene triangle is the file's triangle with its winding reversed.
-	for (size_t t = 0; t < f->triangles_count; t++) {
-		static const int map[3] = {0, 2, 1};
-		for (int k = 0; k < 3; k++) {
-			uint32_t v = m->indices[3 * t + (size_t)k];
-			assert_true(v < m->vertex_count);
-			assert_int_equal(m->source_vertex[v], f->triangles[t].xyz[map[k]]);
-			assert_int_equal(m->source_uv[v], f->triangles[t].uv[map[k]]);
+	assert_int_equal(m->vertex_count, pairs);
+	// Each scene triangle is a file triangle with its winding reversed; a face
+	// stored twice (once each way round) appears once (folded).
+	static const int map[3] = {0, 2, 1};
+	size_t ntri_file = f->triangles_count, ntri_scene = m->index_count / 3;
+	assert_int_equal(ntri_scene, ntri_file - (size_t)folded);
+	uint8_t *used = calloc(ntri_file ? ntri_file : 1, 1);
+	assert_non_null(used);
+	for (size_t t = 0; t < ntri_scene; t++) {
+		const uint32_t *ix = &m->indices[3 * t];
+		size_t u = 0;
+		for (; u < ntri_file; u++) {
+			if (used[u]) continue;
+			int k = 0;
+			for (; k < 3; k++)
+				if (m->source_vertex[ix[k]] != (uint32_t)f->triangles[u].xyz[map[k]] ||
+				    m->source_uv[ix[k]] != (uint32_t)f->triangles[u].uv[map[k]])
+					break;
+			if (k == 3) break;
 		}
+		if (u == ntri_file) fail_msg("%s: scene triangle %zu is no file triangle", base, t);
+		used[u] = 1;
 	}
+	// What is left over: the other face of each folded pair (same positions,
+	// the other way round).
+	size_t left = 0;
+	for (size_t u = 0; u < ntri_file; u++) {
+		if (used[u]) continue;
+		left++;
+		const int16_t *x = f->triangles[u].xyz;
+		bool partner = false;
+		for (size_t t = 0; t < ntri_scene && !partner; t++) {
+			const uint32_t *ix = &m->indices[3 * t];
+			for (int r = 0; r < 3 && !partner; r++)
+				partner = m->source_vertex[ix[r]] == (uint32_t)x[0] &&
+				          m->source_vertex[ix[(r + 1) % 3]] == (uint32_t)x[1] &&
+				          m->source_vertex[ix[(r + 2) % 3]] == (uint32_t)x[2];
+		}
+		if (!partner) fail_msg("%s: file triangle %zu was dropped without its pair", base, u);
+	}
+	free(used);
+	assert_int_equal(left, (size_t)folded);
 	// Positions, normals and UVs per frame, as the file says.
 	assert_int_equal(m->frames_count, f->frames_count);
 	assert_ptr_equal(m->positions, m->frames[0].positions);
@@ -610,10 +650,7 @@ static void check_scene(const gsio_mdl_file *f, const gsio_scene *s, const char 
 				assert_true(mf->positions[3 * v + (size_t)k] == want);
 				float nk = mf->normals[3 * v + (size_t)k];
 				len += (double)nk * nk;
-				// A copy made for the back of a double-sided face faces the other way.
-				float sign = v < pairs ? -1.0f : 1.0f;
-				if (pv->normal < GSIO_NORMAL_COUNT)
-					assert_true(nk == sign * gsio_anorms[pv->normal][k]);
+				if (pv->normal < GSIO_NORMAL_COUNT) assert_true(nk == -gsio_anorms[pv->normal][k]);
 			}
 			assert_true(fabs(sqrt(len) - 1.0) < 1e-5);
 		}
@@ -621,7 +658,7 @@ static void check_scene(const gsio_mdl_file *f, const gsio_scene *s, const char 
 	// Orientation, frame 0: report, and require "most" to agree.
 	size_t degenerate = 0;
 	size_t agree = ccw_agreeing(m, m->frames[0].positions, m->frames[0].normals, &degenerate);
-	size_t ntri = f->triangles_count;
+	size_t ntri = ntri_scene;
 	size_t outward = outward_count(m, &m->frames[0]);
 	print_message("%-24s %5zu welded (pairs %5zu); CCW agrees with normals: %zu of %zu "
 	              "(%zu degenerate); normals away from bbox centre: %zu of %zu\n",
@@ -635,14 +672,12 @@ static void check_scene(const gsio_mdl_file *f, const gsio_scene *s, const char 
 	    (double)agree < 0.95 * (double)(ntri - degenerate))
 		fail_msg("%s: only %zu of %zu triangles are counter-clockwise around their normals", base,
 		         agree, ntri - degenerate);
-	// The faces that got copies now agree with their vertices' normals: the
-	// side that disagreed was the one split off (every frame).
-	for (size_t fr = 0; fr < nf; fr++)
-		for (size_t t = 0; t < ntri; t++) {
+	// The face kept of each pair is the one whose winding agrees with its
+	// vertices' normals (decided on frame 0).
+	if (folded) {
+		size_t first = m->parts_count == 2 ? m->parts[1].first_index / 3 : 0;
+		for (size_t t = first; t < ntri_scene; t++) {
 			const uint32_t *ix = &m->indices[3 * t];
-			if (ix[0] < pairs && ix[1] < pairs && ix[2] < pairs) continue;
-			assert_true(ix[0] >= pairs && ix[1] >= pairs && ix[2] >= pairs);
-			if (fr) continue; // decided on frame 0; later frames may fold
 			double fn[3], sum = 0;
 			face_normal(m, m->frames[0].positions, t, fn);
 			for (int k = 0; k < 3; k++)
@@ -650,11 +685,11 @@ static void check_scene(const gsio_mdl_file *f, const gsio_scene *s, const char 
 					sum += fn[a] * m->frames[0].normals[3 * (size_t)ix[k] + (size_t)a];
 			assert_true(sum >= 0); // 0: normals in the face's plane, no side to tell
 		}
-	if (split)
-		print_message("%-24s %lld double-sided pairs split, %zu vertex copies; corners against "
-		              "their face: %zu of %zu\n",
-		              base, (long long)split, m->vertex_count - pairs,
-		              corners_against_face(m, &m->frames[0]), 3 * ntri);
+		print_message("%-24s %lld double-sided pairs folded; corners against their face: %zu of "
+		              "%zu\n",
+		              base, (long long)folded, corners_against_face(m, &m->frames[0]),
+		              3 * ntri_scene);
+	}
 	// Clips: one morph animation each, consecutive, covering every frame once,
 	// in order; none for a single frame.
 	size_t next = 0;
@@ -1376,17 +1411,18 @@ static void test_samples_read_back(void **state)
 		check_clips(s, ex->clips, ex->file);
 		const gsio_mesh *m = &s->meshes[0];
 		// Every frame of the box: all normals outward, all triangles CCW; the
-		// double-sided box's back faces have inward copies of their vertices.
+		// double-sided box's faces are folded to one each, drawn double-sided.
 		int twice = gs->double_sided;
-		assert_int_equal(m->index_count / 3, twice ? 24 : 12);
+		assert_int_equal(m->index_count / 3, 12);
 		assert_int_equal(split_pairs(m), twice ? 12 : 0);
-		assert_int_equal(m->vertex_count, twice ? 48 : 24);
+		assert_int_equal(m->vertex_count, 24);
+		assert_int_equal(s->materials[0].double_sided, twice ? 1 : 0);
 		for (size_t fr = 0; fr < m->frames_count; fr++) {
 			size_t deg;
 			assert_int_equal(outward_count(m, &m->frames[fr]), 24);
 			assert_int_equal(ccw_agreeing(m, m->frames[fr].positions, m->frames[fr].normals, &deg),
 			                 m->index_count / 3);
-			// After the split every vertex normal agrees with every face using it.
+			// Every vertex normal agrees with every face using it.
 			assert_int_equal(corners_against_face(m, &m->frames[fr]), 0);
 		}
 		// Frame 0 is the box x, y in [-16, 16], z in [0, 32].

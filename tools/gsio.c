@@ -1,178 +1,65 @@
-/* gsio: the command that fronts the library. `gsio info [--json] FILE...` */
+/* gsio: the command that fronts the library.
+ *   gsio info [--json] [--] INPUT...     what each file holds
+ *   gsio convert INPUT... -o OUT [opts]  any format gsio reads to any it writes
+ * (gsio_convert.c). */
 #include "gsio.h"
+#include "gsio_cli.h"
+#include "gsio_inputs.h"
+#include "gsio_record.h"
 
-#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: gsio info [--json] FILE...\n"
+	        "usage: gsio info [--json] [--] INPUT...\n"
+	        "       gsio convert INPUT... -o OUT [options]   (gsio convert --help)\n"
 	        "       gsio --version | --help\n"
 	        "\n"
-	        "info    print what each file holds: format and version, vertices, triangles,\n"
-	        "        skin vertices, welded vertices, skins (type code, size), frames and\n"
-	        "        their names, clips, meshes, nodes, joints, animations, cameras,\n"
-	        "        lights, warnings.\n"
-	        "        --json prints one JSON object per file, one per line.\n"
+	        "info     print what each file holds: format and version, vertices, triangles,\n"
+	        "         skin vertices, welded vertices, skins (type code, size), frames and\n"
+	        "         their names, clips, meshes, nodes, joints, animations, cameras,\n"
+	        "         lights, warnings.\n"
+	        "convert  write what gsio reads as glTF (.glb/.gltf), MDL5 (.mdl), HMP5 (.hmp)\n"
+	        "         or MD5 (.md5mesh + .md5anim + .md5camera).\n"
 	        "\n"
-	        "Exit status: 0 when every file was read, 1 when any failed, 2 on a usage error.\n");
+	        "Exit status: 0 when every input was handled, 1 when any failed, 2 on a usage\n"
+	        "error.\n");
 }
 
-// -- What a scene holds, in the terms `info` reports
-
-/** The first channel of animation a with this path, or NULL. */
-static const gsio_channel *find_channel(const gsio_animation *a, gsio_channel_path path)
+static void info_usage(FILE *out)
 {
-	for (size_t c = 0; c < a->channels_count; c++)
-		if (a->channels[c].path == path) return &a->channels[c];
-	return NULL;
+	fprintf(out,
+	        "usage: gsio info [--json] [--] INPUT...\n"
+	        "\n"
+	        "Prints what each input holds: format and version, vertices, triangles, skin\n"
+	        "vertices, welded vertices, skins (type code, size), frames and their names,\n"
+	        "clips, meshes, nodes, joints, animations, cameras, lights, warnings.\n"
+	        "\n"
+	        "INPUT is a file (any format gsio reads, whatever its extension), a folder\n"
+	        "(searched recursively for files with an extension gsio reads; an .md5anim\n"
+	        "beside an .md5mesh is read with the mesh), or '-' for standard input.\n"
+	        "'--' ends the options: later arguments are inputs even when they start\n"
+	        "with '-'.\n"
+	        "\n"
+	        "options:\n"
+	        "  --json     one JSON record per input, one per line (the README's \"Records\"\n"
+	        "             section lists the keys; mdl2gltf --report writes the same records)\n"
+	        "  --version  print the version and exit\n"
+	        "  --help     print this text and exit\n"
+	        "\n"
+	        "Exit status: 0 when every input was read, 1 when any failed, 2 on a usage\n"
+	        "error.\n");
 }
 
-/** A clip: a vertex animation (one with a MORPH channel keyed by frames). */
-static const gsio_channel *clip_channel(const gsio_animation *a)
-{
-	const gsio_channel *ch = find_channel(a, GSIO_PATH_MORPH);
-	return ch && ch->frames ? ch : NULL;
-}
-
-static bool is_camera_node(const gsio_scene *s, int32_t node)
-{
-	return node >= 0 && (size_t)node < s->nodes_count && s->nodes[node].camera >= 0;
-}
-
-/** A skeletal animation: no MORPH channel, and not only moving cameras. */
-static bool is_skeletal(const gsio_scene *s, const gsio_animation *a)
-{
-	if (find_channel(a, GSIO_PATH_MORPH)) return false;
-	for (size_t c = 0; c < a->channels_count; c++)
-		if (!is_camera_node(s, a->channels[c].node)) return true;
-	return false;
-}
-
-/** The animation that moves camera i's node (or its fov), NULL if none. */
-static const gsio_animation *camera_animation(const gsio_scene *s, size_t cam)
-{
-	for (size_t a = 0; a < s->animations_count; a++)
-		for (size_t c = 0; c < s->animations[a].channels_count; c++) {
-			int32_t n = s->animations[a].channels[c].node;
-			if (n >= 0 && (size_t)n < s->nodes_count && s->nodes[n].camera == (int32_t)cam)
-				return &s->animations[a];
-		}
-	return NULL;
-}
-
-static size_t joints_total(const gsio_scene *s)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < s->skins_count; i++) n += s->skins[i].joints_count;
-	return n;
-}
-
-static int32_t mesh_material(const gsio_mesh *m)
-{
-	return m->parts_count ? m->parts[0].material : -1;
-}
-
-// -- Output
-
-static cJSON *scene_json(const char *path, const gsio_scene *s)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "file", path);
-	cJSON_AddStringToObject(o, "status", "ok");
-	cJSON_AddStringToObject(o, "format", s->format ? s->format : "");
-	cJSON_AddNumberToObject(o, "version", s->format_version);
-	cJSON_AddNumberToObject(o, "vertices", (double)s->source.vertices);
-	cJSON_AddNumberToObject(o, "triangles", (double)s->source.triangles);
-	cJSON_AddNumberToObject(o, "skin_vertices", (double)s->source.uvs);
-	size_t welded = 0;
-	for (size_t i = 0; i < s->meshes_count; i++) welded += s->meshes[i].vertex_count;
-	cJSON_AddNumberToObject(o, "welded_vertices", (double)welded);
-	cJSON *skins = cJSON_AddArrayToObject(o, "skins");
-	for (size_t i = 0; i < s->images_count; i++) {
-		const gsio_image *im = &s->images[i];
-		cJSON *k = cJSON_CreateObject();
-		cJSON_AddStringToObject(k, "name", im->name ? im->name : "");
-		cJSON_AddNumberToObject(k, "type", im->source_type);
-		cJSON_AddNumberToObject(k, "width", im->width);
-		cJSON_AddNumberToObject(k, "height", im->height);
-		cJSON_AddNumberToObject(k, "mips", im->source_mip_count);
-		if (im->source_path) cJSON_AddStringToObject(k, "path", im->source_path);
-		cJSON_AddItemToArray(skins, k);
-	}
-	size_t nframes = s->meshes_count ? s->meshes[0].frames_count : 0;
-	cJSON_AddNumberToObject(o, "frames", (double)nframes);
-	cJSON *names = cJSON_AddArrayToObject(o, "frame_names");
-	for (size_t i = 0; i < nframes; i++)
-		cJSON_AddItemToArray(names, cJSON_CreateString(s->meshes[0].frames[i].name));
-	cJSON *clips = cJSON_AddArrayToObject(o, "clips");
-	for (size_t i = 0; i < s->animations_count; i++) {
-		const gsio_animation *a = &s->animations[i];
-		const gsio_channel *ch = clip_channel(a);
-		if (!ch) continue;
-		cJSON *c = cJSON_CreateObject();
-		cJSON_AddStringToObject(c, "name", a->name ? a->name : "");
-		cJSON_AddNumberToObject(c, "first_frame", a->frames_count ? (double)ch->frames[0] : 0);
-		cJSON_AddNumberToObject(c, "frames", (double)a->frames_count);
-		cJSON_AddNumberToObject(c, "fps", a->fps);
-		cJSON_AddItemToArray(clips, c);
-	}
-	cJSON *meshes = cJSON_AddArrayToObject(o, "meshes");
-	for (size_t i = 0; i < s->meshes_count; i++) {
-		const gsio_mesh *m = &s->meshes[i];
-		cJSON *j = cJSON_CreateObject();
-		cJSON_AddStringToObject(j, "name", m->name ? m->name : "");
-		cJSON_AddNumberToObject(j, "vertices", (double)m->vertex_count);
-		cJSON_AddNumberToObject(j, "triangles", (double)(m->index_count / 3));
-		cJSON_AddNumberToObject(j, "material", mesh_material(m));
-		cJSON_AddNumberToObject(j, "weights", (double)m->weights.count);
-		cJSON *bmin = cJSON_CreateFloatArray(m->bbox_min, 3);
-		cJSON *bmax = cJSON_CreateFloatArray(m->bbox_max, 3);
-		cJSON_AddItemToObject(j, "bbox_min", bmin);
-		cJSON_AddItemToObject(j, "bbox_max", bmax);
-		cJSON_AddItemToArray(meshes, j);
-	}
-	cJSON_AddNumberToObject(o, "nodes", (double)s->nodes_count);
-	cJSON_AddNumberToObject(o, "joints", (double)joints_total(s));
-	cJSON *anims = cJSON_AddArrayToObject(o, "animations");
-	for (size_t i = 0; i < s->animations_count; i++) {
-		if (!is_skeletal(s, &s->animations[i])) continue;
-		cJSON *a = cJSON_CreateObject();
-		cJSON_AddStringToObject(a, "name", s->animations[i].name ? s->animations[i].name : "");
-		cJSON_AddNumberToObject(a, "frames", (double)s->animations[i].frames_count);
-		cJSON_AddNumberToObject(a, "fps", s->animations[i].fps);
-		cJSON_AddItemToArray(anims, a);
-	}
-	cJSON *cams = cJSON_AddArrayToObject(o, "cameras");
-	for (size_t i = 0; i < s->cameras_count; i++) {
-		cJSON *c = cJSON_CreateObject();
-		const gsio_animation *a = camera_animation(s, i);
-		cJSON_AddStringToObject(c, "name", s->cameras[i].name ? s->cameras[i].name : "");
-		cJSON_AddNumberToObject(c, "frames", a ? (double)a->frames_count : 0);
-		cJSON_AddNumberToObject(c, "fps", a ? a->fps : 0);
-		cJSON_AddNumberToObject(c, "cuts", a ? (double)a->cuts_count : 0);
-		cJSON_AddItemToArray(cams, c);
-	}
-	cJSON_AddNumberToObject(o, "lights", (double)s->lights_count);
-	if (s->terrain) {
-		cJSON *t = cJSON_AddObjectToObject(o, "terrain");
-		cJSON_AddNumberToObject(t, "columns", s->terrain->columns);
-		cJSON_AddNumberToObject(t, "rows", s->terrain->rows);
-		cJSON_AddNumberToObject(t, "cell_x", s->terrain->cell_x);
-		cJSON_AddNumberToObject(t, "cell_y", s->terrain->cell_y);
-	}
-	cJSON *warn = cJSON_AddArrayToObject(o, "warnings");
-	for (size_t i = 0; i < s->warnings_count; i++)
-		cJSON_AddItemToArray(warn, cJSON_CreateString(s->warnings[i]));
-	return o;
-}
+// -- info: text output
 
 static void print_text(const char *path, const gsio_scene *s)
 {
-	printf("%s: %s (version %d)\n", path, s->format, (int)s->format_version);
+	printf("%s: %s (version %d)\n", path, s->format ? s->format : "scene", (int)s->format_version);
 	size_t welded = 0;
 	for (size_t i = 0; i < s->meshes_count; i++) welded += s->meshes[i].vertex_count;
 	printf("  vertices %zu, triangles %zu, skin vertices %zu, welded vertices %zu\n",
@@ -198,14 +85,30 @@ static void print_text(const char *path, const gsio_scene *s)
 		}
 		printf("\n");
 	}
+	size_t joints = 0;
+	for (size_t i = 0; i < s->skins_count; i++) joints += s->skins[i].joints_count;
 	for (size_t i = 0; i < s->animations_count; i++) {
 		const gsio_animation *a = &s->animations[i];
-		const gsio_channel *ch = clip_channel(a);
-		if (!ch || !a->frames_count) continue;
-		printf("  clip %s: frames %u..%u (%zu) at %g fps\n", a->name, ch->frames[0],
-		       ch->frames[a->frames_count - 1], a->frames_count, (double)a->fps);
+		const gsio_channel *ch = NULL;
+		bool skeletal = false, camera = false;
+		for (size_t c = 0; c < a->channels_count; c++) {
+			const gsio_channel *k = &a->channels[c];
+			if (k->path == GSIO_PATH_MORPH) {
+				if (!ch && k->frames) ch = k;
+			} else if (s->nodes[k->node].camera >= 0) {
+				camera = true;
+			} else {
+				skeletal = true;
+			}
+		}
+		if (ch && a->frames_count)
+			printf("  clip %s: frames %u..%u (%zu) at %g fps\n", a->name, ch->frames[0],
+			       ch->frames[a->frames_count - 1], a->frames_count, (double)a->fps);
+		else if (skeletal && !ch)
+			printf("  animation %s: %zu frames at %g fps\n", a->name, a->frames_count,
+			       (double)a->fps);
+		(void)camera;
 	}
-	size_t joints = joints_total(s);
 	if (s->meshes_count > 1 || joints)
 		for (size_t i = 0; i < s->meshes_count; i++)
 			printf("  mesh %zu %s: %zu vertices, %zu triangles, %zu weights\n", i,
@@ -213,12 +116,12 @@ static void print_text(const char *path, const gsio_scene *s)
 			       s->meshes[i].weights.count);
 	if (s->nodes_count > 1) printf("  nodes %zu\n", s->nodes_count);
 	if (joints) printf("  joints %zu in %zu skins\n", joints, s->skins_count);
-	for (size_t i = 0; i < s->animations_count; i++)
-		if (is_skeletal(s, &s->animations[i]))
-			printf("  animation %s: %zu frames at %g fps\n", s->animations[i].name,
-			       s->animations[i].frames_count, (double)s->animations[i].fps);
 	for (size_t i = 0; i < s->cameras_count; i++) {
-		const gsio_animation *a = camera_animation(s, i);
+		const gsio_animation *a = NULL;
+		for (size_t k = 0; k < s->animations_count && !a; k++)
+			for (size_t c = 0; c < s->animations[k].channels_count; c++)
+				if (s->nodes[s->animations[k].channels[c].node].camera == (int32_t)i)
+					a = &s->animations[k];
 		printf("  camera %s: %zu frames at %g fps, %zu cuts\n", s->cameras[i].name,
 		       a ? a->frames_count : 0, a ? (double)a->fps : 0.0, a ? a->cuts_count : 0);
 	}
@@ -229,63 +132,136 @@ static void print_text(const char *path, const gsio_scene *s)
 	for (size_t i = 0; i < s->warnings_count; i++) printf("  warning: %s\n", s->warnings[i]);
 }
 
+// -- info
+
+double gsio_cli_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+gsio_scene *gsio_cli_load_stdin(const gsio_opts *opts, gsio_error *err)
+{
+	size_t cap = 1 << 16, size = 0;
+	size_t limit = opts && opts->memory_limit ? opts->memory_limit : GSIO_DEFAULT_MEMORY_LIMIT;
+	uint8_t *data = malloc(cap);
+	while (data) {
+		if (size == cap) {
+			if (cap >= limit) {
+				free(data);
+				gsio_error_clear(err);
+				err->code = GSIO_ERR_LIMIT;
+				snprintf(err->file, sizeof(err->file), "-");
+				snprintf(err->message, sizeof(err->message), "standard input is larger than the memory limit");
+				return NULL;
+			}
+			uint8_t *n = realloc(data, cap * 2);
+			if (!n) break;
+			data = n;
+			cap *= 2;
+		}
+		size_t got = fread(data + size, 1, cap - size, stdin);
+		size += got;
+		if (got == 0) break;
+	}
+	if (!data || ferror(stdin)) {
+		free(data);
+		gsio_error_clear(err);
+		err->code = data ? GSIO_ERR_IO : GSIO_ERR_NOMEM;
+		snprintf(err->file, sizeof(err->file), "-");
+		snprintf(err->message, sizeof(err->message), data ? "cannot read standard input" : "out of memory");
+		return NULL;
+	}
+	// No path: nothing beside it is looked for; errors name "-".
+	gsio_scene *s = gsio_load_memory(data, size, NULL, opts, err);
+	if (!s && !err->file[0]) snprintf(err->file, sizeof(err->file), "-");
+	free(data);
+	return s;
+}
+
 static int cmd_info(int argc, char **argv)
 {
-	int json = 0, files = 0, failed = 0;
+	bool json = false;
+	gsio_inputs in = {0};
+	int ninputs = 0, failed = 0;
+	bool opts_done = false, stdin_used = false;
 	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) json = 1;
-		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
+		const char *a = argv[i];
+		if (!opts_done && !strcmp(a, "--")) {
+			opts_done = true;
+		} else if (!opts_done && !strcmp(a, "--json")) {
+			json = true;
+		} else if (!opts_done && (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
+			info_usage(stdout);
+			gsio_inputs_free(&in);
 			return 0;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "gsio info: unknown option %s\n", argv[i]);
+		} else if (!opts_done && !strcmp(a, "--version")) {
+			printf("gsio %s\n", GSIO_VERSION_STRING);
+			gsio_inputs_free(&in);
+			return 0;
+		} else if (!opts_done && a[0] == '-' && a[1]) {
+			fprintf(stderr, "gsio info: unknown option %s\n", a);
+			fprintf(stderr, "Try 'gsio info --help'.\n");
+			gsio_inputs_free(&in);
 			return 2;
+		} else {
+			if (!strcmp(a, "-")) {
+				if (stdin_used) {
+					fprintf(stderr, "gsio info: '-' (standard input) given twice\n");
+					gsio_inputs_free(&in);
+					return 2;
+				}
+				stdin_used = true;
+			}
+			ninputs++;
+			if (!gsio_inputs_add(&in, a, gsio_cli_have_assimp())) {
+				fprintf(stderr, "gsio info: out of memory\n");
+				gsio_inputs_free(&in);
+				return 1;
+			}
 		}
 	}
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) continue;
-		files++;
+	if (!ninputs) {
+		fprintf(stderr, "gsio info: no INPUT given\n");
+		fprintf(stderr, "usage: gsio info [--json] [--] INPUT...   (see gsio info --help)\n");
+		return 2;
+	}
+	for (size_t i = 0; i < in.count; i++) {
+		const char *path = in.items[i].path;
 		gsio_error err;
-		gsio_scene *s = gsio_load_file(argv[i], NULL, &err);
+		gsio_error_clear(&err);
+		double t0 = gsio_cli_now();
+		gsio_scene *s = NULL;
+		if (in.items[i].unreadable) {
+			err.code = GSIO_ERR_IO;
+			snprintf(err.file, sizeof(err.file), "%s", path);
+			snprintf(err.message, sizeof(err.message), "cannot read this folder");
+		} else if (!strcmp(path, "-") && !in.items[i].rel) {
+			s = gsio_cli_load_stdin(NULL, &err);
+		} else {
+			s = gsio_cli_load(path, NULL, &err);
+		}
+		double secs = gsio_cli_now() - t0;
 		if (!s) {
 			failed++;
 			char msg[1024];
 			gsio_error_format(&err, msg, sizeof(msg));
-			if (json) {
-				cJSON *o = cJSON_CreateObject();
-				cJSON_AddStringToObject(o, "file", argv[i]);
-				cJSON_AddStringToObject(o, "status", "error");
-				cJSON *e = cJSON_AddObjectToObject(o, "error");
-				cJSON_AddStringToObject(e, "code", gsio_error_code_name(err.code));
-				cJSON_AddStringToObject(e, "message", err.message);
-				if (err.offset >= 0) cJSON_AddNumberToObject(e, "offset", (double)err.offset);
-				if (err.line > 0) cJSON_AddNumberToObject(e, "line", err.line);
-				if (err.column > 0) cJSON_AddNumberToObject(e, "column", err.column);
-				cJSON_AddStringToObject(e, "text", msg);
-				char *t = cJSON_PrintUnformatted(o);
-				puts(t);
-				free(t);
-				cJSON_Delete(o);
-			}
 			fprintf(stderr, "gsio: %s\n", msg);
-			continue;
 		}
 		if (json) {
-			cJSON *o = scene_json(argv[i], s);
-			char *t = cJSON_PrintUnformatted(o);
-			puts(t);
+			cJSON *r = gsio_record_new(path, NULL, s ? NULL : &err, s ? gsio_record_scene(s) : NULL,
+			                           s, NULL, 0, secs);
+			char *t = cJSON_PrintUnformatted(r);
+			if (t) puts(t);
 			free(t);
-			cJSON_Delete(o);
-		} else {
-			print_text(argv[i], s);
+			cJSON_Delete(r);
+		} else if (s) {
+			print_text(path, s);
 		}
 		gsio_scene_free(s);
 	}
-	if (!files) {
-		fprintf(stderr, "gsio info: no FILE given\n");
-		usage(stderr);
-		return 2;
-	}
+	gsio_inputs_free(&in);
 	return failed ? 1 : 0;
 }
 
@@ -304,6 +280,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "info")) return cmd_info(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "convert")) return gsio_cmd_convert(argc - 2, argv + 2);
 	fprintf(stderr, "gsio: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;

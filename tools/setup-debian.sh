@@ -7,6 +7,8 @@ pkgs=(build-essential cmake pkg-config git clang libclang-rt-14-dev
       libcmocka-dev libcjson-dev libspng-dev libdeflate-dev libmeshoptimizer-dev libstb-dev
       libassimp-dev assimp-utils
       blender python3-numpy libsquish0)
+# Godot 3 (headless editor) for the game-engine import test (tests/e2e/godot.cmake).
+pkgs+=(godot3-server)
 # Node.js and npm: Debian's packages unless the machine already has them
 # (a NodeSource node ships its own npm, which Debian's npm conflicts with).
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs)

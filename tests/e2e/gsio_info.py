@@ -6,9 +6,10 @@ usage: gsio_info.py GSIO_TOOL README.md SAMPLES_DIR CORPUS_DIR
 
 - Every key `gsio info --json` prints, at the top level and inside skins,
   clips, meshes, animations, cameras, terrain and error, is one the README's
-  "`gsio info --json` keys" table documents, and every documented key
-  without '?' is present (`error` only on failures, `terrain` only on
-  terrains): the README stays true.
+  "Records" table documents, and every documented key without '?' is
+  present (`error` is null on success, `terrain` only on terrains; a failed
+  input has only input, output, status, error, warnings, seconds): the
+  README stays true. The same records are what --report writes.
 - Known numbers: samples/clips.mdl (three clips), and from the corpus
   minigun_mdl5.mdl, shadow-5.hmp, Bob.md5mesh.
 - Exit status 0 when every file loads, 1 when any fails (the others are
@@ -30,9 +31,9 @@ def fail(msg):
 def documented_keys(readme):
     """{key: (optional, subkeys {name: optional} or None)} from the README table."""
     text = open(readme, encoding="utf-8").read()
-    m = re.search(r"^## `gsio info --json` keys\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    m = re.search(r"^## Records \(`gsio info --json`, `--report`\)\n(.*?)(?=^## |\Z)", text, re.S | re.M)
     if not m:
-        fail("%s has no '## `gsio info --json` keys' section" % readme)
+        fail("%s has no '## Records (`gsio info --json`, `--report`)' section" % readme)
     keys = {}
     for line in m.group(1).splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -57,7 +58,7 @@ def check_record(rec, keys, where):
     for k in rec:
         if k not in keys:
             fail("%s: key %r is not documented in the README" % (where, k))
-    want = {"file", "status", "error"} if not ok else set(keys) - {"error", "terrain"}
+    want = {"input", "output", "status", "error", "warnings", "seconds"} if not ok else set(keys) - {"terrain"}
     for k in want:
         if k not in rec:
             fail("%s: documented key %r is missing" % (where, k))
@@ -66,6 +67,8 @@ def check_record(rec, keys, where):
             continue
         items = rec[k] if isinstance(rec[k], list) else [rec[k]]
         for it in items:
+            if it is None and k == "error":
+                continue
             if not isinstance(it, dict):
                 fail("%s: %s holds %r, the README documents objects" % (where, k, it))
             for s in it:
@@ -89,8 +92,8 @@ def info(tool, files, keys, expect=0):
     if len(recs) != len(files):
         fail("%d records for %d files" % (len(recs), len(files)))
     for f, rec in zip(files, recs):
-        if rec["file"] != f:
-            fail("record for %s names %s" % (f, rec["file"]))
+        if rec["input"] != f:
+            fail("record for %s names %s" % (f, rec["input"]))
         check_record(rec, keys, os.path.basename(f))
     return recs
 
@@ -115,10 +118,10 @@ def main():
 
     sample_files = sorted(os.path.join(samples, f) for f in os.listdir(samples) if f.endswith(".mdl"))
     recs = info(tool, sample_files, keys)
-    clips = next(r for r in recs if r["file"].endswith("clips.mdl"))
+    clips = next(r for r in recs if r["input"].endswith("clips.mdl"))
     expect_eq("clips.mdl clips", [c["name"] for c in clips["clips"]], ["stand", "walk", "die"])
     expect_eq("clips.mdl frames", clips["frames"], 18)
-    two = next(r for r in recs if r["file"].endswith("two_skins.mdl"))
+    two = next(r for r in recs if r["input"].endswith("two_skins.mdl"))
     expect_eq("two_skins.mdl skins", [(s["type"], s["width"], s["height"]) for s in two["skins"]],
               [(4, 96, 64), (2, 48, 32)])
     print("samples: %d files, keys as documented" % len(recs))

@@ -1,0 +1,138 @@
+/* gsio_assimp: gsio's importers inside Assimp, and the conversions between
+ * a gsio_scene and an aiScene (libgsio_assimp, CMake target gsio::assimp).
+ *
+ * Works with a stock libassimp (Debian's 5.2.5) and is linked into the
+ * patched Assimp of assimp_patch/build-assimp.sh. The C core (libgsio)
+ * stays C; this library is the only C++ part of gsio.
+ *
+ * An Assimp program registers gsio's loaders in two lines:
+ *
+ *     Assimp::Importer importer;
+ *     gsio_assimp_register(importer);   // then importer.ReadFile(...) as usual
+ *
+ * C programs call gsio_ai_import_file() / gsio_ai_release_import() instead of
+ * aiImportFile() / aiReleaseImport().
+ *
+ * What gsio's aiScene holds (gsio scene -> aiScene):
+ * - axes: mesh vertices keep the file's axes (Z up, X forward); the root
+ *   node "gsio:root" turns them to Assimp's Y up with the rotation
+ *   (x, y, z) -> (x, z, -y), the same as Assimp's own MDL, HMP and MD5
+ *   loaders, so a program sees models the way it saw them before;
+ * - one aiNode per gsio node (names made unique with "#N" when they are
+ *   not), its TRS as mTransformation; a node placing a mesh lists the
+ *   aiMeshes of that mesh;
+ * - one aiMesh per mesh part (its material; the part's vertices, compacted
+ *   when the mesh has several parts), all named like the gsio mesh; UV v is
+ *   flipped to Assimp's bottom-left origin;
+ * - a mesh with 2 or more morph frames: every frame as an aiAnimMesh
+ *   (absolute positions and normals, mName = frame name, method
+ *   MORPH_RELATIVE as Assimp's glTF importer does) and each MORPH channel as
+ *   an aiMeshMorphAnim named like the mesh, one key per frame (the frame
+ *   index with weight 1, or the blend weights that are not zero);
+ * - images as embedded PNG aiTextures (mHeight 0, achFormatHint "png",
+ *   mFilename = image name) referenced as "*N"; an image that is only a
+ *   reference keeps its uri as the texture path;
+ * - skins: every joint of a skinned mesh's skin is an aiBone of each of its
+ *   aiMeshes (offset matrix = inverse bind matrix; zero weights are left
+ *   out; a bone without weights has an empty, non-null weight array);
+ * - a scene without meshes (.md5anim) has AI_SCENE_FLAGS_INCOMPLETE set;
+ * - animations: one aiAnimation each (mTicksPerSecond = fps, one key per
+ *   frame at tick k), node channels merged per node into aiNodeAnim (a path
+ *   without a channel gets one key of the node's rest value), MORPH channels
+ *   as aiMeshMorphAnim; FOV channels are not representable and are left out;
+ * - cameras and lights: one per node placing one, named like the node,
+ *   looking along +X with +Z up (mHorizontalFOV is Assimp's half angle;
+ *   spot cones are Assimp's full angles);
+ * - extras: scene, node, mesh and material extras as aiMetadata (ints as
+ *   int32 when they fit else double, 3 floats as aiVector3D, other float
+ *   lists as a nested aiMetadata "0", "1", ...); the scene metadata also has
+ *   "SourceAsset_Format" and "gsio:warnings".
+ *
+ * Errors: a file gsio cannot read makes Importer::ReadFile fail with
+ * GetErrorString() = gsio's formatted message (gsio_error_format).
+ */
+#ifndef GSIO_ASSIMP_H
+#define GSIO_ASSIMP_H
+
+#include "gsio.h"
+
+/* -- Import properties (Importer::SetPropertyInteger/Float/String), read by
+ *    gsio's loaders in SetupProperties. */
+
+/** float: frame rate of vertex-animation clips (gsio_opts.fps); default 10. */
+#define GSIO_AI_PROP_FPS "GSIO_FPS"
+/** string: a .pcx/.raw/.lmp palette for 8-bit skins, opened through the
+ *  program's IOSystem (gsio_opts.palette); default: gsio's built-in palette. */
+#define GSIO_AI_PROP_PALETTE "GSIO_PALETTE"
+/** string: MD5: ';'-separated .md5anim paths to load instead of the sibling
+ *  animations (gsio_opts.anim_paths; relative paths are relative to the
+ *  current directory of the IOSystem, as Assimp opens them). */
+#define GSIO_AI_PROP_ANIMS "GSIO_ANIMS"
+/** int: non-zero keeps only the base pose (GSIO_OPT_NO_ANIMATION). */
+#define GSIO_AI_PROP_NO_ANIMATION "GSIO_NO_ANIMATION"
+/** int: memory limit of one load in MiB (gsio_opts.memory_limit); 0: 2 GiB. */
+#define GSIO_AI_PROP_MEMORY_LIMIT_MB "GSIO_MEMORY_LIMIT_MB"
+
+struct aiScene;
+
+#ifdef __cplusplus
+#include <vector>
+namespace Assimp {
+class Importer;
+class BaseImporter;
+} // namespace Assimp
+
+/** Puts gsio's MDL, HMP and MD5 loaders ahead of Assimp's own: unregisters
+ *  Assimp's MDL, HMP and MD5 loaders, registers gsio's, then registers
+ *  Assimp's again, so they still serve what gsio's refuse (MDL2, MDL7 until
+ *  gsio reads it, Quake IDPO). The importer owns the loaders afterwards. */
+GSIO_API void gsio_assimp_register(Assimp::Importer &importer);
+
+/** Appends new instances of gsio's loaders (MDL, HMP, MD5), for Assimp's
+ *  GetImporterInstanceList() in the patched build (Assimp deletes them). */
+GSIO_API void gsio_assimp_append_importers(std::vector<Assimp::BaseImporter *> &out);
+
+extern "C" {
+#endif
+
+/** Fills `out` (a freshly constructed, empty aiScene) from a gsio scene as
+ *  described above. Returns 0, or -1 with err set; `out` then holds a
+ *  partial scene that its destructor frees. */
+GSIO_API GSIO_NODISCARD int gsio_scene_to_aiscene(const gsio_scene *scene, struct aiScene *out,
+                                                  gsio_error *err);
+
+/** Options of gsio_scene_from_aiscene(). A zeroed struct gives the defaults. */
+typedef struct gsio_ai_opts {
+	gsio_opts base;   /**< allocator and memory limit of the new scene */
+	/** Rate at which node animations are resampled (one key per frame);
+	 *  0: from the animation's keys (ticks per second over the smallest
+	 *  step between two keys, rounded, 1..240), 30 when it has none. */
+	float fps;
+} gsio_ai_opts;
+
+/** A new gsio scene from an aiScene, built with the public builder, so any
+ *  writer takes what Assimp reads: nodes (pre-order; the root's transform
+ *  gets Assimp's Y up turned back to Z up with the inverse of the rotation
+ *  above, and a "gsio:root" node is dropped), the meshes of one node merged
+ *  into one gsio mesh with one part each (when their morph targets and
+ *  skinning agree, else one child node per mesh), triangles only (polygons
+ *  fanned, points and lines dropped with a warning), materials, embedded
+ *  textures decoded to RGBA (PNG, JPEG, ... and raw BGRA texels), external
+ *  textures as uri images, bones as a skin with joint nodes, node animations
+ *  resampled at a rate, morph animations as MORPH channels, cameras, lights,
+ *  metadata as extras. The result passes gsio_scene_validate(). NULL on
+ *  failure with err set. */
+GSIO_API gsio_scene *gsio_scene_from_aiscene(const struct aiScene *ai, const gsio_ai_opts *opts,
+                                             gsio_error *err);
+
+/** aiImportFile() with gsio's loaders registered: a scene to release with
+ *  gsio_ai_release_import(), or NULL (gsio_ai_get_error_string() says why). */
+GSIO_API const struct aiScene *gsio_ai_import_file(const char *path, unsigned int flags);
+GSIO_API void gsio_ai_release_import(const struct aiScene *scene);
+/** The last failure of gsio_ai_import_file() in this thread ("" if none). */
+GSIO_API const char *gsio_ai_get_error_string(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,55 @@
+/* Shared by the MDL5 and HMP5 writers (internal): warnings, skins from
+ * images, normal table lookup, quantisation, placing the output. */
+#ifndef GSIO_WRITE_INTERNAL_H
+#define GSIO_WRITE_INTERNAL_H
+
+#include "gsio_internal.h"
+#include "gsio_mdl.h"
+#include "gsio_write.h"
+
+/** Warnings of one write go to the caller's callback (or nowhere). */
+typedef struct gsioi_warner {
+	gsio_warn_fn fn;
+	void *user;
+} gsioi_warner;
+
+void gsioi_wwarn(const gsioi_warner *w, const char *fmt, ...) GSIO_PRINTF(2, 3);
+
+/** How a skin is stored. */
+typedef struct gsioi_skin_opts {
+	gsio_skin_encoding encoding;
+	const uint8_t *palette; /**< NULL: built-in */
+	bool dither;
+	bool mipmaps;
+	uint32_t max_size;      /**< 0: GSIOI_MAX_SKIN_SIZE */
+} gsioi_skin_opts;
+
+#define GSIOI_MAX_SKIN_SIZE 4096u
+
+/** The MDL skin type code an image is stored with under these options. */
+int32_t gsioi_skin_type(const gsio_image *im, const gsioi_skin_opts *o);
+
+/** Encodes an RGBA image as an MDL/HMP skin record (pixels in arena a).
+ *  `what` names it in errors. False with err set: too large (LIMIT), no
+ *  pixels (ARGUMENT), out of memory. */
+GSIO_NODISCARD bool gsioi_skin_encode(gsio_arena *a, const gsio_image *im, const gsioi_skin_opts *o,
+                                     const gsioi_warner *w, gsio_mdl_skin *out, gsio_error *err);
+
+/** The table index whose negated entry (the outward normal) is nearest to
+ *  the outward unit normal n (0 for a zero or non-finite n). */
+uint8_t gsioi_normal_index(const float n[3]);
+
+/** Scale and offset that spread [lo, hi] over raw 0..qmax (the choice that
+ *  minimises the largest rounding error over every value), and the raw value
+ *  of x under them. */
+void gsioi_quant_fit(double lo, double hi, unsigned qmax, float *scale, float *offset);
+unsigned gsioi_quant(float x, float scale, float offset, unsigned qmax);
+
+/** The work arena of one write (the caller's allocator and limit). */
+gsio_arena *gsioi_write_arena(const gsio_allocator *allocator, size_t limit, gsio_error *err);
+
+/** Places bytes at path atomically (gsio_place_files). 0 or -1. */
+GSIO_NODISCARD int gsioi_write_place(const char *path, const uint8_t *data, size_t size,
+                                     bool no_replace, gsio_error *err);
+
+#endif

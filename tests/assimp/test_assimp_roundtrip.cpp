@@ -1,0 +1,216 @@
+/* The round trip through Assimp: gsio's GLB of a model, read back by
+ * Assimp's own glTF2 importer, and gsio's aiScene of the same model agree
+ * (meshes, vertex and frame counts, positions of every triangle corner of
+ * every frame within 1e-5 relative); aiScene -> gsio on those GLBs and on
+ * gsio's own aiScenes gives scenes that validate, keep the counts, and that
+ * gsio's glTF writer takes. Axes: gsio's aiScene keeps the file's axes in
+ * its vertices, gsio's GLB stores (x, y, z)_gltf = (y, z, x)_file. */
+#include "ai_test_util.hpp"
+
+#ifdef GSIO_HAVE_GLTF
+#include "gsio_gltf.h"
+
+static const char *models[] = {"mdl/gate-101.mdl", "mdl/mdl4-golem.mdl", "mdl/mdl3-crystal.mdl",
+                               "hmp/shadow-5.hmp", "md5/bob/Bob.md5mesh"};
+
+static bool close(const aiVector3D &a, const aiVector3D &b, double *worst)
+{
+	const float pa[3] = {a.x, a.y, a.z}, pb[3] = {b.x, b.y, b.z};
+	bool ok = true;
+	for (int k = 0; k < 3; k++) {
+		double e = std::fabs(pa[k] - pb[k]) / std::max(1.0, static_cast<double>(std::fabs(pa[k])));
+		*worst = std::max(*worst, e);
+		if (e > 1e-5) ok = false;
+	}
+	return ok;
+}
+
+/* gsio's GLB in memory. */
+static std::vector<uint8_t> glb_of(const gsio_scene *s)
+{
+	gsio_gltf_output out;
+	memset(&out, 0, sizeof(out));
+	gsio_error err;
+	if (gsio_gltf_write(s, nullptr, &out, &err)) print_message("gltf: %s\n", err.message);
+	assert_true(out.files_count >= 1);
+	std::vector<uint8_t> glb(out.files[0].data, out.files[0].data + out.files[0].size);
+	gsio_gltf_output_free(&out);
+	return glb;
+}
+
+/* Compares every triangle corner of mesh a (gsio's aiScene, file axes) with
+ * mesh b (Assimp's reading of the GLB), for the base pose and every frame. */
+static void compare_mesh(const aiMesh *a, const aiMesh *b, double *worst)
+{
+	assert_int_equal(a->mNumFaces, b->mNumFaces);
+	assert_int_equal(a->mNumAnimMeshes, b->mNumAnimMeshes);
+	for (int frame = -1; frame < static_cast<int>(a->mNumAnimMeshes); frame++) {
+		const aiVector3D *pa = frame < 0 ? a->mVertices : a->mAnimMeshes[frame]->mVertices;
+		const aiVector3D *pb = frame < 0 ? b->mVertices : b->mAnimMeshes[frame]->mVertices;
+		for (unsigned int f = 0; f < a->mNumFaces; f++) {
+			assert_int_equal(b->mFaces[f].mNumIndices, 3);
+			for (int k = 0; k < 3; k++) {
+				aiVector3D p = pa[a->mFaces[f].mIndices[k]];
+				aiVector3D in_gltf(p.y, p.z, p.x);
+				if (!close(in_gltf, pb[b->mFaces[f].mIndices[k]], worst)) {
+					print_message("%s frame %d face %u corner %d differs\n", a->mName.C_Str(), frame, f, k);
+					fail();
+				}
+			}
+		}
+	}
+}
+
+static void test_glb_agrees_with_aiscene(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	for (const char *rel : models) {
+		std::string path = t_corpus() + "/" + rel;
+		gsio_error err;
+		gsio_scene *gs = gsio_load_file(path.c_str(), nullptr, &err);
+		assert_non_null(gs);
+
+		Assimp::Importer ours;
+		gsio_assimp_register(ours);
+		const aiScene *a = ours.ReadFile(path, 0);
+		assert_non_null(a);
+
+		std::vector<uint8_t> glb = glb_of(gs);
+		Assimp::Importer stock; // Assimp's own glTF2 importer
+		const aiScene *b = stock.ReadFileFromMemory(glb.data(), glb.size(), 0, "glb");
+		if (!b) print_message("%s: %s\n", rel, stock.GetErrorString());
+		assert_non_null(b);
+
+		assert_int_equal(a->mNumMeshes, b->mNumMeshes);
+		double worst = 0;
+		for (unsigned int m = 0; m < a->mNumMeshes; m++) {
+			if (gs->meshes_count == a->mNumMeshes) // one part a mesh: same vertices
+				assert_int_equal(a->mMeshes[m]->mNumVertices, b->mMeshes[m]->mNumVertices);
+			compare_mesh(a->mMeshes[m], b->mMeshes[m], &worst);
+		}
+		assert_int_equal(a->mNumAnimations, b->mNumAnimations);
+		for (unsigned int i = 0; i < a->mNumAnimations; i++) {
+			const aiAnimation *x = a->mAnimations[i], *y = b->mAnimations[i];
+			assert_int_equal(x->mNumMorphMeshChannels, y->mNumMorphMeshChannels);
+			for (unsigned int c = 0; c < x->mNumMorphMeshChannels; c++)
+				assert_int_equal(x->mMorphMeshChannels[c]->mNumKeys, y->mMorphMeshChannels[c]->mNumKeys);
+			assert_int_equal(x->mNumChannels > 0, y->mNumChannels > 0);
+			for (unsigned int c = 0; c < x->mNumChannels; c++)
+				if (x->mChannels[c]->mNumRotationKeys > 1) {
+					bool found = false;
+					for (unsigned int d = 0; d < y->mNumChannels; d++)
+						if (y->mChannels[d]->mNodeName == x->mChannels[c]->mNodeName) {
+							found = true;
+							assert_int_equal(y->mChannels[d]->mNumRotationKeys, x->mChannels[c]->mNumRotationKeys);
+						}
+					assert_true(found);
+				}
+		}
+		print_message("%-22s %u meshes, %zu vertices, %zu frames, %u animations: worst relative "
+		              "position difference %.2g\n",
+		              rel, a->mNumMeshes, t_total_vertices(a), static_cast<size_t>(a->mMeshes[0]->mNumAnimMeshes),
+		              a->mNumAnimations, worst);
+		gsio_scene_free(gs);
+	}
+}
+
+// -- aiScene -> gsio
+
+static size_t triangles(const gsio_scene *s)
+{
+	size_t n = 0;
+	for (size_t m = 0; m < s->meshes_count; m++) n += s->meshes[m].index_count / 3;
+	return n;
+}
+
+static size_t max_frames(const gsio_scene *s)
+{
+	size_t n = 0;
+	for (size_t m = 0; m < s->meshes_count; m++) n = std::max(n, s->meshes[m].frames_count);
+	return n >= 2 ? n : 0; // static either way
+}
+
+static void test_aiscene_to_gsio(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	for (const char *rel : models) {
+		std::string path = t_corpus() + "/" + rel;
+		gsio_error err;
+		gsio_scene *gs = gsio_load_file(path.c_str(), nullptr, &err);
+		assert_non_null(gs);
+
+		// gsio's own aiScene back to gsio: the same scene.
+		Assimp::Importer ours;
+		gsio_assimp_register(ours);
+		const aiScene *a = ours.ReadFile(path, 0);
+		assert_non_null(a);
+		gsio_scene *back = gsio_scene_from_aiscene(a, nullptr, &err);
+		if (!back) print_message("%s: %s\n", rel, err.message);
+		assert_non_null(back);
+		assert_int_equal(back->meshes_count, gs->meshes_count);
+		assert_int_equal(back->nodes_count, gs->nodes_count);
+		assert_int_equal(back->skins_count, gs->skins_count);
+		assert_int_equal(back->animations_count, gs->animations_count);
+		for (size_t m = 0; m < gs->meshes_count; m++) {
+			const gsio_mesh &x = gs->meshes[m], &y = back->meshes[m];
+			assert_int_equal(x.vertex_count, y.vertex_count);
+			assert_int_equal(x.index_count, y.index_count);
+			// A static mesh (0 or 1 frame) has no aiAnimMesh: 0 frames back.
+			assert_int_equal(x.frames_count >= 2 ? x.frames_count : 0, y.frames_count);
+			assert_int_equal(x.weights.count, y.weights.count);
+			assert_memory_equal(x.positions, y.positions, x.vertex_count * 3 * sizeof(float));
+			assert_memory_equal(x.indices, y.indices, x.index_count * sizeof(uint32_t));
+		}
+		for (size_t i = 0; i < gs->animations_count; i++) {
+			assert_int_equal(back->animations[i].frames_count, gs->animations[i].frames_count);
+			assert_true(std::fabs(back->animations[i].fps - gs->animations[i].fps) < 1e-4);
+		}
+		std::vector<uint8_t> glb1 = glb_of(back); // and a writer takes it
+		assert_true(glb1.size() > 0);
+		gsio_scene_free(back);
+
+		// gsio's GLB read by Assimp's glTF2 importer, then to gsio.
+		std::vector<uint8_t> glb = glb_of(gs);
+		Assimp::Importer stock;
+		const aiScene *b = stock.ReadFileFromMemory(glb.data(), glb.size(), 0, "glb");
+		assert_non_null(b);
+		gsio_scene *g2 = gsio_scene_from_aiscene(b, nullptr, &err);
+		if (!g2) print_message("%s: %s\n", rel, err.message);
+		assert_non_null(g2);
+		assert_int_equal(triangles(g2), triangles(gs));
+		assert_int_equal(max_frames(g2), max_frames(gs));
+		assert_int_equal(g2->animations_count, gs->animations_count);
+		for (size_t i = 0; i < gs->animations_count; i++)
+			assert_int_equal(g2->animations[i].frames_count, gs->animations[i].frames_count);
+		assert_int_equal(g2->skins_count > 0, gs->skins_count > 0);
+		size_t images = 0;
+		for (size_t i = 0; i < g2->images_count; i++) images += g2->images[i].rgba ? 1 : 0;
+		print_message("%-22s -> GLB -> Assimp -> gsio: %zu meshes, %zu nodes, %zu skins, %zu animations, "
+		              "%zu decoded images, %zu warnings; validates\n",
+		              rel, g2->meshes_count, g2->nodes_count, g2->skins_count, g2->animations_count, images,
+		              g2->warnings_count);
+		for (size_t w = 0; w < g2->warnings_count; w++) print_message("  warning: %s\n", g2->warnings[w]);
+		std::vector<uint8_t> glb2 = glb_of(g2);
+		assert_true(glb2.size() > 0);
+		gsio_scene_free(g2);
+		gsio_scene_free(gs);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_glb_agrees_with_aiscene),
+	    cmocka_unit_test(test_aiscene_to_gsio),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
+#else
+int main(void)
+{
+	printf("skipped: gsio's glTF writer is not built (GSIO_BUILD_TOOLS=OFF)\n");
+	return 77;
+}
+#endif

@@ -1,0 +1,451 @@
+#!/usr/bin/env python3
+"""gsio's GLB output imported by a real game engine: Godot 3 (Debian 12's
+godot3-server 3.2.3, a headless editor build).
+
+usage: godot_import.py MDL2GLTF GSIO_TOOL CORPUS_DIR WORK_DIR TEMPLATE_DIR
+
+For each corpus file below: mdl2gltf writes NAME.glb into a fresh Godot
+project WORK_DIR/NAME/ (TEMPLATE_DIR's project.godot and gsio_check.gd);
+the headless editor imports it (.import/NAME.glb-*.scn); then
+`godot3-server -s res://gsio_check.gd` loads the imported scene and prints
+what Godot read (meshes, blend shapes, skeletons, animations) as JSON,
+which is compared with the .glb's own JSON and binary chunk:
+
+- every mesh: the surfaces and their vertex counts, and as many blend
+  shapes as the primitive has morph targets, which is the file's frame
+  count from `gsio info --json` (or one less if the writer leaves frame 0
+  out); every blend shape's positions and normals finite, and the box of
+  its positions the box of base + target delta the .glb holds (a target
+  read from the wrong bytes is finite garbage, not only NaN);
+- skins: a Skeleton with as many bones as the skin has joints (Bob: 33);
+- animations: as many as the .glb, each as long as its longest sampler
+  input, with one track per blend shape for a weights channel and one
+  transform track per animated node (Godot 3 merges translation, rotation
+  and scale of a node into one track: Bob's 66 channels are 33 tracks).
+
+Godot 3.2.3's editor does not quit by itself in a headless run once it has
+imported a scene (`--editor --quit` spins in its preview thread), so the
+import runs without --quit and is stopped once the imported scene and its
+.md5 stamp exist; an import that does not finish in IMPORT_TIMEOUT seconds
+(Godot 3.2.3 spins for ever on some glTF inputs) fails the test. HOME and
+the XDG directories point into WORK_DIR, so the user's Godot settings are
+neither read nor written.
+
+Exits 77 (skipped) when the corpus files or godot3-server are absent.
+Environment: GODOT (the binary, default godot3-server), GSIO_GODOT_TIMEOUT
+(seconds per import, default 120; an
+import takes about 3 s).
+"""
+import glob
+import json
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import time
+
+# (project name, path under the corpus, mdl2gltf options)
+CASES = [
+    ("gate-101", "mdl/gate-101.mdl", []),
+    ("mdl4-golem", "mdl/mdl4-golem.mdl", []),
+    ("minigun_mdl5", "mdl/minigun_mdl5.mdl", []),
+    ("shadow-5", "hmp/shadow-5.hmp", []),
+    ("Bob", "md5/bob/Bob.md5mesh", ["--anim", "md5/bob/Bob.md5anim"]),
+]
+# Numbers known from the source files (docs, gsio info): a writer or
+# importer that agrees with itself on a wrong count still fails.
+KNOWN = {
+    "gate-101": {"frames": 30},
+    "mdl4-golem": {"frames": 231},
+    "minigun_mdl5": {"frames": 8},
+    "shadow-5": {"vertices": 3835},
+    "Bob": {"bones": 33, "tracks": 33},
+}
+IMPORT_TIMEOUT = float(os.environ.get("GSIO_GODOT_TIMEOUT", "120"))
+CHECK_TIMEOUT = 120
+
+failures = []
+
+
+def fail(name, msg):
+    failures.append("%s: %s" % (name, msg))
+    print("FAIL: %s: %s" % (name, msg))
+
+
+def skip(msg):
+    print("SKIPPED: " + msg)
+    sys.exit(77)
+
+
+# -- GLB reading
+
+
+def read_glb(path):
+    data = open(path, "rb").read()
+    magic, version, length = struct.unpack_from("<III", data, 0)
+    if magic != 0x46546C67 or version != 2 or length != len(data):
+        raise ValueError("%s: not a GLB 2 file" % path)
+    jlen, jtype = struct.unpack_from("<II", data, 12)
+    doc = json.loads(data[20:20 + jlen])
+    binary = b""
+    pos = 20 + jlen
+    if pos + 8 <= len(data):
+        blen, btype = struct.unpack_from("<II", data, pos)
+        if btype == 0x004E4942:
+            binary = data[pos + 8:pos + 8 + blen]
+    return doc, binary
+
+
+COMPONENT = {5120: "b", 5121: "B", 5122: "h", 5123: "H", 5125: "I", 5126: "f"}
+WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
+
+
+def view_values(doc, binary, view_index, offset, ctype, width, count):
+    """count * width components of type ctype from a bufferView."""
+    view = doc["bufferViews"][view_index]
+    code = COMPONENT[ctype]
+    size = struct.calcsize(code)
+    stride = view.get("byteStride", 0) or size * width
+    base = view.get("byteOffset", 0) + offset
+    out = []
+    for i in range(count):
+        at = base + i * stride
+        out.extend(struct.unpack_from("<%d%s" % (width, code), binary, at))
+    return out
+
+
+def accessor(doc, binary, index):
+    """An accessor's values as a flat list (sparse substitution applied;
+    no bufferView means zeros, as the glTF spec says)."""
+    acc = doc["accessors"][index]
+    width = WIDTH[acc["type"]]
+    count = acc["count"]
+    if "bufferView" in acc:
+        vals = view_values(doc, binary, acc["bufferView"], acc.get("byteOffset", 0),
+                           acc["componentType"], width, count)
+    else:
+        vals = [0.0] * (count * width)
+    sparse = acc.get("sparse")
+    if sparse:
+        idx = sparse["indices"]
+        sv = sparse["values"]
+        where = view_values(doc, binary, idx["bufferView"], idx.get("byteOffset", 0),
+                            idx["componentType"], 1, sparse["count"])
+        new = view_values(doc, binary, sv["bufferView"], sv.get("byteOffset", 0),
+                          acc["componentType"], width, sparse["count"])
+        for k, i in enumerate(where):
+            vals[i * width:(i + 1) * width] = new[k * width:(k + 1) * width]
+    return vals
+
+
+def accessor_kind(acc):
+    if "sparse" in acc:
+        return "sparse"
+    return "dense" if "bufferView" in acc else "no bufferView"
+
+
+def box(flat):
+    xs, ys, zs = flat[0::3], flat[1::3], flat[2::3]
+    return [min(xs), min(ys), min(zs)], [max(xs), max(ys), max(zs)]
+
+
+def expected(doc, binary):
+    """What an importer must find in the .glb: meshes of the nodes that
+    use them, skins, animations."""
+    exp = {"meshes": [], "skins": [len(s["joints"]) for s in doc.get("skins", [])],
+           "animations": []}
+    meshes = doc.get("meshes", [])
+    for node in doc.get("nodes", []):
+        if "mesh" not in node:
+            continue
+        mesh = meshes[node["mesh"]]
+        prims = []
+        for p in mesh["primitives"]:
+            base = accessor(doc, binary, p["attributes"]["POSITION"])
+            targets = []
+            for t in p.get("targets", []):
+                if "POSITION" in t:
+                    d = accessor(doc, binary, t["POSITION"])
+                    targets.append(box([b + e for b, e in zip(base, d)])
+                                   + (accessor_kind(doc["accessors"][t["POSITION"]]),))
+                else:
+                    targets.append(box(base) + ("none",))
+            prims.append({"vertices": len(base) // 3, "targets": targets})
+        exp["meshes"].append(prims)
+    for a in doc.get("animations", []):
+        tracks = 0
+        trs_nodes = set()
+        length = 0.0
+        for c in a["channels"]:
+            target = c["target"]
+            if target["path"] == "weights":
+                mesh = meshes[doc["nodes"][target["node"]]["mesh"]]
+                tracks += len(mesh["primitives"][0].get("targets", []))
+            else:
+                trs_nodes.add(target["node"])
+            sampler = a["samplers"][c["sampler"]]
+            acc = doc["accessors"][sampler["input"]]
+            top = acc["max"][0] if "max" in acc else max(accessor(doc, binary, sampler["input"]))
+            length = max(length, top)
+        exp["animations"].append({"name": a.get("name", ""), "tracks": tracks + len(trs_nodes),
+                                  "length": length, "channels": len(a["channels"])})
+    return exp
+
+
+# -- Godot runs
+
+
+def godot_env(work):
+    env = dict(os.environ)
+    home = os.path.join(work, "home")
+    for sub in ("config", "data", "cache"):
+        os.makedirs(os.path.join(home, sub), exist_ok=True)
+    env.update(HOME=home, XDG_CONFIG_HOME=os.path.join(home, "config"),
+               XDG_DATA_HOME=os.path.join(home, "data"),
+               XDG_CACHE_HOME=os.path.join(home, "cache"), LC_ALL="C.UTF-8")
+    return env
+
+
+def log_tail(path, lines=15):
+    """The end of a Godot log without its shutdown noise."""
+    try:
+        text = open(path, encoding="utf-8", errors="replace").read().splitlines()
+    except OSError:
+        return ""
+    keep = [l for l in text if "free_static" not in l and "memory.cpp" not in l
+            and "locale" not in l and "translation.cpp" not in l]
+    return "\n".join("    " + l for l in keep[-lines:])
+
+
+def stop(proc):
+    """Ends the editor we started (its own process group: it has threads
+    and may have children)."""
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=5)
+    except (subprocess.TimeoutExpired, ProcessLookupError):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+
+
+def import_project(godot, proj, name, env, log):
+    """Runs the editor on proj until NAME.glb is imported. Returns the
+    seconds it took, or None after reporting a failure."""
+    start = time.monotonic()
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([godot, "-v", "--path", proj, "--editor"], stdin=subprocess.DEVNULL,
+                                stdout=out, stderr=subprocess.STDOUT, env=env,
+                                start_new_session=True)
+    try:
+        while True:
+            scn = glob.glob(os.path.join(proj, ".import", name + ".glb-*.scn"))
+            md5 = glob.glob(os.path.join(proj, ".import", name + ".glb-*.md5"))
+            stamp = os.path.join(proj, name + ".glb.import")
+            if scn and md5 and os.path.exists(stamp):
+                time.sleep(0.5)  # the stamp is written last; let it close
+                return time.monotonic() - start
+            if proc.poll() is not None:
+                fail(name, "Godot exited with status %d before importing %s.glb; log %s:\n%s"
+                     % (proc.returncode, name, log, log_tail(log)))
+                return None
+            if time.monotonic() - start > IMPORT_TIMEOUT:
+                fail(name, "Godot's import of %s.glb did not finish in %.0f s (hang); log %s:\n%s"
+                     % (name, IMPORT_TIMEOUT, log, log_tail(log)))
+                return None
+            time.sleep(0.25)
+    finally:
+        stop(proc)
+
+
+def check_project(godot, proj, name, env, log):
+    """Runs gsio_check.gd; returns its report for NAME.glb or None."""
+    try:
+        with open(log, "wb") as out:
+            subprocess.run([godot, "--path", proj, "-s", "res://gsio_check.gd"],
+                           stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                           env=env, timeout=CHECK_TIMEOUT, start_new_session=True)
+    except subprocess.TimeoutExpired:
+        fail(name, "gsio_check.gd did not finish in %d s; log %s" % (CHECK_TIMEOUT, log))
+        return None
+    for line in open(log, encoding="utf-8", errors="replace"):
+        if line.startswith("GSIO_JSON:"):
+            rep = json.loads(line[len("GSIO_JSON:"):])
+            if rep.get("file") == name + ".glb":
+                return rep
+    fail(name, "gsio_check.gd printed no report; log %s:\n%s" % (log, log_tail(log)))
+    return None
+
+
+# -- comparison
+
+
+def close(a, b, scale):
+    return all(abs(x - y) <= 1e-4 * scale + 1e-5 for x, y in zip(a, b))
+
+
+def compare(name, exp, rep, frames):
+    if "error" in rep:
+        fail(name, "Godot could not load the imported scene: %s" % rep["error"])
+        return
+    known = KNOWN.get(name, {})
+    # Meshes: matched as multisets of (vertex counts, blend shape count),
+    # since the walk orders of Godot's tree and the glTF nodes differ.
+    want = sorted((tuple(p["vertices"] for p in m), len(m[0]["targets"]) if m else 0)
+                  for m in exp["meshes"])
+    got = sorted((tuple(s["vertices"]["count"] for s in m["surfaces"]), m["blend_shapes"])
+                 for m in rep["meshes"])
+    print("  %s: meshes (vertices per surface, blend shapes): glb %s, godot %s"
+          % (name, want, got))
+    if want != got:
+        fail(name, "meshes (vertices per surface, blend shapes): the .glb has %s, Godot read %s"
+             % (want, got))
+    for m in exp["meshes"]:
+        targets = len(m[0]["targets"]) if m else 0
+        if targets and frames is not None and targets not in (frames, frames - 1):
+            fail(name, "the .glb has %d morph targets for %d frames" % (targets, frames))
+    if "frames" in known and frames != known["frames"]:
+        fail(name, "gsio info says %s frames, the file has %d" % (frames, known["frames"]))
+    if "vertices" in known and [w[0] for w in want] != [(known["vertices"],)]:
+        fail(name, "expected one mesh of one surface of %d vertices, the .glb has %s"
+             % (known["vertices"], want))
+    # Blend shape data: finite, and where the .glb says it is.
+    by_key = {}
+    for m in exp["meshes"]:
+        key = (tuple(p["vertices"] for p in m), len(m[0]["targets"]) if m else 0)
+        by_key.setdefault(key, []).append(m)
+    bad_shapes = 0
+    bad_kinds = {}
+    for gm in rep["meshes"]:
+        key = (tuple(s["vertices"]["count"] for s in gm["surfaces"]), gm["blend_shapes"])
+        cands = by_key.get(key)
+        em = cands[0] if cands else None
+        for si, surf in enumerate(gm["surfaces"]):
+            base = surf["vertices"]
+            if base["nonfinite"]:
+                fail(name, "surface %d: %d vertices are not finite" % (si, base["nonfinite"]))
+            if len(surf["shapes"]) != gm["blend_shapes"]:
+                fail(name, "surface %d: surface_get_blend_shape_arrays gave %d arrays for %d "
+                     "blend shapes" % (si, len(surf["shapes"]), gm["blend_shapes"]))
+            for k, sh in enumerate(surf["shapes"]):
+                v = sh["vertices"]
+                kind = "?"
+                if em is not None and si < len(em) and k < len(em[si]["targets"]):
+                    kind = em[si]["targets"][k][2]
+                if v["nonfinite"] or sh["normals_nonfinite"]:
+                    bad_kinds[kind] = bad_kinds.get(kind, 0) + 1
+                    bad_shapes += 1
+                    if bad_shapes <= 5:
+                        fail(name, "blend shape %d (%s target): %d positions and %d normals "
+                             "not finite" % (k, kind, v["nonfinite"], sh["normals_nonfinite"]))
+                    continue
+                if v["count"] != base["count"]:
+                    fail(name, "blend shape %d has %d vertices, its surface %d"
+                         % (k, v["count"], base["count"]))
+                    continue
+                if em is None or si >= len(em) or k >= len(em[si]["targets"]):
+                    continue
+                lo, hi, _ = em[si]["targets"][k]
+                scale = max(1.0, max(abs(x) for x in lo + hi))
+                if v["min"] is None or not (close(v["min"], lo, scale) and close(v["max"], hi, scale)):
+                    bad_kinds[kind] = bad_kinds.get(kind, 0) + 1
+                    bad_shapes += 1
+                    if bad_shapes <= 5:
+                        fail(name, "blend shape %d (%s target) spans %s..%s in Godot, base + "
+                             "target in the .glb spans %s..%s" % (k, kind, v["min"], v["max"], lo, hi))
+    checked = sum(len(s["shapes"]) for m in rep["meshes"] for s in m["surfaces"])
+    print("  %s: blend shapes: %d read, %d misread (not finite, or not where the .glb puts them)"
+          % (name, checked, bad_shapes))
+    if bad_shapes:
+        total = sum(len(m["surfaces"][0]["shapes"]) for m in rep["meshes"] if m["surfaces"])
+        fail(name, "%d of %d blend shapes misread; by target accessor kind: %s"
+             % (bad_shapes, total, ", ".join("%s %d" % kv for kv in sorted(bad_kinds.items()))))
+    # Skeletons.
+    got_bones = sorted(s["bones"] for s in rep["skeletons"])
+    want_bones = sorted(exp["skins"])
+    print("  %s: skeleton bones: glb skins %s, godot %s" % (name, want_bones, got_bones))
+    if got_bones != want_bones:
+        fail(name, "skeleton bones: the .glb's skins have %s joints, Godot made %s"
+             % (want_bones, got_bones))
+    if "bones" in known and got_bones != [known["bones"]]:
+        fail(name, "expected one skeleton of %d bones, Godot made %s" % (known["bones"], got_bones))
+    # Animations.
+    got_anims = sorted((a["tracks"], round(a["length"], 3)) for a in rep["animations"])
+    want_anims = sorted((a["tracks"], round(a["length"], 3)) for a in exp["animations"])
+    print("  %s: animations (tracks, length): glb %s (channels %s), godot %s, track types %s"
+          % (name, want_anims, [a["channels"] for a in exp["animations"]], got_anims,
+             [a["track_types"] for a in rep["animations"]]))
+    if len(got_anims) != len(want_anims) or any(
+            g[0] != w[0] or abs(g[1] - w[1]) > 1e-3 for g, w in zip(got_anims, want_anims)):
+        fail(name, "animations (tracks, length): the .glb implies %s, Godot made %s"
+             % (want_anims, got_anims))
+    if "tracks" in known and [a["tracks"] for a in rep["animations"]] != [known["tracks"]]:
+        fail(name, "expected one animation of %d tracks, Godot made %s"
+             % (known["tracks"], [a["tracks"] for a in rep["animations"]]))
+
+
+def main():
+    if len(sys.argv) != 6:
+        print(__doc__)
+        sys.exit(2)
+    mdl2gltf, gsio_tool, corpus, work, template = sys.argv[1:]
+    needed = [p for _, p, _ in CASES] + [o for _, _, opts in CASES for o in opts if "/" in o]
+    missing = [p for p in needed if not os.path.isfile(os.path.join(corpus, p))]
+    if missing:
+        skip("corpus files absent under %s: %s" % (corpus, ", ".join(missing)))
+    godot = shutil.which(os.environ.get("GODOT", "godot3-server"))
+    if not godot:
+        skip("godot3-server is not installed (tools/setup-debian.sh)")
+    version = subprocess.run([godot, "--version"], capture_output=True, text=True,
+                             timeout=60).stdout.strip()
+    print("godot: %s %s" % (godot, version))
+    if not version.startswith("3."):
+        skip("%s is Godot %r, this test is for Godot 3" % (godot, version))
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    env = godot_env(work)
+    for name, rel, opts in CASES:
+        src = os.path.join(corpus, rel)
+        proj = os.path.join(work, name)
+        os.makedirs(proj)
+        for f in ("project.godot", "gsio_check.gd"):
+            shutil.copy(os.path.join(template, f), proj)
+        glb = os.path.join(proj, name + ".glb")
+        args = [mdl2gltf, src, "-o", glb]
+        for i, o in enumerate(opts):
+            args.append(os.path.join(corpus, o) if i and opts[i - 1] == "--anim" else o)
+        r = subprocess.run(args, capture_output=True, text=True, timeout=300)
+        if r.returncode != 0 or not os.path.isfile(glb):
+            fail(name, "mdl2gltf failed (%d): %s" % (r.returncode, r.stderr.strip()))
+            continue
+        info = subprocess.run([gsio_tool, "info", "--json", src], capture_output=True,
+                              text=True, timeout=300)
+        frames = json.loads(info.stdout).get("frames") if info.returncode == 0 else None
+        doc, binary = read_glb(glb)
+        exp = expected(doc, binary)
+        took = import_project(godot, proj, name, env, os.path.join(work, name + ".import.log"))
+        if took is None:
+            continue
+        print("%s: imported in %.1f s" % (name, took))
+        rep = check_project(godot, proj, name, env, os.path.join(work, name + ".check.log"))
+        if rep is None:
+            continue
+        with open(os.path.join(work, name + ".json"), "w") as out:
+            json.dump(rep, out)
+        compare(name, exp, rep, frames)
+    if failures:
+        print("%d failure(s):" % len(failures))
+        for f in failures:
+            print("  " + f.splitlines()[0])
+        sys.exit(1)
+    print("OK: %d files imported by Godot %s as the .glb says" % (len(CASES), version))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""`gsio convert` and `gsio info` from outside.
+
+usage: gsio_convert.py GSIO_TOOL CORPUS_DIR WORK_DIR
+
+- every usage error exits 2, prints a message, and writes nothing;
+- --help of every verb and --version exit 0;
+- `gsio info` takes a folder, `--` and `-` (standard input);
+- corpus files converted to .glb, .md5mesh, .mdl and .hmp give files that
+  load back (gsio info; a GLB is checked as a GLB); `-o -` piped into
+  `gsio info -` works (MDL5; skipped with a note while the MDL5 writer is
+  not built);
+- a morph-animated model into MD5 fails with a message naming --no-animation
+  and leaves no file.
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+
+TOOL, CORPUS, WORK = sys.argv[1:4] if len(sys.argv) == 4 else (None, None, None)
+notes = []
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def run(args, expect, stdin=None):
+    r = subprocess.run([TOOL] + args, capture_output=True, input=stdin)
+    if expect is not None and r.returncode != expect:
+        fail("gsio %s: exit %d, expected %d\n%s" % (" ".join(args), r.returncode, expect,
+                                                    r.stderr.decode(errors="replace")))
+    return r
+
+
+def info(path):
+    r = run(["info", "--json", path], 0)
+    return [json.loads(l) for l in r.stdout.decode().splitlines() if l.strip()]
+
+
+def corpus(rel):
+    return os.path.join(CORPUS, rel)
+
+
+def case_usage():
+    d = os.path.join(WORK, "usage")
+    os.makedirs(d)
+    x = corpus("mdl/gate-101.mdl") if os.path.isdir(CORPUS) else "x.mdl"
+    cases = [
+        ["convert"], ["convert", x], ["convert", "-o"], ["convert", "--bogus", x, "-o", d + "/a.glb"],
+        ["convert", x, "-o", d + "/x.obj"],                        # no writer for .obj
+        ["convert", x, x, "-o", d + "/two.glb"],                   # several inputs, a file output
+        ["convert", os.path.dirname(x), "-o", d + "/tree.glb"],    # a folder input, a file output
+        ["convert", x, "-o", d + "/folder/"],                      # a folder output without -f
+        ["convert", x, "-f", "obj", "-o", d + "/a.glb"],
+        ["convert", x, "-f", "md5", "-o", "-"],                    # several files to stdout
+        ["convert", x, "-f", "gltf", "-o", "-"],
+        ["convert", x, "--scale", "2", "-o", d + "/a.md5mesh"],    # glTF-only option
+        ["convert", x, "--grid", "3x3", "-o", d + "/a.glb"],       # HMP-only option
+        ["convert", x, "--fps", "-1", "-o", d + "/a.glb"],
+        ["convert", x, "--quiet", "--verbose", "-o", d + "/a.glb"],
+        ["convert", x, "--anim", "a.md5anim", "--no-animation", "-o", d + "/a.glb"],
+        ["convert", "-", x, "-o", d + "/out/", "-f", "glb"],       # stdin with other inputs
+        ["info"], ["info", "--bogus"], ["frobnicate"], [],
+    ]
+    for args in cases:
+        r = run(args, 2)
+        if not r.stderr.strip():
+            fail("usage error %s printed nothing" % args)
+    if os.listdir(d):
+        fail("a usage error wrote files: %s" % os.listdir(d))
+    for args in (["--help"], ["--version"], ["info", "--help"], ["info", "--version"],
+                 ["convert", "--help"]):
+        r = run(args, 0)
+        if not r.stdout.strip():
+            fail("gsio %s printed nothing" % " ".join(args))
+    print("usage: %d usage errors exit 2 with a message; --help and --version exit 0" % len(cases))
+
+
+def glb_ok(path):
+    data = open(path, "rb").read()
+    if data[:4] != b"glTF" or struct.unpack("<I", data[8:12])[0] != len(data):
+        fail("%s is not a GLB" % path)
+    n = struct.unpack("<I", data[12:16])[0]
+    return json.loads(data[20:20 + n])
+
+
+def case_convert():
+    if not os.path.isdir(CORPUS):
+        notes.append("corpus absent: conversions skipped")
+        return
+    d = os.path.join(WORK, "convert")
+    os.makedirs(d)
+    # glTF
+    out = os.path.join(d, "gate.glb")
+    run(["convert", corpus("mdl/gate-101.mdl"), "-o", out], 0)
+    doc = glb_ok(out)
+    print("gate-101.mdl -> .glb: %d meshes, %d animations" % (len(doc["meshes"]), len(doc.get("animations", []))))
+    # an existing output needs --force
+    r = run(["convert", corpus("mdl/gate-101.mdl"), "-o", out], 1)
+    if b"--force" not in r.stderr:
+        fail("an existing output does not say --force: %s" % r.stderr)
+    run(["convert", "--force", corpus("mdl/gate-101.mdl"), "-o", out], 0)
+    # MD5: Bob with its animation; loads back with the same counts
+    out = os.path.join(d, "bob", "Bob.md5mesh")
+    run(["convert", corpus("md5/bob/Bob.md5mesh"), "-o", out], 0)
+    a, b = info(corpus("md5/bob/Bob.md5mesh"))[0], info(out)[0]
+    for k in ("joints", "triangles"):
+        if a[k] != b[k]:
+            fail("Bob -> MD5: %s %s became %s" % (k, a[k], b[k]))
+    if [(x["frames"], x["fps"]) for x in a["animations"]] != [(x["frames"], x["fps"]) for x in b["animations"]]:
+        fail("Bob -> MD5: animations %s became %s" % (a["animations"], b["animations"]))
+    print("Bob.md5mesh -> .md5mesh: %d joints, %d triangles, animations %s" % (b["joints"], b["triangles"], b["animations"]))
+    # MD5 from a morph-animated MDL: refused, nothing left; the base pose with --no-animation
+    md = os.path.join(d, "md5")
+    r = run(["convert", corpus("mdl/gate-101.mdl"), "-o", os.path.join(md, "gate.md5mesh")], 1)
+    if b"morph" not in r.stderr or b"--no-animation" not in r.stderr:
+        fail("morph into MD5: %s" % r.stderr)
+    if os.path.isdir(md) and os.listdir(md):
+        fail("a refused MD5 write left %s" % os.listdir(md))
+    run(["convert", "--no-animation", corpus("mdl/gate-101.mdl"), "-o", os.path.join(md, "gate.md5mesh")], 0)
+    g = info(os.path.join(md, "gate.md5mesh"))[0]
+    src = info(corpus("mdl/gate-101.mdl"))[0]
+    if g["triangles"] != src["triangles"]:
+        fail("gate-101 -> MD5: %d triangles, the MDL has %d" % (g["triangles"], src["triangles"]))
+    print("gate-101.mdl -> .md5mesh (--no-animation): %d triangles, texture %s" % (g["triangles"], [s.get("path") for s in g["skins"]]))
+    # A folder into a folder, mirrored, with a report in the shared schema
+    tree = os.path.join(d, "tree")
+    report = os.path.join(d, "report.json")
+    run(["convert", "-q", "-f", "glb", corpus("md5"), "-o", tree, "--report", report], 0)
+    got = sorted(os.path.relpath(os.path.join(r, f), tree) for r, _, fs in os.walk(tree) for f in fs)
+    if got != ["SimpleCube.glb", "bob/Bob.glb"]:
+        fail("folder conversion wrote %s" % got)
+    rep = json.load(open(report))
+    if rep["converted"] != 2 or rep["failed"] != 0 or any(x["status"] != "ok" for x in rep["inputs"]):
+        fail("report: %s" % json.dumps(rep)[:400])
+    keys = set(info(corpus("md5/SimpleCube.md5mesh"))[0])
+    for x in rep["inputs"]:
+        if set(x) != keys:
+            fail("report record keys %s differ from info --json's %s" % (sorted(set(x) ^ keys), ""))
+    print("md5/ -> glb folder: %s; report records have info --json's keys" % got)
+    # gsio info: a folder, '--', and '-'
+    recs = info(corpus("md5"))
+    if [os.path.basename(x["input"]) for x in recs] != ["SimpleCube.md5mesh", "Bob.md5mesh"]:
+        fail("gsio info on a folder: %s" % [x["input"] for x in recs])
+    run(["info", "--", corpus("md5/SimpleCube.md5mesh")], 0)
+    data = open(corpus("mdl/gate-101.mdl"), "rb").read()
+    r = run(["info", "--json", "-"], 0, stdin=data)
+    rec = json.loads(r.stdout.decode().splitlines()[0])
+    if rec["input"] != "-" or rec["triangles"] != src["triangles"]:
+        fail("gsio info - : %s" % rec)
+    # MDL5 and HMP5, and -o - | gsio info -
+    for fmt, src_rel, ext in (("mdl5", "mdl/gate-101.mdl", ".mdl"), ("hmp5", "hmp/shadow-5.hmp", ".hmp")):
+        out = os.path.join(d, "x" + ext)
+        r = run(["convert", corpus(src_rel), "-o", out], None)
+        if r.returncode and b"built without" in r.stderr:
+            notes.append("%s writer not built: %s skipped" % (fmt, ext))
+            continue
+        if r.returncode:
+            fail("convert %s -> %s: %s" % (src_rel, ext, r.stderr))
+        a, b = info(corpus(src_rel))[0], info(out)[0]
+        if a["triangles"] != b["triangles"]:
+            fail("%s -> %s: %d triangles became %d" % (src_rel, ext, a["triangles"], b["triangles"]))
+        pipe = subprocess.run([TOOL, "convert", corpus(src_rel), "-f", fmt, "-o", "-"], capture_output=True)
+        if pipe.returncode:
+            fail("convert -o -: %s" % pipe.stderr)
+        r = run(["info", "--json", "-"], 0, stdin=pipe.stdout)
+        if json.loads(r.stdout.decode().splitlines()[0])["triangles"] != a["triangles"]:
+            fail("-o - | gsio info - lost triangles")
+        print("%s -> %s and -o - | gsio info -: %d triangles" % (src_rel, ext, a["triangles"]))
+    # A GLB on standard output is a GLB (gsio does not read glTF back)
+    pipe = subprocess.run([TOOL, "convert", corpus("md5/SimpleCube.md5mesh"), "-o", "-"], capture_output=True)
+    if pipe.returncode or pipe.stdout[:4] != b"glTF":
+        fail("convert -o - did not write a GLB: %s" % pipe.stderr)
+    r = run(["info", "-"], 1, stdin=pipe.stdout)  # not a format gsio reads: a clear error
+    if b"-" not in r.stderr:
+        fail("gsio info - on a GLB: %s" % r.stderr)
+
+
+def main():
+    if TOOL is None:
+        print(__doc__)
+        sys.exit(2)
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    case_usage()
+    case_convert()
+    for n in notes:
+        print("NOTE: " + n)
+
+
+main()

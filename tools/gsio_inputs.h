@@ -1,0 +1,48 @@
+/* Inputs of the gsio command: files named on the command line and folders
+ * searched recursively, the way mdl2gltf searches them (sorted, hidden
+ * entries and symbolic links to folders skipped, an .md5anim beside an
+ * .md5mesh left to the mesh). Not part of the library. */
+#ifndef GSIO_INPUTS_H
+#define GSIO_INPUTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/** One input: its path and, when found in a folder, its path below that
+ *  folder (NULL for a file named on the command line). */
+typedef struct gsio_input {
+	char *path;
+	char *rel;
+	bool unreadable;      /**< a folder that could not be listed */
+} gsio_input;
+
+typedef struct gsio_inputs {
+	gsio_input *items;
+	size_t count, cap;
+} gsio_inputs;
+
+/** Extensions Assimp reads that gsio does not (used only when the Assimp
+ *  adapter is built), space-separated. */
+extern const char *const gsio_assimp_extensions;
+
+/** Whether a gsio importer (or, with `assimp`, the Assimp adapter) claims
+ *  the extension of path. */
+bool gsio_known_extension(const char *path, bool assimp);
+
+/** Adds `arg`: a folder is searched (files with a known extension), a file
+ *  is added whatever its extension. Returns false when out of memory. */
+bool gsio_inputs_add(gsio_inputs *l, const char *arg, bool assimp);
+void gsio_inputs_free(gsio_inputs *l);
+
+/** Whether path names an existing folder. */
+bool gsio_is_dir(const char *path);
+
+/** path with its extension (after the last '.' of the base name) replaced
+ *  by ext (".glb"); malloc'd, NULL when out of memory. */
+char *gsio_replace_ext(const char *path, const char *ext);
+/** a + '/' + b, malloc'd. */
+char *gsio_join(const char *a, const char *b);
+/** mkdir -p of the folder part of path; 0 or -1 (errno). */
+int gsio_make_parent_dirs(const char *path);
+
+#endif

@@ -1,0 +1,210 @@
+/* The JSON record of one input (gsio_record.h). */
+#include "gsio_record.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+// -- What a scene holds, in the record's terms
+
+/** The first channel of animation a with this path, or NULL. */
+static const gsio_channel *find_channel(const gsio_animation *a, gsio_channel_path path)
+{
+	for (size_t c = 0; c < a->channels_count; c++)
+		if (a->channels[c].path == path) return &a->channels[c];
+	return NULL;
+}
+
+/** A clip: a vertex animation (one with a MORPH channel keyed by frames). */
+static const gsio_channel *clip_channel(const gsio_animation *a)
+{
+	const gsio_channel *ch = find_channel(a, GSIO_PATH_MORPH);
+	return ch && ch->frames ? ch : NULL;
+}
+
+static bool is_camera_node(const gsio_scene *s, int32_t node)
+{
+	return node >= 0 && (size_t)node < s->nodes_count && s->nodes[node].camera >= 0;
+}
+
+/** A skeletal animation: no MORPH channel, and not only moving cameras. */
+static bool is_skeletal(const gsio_scene *s, const gsio_animation *a)
+{
+	if (find_channel(a, GSIO_PATH_MORPH)) return false;
+	for (size_t c = 0; c < a->channels_count; c++)
+		if (!is_camera_node(s, a->channels[c].node)) return true;
+	return false;
+}
+
+/** The animation that moves camera i's node (or its fov), NULL if none. */
+static const gsio_animation *camera_animation(const gsio_scene *s, size_t cam)
+{
+	for (size_t a = 0; a < s->animations_count; a++)
+		for (size_t c = 0; c < s->animations[a].channels_count; c++) {
+			int32_t n = s->animations[a].channels[c].node;
+			if (n >= 0 && (size_t)n < s->nodes_count && s->nodes[n].camera == (int32_t)cam)
+				return &s->animations[a];
+		}
+	return NULL;
+}
+
+cJSON *gsio_record_scene(const gsio_scene *s)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "format", s->format ? s->format : "");
+	cJSON_AddNumberToObject(o, "version", s->format_version);
+	cJSON_AddNumberToObject(o, "vertices", (double)s->source.vertices);
+	cJSON_AddNumberToObject(o, "triangles", (double)s->source.triangles);
+	cJSON_AddNumberToObject(o, "skin_vertices", (double)s->source.uvs);
+	size_t welded = 0;
+	for (size_t i = 0; i < s->meshes_count; i++) welded += s->meshes[i].vertex_count;
+	cJSON_AddNumberToObject(o, "welded_vertices", (double)welded);
+	cJSON *skins = cJSON_AddArrayToObject(o, "skins");
+	for (size_t i = 0; i < s->images_count; i++) {
+		const gsio_image *im = &s->images[i];
+		cJSON *k = cJSON_CreateObject();
+		cJSON_AddStringToObject(k, "name", im->name ? im->name : "");
+		cJSON_AddNumberToObject(k, "type", im->source_type);
+		cJSON_AddNumberToObject(k, "width", im->width);
+		cJSON_AddNumberToObject(k, "height", im->height);
+		cJSON_AddNumberToObject(k, "mips", im->source_mip_count);
+		if (im->source_path) cJSON_AddStringToObject(k, "path", im->source_path);
+		cJSON_AddItemToArray(skins, k);
+	}
+	size_t nframes = s->meshes_count ? s->meshes[0].frames_count : 0;
+	cJSON_AddNumberToObject(o, "frames", (double)nframes);
+	cJSON *names = cJSON_AddArrayToObject(o, "frame_names");
+	for (size_t i = 0; i < nframes; i++)
+		cJSON_AddItemToArray(names, cJSON_CreateString(s->meshes[0].frames[i].name));
+	cJSON *clips = cJSON_AddArrayToObject(o, "clips");
+	for (size_t i = 0; i < s->animations_count; i++) {
+		const gsio_animation *a = &s->animations[i];
+		const gsio_channel *ch = clip_channel(a);
+		if (!ch) continue;
+		cJSON *c = cJSON_CreateObject();
+		cJSON_AddStringToObject(c, "name", a->name ? a->name : "");
+		cJSON_AddNumberToObject(c, "first_frame", a->frames_count ? (double)ch->frames[0] : 0);
+		cJSON_AddNumberToObject(c, "frames", (double)a->frames_count);
+		cJSON_AddNumberToObject(c, "fps", a->fps);
+		cJSON_AddItemToArray(clips, c);
+	}
+	cJSON *meshes = cJSON_AddArrayToObject(o, "meshes");
+	for (size_t i = 0; i < s->meshes_count; i++) {
+		const gsio_mesh *m = &s->meshes[i];
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "name", m->name ? m->name : "");
+		cJSON_AddNumberToObject(j, "vertices", (double)m->vertex_count);
+		cJSON_AddNumberToObject(j, "triangles", (double)(m->index_count / 3));
+		cJSON_AddNumberToObject(j, "material", m->parts_count ? m->parts[0].material : -1);
+		cJSON_AddNumberToObject(j, "weights", (double)m->weights.count);
+		cJSON_AddItemToObject(j, "bbox_min", cJSON_CreateFloatArray(m->bbox_min, 3));
+		cJSON_AddItemToObject(j, "bbox_max", cJSON_CreateFloatArray(m->bbox_max, 3));
+		cJSON_AddItemToArray(meshes, j);
+	}
+	cJSON_AddNumberToObject(o, "nodes", (double)s->nodes_count);
+	size_t joints = 0;
+	for (size_t i = 0; i < s->skins_count; i++) joints += s->skins[i].joints_count;
+	cJSON_AddNumberToObject(o, "joints", (double)joints);
+	cJSON *anims = cJSON_AddArrayToObject(o, "animations");
+	for (size_t i = 0; i < s->animations_count; i++) {
+		if (!is_skeletal(s, &s->animations[i])) continue;
+		cJSON *a = cJSON_CreateObject();
+		cJSON_AddStringToObject(a, "name", s->animations[i].name ? s->animations[i].name : "");
+		cJSON_AddNumberToObject(a, "frames", (double)s->animations[i].frames_count);
+		cJSON_AddNumberToObject(a, "fps", s->animations[i].fps);
+		cJSON_AddItemToArray(anims, a);
+	}
+	cJSON *cams = cJSON_AddArrayToObject(o, "cameras");
+	for (size_t i = 0; i < s->cameras_count; i++) {
+		cJSON *c = cJSON_CreateObject();
+		const gsio_animation *a = camera_animation(s, i);
+		cJSON_AddStringToObject(c, "name", s->cameras[i].name ? s->cameras[i].name : "");
+		cJSON_AddNumberToObject(c, "frames", a ? (double)a->frames_count : 0);
+		cJSON_AddNumberToObject(c, "fps", a ? a->fps : 0);
+		cJSON_AddNumberToObject(c, "cuts", a ? (double)a->cuts_count : 0);
+		cJSON_AddItemToArray(cams, c);
+	}
+	cJSON_AddNumberToObject(o, "lights", (double)s->lights_count);
+	if (s->terrain) {
+		cJSON *t = cJSON_AddObjectToObject(o, "terrain");
+		cJSON_AddNumberToObject(t, "columns", s->terrain->columns);
+		cJSON_AddNumberToObject(t, "rows", s->terrain->rows);
+		cJSON_AddNumberToObject(t, "cell_x", s->terrain->cell_x);
+		cJSON_AddNumberToObject(t, "cell_y", s->terrain->cell_y);
+	}
+	return o;
+}
+
+// -- The record
+
+cJSON *gsio_record_new(const char *input, const char *output, const gsio_error *err,
+                       cJSON *scene, const gsio_scene *s, char *const *more, size_t more_count,
+                       double seconds)
+{
+	cJSON *r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "input", input);
+	if (output)
+		cJSON_AddStringToObject(r, "output", output);
+	else
+		cJSON_AddNullToObject(r, "output");
+	bool failed = err && err->code != GSIO_OK;
+	cJSON_AddStringToObject(r, "status", failed ? "error" : "ok");
+	if (!failed) {
+		cJSON_AddNullToObject(r, "error");
+	} else {
+		char text[1024];
+		gsio_error_format(err, text, sizeof(text));
+		cJSON *e = cJSON_AddObjectToObject(r, "error");
+		cJSON_AddStringToObject(e, "code", gsio_error_code_name(err->code));
+		cJSON_AddStringToObject(e, "message", err->message);
+		cJSON_AddStringToObject(e, "file", err->file);
+		if (err->offset >= 0)
+			cJSON_AddNumberToObject(e, "offset", (double)err->offset);
+		else
+			cJSON_AddNullToObject(e, "offset");
+		if (err->line > 0) {
+			cJSON_AddNumberToObject(e, "line", err->line);
+			cJSON_AddNumberToObject(e, "column", err->column);
+		} else {
+			cJSON_AddNullToObject(e, "line");
+			cJSON_AddNullToObject(e, "column");
+		}
+		cJSON_AddStringToObject(e, "text", text);
+	}
+	if (scene) {
+		// Move the scene's keys into the record, in order.
+		cJSON *it = scene->child;
+		while (it) {
+			cJSON *next = it->next;
+			cJSON_DetachItemViaPointer(scene, it);
+			cJSON_AddItemToObject(r, it->string, it);
+			it = next;
+		}
+		cJSON_Delete(scene);
+	}
+	cJSON *w = cJSON_AddArrayToObject(r, "warnings");
+	for (size_t i = 0; s && i < s->warnings_count; i++)
+		cJSON_AddItemToArray(w, cJSON_CreateString(s->warnings[i]));
+	for (size_t i = 0; i < more_count; i++) cJSON_AddItemToArray(w, cJSON_CreateString(more[i]));
+	cJSON_AddNumberToObject(r, "seconds", seconds);
+	return r;
+}
+
+int gsio_record_write_file(const char *path, const cJSON *root)
+{
+	char *text = cJSON_Print(root);
+	if (!text) return -1;
+	size_t len = strlen(text);
+	char *line = malloc(len + 2);
+	int rc = -1;
+	if (line) {
+		memcpy(line, text, len);
+		line[len] = '\n';
+		// Temporary name beside it, then rename: a reader never sees half a report.
+		gsio_file_data f = {path, (const uint8_t *)line, len + 1};
+		gsio_error err;
+		rc = gsio_place_files(&f, 1, false, &err) ? -1 : 0;
+		free(line);
+	}
+	free(text);
+	return rc;
+}

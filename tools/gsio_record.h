@@ -1,0 +1,26 @@
+/* One JSON record per input, shared by `gsio info --json`, `gsio convert
+ * --report` and `mdl2gltf --report` (the README's "Records" table documents
+ * every key). Needs cJSON; not part of the library. */
+#ifndef GSIO_RECORD_H
+#define GSIO_RECORD_H
+
+#include "gsio.h"
+
+#include <cjson/cJSON.h>
+
+/** What a scene holds, as the record's keys from "format" to "terrain"
+ *  (a new object; the caller owns it). */
+cJSON *gsio_record_scene(const gsio_scene *s);
+
+/** A record: input, output (NULL: null), status, error (err NULL or
+ *  GSIO_OK: null), then the keys of `scene` (taken over; NULL after a
+ *  failure), warnings (the scene's, then `more`), seconds. */
+cJSON *gsio_record_new(const char *input, const char *output, const gsio_error *err,
+                       cJSON *scene, const gsio_scene *s, char *const *more, size_t more_count,
+                       double seconds);
+
+/** Writes `root` as indented JSON with a final newline, atomically
+ *  (gsio_place_files). 0, or -1 with errno-style failure. */
+int gsio_record_write_file(const char *path, const cJSON *root);
+
+#endif
