@@ -40,6 +40,8 @@ typedef struct cli {
 	bool no_animation;
 	const char **anims;    // --anim, repeatable: MD5 animations instead of the siblings
 	size_t anims_count;
+	const char **paths;    // --path, repeatable: folders searched for files a level names
+	size_t paths_count;
 	bool force;
 	const char *report;
 	bool quiet, verbose;
@@ -95,6 +97,9 @@ static void usage(FILE *f)
 	        "  --anim FILE     (repeatable) for .md5mesh inputs: these .md5anim files become\n"
 	        "                  the animations, instead of every .md5anim beside the mesh; one\n"
 	        "                  whose skeleton does not match the mesh's fails that input\n"
+	        "  --path DIR      (repeatable) for .wmp levels: a folder searched, after the\n"
+	        "                  level's own, for the WADs and models it names (by base name,\n"
+	        "                  case-insensitively; nothing outside these folders is opened)\n"
 	        "  --force         replace existing outputs (without it they are errors and are\n"
 	        "                  left untouched)\n"
 	        "  --report FILE   write a JSON record per input (input, output, status, error,\n"
@@ -381,6 +386,8 @@ static void convert(pool *p, job *j)
 	if (o->no_animation) lo.flags |= GSIO_OPT_NO_ANIMATION;
 	lo.anim_paths = o->anims;
 	lo.anim_paths_count = o->anims_count;
+	lo.search_paths = o->paths;
+	lo.search_paths_count = o->paths_count;
 	gsio_scene *s = gsio_load_file(j->input, &lo, &j->err);
 	if (s) {
 		j->counts.vertices = s->source.vertices;
@@ -518,7 +525,7 @@ int main(int argc, char **argv)
 {
 	static cli o; // static: what it points to stays reachable on an early return
 	enum { OPT_GLTF = 256, OPT_FPS, OPT_PALETTE, OPT_SCALE, OPT_AXES, OPT_NOANIM, OPT_ANIM,
-	       OPT_FORCE, OPT_REPORT, OPT_QUIET, OPT_VERBOSE, OPT_VERSION, OPT_HELP };
+	       OPT_FORCE, OPT_PATH, OPT_REPORT, OPT_QUIET, OPT_VERBOSE, OPT_VERSION, OPT_HELP };
 	static const struct option longs[] = {
 	    {"gltf", no_argument, NULL, OPT_GLTF},
 	    {"fps", required_argument, NULL, OPT_FPS},
@@ -528,6 +535,7 @@ int main(int argc, char **argv)
 	    {"no-animation", no_argument, NULL, OPT_NOANIM},
 	    {"anim", required_argument, NULL, OPT_ANIM},
 	    {"force", no_argument, NULL, OPT_FORCE},
+	    {"path", required_argument, NULL, OPT_PATH},
 	    {"report", required_argument, NULL, OPT_REPORT},
 	    {"quiet", no_argument, NULL, OPT_QUIET},
 	    {"verbose", no_argument, NULL, OPT_VERBOSE},
@@ -585,6 +593,13 @@ int main(int argc, char **argv)
 				return EXIT_FAILED;
 			}
 			o.anims[o.anims_count++] = optarg;
+			break;
+		case OPT_PATH:
+			if (!o.paths && !(o.paths = calloc((size_t)argc, sizeof(*o.paths)))) {
+				fprintf(stderr, "mdl2gltf: out of memory\n");
+				return EXIT_FAILED;
+			}
+			o.paths[o.paths_count++] = optarg;
 			break;
 		case OPT_FORCE: o.force = true; break;
 		case OPT_REPORT: o.report = optarg; break;

@@ -2,12 +2,16 @@
 
 usage: blender -b --factory-startup -P blender_bridge/render.py -- \
            IN.glb OUT.png [--size 320] [--samples 8] [--view front|side|top|back|ortho] [--frame N]
+           [--action NAME]
 
 Cycles on the CPU, no denoising, a sun light and a camera that frames the
 model's bounding box. `--view` picks where the camera stands, in glTF axes
 as imported by Blender (Blender is Z up; glTF +Z, the model's front, becomes
 Blender -Y): front looks at the model's face, ortho from front-left-above.
 The point is to look at skins: upside-down or mirrored textures show at once.
+`--action NAME` plays the glTF animation NAME (the importer's actions whose
+names start with NAME, on the armatures and the shape keys they drive)
+instead of the first one; `--frame` then counts from its start.
 """
 import math
 import sys
@@ -22,7 +26,7 @@ from mathutils import Vector  # noqa: E402
 
 def parse(argv):
     args = argv[argv.index("--") + 1:] if "--" in argv else []
-    opts = {"size": 320, "samples": 8, "view": "ortho", "frame": None}
+    opts = {"size": 320, "samples": 8, "view": "ortho", "frame": None, "action": None}
     pos = []
     i = 0
     while i < len(args):
@@ -30,8 +34,8 @@ def parse(argv):
         if a in ("--size", "--samples", "--frame"):
             opts[a[2:]] = int(args[i + 1])
             i += 2
-        elif a == "--view":
-            opts["view"] = args[i + 1]
+        elif a in ("--view", "--action"):
+            opts[a[2:]] = args[i + 1]
             i += 2
         else:
             pos.append(a)
@@ -42,11 +46,29 @@ def parse(argv):
     return pos[0], pos[1], opts
 
 
+def play_action(name):
+    """Assigns the actions named name* to the armatures and shape keys."""
+    acts = [a for a in bpy.data.actions if a.name.startswith(name)]
+    if not acts:
+        print("render.py: no action", name, "among", [a.name for a in bpy.data.actions])
+        sys.exit(1)
+    for ob in bpy.context.scene.objects:
+        for holder, key in ((ob, "pose.bones"), (getattr(ob.data, "shape_keys", None), "key_blocks")):
+            if holder is None:
+                continue
+            for a in acts:
+                if any(fc.data_path.startswith(key) for fc in a.fcurves):
+                    holder.animation_data_create().action = a
+                    break
+
+
 def main():
     src, dst, opts = parse(sys.argv)
     bpy.ops.wm.read_factory_settings(use_empty=True)
     bpy.ops.import_scene.gltf(filepath=src)
     scene = bpy.context.scene
+    if opts["action"]:
+        play_action(opts["action"])
     if opts["frame"] is not None:
         scene.frame_set(opts["frame"])
     bpy.context.view_layer.update()

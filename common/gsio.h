@@ -141,6 +141,10 @@ typedef struct gsio_opts {
 	const char *palette_path; /**< .pcx/.raw/.lmp palette; NULL: built-in palette */
 	const char *const *anim_paths; /**< MD5: animations to load instead of the siblings */
 	size_t anim_paths_count;
+	/** Folders searched (after the level's own) for the files a level names
+	 *  (WADs, models), by base name, case-insensitively. */
+	const char *const *search_paths;
+	size_t search_paths_count;
 } gsio_opts;
 
 /** Default vertex-animation frame rate (frames per second). GameStudio stores

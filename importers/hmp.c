@@ -427,57 +427,6 @@ int gsioi_hmp_encode_with(const gsio_hmp_file *f, const gsio_allocator *allocato
 
 // -- Scene
 
-/* An HMP7 external texture (skin type 7), looked for beside the terrain by
- * its base name only: a stored folder (absolute, "..", or the author's own
- * disk) is never followed. Read through opts->io when given, decoded by
- * stb_image (PNG, TGA, BMP, JPEG, ...). Anything that fails is a warning and
- * *loaded stays false; false is returned only for out-of-memory. */
-static bool load_external(gsio_scene *s, const char *stored, const char *path,
-                          const gsio_opts *opts, gsio_image *im, bool *loaded, gsio_error *err)
-{
-	*loaded = false;
-	const char *base = gsioi_path_base(stored);
-	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
-		return gsioi_scene_warn(s, err, "external texture \"%.200s\" has no file name: not loaded",
-		                       stored);
-	size_t dir = path ? (size_t)(gsioi_path_base(path) - path) : 0;
-	char full[1024];
-	if ((size_t)snprintf(full, sizeof(full), "%.*s%s", (int)dir, path ? path : "", base) >=
-	    sizeof(full))
-		return gsioi_scene_warn(s, err, "external texture \"%.200s\": path too long", stored);
-	uint8_t *data = NULL;
-	size_t size = 0;
-	gsio_error sub;
-	gsio_error_clear(&sub);
-	bool custom = opts && opts->io && opts->io->read_file;
-	int rc = custom ? opts->io->read_file(opts->io->user, full, &data, &size, &sub)
-	                : gsio_read_whole_file(full, &data, &size, opts ? opts->memory_limit : 0, &sub);
-	if (rc)
-		return gsioi_scene_warn(s, err, "external texture \"%.150s\": %.200s: %.120s: not loaded",
-		                       stored, full, sub.message);
-	gsio_error_clear(&sub);
-	bool ok = gsioi_image_file_decode(data, size, full, s->arena, im, &sub);
-	if (custom) {
-		if (opts->io->free_data) opts->io->free_data(opts->io->user, data);
-	} else {
-		free(data);
-	}
-	if (!ok) {
-		if (sub.code == GSIO_ERR_NOMEM || sub.code == GSIO_ERR_LIMIT) {
-			GSIO_FAIL(err, sub.code, full, -1, "%s", sub.message);
-			return false;
-		}
-		return gsioi_scene_warn(s, err, "external texture %.300s: %.150s: not loaded", full,
-		                       sub.message);
-	}
-	GSIO_CHECK((im->source_path = gsioi_arena_strdup(s->arena, full, err)));
-	GSIO_CHECK((im->name = gsioi_arena_strdup(s->arena, base, err)));
-	im->source_type = GSIO_HMP_SKIN_EXTERNAL;
-	im->source_format = GSIO_PIXEL_RGBA8888;
-	*loaded = true;
-	return true;
-}
-
 /* Every skin becomes an image (embedded DDS files stay undecoded, with a
  * warning; HMP7 external textures are loaded from beside the file when they
  * can be); image_of[i] is skin i's image index or -1. */
@@ -500,8 +449,9 @@ static bool skins_to_images(gsio_scene *s, const gsio_hmp_file *f, const uint8_t
 		}
 		if (f->version == 7 && sk->type == GSIO_HMP_SKIN_EXTERNAL) {
 			bool loaded;
-			GSIO_CHECK(load_external(s, (const char *)sk->pixels, path, opts, &s->images[ni],
-			                         &loaded, err));
+			GSIO_CHECK(gsioi_external_image_load(s, (const char *)sk->pixels, path, opts,
+			                                     &s->images[ni], &loaded, err));
+			if (loaded) s->images[ni].source_type = GSIO_HMP_SKIN_EXTERNAL;
 			if (loaded) image_of[i] = (int32_t)ni++;
 			continue;
 		}

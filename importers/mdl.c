@@ -8,6 +8,7 @@
  * then bones (never seen), which are kept as raw trailing bytes.
  * Facts beyond the seed are in ../shared/FORMATS.md. */
 #include "gsio_mdl.h"
+#include "gsio_mdl7.h"
 
 #include "gsio_dds.h"
 #include "gsio_internal.h"
@@ -87,7 +88,7 @@ static bool read_vertex(gsioi_reader *r, int32_t type, gsio_mdl_vertex *v)
 static gsio_error_code unsupported_magic(const uint8_t *m, const char **what)
 {
 	if (!memcmp(m, "MDL2", 4)) *what = "MDL2 (A3/Quake-style model)";
-	else if (!memcmp(m, "MDL7", 4)) *what = "MDL7 (A6/A7 model)";
+	else if (!memcmp(m, "MDL7", 4)) *what = "MDL7 (A6/A7 model; gsio_mdl7_decode reads it)";
 	else if (!memcmp(m, "IDPO", 4)) *what = "IDPO (Quake 1 model)";
 	else if (!memcmp(m, "MDL", 3)) *what = "this MDL variant";
 	else return GSIO_ERR_BAD_MAGIC;
@@ -709,6 +710,7 @@ static int mdl_can_read(const uint8_t *head, size_t n, const char *ext)
 static gsio_scene *mdl_read(const uint8_t *data, size_t size, const char *path,
                             const gsio_opts *opts, gsio_error *err)
 {
+	if (size >= 4 && !memcmp(data, "MDL7", 4)) return gsio_mdl7_read(data, size, path, opts, err);
 	// The scene copies what it keeps, so the file may borrow the caller's
 	// bytes; without animation it keeps the first frame only.
 	bool first_only = opts && (opts->flags & GSIO_OPT_NO_ANIMATION);
@@ -720,5 +722,5 @@ static gsio_scene *mdl_read(const uint8_t *data, size_t size, const char *path,
 }
 
 const gsio_importer gsio_mdl_importer = {
-    "GameStudio MDL", "mdl", 3, 5, mdl_can_read, mdl_read,
+    "GameStudio MDL", "mdl", 3, 7, mdl_can_read, mdl_read,
 };

@@ -3,6 +3,7 @@
 #include "gsio_hmp.h"
 #include "gsio_md5.h"
 #include "gsio_mdl.h"
+#include "gsio_wmp.h"
 
 #include <stdlib.h>
 
@@ -10,6 +11,7 @@ static const gsio_importer *const importers[] = {
     &gsio_mdl_importer,
     &gsio_hmp_importer,
     &gsio_md5_importer,
+    &gsio_wmp_importer,
     NULL,
 };
 

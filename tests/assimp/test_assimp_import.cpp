@@ -205,10 +205,10 @@ static void test_fallback(void **state)
 {
 	(void)state;
 	T_REQUIRE_CORPUS();
-	// Files Assimp's own loader reads (it crashes on other corpus MDL7
-	// files, e.g. ammobox.mdl: the reason gsio exists; not run here).
-	const char *files[] = {"mdl/mdl2-tree.mdl", "mdl/Sphere_DiffPinkBlueSpec_Alpha90.mdl",
-	                       "mdl/PhosphoricAcid_MDl7.mdl"};
+	// A file gsio refuses (MDL2: not read yet) goes to Assimp's own loader.
+	// (MDL7 is gsio's now: Assimp's MDL7 loader crashes on boned models such
+	// as ammobox.mdl, the reason gsio exists.)
+	const char *files[] = {"mdl/mdl2-tree.mdl"};
 	for (const char *rel : files) {
 		Assimp::Importer imp;
 		gsio_assimp_register(imp);
@@ -230,7 +230,9 @@ static void test_fallback(void **state)
 		if (name.rfind("gsio ", 0) == 0) gsio++;
 		else if ((" " + ext + " ").find(" mdl ") != std::string::npos) mdl++;
 	}
-	assert_int_equal(gsio, 3);
+	size_t ours = 0; // one Assimp loader per gsio importer (MDL, HMP, MD5, WMP, ...)
+	while (gsio_importers()[ours]) ours++;
+	assert_int_equal(gsio, ours);
 	assert_true(mdl >= 1);
 }
 

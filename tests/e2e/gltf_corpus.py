@@ -5,8 +5,9 @@ warnings required.
 
 usage: gltf_corpus.py MDL2GLTF CORPUS_DIR SAMPLES_DIR WORK_DIR E2E_DIR
 
-MDL3/4/5 files must convert; MDL2/MDL7 files must be refused with a "not
-supported" error (and are then skipped). Exits 77 (skipped) without the
+The MDL files of corpus/lottershock (a real game's folders, external textures
+beside the models) are converted too. MDL3/4/5/7 files must convert; MDL2
+files must be refused with a "not supported" error (and are then skipped). Exits 77 (skipped) without the
 corpus, node or the validator; 1 on any failure.
 """
 import glob
@@ -41,6 +42,9 @@ def main():
         skip("gltf-validator is not installed in %s/node_modules" % e2e)
 
     inputs = sorted(glob.glob(os.path.join(mdl_dir, "*.mdl")))
+    game = os.path.join(corpus, "lottershock")
+    inputs += sorted(p for p in glob.glob(os.path.join(game, "**", "*"), recursive=True)
+                     if p.lower().endswith(".mdl"))
     sample_files = sorted(glob.glob(os.path.join(samples, "*.mdl")))
     if not sample_files:
         print("note: no samples/*.mdl yet: only the corpus is checked")
@@ -54,12 +58,14 @@ def main():
             magic = open(src, "rb").read(4)
             stem = os.path.splitext(os.path.basename(src))[0]
             tag = "sample_" if src in sample_files else ""
+            if src.startswith(game + os.sep):  # two folders may hold one name
+                tag = os.path.relpath(os.path.dirname(src), game).replace(os.sep, "_") + "_"
             out = os.path.join(out_dir, tag + stem + "." + mode)
             cmd = [conv, "--quiet", "-o", out, src] + (["--gltf"] if mode == "gltf" else [])
             t0 = time.monotonic()
             r = subprocess.run(cmd, capture_output=True, text=True)
             dt = time.monotonic() - t0
-            if magic in (b"MDL3", b"MDL4", b"MDL5"):
+            if magic in (b"MDL3", b"MDL4", b"MDL5", b"MDL7"):
                 if r.returncode != 0:
                     fail("%s: exit %d: %s" % (src, r.returncode, r.stderr.strip()))
                 if not os.path.isfile(out):

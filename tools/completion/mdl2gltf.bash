@@ -8,10 +8,11 @@ _mdl2gltf()
 	--axes) COMPREPLY=($(compgen -W "gltf source" -- "$cur")); return ;;
 	-j|--jobs|--fps|--scale) return ;;
 	-o|--output|--palette|--anim|--report) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--path) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "-o --output --gltf -j --jobs --fps --palette --scale --axes
-		    --no-animation --anim --force --report --quiet --verbose --version --help" -- "$cur"))
+		    --no-animation --anim --path --force --report --quiet --verbose --version --help" -- "$cur"))
 	else
 		COMPREPLY=($(compgen -f -- "$cur"))
 	fi

@@ -1,0 +1,146 @@
+/* WAD texture archives as levels use them (FORMATS-LEVELS-MDL7.md 9.2):
+ * GameStudio's "WAD7" (a Quake WAD2 directory whose texture lumps carry a
+ * 40-byte header with a GameStudio texture type code: 8-bit, RGB565,
+ * ARGB4444, RGB888, ARGB8888, +8 for three mip levels), and by magic Quake
+ * "WAD2" (miptex lumps 0x44, 8-bit through a palette) and Half-Life "WAD3"
+ * (miptex 0x43 with its own palette after the mips). */
+#include "wmp_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/** Largest texture side accepted. */
+#define WAD_MAX_SIDE 16384u
+
+gsio_wad_file *gsio_wad_decode(const uint8_t *data, size_t size, const char *name,
+                               const gsio_opts *opts, gsio_error *err)
+{
+	gsio_error local;
+	if (!err) err = &local;
+	gsio_arena *a;
+	const uint8_t *d;
+	gsio_wad_file *w =
+	    gsioi_codec_begin(data, size, name, opts, false, sizeof(gsio_wad_file), &a, &d, err);
+	if (!w) return NULL;
+	w->arena = a;
+	if (size < 12 || memcmp(d, "WAD", 3) || (d[3] != '7' && d[3] != '2' && d[3] != '3')) {
+		GSIO_FAIL(err, size < 4 ? GSIO_ERR_TRUNCATED : GSIO_ERR_BAD_MAGIC, name, 0,
+		          "not a WAD7, WAD2 or WAD3 file");
+		goto fail;
+	}
+	memcpy(w->magic, d, 4);
+	uint32_t n = gsioi_le32(d + 4), dir = gsioi_le32(d + 8);
+	if (dir > size || n > (size - dir) / 32) {
+		GSIO_FAIL(err, GSIO_ERR_CORRUPT, name, 8,
+		          "directory of %u entries at %u does not fit the %zu-byte file", n, dir, size);
+		goto fail;
+	}
+	w->lumps = GSIO_NEW_ARRAY(a, gsio_wad_lump, n, err);
+	if (!w->lumps) goto fail;
+	w->lumps_count = n;
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *e = d + dir + 32 * (size_t)i;
+		gsio_wad_lump *l = &w->lumps[i];
+		uint32_t pos = gsioi_le32(e), disk = gsioi_le32(e + 4);
+		l->type = e[12];
+		l->compression = e[13];
+		memcpy(l->name, e + 16, 16);
+		l->name[16] = 0;
+		if (pos > size || disk > size - pos) {
+			GSIO_FAIL(err, GSIO_ERR_CORRUPT, name, (int64_t)(dir + 32 * (size_t)i),
+			          "lump %u (%.16s) at %u, %u bytes, runs past the end", i, l->name, pos, disk);
+			goto fail;
+		}
+		l->data = d + pos;
+		l->size = disk;
+		if (l->type == 0x40 && disk >= 768 && !w->palette) w->palette = l->data;
+		bool tex = w->magic[3] == '7' ? l->type != 0x40 : (l->type == 0x43 || l->type == 0x44);
+		if (tex && disk >= 40) {
+			l->width = gsioi_le32(l->data + 16);
+			l->height = gsioi_le32(l->data + 20);
+			l->pixel_type = w->magic[3] == '7' ? gsioi_le32(l->data + 24) : 0;
+		}
+	}
+	return w;
+fail:
+	if (name && !err->file[0]) snprintf(err->file, sizeof(err->file), "%s", name);
+	gsioi_arena_destroy(a);
+	return NULL;
+}
+
+void gsio_wad_file_free(gsio_wad_file *file)
+{
+	if (file) gsioi_arena_destroy(file->arena);
+}
+
+bool gsioi_wad_lump_rgba(const gsio_wad_file *wad, size_t i, const uint8_t *palette,
+                         uint8_t *dst, gsio_error *err)
+{
+	if (!wad || i >= wad->lumps_count) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, "", -1, "no such WAD lump");
+		return false;
+	}
+	const gsio_wad_lump *l = &wad->lumps[i];
+	if (!l->width || !l->height || l->width > WAD_MAX_SIDE || l->height > WAD_MAX_SIDE) {
+		GSIO_FAIL(err, GSIO_ERR_CORRUPT, l->name, 0, "texture size %ux%u is not usable", l->width,
+		          l->height);
+		return false;
+	}
+	size_t count = (size_t)l->width * l->height;
+	gsio_pixel_format fmt = GSIO_PIXEL_PAL8;
+	size_t at = 40;
+	const uint8_t *pal = palette ? palette : wad->palette;
+	if (wad->magic[3] == '7') {
+		uint32_t t = l->pixel_type & 7;
+		if (t != 0 && t != 2 && t != 3 && t != 4 && t != 5) {
+			GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, l->name, 0,
+			          "WAD7 texture type %u (DDS or external) is not decoded", l->pixel_type);
+			return false;
+		}
+		fmt = (gsio_pixel_format)t;
+	} else {
+		at = gsioi_le32(l->data + 24); // miptex offsets[0]
+		if (wad->magic[3] == '3') {
+			// Half-Life: u16 colour count and the palette after the 4th mip.
+			uint32_t off3 = gsioi_le32(l->data + 36);
+			size_t after = (size_t)off3 + count / 64;
+			if (off3 >= 40 && after <= l->size && l->size - after >= 2 + 768)
+				pal = l->data + after + 2;
+		}
+	}
+	size_t need = 0;
+	if (!gsioi_mul_size(count, gsio_pixel_size(fmt), &need) || at > l->size ||
+	    need > l->size - at) {
+		GSIO_FAIL(err, GSIO_ERR_TRUNCATED, l->name, 0,
+		          "texture %ux%u needs %zu bytes of pixels, the lump holds %zu", l->width,
+		          l->height, need, l->size > at ? l->size - at : 0);
+		return false;
+	}
+	if (dst && gsio_decode_pixels(fmt, l->data + at, count, pal, dst)) {
+		GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, l->name, 0, "pixel format %d", (int)fmt);
+		return false;
+	}
+	return true;
+}
+
+int gsio_wad_decode_lump(const gsio_wad_file *wad, size_t i, const uint8_t *palette,
+                         uint8_t **rgba, gsio_error *err)
+{
+	gsio_error local;
+	if (!err) err = &local;
+	*rgba = NULL;
+	if (!gsioi_wad_lump_rgba(wad, i, palette, NULL, err)) return -1;
+	const gsio_wad_lump *l = &wad->lumps[i];
+	uint8_t *out = malloc((size_t)l->width * l->height * 4);
+	if (!out) {
+		GSIO_FAIL(err, GSIO_ERR_NOMEM, l->name, 0, "out of memory for a %ux%u texture", l->width,
+		          l->height);
+		return -1;
+	}
+	if (!gsioi_wad_lump_rgba(wad, i, palette, out, err)) {
+		free(out);
+		return -1;
+	}
+	*rgba = out;
+	return 0;
+}

@@ -1,0 +1,119 @@
+/* WMP: the codec's entry points (dialect detection, decode, encode, free),
+ * the shared growable array, and the importer descriptor. The dialects
+ * live in wmp_codec_text.c (A, B) and wmp_codec_bin.c (C), planes to faces
+ * in wmp_brush.c, the scene in wmp_scene.c, WAD textures in wad.c. */
+#include "wmp_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+bool gsioi_wmp_grow(gsio_arena *a, void **arr, size_t count, size_t *cap, size_t elem_size,
+                    gsio_error *err)
+{
+	if (count < *cap) return true;
+	size_t ncap = *cap ? *cap : 8, bytes;
+	while (ncap <= count) {
+		if (!gsioi_mul_size(ncap, 2, &ncap)) ncap = SIZE_MAX;
+	}
+	if (!gsioi_mul_size(ncap, elem_size, &bytes)) {
+		GSIO_FAIL(err, GSIO_ERR_LIMIT, "", -1, "array of %zu elements overflows", ncap);
+		return false;
+	}
+	void *n = gsioi_arena_alloc_uninit(a, bytes, err);
+	if (!n) return false;
+	if (count) memcpy(n, *arr, count * elem_size);
+	*arr = n;
+	*cap = ncap;
+	return true;
+}
+
+/* Text A or B: the first non-blank bytes are a `//` comment or a keyword of
+ * the grammar, and the file has no NUL byte in its first 512. */
+static int sniff(const uint8_t *d, size_t n)
+{
+	if (n >= 4 && !memcmp(d, "WMPB", 4)) return 2;
+	size_t i = 0;
+	while (i < n && (d[i] == ' ' || d[i] == '\t' || d[i] == '\r' || d[i] == '\n')) i++;
+	if (n - i >= 7 && !memcmp(d + i, "// WMP2", 7)) return 2;
+	return 0;
+}
+
+gsio_wmp_file *gsio_wmp_decode(const uint8_t *data, size_t size, const char *name,
+                               const gsio_opts *opts, gsio_error *err)
+{
+	gsio_error local;
+	if (!err) err = &local;
+	gsio_arena *a;
+	const uint8_t *bytes;
+	gsio_wmp_file *f =
+	    gsioi_codec_begin(data, size, name, opts, false, sizeof(gsio_wmp_file), &a, &bytes, err);
+	if (!f) return NULL;
+	f->arena = a;
+	bool ok;
+	if (size >= 4 && !memcmp(bytes, "WMPB", 4)) {
+		ok = gsioi_wmp_decode_binary(f, bytes, size, name, err);
+	} else if (size >= 4 && (!memcmp(bytes, "WMB", 3))) {
+		GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, name, 0,
+		          "this is a compiled level (WMB), not a WMP level source");
+		ok = false;
+	} else {
+		ok = gsioi_wmp_decode_text(f, bytes, size, name, err);
+	}
+	if (!ok) {
+		if (name && !err->file[0]) snprintf(err->file, sizeof(err->file), "%s", name);
+		gsioi_arena_destroy(a);
+		return NULL;
+	}
+	return f;
+}
+
+void gsio_wmp_file_free(gsio_wmp_file *file)
+{
+	if (file) gsioi_arena_destroy(file->arena);
+}
+
+int gsio_wmp_encode(const gsio_wmp_file *file, gsio_wmp_dialect dialect, uint8_t **out,
+                    size_t *out_size, gsio_error *err)
+{
+	gsio_error local;
+	if (!err) err = &local;
+	gsio_error_clear(err);
+	if (!file || !out || !out_size || (dialect != GSIO_WMP_TEXT_B && dialect != GSIO_WMP_BINARY)) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, "", -1,
+		          "gsio_wmp_encode needs a file, an output and dialect B or C");
+		return -1;
+	}
+	gsioi_writer w = {0};
+	bool ok = dialect == GSIO_WMP_BINARY ? gsioi_wmp_encode_binary(file, &w, err)
+	                                     : gsioi_wmp_encode_text(file, &w, err);
+	if (!ok || w.failed) {
+		if (ok) GSIO_FAIL(err, GSIO_ERR_NOMEM, "", -1, "out of memory writing the level");
+		gsioi_writer_free(&w);
+		return -1;
+	}
+	*out = w.data;
+	*out_size = w.size;
+	return 0;
+}
+
+// -- Importer
+
+static int wmp_can_read(const uint8_t *head, size_t n, const char *ext)
+{
+	if (sniff(head, n)) return 2;
+	return ext && !strcmp(ext, "wmp") ? 1 : 0;
+}
+
+static gsio_scene *wmp_read(const uint8_t *data, size_t size, const char *path,
+                            const gsio_opts *opts, gsio_error *err)
+{
+	gsio_wmp_file *f = gsio_wmp_decode(data, size, path, opts, err);
+	if (!f) return NULL;
+	gsio_scene *s = gsio_wmp_to_scene(f, path, opts, err);
+	gsio_wmp_file_free(f);
+	return s;
+}
+
+const gsio_importer gsio_wmp_importer = {
+    "GameStudio WMP level", "wmp", 2, 710, wmp_can_read, wmp_read,
+};

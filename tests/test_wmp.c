@@ -1,0 +1,661 @@
+/* WMP levels (all three dialects) and WAD textures: codec conformance over
+ * the corpus (element counts, byte-identical re-encoding of B and C), the
+ * A4 manual's example block, the scene (nodes, block meshes, UVs against the
+ * compiled WMB, textures, placed models, angles against the compiled
+ * entities), and bad input (truncation, corruption, allocation failure). */
+#define _POSIX_C_SOURCE 200809L
+#include "test_util.h"
+
+#include "gsio_internal.h"
+#include "wmp_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+#define SEED_A4 GSIO_SOURCE_DIR "/tests/data/seed_a4.wmp"
+
+static gsio_wmp_file *decode_path(const char *path, uint8_t **data, size_t *size)
+{
+	*data = t_read_file(path, size);
+	gsio_error err;
+	gsio_wmp_file *f = gsio_wmp_decode(*data, *size, path, NULL, &err);
+	if (!f) fail_msg("%s: %s", path, err.message);
+	return f;
+}
+
+static size_t face_count(const gsio_wmp_file *f, size_t sizes[8], size_t *tris)
+{
+	size_t n = 0;
+	*tris = 0;
+	for (size_t i = 0; i < f->blocks_count; i++)
+		for (size_t j = 0; j < f->blocks[i].faces_count; j++) {
+			size_t k = f->blocks[i].faces[j].indices_count;
+			if (sizes) sizes[k < 8 ? k : 7]++;
+			*tris += k >= 3 ? k - 2 : 0;
+			n++;
+		}
+	return n;
+}
+
+static size_t texture_faces(const gsio_wmp_file *f, const char *name)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->blocks_count; i++)
+		for (size_t j = 0; j < f->blocks[i].surfaces_count; j++)
+			n += !strcmp(gsioi_wmp_str(&f->blocks[i].surfaces[j].texture), name);
+	return n;
+}
+
+/* World bbox of all block vertices, with the object translations summed
+ * down the tree (every corpus object has angle 0 and scale 1). */
+static void world_bbox(const gsio_wmp_file *f, size_t obj, const double *t, double mn[3],
+                       double mx[3])
+{
+	const gsio_wmp_object *o = &f->objects[obj];
+	double p[3] = {t[0] + o->position[0], t[1] + o->position[1], t[2] + o->position[2]};
+	for (size_t i = 0; i < o->refs_count; i++) {
+		if (o->refs[i].kind == GSIO_WMP_OBJECT) world_bbox(f, o->refs[i].index, p, mn, mx);
+		if (o->refs[i].kind != GSIO_WMP_BLOCK) continue;
+		const gsio_wmp_block *b = &f->blocks[o->refs[i].index];
+		for (size_t v = 0; v < b->vertices_count; v++)
+			for (int k = 0; k < 3; k++) {
+				double x = b->vertices[3 * v + k] + p[k];
+				if (x < mn[k]) mn[k] = x;
+				if (x > mx[k]) mx[k] = x;
+			}
+	}
+}
+
+static void roundtrip(const char *path)
+{
+	uint8_t *data;
+	size_t size;
+	gsio_wmp_file *f = decode_path(path, &data, &size);
+	uint8_t *out;
+	size_t out_size;
+	gsio_error err;
+	if (gsio_wmp_encode(f, f->dialect, &out, &out_size, &err)) fail_msg("%s: %s", path, err.message);
+	if (out_size != size || memcmp(out, data, size)) {
+		size_t i = 0;
+		while (i < size && i < out_size && out[i] == data[i]) i++;
+		fail_msg("%s: re-encoding differs at byte %zu (sizes %zu vs %zu)", path, i, out_size, size);
+	}
+	free(out);
+	gsio_wmp_file_free(f);
+	free(data);
+}
+
+// -- Codec conformance
+
+static void test_text_corpus(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	uint8_t *data;
+	size_t size, tris, sizes[8] = {0};
+	gsio_wmp_file *f = decode_path(t_corpus_path("wmp/block.wmp"), &data, &size);
+	assert_int_equal(f->dialect, GSIO_WMP_TEXT_B);
+	assert_int_equal(f->blocks_count, 1);
+	assert_int_equal(f->objects_count, 2);
+	assert_int_equal(f->levels_count, 1);
+	assert_int_equal(face_count(f, NULL, &tris), 4);
+	assert_int_equal(tris, 4);
+	double mn[3] = {1e30, 1e30, 1e30}, mx[3] = {-1e30, -1e30, -1e30}, zero[3] = {0, 0, 0};
+	world_bbox(f, 0, zero, mn, mx);
+	double emn[3] = {-64, -64, -32}, emx[3] = {64, 64, 48};
+	for (int k = 0; k < 3; k++) {
+		assert_true(fabs(mn[k] - emn[k]) < 1e-3);
+		assert_true(fabs(mx[k] - emx[k]) < 1e-3);
+	}
+	assert_int_equal(f->wads_count, 1);
+	assert_true(f->has_palette);
+	gsio_wmp_file_free(f);
+	free(data);
+
+	f = decode_path(t_corpus_path("wmp/prefab.wmp"), &data, &size);
+	assert_int_equal(f->blocks_count, 34);
+	assert_int_equal(f->objects_count, 38);
+	assert_int_equal(face_count(f, sizes, &tris), 244);
+	assert_int_equal(sizes[3], 44);
+	assert_int_equal(sizes[4], 140);
+	assert_int_equal(sizes[5], 4);
+	assert_int_equal(sizes[6], 48);
+	assert_int_equal(sizes[7], 8);
+	assert_int_equal(tris, 568);
+	assert_int_equal(texture_faces(f, "stonewall"), 196);
+	assert_int_equal(texture_faces(f, "wooddark"), 18);
+	assert_int_equal(texture_faces(f, "plank"), 12);
+	assert_int_equal(texture_faces(f, "grass1"), 6);
+	assert_int_equal(texture_faces(f, "tilegrass"), 6);
+	assert_int_equal(texture_faces(f, "*water3"), 6);
+	assert_string_equal(gsioi_wmp_str(&f->objects[1].name), "BRIDGE06");
+	for (int k = 0; k < 3; k++) mn[k] = 1e30, mx[k] = -1e30;
+	world_bbox(f, 0, zero, mn, mx);
+	double pmn[3] = {-640, -256, -192}, pmx[3] = {640, 256, 128.0001};
+	for (int k = 0; k < 3; k++) {
+		assert_true(fabs(mn[k] - pmn[k]) < 1e-3);
+		assert_true(fabs(mx[k] - pmx[k]) < 1e-3);
+	}
+	gsio_wmp_file_free(f);
+	free(data);
+
+	f = decode_path(t_corpus_path("wmp/empty.wmp"), &data, &size);
+	assert_int_equal(f->blocks_count, 0);
+	assert_int_equal(f->objects_count, 1);
+	assert_int_equal(f->levels_count, 1);
+	assert_int_equal(f->objects[0].refs_count, 1);
+	assert_int_equal(f->objects[0].refs[0].kind, GSIO_WMP_LEVEL);
+	gsio_wmp_file_free(f);
+	free(data);
+}
+
+static size_t models_of(const gsio_wmp_file *f, uint32_t type)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->entities_count; i++) n += f->entities[i].type == type;
+	return n;
+}
+
+static void test_binary_corpus(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	uint8_t *data;
+	size_t size;
+	gsio_wmp_file *f =
+	    decode_path(t_corpus_path("lottershock/Game/Level/bestiary.wmp"), &data, &size);
+	assert_int_equal(f->dialect, GSIO_WMP_BINARY);
+	assert_int_equal(models_of(f, 0x200), 43);
+	assert_int_equal(models_of(f, 0x100), 1);
+	size_t groups = 0;
+	for (size_t i = 1; i < f->objects_count; i++) groups += f->objects[i].node_kind == 3;
+	assert_int_equal(groups, 7);
+	// The header counts agree with what the tree holds.
+	assert_int_equal(f->counts[0], f->objects_count);
+	assert_int_equal(f->counts[1], f->blocks_count);
+	gsio_wmp_file_free(f);
+	free(data);
+
+	f = decode_path(t_corpus_path("lottershock/Game/Level/menue.wmp"), &data, &size);
+	assert_int_equal(f->blocks_count, 6);
+	assert_int_equal(models_of(f, 0x200), 12);
+	assert_int_equal(models_of(f, 0x100), 1);
+	assert_int_equal(f->lights_count, 1);
+	assert_int_equal(f->starts_count, 1);
+	assert_int_equal(f->counts[2], 1 + f->entities_count + f->lights_count + f->starts_count);
+	gsio_wmp_file_free(f);
+	free(data);
+
+	f = decode_path(t_corpus_path("lottershock/Game/Level/assettest.wmp"), &data, &size);
+	assert_int_equal(f->entities_count, 4);
+	assert_int_equal(f->blocks_count, 0);
+	gsio_wmp_file_free(f);
+	free(data);
+}
+
+static void test_roundtrip(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	static const char *const files[] = {
+	    "wmp/block.wmp", "wmp/prefab.wmp", "wmp/empty.wmp",
+	    "lottershock/Game/Level/bestiary.wmp", "lottershock/Game/Level/assettest.wmp",
+	    "lottershock/Game/Level/menue.wmp",
+	};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) roundtrip(t_corpus_path(files[i]));
+}
+
+/* The A4 manual's example: six planes of a cube of side 64 around the
+ * block's origin. */
+static void test_seed_cube(void **state)
+{
+	(void)state;
+	uint8_t *data;
+	size_t size;
+	gsio_wmp_file *f = decode_path(SEED_A4, &data, &size);
+	assert_int_equal(f->dialect, GSIO_WMP_TEXT_A);
+	assert_int_equal(f->blocks_count, 1);
+	const gsio_wmp_block *b = &f->blocks[0];
+	assert_int_equal(b->planes_count, 6);
+	assert_int_equal(b->faces_count, 6);
+	assert_int_equal(b->vertices_count, 8);
+	assert_int_equal(b->surfaces_count, 6);
+	for (size_t v = 0; v < 8; v++)
+		for (int k = 0; k < 3; k++) assert_true(fabs(fabs(b->vertices[3 * v + k]) - 32) < 1e-9);
+	for (size_t i = 0; i < 6; i++) {
+		const gsio_wmp_face *fa = &b->faces[i];
+		assert_int_equal(fa->indices_count, 4);
+		// Clockwise seen from outside: the Newell normal points inward.
+		double n[3] = {0, 0, 0}, c[3] = {0, 0, 0};
+		for (size_t k = 0; k < 4; k++) {
+			const double *p = b->vertices + 3 * fa->indices[k];
+			const double *q = b->vertices + 3 * fa->indices[(k + 1) % 4];
+			n[0] += (p[1] - q[1]) * (p[2] + q[2]);
+			n[1] += (p[2] - q[2]) * (p[0] + q[0]);
+			n[2] += (p[0] - q[0]) * (p[1] + q[1]);
+			for (int j = 0; j < 3; j++) c[j] += p[j] / 4;
+		}
+		assert_true(n[0] * c[0] + n[1] * c[1] + n[2] * c[2] < 0);
+		assert_string_equal(gsioi_wmp_str(&b->surfaces[i].texture), "wood");
+	}
+	assert_int_equal(f->levels_count, 1);
+	assert_int_equal(f->lights_count, 1);
+	assert_true(fabs(f->lights[0].range - 300) < 1e-9);
+	assert_int_equal(f->objects_count, 4);
+	assert_int_equal(f->objects[3].refs[0].kind, GSIO_WMP_LIGHT);
+	assert_int_equal(f->objects[3].refs[0].index, 0);
+	assert_true(fabs(f->objects[3].angles[0] - 1.570796) < 1e-9);
+	gsio_wmp_file_free(f);
+	free(data);
+}
+
+// -- Scene
+
+static const char *lottershock(const char *rel)
+{
+	static char buf[1024];
+	snprintf(buf, sizeof(buf), "%s/lottershock/Game/%s", GSIO_CORPUS_DIR, rel);
+	return buf;
+}
+
+static gsio_scene *load_level(const char *path_in, bool with_assets)
+{
+	char path[1024], assets[1024];
+	snprintf(path, sizeof(path), "%s", path_in);
+	snprintf(assets, sizeof(assets), "%s", lottershock("Assets"));
+	const char *paths[1] = {assets};
+	gsio_opts o = {0};
+	if (with_assets) o.search_paths = paths, o.search_paths_count = 1;
+	gsio_error err;
+	gsio_scene *s = gsio_load_file(path, &o, &err);
+	if (!s) fail_msg("%s: %s", path, err.message);
+	if (gsio_scene_validate(s, &err)) fail_msg("%s: scene fails validation: %s", path, err.message);
+	return s;
+}
+
+static const gsio_extra *node_extra(const gsio_scene *s, size_t i, const char *key)
+{
+	return gsio_extras_get(&s->nodes[i].extras, key);
+}
+
+static size_t nodes_with(const gsio_scene *s, const char *element)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->nodes_count; i++) {
+		const gsio_extra *e = node_extra(s, i, "wmp:element");
+		n += e && !strcmp(e->s, element);
+	}
+	return n;
+}
+
+/* Every WMP of the corpus and the A4 example load into valid scenes with one
+ * mesh per block. */
+static void test_scene_all(void **state)
+{
+	(void)state;
+	gsio_scene *s = load_level(SEED_A4, false);
+	assert_int_equal(s->meshes_count, 1);
+	assert_int_equal(s->meshes[0].index_count, 6 * 2 * 3);
+	for (int k = 0; k < 3; k++) {
+		assert_true(fabsf(s->meshes[0].bbox_min[k] + 32) < 1e-4f);
+		assert_true(fabsf(s->meshes[0].bbox_max[k] - 32) < 1e-4f);
+	}
+	assert_int_equal(s->lights_count, 2); // the light and the sun
+	gsio_scene_free(s);
+	T_REQUIRE_CORPUS();
+	s = load_level(t_corpus_path("wmp/prefab.wmp"), false);
+	assert_int_equal(s->meshes_count, 34);
+	size_t tris = 0;
+	for (size_t i = 0; i < s->meshes_count; i++) tris += s->meshes[i].index_count / 3;
+	assert_int_equal(tris, 568);
+	assert_int_equal(s->nodes_count, 38 + 1); // objects + the sun
+	gsio_scene_free(s);
+	s = load_level(t_corpus_path("wmp/empty.wmp"), false);
+	assert_int_equal(s->meshes_count, 0);
+	gsio_scene_free(s);
+	s = load_level(lottershock("Level/bestiary.wmp"), true);
+	assert_int_equal(nodes_with(s, "model"), 43);
+	assert_int_equal(nodes_with(s, "sprite"), 1);
+	gsio_scene_free(s);
+	s = load_level(lottershock("Level/menue.wmp"), true);
+	assert_int_equal(nodes_with(s, "block"), 6);
+	assert_int_equal(nodes_with(s, "light"), 1);
+	assert_int_equal(nodes_with(s, "start"), 1);
+	// Block textures come from Texturset.wad, not placeholders.
+	for (size_t i = 0; i < s->meshes_count; i++) {
+		if (strncmp(s->meshes[i].name, "block_", 6)) continue;
+		for (size_t p = 0; p < s->meshes[i].parts_count; p++) {
+			int32_t m = s->meshes[i].parts[p].material;
+			assert_true(m >= 0);
+			int32_t im = s->materials[m].base_color_texture.image;
+			assert_true(im >= 0);
+			assert_null(gsio_extras_get(&s->images[im].extras, "gsio:placeholder"));
+		}
+	}
+	// The two models missing from the game's snapshot are warnings.
+	size_t missing = 0;
+	for (size_t i = 0; i < s->warnings_count; i++)
+		missing += strstr(s->warnings[i], "not found") != NULL;
+	assert_true(missing >= 2);
+	gsio_scene_free(s);
+}
+
+/* A WMB7 list: offset and length of list i. */
+static void wmb_list(const uint8_t *d, size_t size, int i, uint32_t *off, uint32_t *len)
+{
+	assert_true(size >= 4 + 8 * 20);
+	*off = (uint32_t)(d[4 + 8 * i] | d[5 + 8 * i] << 8 | d[6 + 8 * i] << 16 | (uint32_t)d[7 + 8 * i] << 24);
+	const uint8_t *q = d + 8 + 8 * i;
+	*len = (uint32_t)(q[0] | q[1] << 8 | q[2] << 16 | (uint32_t)q[3] << 24);
+	assert_true(*off <= size && *len <= size - *off);
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24);
+}
+
+static float lef(const uint8_t *p)
+{
+	uint32_t u = le32(p);
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+
+/* The UV a scene triangle's linear map gives at point x of its plane
+ * (barycentric coordinates, extrapolated), and x's distance to the plane. */
+static float plane_uv(const float *p0, const float *p1, const float *p2, const float *uv0,
+                      const float *uv1, const float *uv2, const float *x, float uv[2])
+{
+	double e1[3], e2[3], d[3], n[3];
+	for (int k = 0; k < 3; k++) e1[k] = p1[k] - p0[k], e2[k] = p2[k] - p0[k], d[k] = x[k] - p0[k];
+	n[0] = e1[1] * e2[2] - e1[2] * e2[1];
+	n[1] = e1[2] * e2[0] - e1[0] * e2[2];
+	n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+	double nn = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+	if (nn < 1e-12) return 1e30f;
+	double dist = (d[0] * n[0] + d[1] * n[1] + d[2] * n[2]) / sqrt(nn);
+	double d11 = 0, d12 = 0, d22 = 0, dd1 = 0, dd2 = 0;
+	for (int k = 0; k < 3; k++) {
+		d11 += e1[k] * e1[k], d12 += e1[k] * e2[k], d22 += e2[k] * e2[k];
+		dd1 += d[k] * e1[k], dd2 += d[k] * e2[k];
+	}
+	double den = d11 * d22 - d12 * d12;
+	double b1 = (d22 * dd1 - d12 * dd2) / den, b2 = (d11 * dd2 - d12 * dd1) / den;
+	for (int k = 0; k < 2; k++)
+		uv[k] = (float)(uv0[k] + b1 * (uv1[k] - uv0[k]) + b2 * (uv2[k] - uv0[k]));
+	return (float)fabs(dist);
+}
+
+/* menue.wmb's compiled blocks (world positions, tu/tv per vertex) against
+ * the scene's block meshes. The compiler clips walls where they meet, so
+ * corners move: each compiled vertex is compared with the UV the scene's
+ * texture mapping gives at that point of a face plane within 1 quant. */
+static void test_uvs_against_wmb(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	gsio_scene *s = load_level(lottershock("Level/menue.wmp"), true);
+	size_t size;
+	uint8_t *d = t_read_file(lottershock("Level/menue.wmb"), &size);
+	uint32_t off, len;
+	wmb_list(d, size, 17, &off, &len);
+	uint32_t nb = le32(d + off);
+	size_t p = off + 4, checked = 0;
+	float worst = 0;
+	for (uint32_t b = 0; b < nb; b++) {
+		assert_true(p + 40 <= off + len);
+		uint32_t nv = le32(d + p + 28), nt = le32(d + p + 32), ns = le32(d + p + 36);
+		p += 40;
+		for (uint32_t v = 0; v < nv; v++, p += 28) {
+			float x[3] = {lef(d + p), lef(d + p + 4), lef(d + p + 8)};
+			float tu = lef(d + p + 12), tv = lef(d + p + 16);
+			float best = 1e30f;
+			for (size_t n = 0; n < s->nodes_count; n++) {
+				if (s->nodes[n].mesh < 0) continue;
+				const gsio_mesh *m = &s->meshes[s->nodes[n].mesh];
+				if (strncmp(m->name, "block_", 6)) continue;
+				float w[16];
+				gsio_node_world_matrix(s, (int32_t)n, w);
+				for (size_t t = 0; t < m->index_count; t += 3) {
+					float q[3][3];
+					for (int c = 0; c < 3; c++) {
+						const float *l = m->positions + 3 * m->indices[t + c];
+						for (int k = 0; k < 3; k++)
+							q[c][k] = w[k] * l[0] + w[4 + k] * l[1] + w[8 + k] * l[2] + w[12 + k];
+					}
+					float uv[2];
+					float dist = plane_uv(q[0], q[1], q[2], m->uvs + 2 * m->indices[t],
+					                      m->uvs + 2 * m->indices[t + 1], m->uvs + 2 * m->indices[t + 2],
+					                      x, uv);
+					if (dist > 1) continue;
+					float e = fabsf(uv[0] - tu) + fabsf(uv[1] - tv);
+					if (e < best) best = e;
+				}
+			}
+			if (!(best < 2e-3f)) fail_msg("block %u vertex %u (%g %g %g): UV off by %g", b, v, x[0], x[1], x[2], best);
+			if (best > worst) worst = best;
+			checked++;
+		}
+		p += 12 * (size_t)nt + 20 * (size_t)ns;
+	}
+	print_message("checked %zu compiled UVs of %u blocks, worst |du|+|dv| %g\n", checked, nb, worst);
+	assert_true(checked >= 24);
+	free(d);
+	gsio_scene_free(s);
+}
+
+/* bestiary.wmb's compiled entities (name, position, pan/tilt/roll degrees,
+ * scale) against the scene's entity nodes: R = Rz(pan) Ry(-tilt) Rx(roll). */
+static void test_entities_against_wmb(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	gsio_scene *s = load_level(lottershock("Level/bestiary.wmp"), true);
+	size_t size;
+	uint8_t *d = t_read_file(lottershock("Level/bestiary.wmb"), &size);
+	uint32_t off, len;
+	wmb_list(d, size, 15, &off, &len);
+	uint32_t n = le32(d + off);
+	size_t matched = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *e = d + off + le32(d + off + 4 + 4 * i);
+		uint32_t type = le32(e);
+		if (type != 7 && type != 3) continue;
+		float v[9];
+		for (int k = 0; k < 9; k++) v[k] = lef(e + 4 + 4 * k);
+		char name[34];
+		size_t nl = type == 7 ? 33 : 20;
+		memcpy(name, e + 40, nl);
+		name[nl] = 0;
+		// Nodes with this entity name; the nearest one (names repeat).
+		float best = 1e30f, w[16] = {0};
+		for (size_t k = 0; k < s->nodes_count; k++) {
+			const gsio_extra *x = node_extra(s, k, "wmp:name");
+			if (!x || strcmp(x->s, name)) continue;
+			float m[16];
+			gsio_node_world_matrix(s, (int32_t)k, m);
+			float dd = fabsf(m[12] - v[0]) + fabsf(m[13] - v[1]) + fabsf(m[14] - v[2]);
+			if (dd < best) best = dd, memcpy(w, m, sizeof(w));
+		}
+		if (!(best <= 0.03f)) fail_msg("entity %s: no node within 0.01 quant (%g)", name, best);
+		double pan = v[3] * M_PI / 180, tilt = -v[4] * M_PI / 180, roll = v[5] * M_PI / 180;
+		double cz = cos(pan), sz = sin(pan), cy = cos(tilt), sy = sin(tilt), cx = cos(roll), sx = sin(roll);
+		// Rz * Ry * Rx, row-major r[row][col].
+		double r[3][3] = {{cz * cy, cz * sy * sx - sz * cx, cz * sy * cx + sz * sx},
+		                  {sz * cy, sz * sy * sx + cz * cx, sz * sy * cx - cz * sx},
+		                  {-sy, cy * sx, cy * cx}};
+		for (int col = 0; col < 3; col++)
+			for (int row = 0; row < 3; row++) {
+				double want = r[row][col] * v[6 + col], got = w[4 * col + row];
+				// 0.01 degree on a unit axis is 1.75e-4; scaled by the entity scale.
+				if (fabs(want - got) > 2e-4 * fabs(v[6 + col]) + 1e-5)
+					fail_msg("entity %s: matrix[%d][%d] %g, compiled %g", name, row, col, got, want);
+			}
+		matched++;
+	}
+	print_message("matched %zu compiled entities\n", matched);
+	assert_int_equal(matched, 44);
+	free(d);
+	gsio_scene_free(s);
+}
+
+// -- Bad input
+
+static void test_truncation_corruption(void **state)
+{
+	(void)state;
+	static const char *const files[] = {"wmp/block.wmp", "lottershock/Game/Level/assettest.wmp",
+	                                    "lottershock/Game/Level/menue.wmp"};
+	const char *paths[4] = {SEED_A4, NULL, NULL, NULL};
+	size_t np = 1;
+	char bufs[3][1024];
+	if (t_corpus_dir())
+		for (size_t i = 0; i < 3; i++) {
+			snprintf(bufs[i], sizeof(bufs[i]), "%s", t_corpus_path(files[i]));
+			paths[np++] = bufs[i];
+		}
+	for (size_t f = 0; f < np; f++) {
+		size_t size;
+		uint8_t *data = t_read_file(paths[f], &size);
+		size_t step = size / 400 + 1;
+		for (size_t n = 0; n < size; n += step) {
+			gsio_error err;
+			gsio_wmp_file *w = gsio_wmp_decode(data, n, paths[f], NULL, &err);
+			if (w) {
+				gsio_scene *s = gsio_wmp_to_scene(w, NULL, NULL, &err);
+				if (s && gsio_scene_validate(s, &err)) fail_msg("%s@%zu: %s", paths[f], n, err.message);
+				gsio_scene_free(s);
+				gsio_wmp_file_free(w);
+			} else {
+				assert_int_not_equal(err.code, GSIO_OK);
+			}
+		}
+		uint8_t *copy = malloc(size);
+		assert_non_null(copy);
+		for (size_t i = 0; i < 600; i++) {
+			memcpy(copy, data, size);
+			size_t at = (i * 7919u) % size;
+			copy[at] ^= (uint8_t)(1u << (i % 8));
+			if (i % 3 == 0 && at + 4 <= size) memset(copy + at, 0xff, 4); // huge counts
+			gsio_error err;
+			gsio_wmp_file *w = gsio_wmp_decode(copy, size, paths[f], NULL, &err);
+			if (!w) continue;
+			gsio_scene *s = gsio_wmp_to_scene(w, NULL, NULL, &err);
+			if (s && gsio_scene_validate(s, &err)) fail_msg("%s flip %zu: %s", paths[f], i, err.message);
+			gsio_scene_free(s);
+			gsio_wmp_file_free(w);
+		}
+		free(copy);
+		free(data);
+	}
+}
+
+static void test_crafted(void **state)
+{
+	(void)state;
+	gsio_error err;
+	// 10^9 vertices claimed in a text block.
+	const char *big = "// WMP2\nversion 710\nblocks 1 entities 0 objects 1\n"
+	                  "block 0 { vertices 1000000000 faces 1 0 0 0 }\n";
+	assert_null(gsio_wmp_decode((const uint8_t *)big, strlen(big), "big", NULL, &err));
+	assert_int_equal(err.code, GSIO_ERR_CORRUPT);
+	// A face index out of range.
+	const char *bad = "// WMP2\nversion 710\nblocks 1 entities 0 objects 1\n"
+	                  "block 0 { vertices 3 faces 1 0 0 0 1 0 0 0 1 0 3 0 1 5 : t ( 1 0 0 0 ) ( 0 1 0 0 ) "
+	                  "0 0 0 1 1 : 0000 0 50 ndef { 0000 ndef 0 } }\nobject 0 { (0 0 0) (0 0 0) (1 1 1) block 0 }\n";
+	assert_null(gsio_wmp_decode((const uint8_t *)bad, strlen(bad), "bad", NULL, &err));
+	assert_int_equal(err.code, GSIO_ERR_CORRUPT);
+	// A cycle in the object tree: placed once, with a warning.
+	const char *cyc = "// WMP2\nversion 710\nblocks 0 entities 0 objects 2\n"
+	                  "object 0 { (0 0 0) (0 0 0) (1 1 1) object 1 }\n"
+	                  "object 1 { (0 0 0) (0 0 0) (1 1 1) object 0, 1 }\n";
+	gsio_wmp_file *f = gsio_wmp_decode((const uint8_t *)cyc, strlen(cyc), "cyc", NULL, &err);
+	assert_non_null(f);
+	gsio_scene *s = gsio_wmp_to_scene(f, "cyc.wmp", NULL, &err);
+	assert_non_null(s);
+	assert_int_equal(s->nodes_count, 2);
+	assert_true(s->warnings_count >= 1);
+	gsio_scene_free(s);
+	gsio_wmp_file_free(f);
+	// A deep binary tree: refused with a limit error, no stack overflow.
+	size_t depth = 5000, size = 4 + depth * 16;
+	uint8_t *d = calloc(1, size);
+	assert_non_null(d);
+	memcpy(d, "WMPB", 4);
+	for (size_t i = 0; i < depth; i++) {
+		uint8_t *c = d + 4 + 16 * i;
+		uint32_t n = (uint32_t)(size - 4 - 16 * i);
+		c[0] = 1, c[1] = 5, c[2] = 6, c[3] = 0;
+		c[4] = (uint8_t)n, c[5] = (uint8_t)(n >> 8), c[6] = (uint8_t)(n >> 16), c[7] = (uint8_t)(n >> 24);
+		c[8] = 3, c[10] = 1; // kind 3, one child
+	}
+	assert_null(gsio_wmp_decode(d, size, "deep", NULL, &err));
+	assert_int_equal(err.code, GSIO_ERR_LIMIT);
+	// A chunk size pointing past the end.
+	d[4 + 4] = 0xff, d[4 + 5] = 0xff, d[4 + 6] = 0xff, d[4 + 7] = 0x7f;
+	assert_null(gsio_wmp_decode(d, size, "past", NULL, &err));
+	assert_int_equal(err.code, GSIO_ERR_TRUNCATED);
+	free(d);
+	// Escaping and absolute WAD paths: only the base name is looked up.
+	const char *esc = "// WMP2\nversion 710\nblocks 0 entities 0 objects 1\n"
+	                  "wed { wad { 0 0 0 0 0 <..\\..\\..\\etc\\passwd> 1 <C:\\x\\..> 1 } }\n"
+	                  "object 0 { (0 0 0) (0 0 0) (1 1 1) }\n";
+	f = gsio_wmp_decode((const uint8_t *)esc, strlen(esc), "esc", NULL, &err);
+	assert_non_null(f);
+	s = gsio_wmp_to_scene(f, "/tmp/nonexistent-gsio-dir/esc.wmp", NULL, &err);
+	assert_non_null(s);
+	assert_int_equal(s->warnings_count, 2); // both WADs missing
+	gsio_scene_free(s);
+	gsio_wmp_file_free(f);
+}
+
+static void test_alloc_failure(void **state)
+{
+	(void)state;
+	const char *path = SEED_A4;
+	if (t_corpus_dir()) path = t_corpus_path("lottershock/Game/Level/menue.wmp");
+	char p[1024];
+	snprintf(p, sizeof(p), "%s", path);
+	for (size_t n = 1;; n++) {
+		t_fail_alloc st = {n, 0, 0};
+		gsio_allocator a = t_fail_allocator(&st);
+		gsio_opts o = {0};
+		o.allocator = &a;
+		gsio_error err;
+		gsio_scene *s = gsio_load_file(p, &o, &err);
+		if (s) {
+			gsio_scene_free(s);
+			assert_int_equal(st.live, 0);
+			print_message("allocation failure: all %zu points handled\n", n - 1);
+			break;
+		}
+		assert_int_equal(st.live, 0);
+		assert_int_not_equal(err.code, GSIO_OK);
+		if (n > 5000) fail_msg("too many allocations");
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_text_corpus),
+	    cmocka_unit_test(test_binary_corpus),
+	    cmocka_unit_test(test_roundtrip),
+	    cmocka_unit_test(test_seed_cube),
+	    cmocka_unit_test(test_scene_all),
+	    cmocka_unit_test(test_uvs_against_wmb),
+	    cmocka_unit_test(test_entities_against_wmb),
+	    cmocka_unit_test(test_truncation_corruption),
+	    cmocka_unit_test(test_crafted),
+	    cmocka_unit_test(test_alloc_failure),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
