@@ -196,9 +196,12 @@ static bool decode_skins(gsioi_reader *r, gsio_mdl_file *f, gsio_error *err)
 }
 
 /* borrow: point into `data` instead of copying it (the caller keeps data
- * alive for as long as the decoded file lives). */
+ * alive for as long as the decoded file lives). keep_frames: frames decoded
+ * and kept (SIZE_MAX: all); the others are still checked, so a truncated or
+ * corrupt file fails the same way whatever is kept. */
 static gsio_mdl_file *mdl_decode(const uint8_t *data, size_t size, const char *name,
-                                 const gsio_opts *opts, gsio_error *err, bool borrow)
+                                 const gsio_opts *opts, gsio_error *err, bool borrow,
+                                 size_t keep_frames)
 {
 	gsio_error local;
 	if (!err) err = &local;
@@ -281,11 +284,33 @@ static gsio_mdl_file *mdl_decode(const uint8_t *data, size_t size, const char *n
 		    !read_vertex(&r, fr->type, &fr->bbox_max))
 			goto fail;
 		memcpy(fr->name, gsioi_read_bytes(&r, 16, "a frame name"), 16);
-		fr->verts = gsioi_arena_array_uninit(arena, (size_t)h->numverts, sizeof(gsio_mdl_vertex), err);
-		if (!fr->verts) goto fail;
-		for (size_t v = 0; v < (size_t)h->numverts; v++)
-			if (!read_vertex(&r, fr->type, &fr->verts[v])) goto fail;
+		// The whole frame was checked above: one read, then a tight loop
+		// (a bounded read per vertex was most of the decoding time).
+		size_t nv = (size_t)h->numverts;
+		const uint8_t *p = gsioi_read_bytes(&r, nv * vsize, what);
+		if (!p) goto fail;
+		if (i >= keep_frames) continue; // checked, not kept (first frame only)
+		gsio_mdl_vertex *vs = gsioi_arena_array_uninit(arena, nv, sizeof(gsio_mdl_vertex), err);
+		if (!(fr->verts = vs)) goto fail;
+		if (fr->type == GSIO_MDL_FRAME_BYTE) {
+			for (size_t v = 0; v < nv; v++, p += 4) {
+				vs[v].pos[0] = p[0];
+				vs[v].pos[1] = p[1];
+				vs[v].pos[2] = p[2];
+				vs[v].normal = p[3];
+				vs[v].bone = 0;
+			}
+		} else {
+			for (size_t v = 0; v < nv; v++, p += 8) {
+				vs[v].pos[0] = gsioi_le16(p);
+				vs[v].pos[1] = gsioi_le16(p + 2);
+				vs[v].pos[2] = gsioi_le16(p + 4);
+				vs[v].normal = p[6];
+				vs[v].bone = p[7];
+			}
+		}
 	}
+	if (f->frames_count > keep_frames) f->frames_count = keep_frames;
 	f->trailing = copy + r.pos;
 	f->trailing_size = r.size - r.pos;
 	return f;
@@ -297,7 +322,7 @@ fail:
 gsio_mdl_file *gsio_mdl_decode(const uint8_t *data, size_t size, const char *name,
                                const gsio_opts *opts, gsio_error *err)
 {
-	return mdl_decode(data, size, name, opts, err, false);
+	return mdl_decode(data, size, name, opts, err, false, SIZE_MAX);
 }
 
 void gsio_mdl_file_free(gsio_mdl_file *file)
@@ -686,8 +711,10 @@ static gsio_scene *mdl_read(const uint8_t *data, size_t size, const char *path,
                             const gsio_opts *opts, gsio_error *err)
 {
 	if (size >= 4 && !memcmp(data, "MDL7", 4)) return gsio_mdl7_read(data, size, path, opts, err);
-	// The scene copies what it keeps, so the file may borrow the caller's bytes.
-	gsio_mdl_file *f = mdl_decode(data, size, path, opts, err, true);
+	// The scene copies what it keeps, so the file may borrow the caller's
+	// bytes; without animation it keeps the first frame only.
+	bool first_only = opts && (opts->flags & GSIO_OPT_NO_ANIMATION);
+	gsio_mdl_file *f = mdl_decode(data, size, path, opts, err, true, first_only ? 1 : SIZE_MAX);
 	if (!f) return NULL;
 	gsio_scene *s = gsio_mdl_to_scene(f, path, opts, err);
 	gsio_mdl_file_free(f);
