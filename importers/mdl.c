@@ -665,7 +665,7 @@ static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const gsio_opts *o
 	GSIO_CHECK(m->positions && m->normals);
 	decode_frame(f, &f->frames[0], m->source_vertex, nout, m->positions, m->normals, &unused);
 	size_t pairs;
-	GSIO_CHECK(gsioi_mesh_fold_double_sided(s, m, tmp, &pairs, err));
+	GSIO_CHECK(gsioi_mesh_fold_double_sided(s, m, tmp, false, &pairs, err));
 	m->positions = m->normals = NULL; // the frames below are the real ones
 	// What was built in the temporary arena moves to the scene's.
 	if (m->uvs) GSIO_CHECK((m->uvs = move_to_scene(s, m->uvs, 2 * nout * sizeof(float), err)));
