@@ -86,8 +86,8 @@ class BaseImporter;
 
 /** Puts gsio's MDL, HMP and MD5 loaders ahead of Assimp's own: unregisters
  *  Assimp's MDL, HMP and MD5 loaders, registers gsio's, then registers
- *  Assimp's again, so they still serve what gsio's refuse (MDL2, MDL7 until
- *  gsio reads it, Quake IDPO). The importer owns the loaders afterwards. */
+ *  Assimp's again, so they still serve what gsio's refuse (Quake's IDPO
+ *  MDL). The importer owns the loaders afterwards. */
 GSIO_API void gsio_assimp_register(Assimp::Importer &importer);
 
 /** Appends new instances of gsio's loaders (MDL, HMP, MD5), for Assimp's

@@ -135,7 +135,7 @@ public:
 
 	/* gsio's magic decides, whatever checkSig says (Assimp asks only when
 	 * several loaders claim the extension). A file whose magic gsio knows
-	 * but whose version it does not read (MDL2, MDL7 today, Quake IDPO) is
+	 * but whose version it does not read (Quake IDPO, MDL6, MDL8) is
 	 * refused so that the next loader (Assimp's own) serves it; a file
 	 * whose magic is unknown but whose extension is gsio's is claimed, so
 	 * gsio's error message explains what is wrong with it. */
