@@ -159,15 +159,22 @@ typedef struct gsio_ai_opts {
 } gsio_ai_opts;
 
 /** A new gsio scene from an aiScene, built with the public builder, so any
- *  writer takes what Assimp reads: nodes (pre-order; the root's transform
- *  gets Assimp's Y up turned back to Z up with the inverse of the rotation
- *  above, and a "gsio:root" node is dropped), the meshes of one node merged
+ *  writer takes what Assimp reads: nodes (pre-order; Assimp's Y up is
+ *  turned back to gsio's Z up on the root's transform: when the root holds
+ *  exactly the rotation above (gsio's loaders, Assimp's MDL/HMP/MD5) by its
+ *  inverse, so the file's axes come back (and a "gsio:root" node is
+ *  dropped); any other scene is taken in glTF's convention, front +Z, which
+ *  becomes gsio's front +X: gsio (x, y, z) = Assimp (z, x, y), the inverse
+ *  of gsio's glTF writer, so a model made in Blender facing the front faces
+ *  forward in the engine), the meshes of one node merged
  *  into one gsio mesh with one part each (when their morph targets and
  *  skinning agree, else one child node per mesh), triangles only (polygons
  *  fanned, points and lines dropped with a warning), materials, embedded
  *  textures decoded to RGBA (PNG, JPEG, ... and raw BGRA texels), external
  *  textures as uri images, bones as a skin with joint nodes, node animations
- *  resampled at a rate, morph animations as MORPH channels, cameras, lights,
+ *  resampled at a rate from the animation's first key (frame 0 = the first
+ *  key, not tick 0: Blender's glTF exporter starts at 1/fps seconds), morph
+ *  animations as MORPH channels, cameras, lights,
  *  metadata as extras. The result passes gsio_scene_validate(). NULL on
  *  failure with err set. */
 GSIO_API gsio_scene *gsio_scene_from_aiscene(const struct aiScene *ai, const gsio_ai_opts *opts,
