@@ -215,6 +215,19 @@ static bool is_image_input(const char *path)
 	               !strcasecmp(dot, ".tga") || !strcasecmp(dot, ".bmp"));
 }
 
+// The grid of an HMP5 output (--grid, --cell, --range), the same for a
+// heightmap image read as for a scene written.
+static void hmp5_grid_opts(const conv_opts *o, gsio_hmp5_write_opts *ho)
+{
+	ho->columns = o->columns;
+	ho->rows = o->rows;
+	ho->cell_size = o->cell_size;
+	if (o->height_range) {
+		ho->height_min = o->height_min;
+		ho->height_max = o->height_max;
+	}
+}
+
 // Loads input (a heightmap image for HMP5 output).
 static gsio_scene *load_input(const conv_opts *o, const char *path, gsio_error *err)
 {
@@ -237,13 +250,7 @@ static gsio_scene *load_input(const conv_opts *o, const char *path, gsio_error *
 		}
 		gsio_hmp5_write_opts ho;
 		memset(&ho, 0, sizeof(ho));
-		ho.columns = o->columns;
-		ho.rows = o->rows;
-		ho.cell_size = o->cell_size;
-		if (o->height_range) {
-			ho.height_min = o->height_min;
-			ho.height_max = o->height_max;
-		}
+		hmp5_grid_opts(o, &ho);
 		gsio_scene *s = gsio_hmp5_scene_from_heightmap(h, hs, c, cs, &ho, err);
 		free(h);
 		free(c);
@@ -265,6 +272,15 @@ static int write_stdout(const uint8_t *data, size_t size, gsio_error *err)
 		return -1;
 	}
 	return 0;
+}
+
+// The end of an in-memory write for "-": the writer's rc, then its bytes on
+// standard output; frees them.
+static int bytes_to_stdout(int rc, uint8_t *data, size_t size, gsio_error *err)
+{
+	if (!rc) rc = write_stdout(data, size, err);
+	gsio_write_free(NULL, data);
+	return rc;
 }
 
 // Writes scene s as o->fmt to `out` ("-": standard output).
@@ -311,9 +327,7 @@ static int write_output(const conv_opts *o, const gsio_scene *s, const char *out
 		uint8_t *data = NULL;
 		size_t size = 0;
 		int rc = gsio_mdl5_write(s, &mo, &data, &size, err);
-		if (!rc) rc = write_stdout(data, size, err);
-		gsio_write_free(NULL, data);
-		return rc;
+		return bytes_to_stdout(rc, data, size, err);
 	}
 	case FMT_HMP5: {
 		gsio_hmp5_write_opts ho;
@@ -322,13 +336,7 @@ static int write_output(const conv_opts *o, const gsio_scene *s, const char *out
 		ho.palette = o->palette ? o->palette_rgb : NULL;
 		ho.dither = o->dither;
 		ho.mipmaps = o->mipmaps;
-		ho.columns = o->columns;
-		ho.rows = o->rows;
-		ho.cell_size = o->cell_size;
-		if (o->height_range) {
-			ho.height_min = o->height_min;
-			ho.height_max = o->height_max;
-		}
+		hmp5_grid_opts(o, &ho);
 		ho.no_replace = !o->force;
 		ho.warn = warn_collect;
 		ho.warn_user = w;
@@ -336,9 +344,7 @@ static int write_output(const conv_opts *o, const gsio_scene *s, const char *out
 		uint8_t *data = NULL;
 		size_t size = 0;
 		int rc = gsio_hmp5_write(s, &ho, &data, &size, err);
-		if (!rc) rc = write_stdout(data, size, err);
-		gsio_write_free(NULL, data);
-		return rc;
+		return bytes_to_stdout(rc, data, size, err);
 	}
 	case FMT_MD5: {
 		gsio_md5_write_opts mo;
