@@ -12,8 +12,8 @@
  *   the texture size; world positions for unlocked blocks, block-local ones
  *   for texture-locked blocks (flag 0x00010000).
  * - Textures from the WADs the level names (WAD7, WAD2, WAD3), 8-bit ones
- *   through the level palette; a texture no WAD holds is a warning and a
- *   grey checker of 64x64.
+ *   through the level palette, DDS ones (WAD7 type 6) decoded from DXT1/3/5
+ *   (wad.c); a texture no WAD holds is a warning and a grey checker of 64x64.
  * - Entities: model files (any format gsio reads) loaded once each and
  *   grafted in: their meshes, materials and images once, a node subtree per
  *   entity, their clips as one animation per clip moving every instance.
@@ -276,9 +276,12 @@ static bool texture_material(sctx *c, const char *name, size_t *slot)
 	gsio_image *im = &s->images[img];
 	if (usable) {
 		GSIO_CHECK(gsioi_wad_lump_rgba(wad, lump, c->palette, im->rgba, c->err));
-		im->source_type = (int32_t)wad->lumps[lump].pixel_type;
-		im->source_format = (gsio_pixel_format)(wad->lumps[lump].pixel_type & 7);
-		im->source_mip_count = wad->lumps[lump].pixel_type & 8 ? 3 : 0;
+		uint32_t pt = wad->lumps[lump].pixel_type;
+		bool dds = wad->magic[3] == '7' && ((pt & 7) == 6 || (wad->lumps[lump].type & 7) == 6);
+		im->source_type = (int32_t)pt;
+		// A DDS lump (decoded from DXT) has no gsio pixel format: RGBA8888.
+		im->source_format = dds ? GSIO_PIXEL_RGBA8888 : (gsio_pixel_format)(pt & 7);
+		im->source_mip_count = !dds && (pt & 8) ? 3 : 0;
 	} else {
 		checker(im->rgba, CHECKER_SIZE);
 		im->source_type = -1;

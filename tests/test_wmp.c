@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -507,6 +509,115 @@ static void test_entities_against_wmb(void **state)
 	gsio_scene_free(s);
 }
 
+/* The entity node (wmp:element model) above node n, or -1. */
+static int32_t entity_of(const gsio_scene *s, int32_t n)
+{
+	for (; n >= 0; n = s->nodes[n].parent) {
+		const gsio_extra *e = node_extra(s, (size_t)n, "wmp:element");
+		if (e && !strcmp(e->s, "model")) return n;
+	}
+	return -1;
+}
+
+/* bestiary with its models: one mesh set per model file (skinned instances
+ * are mesh records sharing the first's arrays), every skinned instance its
+ * own skin over its own joints under its entity node, placed so that each
+ * joint's world matrix times its inverse bind matrix is the entity's world
+ * matrix (the bind pose lands where the level puts the model); every clip
+ * moves every instance of its file and nothing else. */
+static void test_bestiary_instances(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	gsio_scene *s = load_level(lottershock("Level/bestiary.wmp"), true);
+	for (size_t i = 0; i < s->warnings_count; i++)
+		if (strstr(s->warnings[i], "skinned") || strstr(s->warnings[i], "not found beside"))
+			if (!strstr(s->warnings[i], "WAD")) fail_msg("warning: %s", s->warnings[i]);
+	// Distinct mesh data: block meshes none, sprite 1, model groups once per file.
+	size_t distinct = 0, shared = 0;
+	for (size_t i = 0; i < s->meshes_count; i++) {
+		bool again = false;
+		for (size_t k = 0; k < i && !again; k++) again = s->meshes[k].positions == s->meshes[i].positions;
+		distinct += !again;
+		shared += again;
+		if (again) assert_true(s->meshes[i].skin >= 0);
+	}
+	assert_int_equal(shared, 6); // corridor_02_short_door.mdl: 7 skinned instances
+	// 14 skins: one per skinned instance (7 corridor doors + 7 single models).
+	assert_int_equal(s->skins_count, 14);
+	bool *used = calloc(s->skins_count, 1);
+	assert_non_null(used);
+	size_t skinned_nodes = 0;
+	for (size_t n = 0; n < s->nodes_count; n++) {
+		int32_t mi = s->nodes[n].mesh;
+		if (mi < 0 || s->meshes[mi].skin < 0) continue;
+		skinned_nodes++;
+		int32_t k = s->meshes[mi].skin;
+		assert_false(used[k]); // no two nodes share a skin
+		used[k] = true;
+		assert_int_equal(s->nodes[n].parent, -1); // glTF: a skinned mesh's node is a root
+		const gsio_skin *sk = &s->skins[k];
+		int32_t ent = entity_of(s, sk->joints[0]);
+		assert_true(ent >= 0);
+		const gsio_extra *x = gsio_extras_get(&s->nodes[n].extras, "wmp:entity");
+		assert_non_null(x);
+		assert_string_equal(x->s, s->nodes[ent].name);
+		float ew[16];
+		gsio_node_world_matrix(s, ent, ew);
+		for (size_t j = 0; j < sk->joints_count; j++) {
+			assert_int_equal(entity_of(s, sk->joints[j]), ent);
+			float jw[16], m[16];
+			gsio_node_world_matrix(s, sk->joints[j], jw);
+			gsio_mat4_mul(jw, sk->inverse_bind + 16 * j, m);
+			for (int q = 0; q < 16; q++) {
+				float tol = q >= 12 ? 0.05f : 1e-3f * (fabsf(ew[q]) + 1);
+				if (fabsf(m[q] - ew[q]) > tol)
+					fail_msg("skin %d joint %zu: joint x inverse bind [%d] %g, entity %g", k, j, q, m[q], ew[q]);
+			}
+		}
+	}
+	assert_int_equal(skinned_nodes, 14);
+	free(used);
+	// Clips: every animation moves every instance of its file, only them.
+	size_t checked = 0;
+	for (size_t a = 0; a < s->animations_count; a++) {
+		const gsio_animation *an = &s->animations[a];
+		char file[256];
+		snprintf(file, sizeof(file), "%s", an->name);
+		char *slash = strchr(file, '/');
+		assert_non_null(slash);
+		*slash = 0;
+		size_t want = 0, got = 0;
+		for (size_t n = 0; n < s->nodes_count; n++) {
+			const gsio_extra *f = node_extra(s, n, "wmp:file"), *e = node_extra(s, n, "wmp:element");
+			if (!f || !e || strcmp(e->s, "model") || strcasecmp(f->s, file)) continue;
+			want++;
+			bool moved = false;
+			for (size_t c = 0; c < an->channels_count && !moved; c++) {
+				int32_t t = an->channels[c].node;
+				// A morph channel's node is a mesh node under the entity or,
+				// skinned, a root naming it.
+				const gsio_extra *we = gsio_extras_get(&s->nodes[t].extras, "wmp:entity");
+				moved = entity_of(s, t) == (int32_t)n ||
+				        (we && !strcmp(we->s, s->nodes[n].name) && t >= (int32_t)n);
+			}
+			got += moved;
+		}
+		for (size_t c = 0; c < an->channels_count; c++) {
+			int32_t t = an->channels[c].node, ent = entity_of(s, t);
+			if (ent < 0) continue; // a skinned root mesh node (checked above)
+			assert_int_equal(strcasecmp(node_extra(s, (size_t)ent, "wmp:file")->s, file), 0);
+		}
+		if (want != got) fail_msg("animation %s moves %zu of %zu instances", an->name, got, want);
+		assert_true(want >= 1);
+		checked++;
+	}
+	print_message("%zu meshes (%zu distinct), %zu skins, %zu clips each moving all its instances\n",
+	              s->meshes_count, distinct, s->skins_count, checked);
+	assert_int_equal(checked, 48);
+	gsio_scene_free(s);
+}
+
 // -- Bad input
 
 static void test_truncation_corruption(void **state)
@@ -617,6 +728,119 @@ static void test_crafted(void **state)
 	gsio_wmp_file_free(f);
 }
 
+// -- WAD textures stored as DDS
+
+static void put32le(uint8_t *d, size_t at, uint32_t v)
+{
+	for (int k = 0; k < 4; k++) d[at + (size_t)k] = (uint8_t)(v >> (8 * k));
+}
+
+/* A WAD7 with one DDS lump (type `type`): an 8x4 DXT1 file of two blocks,
+ * the left one pure red, the right one pure blue (c0 > c1, every index 0).
+ * at40: the DDS after the 40-byte lump header (stored width = byte count,
+ * height 1, as MDL7 type-6 skins); else the lump is the DDS alone. */
+static uint8_t *make_dds_wad(uint32_t type, bool at40, size_t *size)
+{
+	size_t dds = 128 + 16, lump = dds + (at40 ? 40 : 0);
+	*size = 12 + lump + 32;
+	uint8_t *d = calloc(1, *size);
+	assert_non_null(d);
+	memcpy(d, "WAD7", 4);
+	put32le(d, 4, 1);
+	put32le(d, 8, (uint32_t)(12 + lump));
+	uint8_t *l = d + 12, *x = l + (at40 ? 40 : 0);
+	if (at40) {
+		memcpy(l, "ddstex", 6);
+		put32le(l, 16, (uint32_t)dds);
+		put32le(l, 20, 1);
+		put32le(l, 24, type);
+	}
+	memcpy(x, "DDS ", 4);
+	put32le(x, 4, 124);
+	put32le(x, 8, 0x81007);
+	put32le(x, 12, 4);  // height
+	put32le(x, 16, 8);  // width
+	put32le(x, 20, 16); // linear size
+	put32le(x, 76, 32);
+	put32le(x, 80, 4);
+	memcpy(x + 84, "DXT1", 4);
+	put32le(x, 108, 0x1000);
+	uint8_t *b = x + 128;
+	b[0] = 0x00, b[1] = 0xF8, b[2] = 0x00, b[3] = 0x00; // red, black: c0 > c1
+	b[8] = 0x1F, b[9] = 0x00, b[10] = 0x00, b[11] = 0x00; // blue, black
+	uint8_t *e = d + 12 + lump;
+	put32le(e, 0, 12);
+	put32le(e, 4, (uint32_t)lump);
+	put32le(e, 8, (uint32_t)lump);
+	e[12] = (uint8_t)type;
+	memcpy(e + 16, "ddstex", 6);
+	return d;
+}
+
+static void test_wad_dds(void **state)
+{
+	(void)state;
+	gsio_error err;
+	for (int variant = 0; variant < 2; variant++) {
+		size_t size;
+		uint8_t *d = make_dds_wad(variant ? 14 : 6, variant == 0, &size);
+		gsio_wad_file *w = gsio_wad_decode(d, size, "dds.wad", NULL, &err);
+		assert_non_null(w);
+		assert_int_equal(w->lumps_count, 1);
+		assert_int_equal(w->lumps[0].width, 8);
+		assert_int_equal(w->lumps[0].height, 4);
+		uint8_t *rgba;
+		if (gsio_wad_decode_lump(w, 0, NULL, &rgba, &err)) fail_msg("%s", err.message);
+		for (int y = 0; y < 4; y++)
+			for (int x = 0; x < 8; x++) {
+				const uint8_t *p = rgba + 4 * (8 * y + x);
+				assert_int_equal(p[0], x < 4 ? 255 : 0);
+				assert_int_equal(p[1], 0);
+				assert_int_equal(p[2], x < 4 ? 0 : 255);
+				assert_int_equal(p[3], 255);
+			}
+		free(rgba);
+		gsio_wad_file_free(w);
+		// Cut short: a clean error, no texture.
+		w = gsio_wad_decode(d, size, "dds.wad", NULL, &err);
+		assert_non_null(w);
+		w->lumps[0].size -= 8;
+		assert_int_not_equal(gsio_wad_decode_lump(w, 0, NULL, &rgba, &err), 0);
+		assert_int_equal(err.code, GSIO_ERR_TRUNCATED);
+		gsio_wad_file_free(w);
+		free(d);
+	}
+	// In a level: a block textured from the DDS lump, no placeholder.
+	size_t size;
+	uint8_t *d = make_dds_wad(6, true, &size);
+	char dir[] = "/tmp/gsio-wad-dds-XXXXXX", wad[64], lvl[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(wad, sizeof(wad), "%s/DDS.WAD", dir); // found case-insensitively
+	snprintf(lvl, sizeof(lvl), "%s/l.wmp", dir);
+	t_write_file(wad, d, size);
+	free(d);
+	const char *text = "// WMP2\nversion 710\nblocks 1 entities 0 objects 1\n"
+	                   "wed { wad { 0 0 0 0 0 <C:\\games\\dds.wad> 1 } }\n"
+	                   "block 0 { vertices 3 faces 1 0 0 0 64 0 0 0 64 0 3 0 1 2 : ddstex ( 1 0 0 0 ) "
+	                   "( 0 1 0 0 ) 0 0 0 1 1 : 0000 0 50 ndef { 0000 ndef 0 } }\n"
+	                   "object 0 { (0 0 0) (0 0 0) (1 1 1) block 0 }\n";
+	t_write_file(lvl, (const uint8_t *)text, strlen(text));
+	gsio_scene *s = gsio_load_file(lvl, NULL, &err);
+	if (!s) fail_msg("%s", err.message);
+	for (size_t i = 0; i < s->warnings_count; i++) print_message("warning: %s\n", s->warnings[i]);
+	assert_int_equal(s->warnings_count, 0);
+	assert_int_equal(s->images_count, 1);
+	assert_int_equal(s->images[0].width, 8);
+	assert_int_equal(s->images[0].height, 4);
+	assert_null(gsio_extras_get(&s->images[0].extras, "gsio:placeholder"));
+	assert_int_equal(s->images[0].rgba[0], 255);
+	assert_int_equal(s->images[0].rgba[4 * 7 + 2], 255);
+	gsio_scene_free(s);
+	remove(wad);
+	remove(lvl);
+	rmdir(dir);
+}
+
 static void test_alloc_failure(void **state)
 {
 	(void)state;
@@ -653,6 +877,8 @@ int main(void)
 	    cmocka_unit_test(test_scene_all),
 	    cmocka_unit_test(test_uvs_against_wmb),
 	    cmocka_unit_test(test_entities_against_wmb),
+	    cmocka_unit_test(test_bestiary_instances),
+	    cmocka_unit_test(test_wad_dds),
 	    cmocka_unit_test(test_truncation_corruption),
 	    cmocka_unit_test(test_crafted),
 	    cmocka_unit_test(test_alloc_failure),
