@@ -345,6 +345,19 @@ static void test_scene_all(void **state)
 	for (size_t i = 0; i < s->warnings_count; i++)
 		missing += strstr(s->warnings[i], "not found") != NULL;
 	assert_true(missing >= 2);
+	// ... and empty nodes: no mesh, no children, their file in extras.
+	size_t empty = 0;
+	for (size_t i = 0; i < s->nodes_count; i++) {
+		const gsio_extra *f = node_extra(s, i, "wmp:file");
+		if (!f || (strcasecmp(f->s, "swordmenue.mdl") && strcasecmp(f->s, "shotgunshell.mdl"))) continue;
+		assert_int_equal(s->nodes[i].mesh, -1);
+		for (size_t k = i + 1; k < s->nodes_count; k++) assert_int_not_equal(s->nodes[k].parent, (int32_t)i);
+		empty++;
+	}
+	assert_true(empty >= 2);
+	const gsio_extra *ref = gsio_extras_get(&s->extras, "wmp:file:model:swordmenue.mdl");
+	assert_non_null(ref);
+	assert_string_equal(ref->s, "");
 	gsio_scene_free(s);
 }
 
@@ -396,6 +409,172 @@ static float plane_uv(const float *p0, const float *p1, const float *p2, const f
 	return (float)fabs(dist);
 }
 
+/* Distance from x to triangle abc (closest point, Ericson's regions). */
+static double point_triangle(const float *a, const float *b, const float *c, const float *x)
+{
+	double ab[3], ac[3], ap[3], p[3];
+	for (int k = 0; k < 3; k++) ab[k] = b[k] - a[k], ac[k] = c[k] - a[k], ap[k] = x[k] - a[k];
+#define DOT(u, v) ((u)[0] * (v)[0] + (u)[1] * (v)[1] + (u)[2] * (v)[2])
+	double d1 = DOT(ab, ap), d2 = DOT(ac, ap);
+	double bp[3], cp[3];
+	for (int k = 0; k < 3; k++) bp[k] = x[k] - b[k], cp[k] = x[k] - c[k];
+	double d3 = DOT(ab, bp), d4 = DOT(ac, bp), d5 = DOT(ab, cp), d6 = DOT(ac, cp);
+#undef DOT
+	double va = d3 * d6 - d5 * d4, vb = d5 * d2 - d1 * d6, vc = d1 * d4 - d3 * d2;
+	if (d1 <= 0 && d2 <= 0) {
+		for (int k = 0; k < 3; k++) p[k] = a[k];
+	} else if (d3 >= 0 && d4 <= d3) {
+		for (int k = 0; k < 3; k++) p[k] = b[k];
+	} else if (vc <= 0 && d1 >= 0 && d3 <= 0) {
+		double v = d1 / (d1 - d3);
+		for (int k = 0; k < 3; k++) p[k] = a[k] + v * ab[k];
+	} else if (d6 >= 0 && d5 <= d6) {
+		for (int k = 0; k < 3; k++) p[k] = c[k];
+	} else if (vb <= 0 && d2 >= 0 && d6 <= 0) {
+		double w = d2 / (d2 - d6);
+		for (int k = 0; k < 3; k++) p[k] = a[k] + w * ac[k];
+	} else if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
+		double w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+		for (int k = 0; k < 3; k++) p[k] = b[k] + w * (c[k] - b[k]);
+	} else {
+		double den = 1 / (va + vb + vc), v = vb * den, w = vc * den;
+		for (int k = 0; k < 3; k++) p[k] = a[k] + ab[k] * v + ac[k] * w;
+	}
+	double d = 0;
+	for (int k = 0; k < 3; k++) d += (x[k] - p[k]) * (x[k] - p[k]);
+	return sqrt(d);
+}
+
+/* menue.wmb's compiled geometry against the scene's blocks. The compiler
+ * drops faces that touch other blocks and clips where walls meet, so the
+ * compiled surface is a part of the level's: every compiled triangle (its
+ * corners and centroid) lies on one scene block triangle within 1 quant,
+ * facing the same way (the file's clockwise order reversed, as the scene's
+ * counter-clockwise), and every compiled block's box lies within its scene
+ * block's world box, 1 quant out. */
+static void test_geometry_against_wmb(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	gsio_scene *s = load_level(lottershock("Level/menue.wmp"), true);
+	size_t size;
+	uint8_t *d = t_read_file(lottershock("Level/menue.wmb"), &size);
+	uint32_t off, len;
+	wmb_list(d, size, 17, &off, &len);
+	uint32_t nb = le32(d + off);
+	// The scene's block triangles in world space, with their block.
+	size_t cap = 0;
+	for (size_t n = 0; n < s->nodes_count; n++)
+		if (s->nodes[n].mesh >= 0 && !strncmp(s->meshes[s->nodes[n].mesh].name, "block_", 6))
+			cap += s->meshes[s->nodes[n].mesh].index_count / 3;
+	float(*tri)[3][3] = calloc(cap, sizeof(*tri));
+	int *tri_block = calloc(cap, sizeof(int));
+	assert_true(tri && tri_block);
+	size_t nt_scene = 0;
+	float box[16][6];
+	int blocks = 0;
+	for (size_t n = 0; n < s->nodes_count; n++) {
+		if (s->nodes[n].mesh < 0) continue;
+		const gsio_mesh *m = &s->meshes[s->nodes[n].mesh];
+		if (strncmp(m->name, "block_", 6)) continue;
+		assert_true(blocks < 16);
+		float w[16];
+		gsio_node_world_matrix(s, (int32_t)n, w);
+		for (int k = 0; k < 3; k++) box[blocks][k] = 1e30f, box[blocks][3 + k] = -1e30f;
+		for (size_t t = 0; t < m->index_count; t += 3, nt_scene++) {
+			for (int c = 0; c < 3; c++) {
+				const float *l = m->positions + 3 * m->indices[t + c];
+				for (int k = 0; k < 3; k++) {
+					float v = w[k] * l[0] + w[4 + k] * l[1] + w[8 + k] * l[2] + w[12 + k];
+					tri[nt_scene][c][k] = v;
+					if (v < box[blocks][k]) box[blocks][k] = v;
+					if (v > box[blocks][3 + k]) box[blocks][3 + k] = v;
+				}
+			}
+			tri_block[nt_scene] = blocks;
+		}
+		blocks++;
+	}
+	size_t p = off + 4, checked = 0;
+	double worst = 0;
+	for (uint32_t b = 0; b < nb; b++) {
+		assert_true(p + 40 <= off + len);
+		float mins[3] = {lef(d + p), lef(d + p + 4), lef(d + p + 8)};
+		float maxs[3] = {lef(d + p + 12), lef(d + p + 16), lef(d + p + 20)};
+		uint32_t nv = le32(d + p + 28), nt = le32(d + p + 32), ns = le32(d + p + 36);
+		const uint8_t *verts = d + p + 40, *tris = verts + 28 * (size_t)nv;
+		assert_true((size_t)(tris + 12 * (size_t)nt + 20 * (size_t)ns - d) <= off + len);
+		int home = -1;
+		for (uint32_t t = 0; t < nt; t++) {
+			const uint8_t *tr = tris + 12 * (size_t)t;
+			float q[4][3];
+			for (int c = 0; c < 3; c++) {
+				uint32_t vi = (uint32_t)(tr[2 * c] | tr[2 * c + 1] << 8);
+				assert_true(vi < nv);
+				for (int k = 0; k < 3; k++) q[c][k] = lef(verts + 28 * (size_t)vi + 4 * (size_t)k);
+			}
+			for (int k = 0; k < 3; k++) q[3][k] = (q[0][k] + q[1][k] + q[2][k]) / 3;
+			// The compiled normal, clockwise from outside: reversed.
+			double e1[3], e2[3], cn[3];
+			for (int k = 0; k < 3; k++) e1[k] = q[1][k] - q[0][k], e2[k] = q[2][k] - q[0][k];
+			cn[0] = -(e1[1] * e2[2] - e1[2] * e2[1]);
+			cn[1] = -(e1[2] * e2[0] - e1[0] * e2[2]);
+			cn[2] = -(e1[0] * e2[1] - e1[1] * e2[0]);
+			double best = 1e30;
+			int best_block = -1;
+			for (size_t k = 0; k < nt_scene; k++) {
+				double sn[3], f1[3], f2[3];
+				for (int j = 0; j < 3; j++) f1[j] = tri[k][1][j] - tri[k][0][j], f2[j] = tri[k][2][j] - tri[k][0][j];
+				sn[0] = f1[1] * f2[2] - f1[2] * f2[1];
+				sn[1] = f1[2] * f2[0] - f1[0] * f2[2];
+				sn[2] = f1[0] * f2[1] - f1[1] * f2[0];
+				double dot = cn[0] * sn[0] + cn[1] * sn[1] + cn[2] * sn[2];
+				double ln = sqrt((cn[0] * cn[0] + cn[1] * cn[1] + cn[2] * cn[2]) *
+				                 (sn[0] * sn[0] + sn[1] * sn[1] + sn[2] * sn[2]));
+				if (!(ln > 0) || dot / ln < 0.999) continue; // not facing the same way
+				double far = 0;
+				for (int c = 0; c < 4; c++) {
+					double e = point_triangle(tri[k][0], tri[k][1], tri[k][2], q[c]);
+					if (e > far) far = e;
+				}
+				// A corner may sit on a neighbouring triangle of the same
+				// face: allow the fan's other triangles (same plane).
+				if (far > 1) {
+					far = 0;
+					for (int c = 0; c < 4 && far <= 1; c++) {
+						double e = 1e30;
+						for (size_t k2 = 0; k2 < nt_scene; k2++) {
+							if (tri_block[k2] != tri_block[k]) continue;
+							double pn = point_triangle(tri[k2][0], tri[k2][1], tri[k2][2], q[c]);
+							if (pn < e) e = pn;
+						}
+						if (e > far) far = e;
+					}
+				}
+				if (far < best) best = far, best_block = tri_block[k];
+			}
+			if (!(best <= 1)) fail_msg("block %u triangle %u: no scene face within 1 quant (%g)", b, t, best);
+			if (home < 0) home = best_block;
+			if (best_block != home) fail_msg("block %u spans scene blocks %d and %d", b, home, best_block);
+			if (best > worst) worst = best;
+			checked++;
+		}
+		for (int k = 0; k < 3 && home >= 0; k++)
+			if (mins[k] < box[home][k] - 1 || maxs[k] > box[home][3 + k] + 1)
+				fail_msg("block %u box [%g %g] on axis %d outside scene block %d's [%g %g]", b, mins[k],
+				         maxs[k], k, home, box[home][k], box[home][3 + k]);
+		p += 40 + 28 * (size_t)nv + 12 * (size_t)nt + 20 * (size_t)ns;
+	}
+	print_message("%zu compiled triangles of %u blocks on the scene's %zu block triangles, worst %g quant\n",
+	              checked, nb, nt_scene, worst);
+	assert_int_equal(nb, 6);
+	assert_true(checked >= 12);
+	free(tri);
+	free(tri_block);
+	free(d);
+	gsio_scene_free(s);
+}
+
 /* menue.wmb's compiled blocks (world positions, tu/tv per vertex) against
  * the scene's block meshes. The compiler clips walls where they meet, so
  * corners move: each compiled vertex is compared with the UV the scene's
@@ -442,7 +621,7 @@ static void test_uvs_against_wmb(void **state)
 					if (e < best) best = e;
 				}
 			}
-			if (!(best < 2e-3f)) fail_msg("block %u vertex %u (%g %g %g): UV off by %g", b, v, x[0], x[1], x[2], best);
+			if (!(best < 1e-3f)) fail_msg("block %u vertex %u (%g %g %g): UV off by %g", b, v, x[0], x[1], x[2], best);
 			if (best > worst) worst = best;
 			checked++;
 		}
@@ -876,6 +1055,7 @@ int main(void)
 	    cmocka_unit_test(test_seed_cube),
 	    cmocka_unit_test(test_scene_all),
 	    cmocka_unit_test(test_uvs_against_wmb),
+	    cmocka_unit_test(test_geometry_against_wmb),
 	    cmocka_unit_test(test_entities_against_wmb),
 	    cmocka_unit_test(test_bestiary_instances),
 	    cmocka_unit_test(test_wad_dds),
