@@ -630,13 +630,16 @@ static bool model_for(sctx *c, const char *stored, model_entry **out)
  * meshes once and gives each node its skin). glTF ignores the transform of
  * a skinned mesh's node and warns when it is not a root: the skinned mesh
  * node is a scene root with the identity transform, named after the entity
- * node ("wmp:entity" in its extras); the joints place it. */
+ * node, the entity's name in its extras ("wmp:entity"); the joints place it. */
 static bool place_model(sctx *c, model_entry *me, int32_t node)
 {
 	gsio_scene *s = c->s, *ms = me->ms;
 	int32_t *map = GSIO_NEW_ARRAY(c->tmp, int32_t, ms->nodes_count, c->err);
 	GSIO_CHECK(map);
 	const char *entity = s->nodes[node].name ? s->nodes[node].name : "entity";
+	// The entity's own name (object names are cut shorter and repeat).
+	const gsio_extra *en = gsio_extras_get(&s->nodes[node].extras, "wmp:name");
+	const char *entity_name = en && en->type == GSIO_EXTRA_STRING && en->s ? en->s : entity;
 	for (size_t i = 0; i < ms->nodes_count; i++) {
 		const gsio_node *sn = &ms->nodes[i];
 		bool skinned = sn->mesh >= 0 && (size_t)sn->mesh < ms->meshes_count &&
@@ -654,7 +657,7 @@ static bool place_model(sctx *c, model_entry *me, int32_t node)
 			memcpy(d->rotation, sn->rotation, sizeof(d->rotation));
 			memcpy(d->scale, sn->scale, sizeof(d->scale));
 		} else {
-			GSIO_CHECK(!gsio_extras_set_string(s, &d->extras, "wmp:entity", entity, c->err));
+			GSIO_CHECK(!gsio_extras_set_string(s, &d->extras, "wmp:entity", entity_name, c->err));
 		}
 		d->mesh = sn->mesh >= 0 ? sn->mesh + me->mesh_base : -1;
 		map[i] = k;

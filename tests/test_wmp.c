@@ -740,7 +740,7 @@ static void test_bestiary_instances(void **state)
 		assert_true(ent >= 0);
 		const gsio_extra *x = gsio_extras_get(&s->nodes[n].extras, "wmp:entity");
 		assert_non_null(x);
-		assert_string_equal(x->s, s->nodes[ent].name);
+		assert_string_equal(x->s, node_extra(s, (size_t)ent, "wmp:name")->s);
 		float ew[16];
 		gsio_node_world_matrix(s, ent, ew);
 		for (size_t j = 0; j < sk->joints_count; j++) {
@@ -778,7 +778,7 @@ static void test_bestiary_instances(void **state)
 				// skinned, a root naming it.
 				const gsio_extra *we = gsio_extras_get(&s->nodes[t].extras, "wmp:entity");
 				moved = entity_of(s, t) == (int32_t)n ||
-				        (we && !strcmp(we->s, s->nodes[n].name) && t >= (int32_t)n);
+				        (we && !strcmp(we->s, node_extra(s, n, "wmp:name")->s) && t >= (int32_t)n);
 			}
 			got += moved;
 		}
