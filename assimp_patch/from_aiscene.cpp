@@ -322,8 +322,13 @@ struct builder {
 
 	void nodes()
 	{
-		root_fix = z_up_to_y_up();
-		root_fix.Inverse();
+		if (opts.gltf_axes) {
+			// (x, y, z) = (z, x, y)_gltf: the inverse of gsio's glTF writer.
+			root_fix = aiMatrix4x4(0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1);
+		} else {
+			root_fix = z_up_to_y_up();
+			root_fix.Inverse();
+		}
 		std::vector<node_job> stack;
 		const aiNode *root = ai.mRootNode;
 		aiMatrix4x4 root_m = root_fix * root->mTransformation;
@@ -893,6 +898,12 @@ struct builder {
 								size_t idx = key.mValues[i] + shift;
 								if (idx < nf) v[f * nf + idx] = finite_or(static_cast<float>(key.mWeights[i]), 0);
 							}
+							// Targets are absolute positions (Assimp adds the base), blended
+							// as base + sum w (target - base): frame 0 (the base, or a first
+							// target equal to it) takes the weight the others leave.
+							float rest = 1.0f;
+							for (size_t i = 0; i < nf; i++) rest -= v[f * nf + i];
+							v[f * nf] += rest;
 						}
 						chans.push_back({p.node, GSIO_PATH_MORPH, v, nullptr});
 					}

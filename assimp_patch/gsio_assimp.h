@@ -27,8 +27,10 @@
  * - a mesh with 2 or more morph frames: every frame as an aiAnimMesh
  *   (absolute positions and normals, mName = frame name, method
  *   MORPH_RELATIVE as Assimp's glTF importer does) and each MORPH channel as
- *   an aiMeshMorphAnim named like the mesh, one key per frame (the frame
- *   index with weight 1, or the blend weights that are not zero);
+ *   an aiMeshMorphAnim named like the node that places the mesh (as
+ *   Assimp's glTF importer names it; Qt 3D's Assimp plugin needs that),
+ *   one key per frame (the frame index with weight 1, or the blend weights
+ *   that are not zero);
  * - images as embedded PNG aiTextures (mHeight 0, achFormatHint "png",
  *   mFilename = image name) referenced as "*N"; an image that is only a
  *   reference keeps its uri as the texture path;
@@ -108,6 +110,10 @@ typedef struct gsio_ai_opts {
 	 *  0: from the animation's keys (ticks per second over the smallest
 	 *  step between two keys, rounded, 1..240), 30 when it has none. */
 	float fps;
+	/** The aiScene comes from glTF: undo gsio's glTF axes ((x,y,z)_gltf =
+	 *  (y,z,x), front +Z to +X forward) instead of the (x,z,-y) above, so
+	 *  that a GLB gsio wrote (or Blender exported) comes back facing +X. */
+	bool gltf_axes;
 } gsio_ai_opts;
 
 /** A new gsio scene from an aiScene, built with the public builder, so any

@@ -420,11 +420,15 @@ static aiNodeAnim *make_node_anim(const gsio_animation &a, const gsio_node &node
 	return na;
 }
 
-static aiMeshMorphAnim *make_morph_anim(const gsio_animation &a, const gsio_mesh &m, const gsio_channel &c)
+// The channel names the node that places the mesh, as Assimp's glTF 2
+// importer does: Qt 3D's Assimp plugin looks that node up and uses it
+// unchecked (a mesh name crashed it), and Assimp's glTF 2 exporter finds it.
+static aiMeshMorphAnim *make_morph_anim(const gsio_animation &a, const gsio_mesh &m, const gsio_channel &c,
+                                        const std::string &node_name)
 {
 	aiMeshMorphAnim *ma = new aiMeshMorphAnim();
 	try {
-		set_string(ma->mName, m.name);
+		set_string(ma->mName, node_name.c_str());
 		size_t n = a.frames_count;
 		ma->mKeys = new aiMeshMorphKey[n];
 		ma->mNumKeys = to_uint(n, "keys");
@@ -686,7 +690,8 @@ static void convert(const gsio_scene &s, aiScene *out)
 				an->mMorphMeshChannels = new aiMeshMorphAnim *[morph.size()]();
 				an->mNumMorphMeshChannels = to_uint(morph.size(), "channels");
 				for (size_t k = 0; k < morph.size(); k++)
-					an->mMorphMeshChannels[k] = make_morph_anim(a, s.meshes[s.nodes[morph[k]->node].mesh], *morph[k]);
+					an->mMorphMeshChannels[k] = make_morph_anim(a, s.meshes[s.nodes[morph[k]->node].mesh], *morph[k],
+					                                            node_names[morph[k]->node]);
 			}
 		}
 		if (!anims.empty()) {

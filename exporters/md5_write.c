@@ -874,10 +874,9 @@ nomem:
 // stem + "_" + name, or stem alone when name is the stem.
 static void file_stem(const char *stem, const char *name, char *out, size_t out_size)
 {
-	if (!name || !*name || !strcmp(name, stem))
-		snprintf(out, out_size, "%s", stem);
-	else
-		snprintf(out, out_size, "%s_%s", stem, name);
+	int n = !name || !*name || !strcmp(name, stem) ? snprintf(out, out_size, "%s", stem)
+	                                                : snprintf(out, out_size, "%s_%s", stem, name);
+	if (n < 0 || (size_t)n >= out_size) out[out_size - 1] = 0; // a cut name is still a name
 }
 
 // -- Entry points

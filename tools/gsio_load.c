@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #ifdef GSIO_HAVE_ASSIMP_ADAPTER
 #include "gsio_assimp.h"
@@ -51,6 +52,9 @@ gsio_scene *gsio_cli_load(const char *path, const gsio_opts *opts, gsio_error *e
 	gsio_ai_opts ao;
 	memset(&ao, 0, sizeof(ao));
 	if (opts) ao.base = *opts;
+	// A GLB gsio (or Blender) wrote comes back in gsio's axes, not turned.
+	const char *dot = strrchr(path, '.');
+	ao.gltf_axes = dot && (!strcasecmp(dot, ".glb") || !strcasecmp(dot, ".gltf"));
 	gsio_error_clear(err);
 	s = gsio_scene_from_aiscene(ai, &ao, err);
 	gsio_ai_release_import(ai);
