@@ -338,10 +338,12 @@ static void set_trs(gsio_node *n, const gsio_wmp_object *o)
 
 // -- Blocks
 
-static void fan_normal(const float *p0, const float *p1, const float *p2, float n[3])
+/* In doubles: positions reach +-1e30 (clamped), whose products overflow
+ * floats (a fuzzed level made NaN normals). */
+static void fan_normal(const float *p0, const float *p1, const float *p2, double n[3])
 {
-	float a[3], b[3];
-	for (int k = 0; k < 3; k++) a[k] = p1[k] - p0[k], b[k] = p2[k] - p0[k];
+	double a[3], b[3];
+	for (int k = 0; k < 3; k++) a[k] = (double)p1[k] - p0[k], b[k] = (double)p2[k] - p0[k];
 	n[0] = a[1] * b[2] - a[2] * b[1];
 	n[1] = a[2] * b[0] - a[0] * b[2];
 	n[2] = a[0] * b[1] - a[1] * b[0];
@@ -427,17 +429,18 @@ static bool build_block(sctx *c, const gsio_wmp_block *b, int32_t node, const ch
 				m->uvs[2 * (v + j)] = clampf(sv / tw);
 				m->uvs[2 * (v + j) + 1] = clampf(tv / th);
 			}
-			float n[3] = {0, 0, 0};
+			double n[3] = {0, 0, 0};
 			for (size_t j = 1; j + 1 < k; j++) {
-				float t[3];
+				double t[3];
 				fan_normal(m->positions + 3 * first, m->positions + 3 * (first + j),
 				           m->positions + 3 * (first + j + 1), t);
 				for (int q = 0; q < 3; q++) n[q] += t[q];
 			}
-			float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+			double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+			bool ok_n = len > 0 && isfinite(len);
 			for (size_t j = 0; j < k; j++)
 				for (int q = 0; q < 3; q++)
-					m->normals[3 * (v + j) + q] = len > 0 ? n[q] / len : (q == 2 ? 1.0f : 0.0f);
+					m->normals[3 * (v + j) + q] = ok_n ? (float)(n[q] / len) : (q == 2 ? 1.0f : 0.0f);
 			for (size_t j = 1; j + 1 < k; j++) {
 				m->indices[ix++] = (uint32_t)first;
 				m->indices[ix++] = (uint32_t)(first + j);

@@ -894,6 +894,19 @@ static void test_crafted(void **state)
 	assert_null(gsio_wmp_decode(d, size, "past", NULL, &err));
 	assert_int_equal(err.code, GSIO_ERR_TRUNCATED);
 	free(d);
+	// Huge coordinates (clamped to 1e30): normals stay finite (a fuzzed
+	// level made NaN normals when the cross products were floats).
+	const char *huge = "// WMP2\nversion 710\nblocks 1 entities 0 objects 1\n"
+	                   "block 0 { vertices 4 faces 1 -429 -436 -8 -429 436 -8 1e200 227 -8 429 1e180 1e247 "
+	                   "4 3 2 1 0 : t ( 1 0 0 0 ) ( 0 1 0 0 ) 0 0 0 1 1 : 0000 0 50 ndef { 0000 ndef 0 } }\n"
+	                   "object 0 { (0 0 0) (0 0 0) (1 1 1) block 0 }\n";
+	f = gsio_wmp_decode((const uint8_t *)huge, strlen(huge), "huge", NULL, &err);
+	if (!f) fail_msg("%s", err.message);
+	s = gsio_wmp_to_scene(f, "/tmp/nonexistent-gsio-dir/huge.wmp", NULL, &err);
+	assert_non_null(s);
+	if (gsio_scene_validate(s, &err)) fail_msg("%s", err.message);
+	gsio_scene_free(s);
+	gsio_wmp_file_free(f);
 	// Escaping and absolute WAD paths: only the base name is looked up.
 	const char *esc = "// WMP2\nversion 710\nblocks 0 entities 0 objects 1\n"
 	                  "wed { wad { 0 0 0 0 0 <..\\..\\..\\etc\\passwd> 1 <C:\\x\\..> 1 } }\n"
