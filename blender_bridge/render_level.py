@@ -8,9 +8,9 @@ usage: blender -b --factory-startup -P blender_bridge/render_level.py -- \
 whose extras say "wmp:element": "start"), --eye quants above it, looking
 along the start's forward (the entity's +X; Blender -Y of the node after
 the glTF import's axis change), 75 degrees field of view. A level without a
-start position is looked at from the middle of its bounding box's south
-edge (min Y), at eye height above the floor, toward the centre; the script
-says which it used.
+start position is looked at from 64 quants beyond the middle of its
+bounding box's +X edge (Blender's min Y), at eye height above its lowest
+point, looking toward -X; the script says which it used.
 --view top: an orthographic camera above the level, framing every mesh.
 --camera X,Y,Z,PAN[,TILT]: instead, a camera at level coordinates X,Y,Z
 (quants, GameStudio axes) looking toward PAN degrees (counter-clockwise
@@ -141,7 +141,7 @@ def main():
             fwd = (centre - cam.location)
             fwd.z = 0
             fwd.normalize()
-            print("render_level: no start position in the level: camera at %s looking north" % (
+            print("render_level: no start position in the level: camera at %s (Blender) looking toward the level's -X" % (
                 tuple(round(x, 1) for x in cam.location),))
         cam.rotation_euler = fwd.to_track_quat("-Z", "Y").to_euler()
     scene.camera = cam
