@@ -313,6 +313,14 @@ struct builder {
 		memcpy(n.scale, k, sizeof(k));
 	}
 
+	static bool near(const aiMatrix4x4 &a, const aiMatrix4x4 &b)
+	{
+		for (unsigned int r = 0; r < 4; r++)
+			for (unsigned int c = 0; c < 4; c++)
+				if (!(std::fabs(a[r][c] - b[r][c]) <= 1e-6f)) return false;
+		return true;
+	}
+
 	int32_t add_node(const std::string &name, int32_t parent)
 	{
 		int32_t idx = checked(gsio_scene_add_node(s, name.c_str(), parent, err));
@@ -322,15 +330,23 @@ struct builder {
 
 	void nodes()
 	{
-		if (opts.gltf_axes) {
-			// (x, y, z) = (z, x, y)_gltf: the inverse of gsio's glTF writer.
-			root_fix = aiMatrix4x4(0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1);
-		} else {
-			root_fix = z_up_to_y_up();
+		const aiNode *root = ai.mRootNode;
+		root_fix = z_up_to_y_up();
+		if (!opts.gltf_axes && near(root->mTransformation, root_fix)) {
+			// A Z-up file that a loader turned to Y up with this very
+			// rotation (gsio's loaders, Assimp's MDL/HMP/MD5): undo it, the
+			// file's axes come back exactly.
 			root_fix.Inverse();
+		} else {
+			// A Y-up scene in glTF's convention (front +Z; always so when the
+			// caller says the input is glTF, opts.gltf_axes): its front becomes
+			// gsio's +X, the inverse of what gsio's glTF writer does
+			// ((x, y, z)_gltf = (y, z, x)_gsio), so a model made facing the
+			// front in Blender faces forward in the engine and a glTF round
+			// trip through gsio keeps its axes.
+			root_fix = aiMatrix4x4(0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1);
 		}
 		std::vector<node_job> stack;
-		const aiNode *root = ai.mRootNode;
 		aiMatrix4x4 root_m = root_fix * root->mTransformation;
 		bool skip_root = !strcmp(root->mName.C_Str(), "gsio:root") && root->mNumMeshes == 0 && root_m.IsIdentity();
 		if (skip_root) {
@@ -756,13 +772,20 @@ struct builder {
 			const aiAnimation *a = ai.mAnimations[ai_i];
 			if (!a) continue;
 			double tps = std::isfinite(a->mTicksPerSecond) && a->mTicksPerSecond > 0 ? a->mTicksPerSecond : 25.0;
-			// The smallest step between keys and the last key's time.
-			double step = 0, end = 0;
+			// The smallest step between keys, and the first and last keys'
+			// times: sampling starts at the first key, not at tick 0, so an
+			// animation whose keys start later (Blender's exporter puts frame
+			// 1 at 1/fps seconds) does not gain a leading frame that repeats
+			// its first pose: the file's frame 0 is the first key.
+			double step = 0, begin = HUGE_VAL, end = 0;
 			auto look = [&](double t0, double t1) {
 				if (std::isfinite(t1) && t1 > t0 && (step == 0 || t1 - t0 < step)) step = t1 - t0;
 			};
 			auto last = [&](double t) {
-				if (std::isfinite(t)) end = std::max(end, t);
+				if (std::isfinite(t)) {
+					end = std::max(end, t);
+					begin = std::min(begin, t);
+				}
 			};
 			for (unsigned int c = 0; c < a->mNumChannels && a->mChannels; c++) {
 				const aiNodeAnim *na = a->mChannels[c];
@@ -791,7 +814,8 @@ struct builder {
 			double fps = opts.fps > 0 ? opts.fps : step > 0 ? tps / step : 30.0;
 			if (std::fabs(fps - std::round(fps)) < 1e-3 * fps) fps = std::round(fps);
 			fps = std::min(240.0, std::max(1.0, fps));
-			double frames_d = std::floor(end / tps * fps + 0.5) + 1;
+			if (!(begin <= end)) begin = end = 0; // no keys
+			double frames_d = std::floor((end - begin) / tps * fps + 0.5) + 1;
 			if (!(frames_d >= 1) || frames_d > static_cast<double>(max_anim_frames))
 				fail(GSIO_ERR_LIMIT, std::string("animation ") + a->mName.C_Str() + " is too long to sample");
 			size_t frames = static_cast<size_t>(frames_d);
@@ -816,7 +840,7 @@ struct builder {
 				if (na->mNumPositionKeys && na->mPositionKeys) {
 					float *v = alloc<float>(3 * frames);
 					for (size_t f = 0; f < frames; f++) {
-						aiVector3D p = sample(na->mPositionKeys, na->mNumPositionKeys, f / fps * tps);
+						aiVector3D p = sample(na->mPositionKeys, na->mNumPositionKeys, begin + f / fps * tps);
 						if (fix) p = root_fix * p;
 						v[3 * f] = finite_or(p.x, 0);
 						v[3 * f + 1] = finite_or(p.y, 0);
@@ -827,7 +851,7 @@ struct builder {
 				if (na->mNumRotationKeys && na->mRotationKeys) {
 					float *v = alloc<float>(4 * frames);
 					for (size_t f = 0; f < frames; f++) {
-						aiQuaternion q = sample(na->mRotationKeys, na->mNumRotationKeys, f / fps * tps);
+						aiQuaternion q = sample(na->mRotationKeys, na->mNumRotationKeys, begin + f / fps * tps);
 						if (fix) q = qfix * q;
 						float r[4] = {q.x, q.y, q.z, q.w};
 						bool ok = std::isfinite(r[0]) && std::isfinite(r[1]) && std::isfinite(r[2]) && std::isfinite(r[3]) &&
@@ -844,7 +868,7 @@ struct builder {
 				if (na->mNumScalingKeys && na->mScalingKeys) {
 					float *v = alloc<float>(3 * frames);
 					for (size_t f = 0; f < frames; f++) {
-						aiVector3D p = sample(na->mScalingKeys, na->mNumScalingKeys, f / fps * tps);
+						aiVector3D p = sample(na->mScalingKeys, na->mNumScalingKeys, begin + f / fps * tps);
 						float k[3] = {p.x, p.y, p.z};
 						for (float &x : k)
 							if (!std::isfinite(x) || std::fabs(x) < 1e-12f) x = 1e-12f;
@@ -882,7 +906,7 @@ struct builder {
 					if (one_hot) {
 						uint32_t *fr = alloc<uint32_t>(frames);
 						for (size_t f = 0; f < frames; f++) {
-							const aiMeshMorphKey &key = ma->mKeys[key_at(ma->mKeys, ma->mNumKeys, f / fps * tps + 1e-9)];
+							const aiMeshMorphKey &key = ma->mKeys[key_at(ma->mKeys, ma->mNumKeys, begin + f / fps * tps + 1e-6 * tps / fps)];
 							uint32_t idx = 0;
 							for (unsigned int i = 0; i < key.mNumValuesAndWeights; i++)
 								if (std::fabs(key.mWeights[i] - 1.0) < 1e-6 && key.mValues) idx = key.mValues[i];
@@ -893,7 +917,7 @@ struct builder {
 					} else {
 						float *v = alloc<float>(frames * nf);
 						for (size_t f = 0; f < frames; f++) {
-							const aiMeshMorphKey &key = ma->mKeys[key_at(ma->mKeys, ma->mNumKeys, f / fps * tps + 1e-9)];
+							const aiMeshMorphKey &key = ma->mKeys[key_at(ma->mKeys, ma->mNumKeys, begin + f / fps * tps + 1e-6 * tps / fps)];
 							for (unsigned int i = 0; i < key.mNumValuesAndWeights && key.mValues && key.mWeights; i++) {
 								size_t idx = key.mValues[i] + shift;
 								if (idx < nf) v[f * nf + idx] = finite_or(static_cast<float>(key.mWeights[i]), 0);

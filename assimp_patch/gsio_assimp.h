@@ -13,6 +13,23 @@
  * C programs call gsio_ai_import_file() / gsio_ai_release_import() instead of
  * aiImportFile() / aiReleaseImport().
  *
+ * gsio's writers are Assimp export formats too ("gsio_mdl5", "gsio_hmp5",
+ * "gsio_md5"), registered in one line:
+ *
+ *     Assimp::Exporter exporter;
+ *     gsio_assimp_register_exporters(exporter);
+ *     exporter.Export(scene, "gsio_mdl5", "out.mdl");
+ *
+ * (C: gsio_ai_export_scene()). Each converts the aiScene with
+ * gsio_scene_from_aiscene() (below), runs gsio's writer into memory and
+ * writes the file(s) through the Exporter's IOSystem; gsio's warnings go to
+ * Assimp's DefaultLogger. gsio_md5 writes the .md5mesh at the path and the
+ * .md5anim files (and PNGs of embedded textures) beside it, named after its
+ * stem. A scene a writer refuses makes Export() fail: with the stock
+ * libassimp, whose DeadlyExportError cannot be constructed from outside,
+ * GetErrorString() may not carry gsio's message; gsio_ai_get_error_string()
+ * does, and Assimp's logger gets it as an error.
+ *
  * What gsio's aiScene holds (gsio scene -> aiScene):
  * - axes: mesh vertices keep the file's axes (Z up, X forward); the root
  *   node "gsio:root" turns them to Assimp's Y up with the rotation
@@ -75,9 +92,32 @@
 /** int: memory limit of one load in MiB (gsio_opts.memory_limit); 0: 2 GiB. */
 #define GSIO_AI_PROP_MEMORY_LIMIT_MB "GSIO_MEMORY_LIMIT_MB"
 
+/* -- Export formats and their properties (Assimp::ExportProperties). */
+
+#define GSIO_AI_EXPORT_MDL5 "gsio_mdl5" /**< MDL5 (.mdl) */
+#define GSIO_AI_EXPORT_HMP5 "gsio_hmp5" /**< HMP5 (.hmp) */
+#define GSIO_AI_EXPORT_MD5 "gsio_md5"   /**< .md5mesh + .md5anim */
+/** string: MDL5/HMP5 skin encoding: auto (default), pal8, 565, 4444, 888, 8888. */
+#define GSIO_AI_EXPORT_SKIN_FORMAT "GSIO_SKIN_FORMAT"
+/** int: non-zero stores three smaller mip levels (MDL5, HMP5). */
+#define GSIO_AI_EXPORT_MIPMAPS "GSIO_MIPMAPS"
+/** int: non-zero dithers when reducing colours (MDL5, HMP5). */
+#define GSIO_AI_EXPORT_DITHER "GSIO_DITHER"
+/** float: MDL5: rate at which skeletal animation is baked to frames; 0: its own. */
+#define GSIO_AI_EXPORT_BAKE_FPS "GSIO_BAKE_FPS"
+/** float: HMP5: distance between vertices; 0: the source's. */
+#define GSIO_AI_EXPORT_CELL_SIZE "GSIO_CELL_SIZE"
+/** int: MD5: non-zero writes the bind pose only (no .md5anim; a morph-
+ *  animated scene is then accepted). */
+#define GSIO_AI_EXPORT_NO_ANIMATION "GSIO_NO_ANIMATION"
+/** float: rate at which Assimp node animations are resampled (gsio_ai_opts.fps). */
+#define GSIO_AI_EXPORT_FPS "GSIO_FPS"
+
 struct aiScene;
 
 #ifdef __cplusplus
+#include <assimp/Exporter.hpp>
+
 #include <vector>
 namespace Assimp {
 class Importer;
@@ -86,13 +126,21 @@ class BaseImporter;
 
 /** Puts gsio's MDL, HMP and MD5 loaders ahead of Assimp's own: unregisters
  *  Assimp's MDL, HMP and MD5 loaders, registers gsio's, then registers
- *  Assimp's again, so they still serve what gsio's refuse (MDL2, MDL7 until
- *  gsio reads it, Quake IDPO). The importer owns the loaders afterwards. */
+ *  Assimp's again, so they still serve what gsio's refuse (Quake's IDPO
+ *  MDL). The importer owns the loaders afterwards. */
 GSIO_API void gsio_assimp_register(Assimp::Importer &importer);
 
 /** Appends new instances of gsio's loaders (MDL, HMP, MD5), for Assimp's
  *  GetImporterInstanceList() in the patched build (Assimp deletes them). */
 GSIO_API void gsio_assimp_append_importers(std::vector<Assimp::BaseImporter *> &out);
+
+/** Registers gsio's export formats (gsio_mdl5, gsio_hmp5, gsio_md5) with an
+ *  Exporter. Registering twice is harmless (Assimp refuses a known id). */
+GSIO_API void gsio_assimp_register_exporters(Assimp::Exporter &exporter);
+
+/** Appends gsio's export format entries, for Assimp's setupExporterArray()
+ *  in the patched build (one line there: gsio_assimp_append_exporters(exporters);). */
+GSIO_API void gsio_assimp_append_exporters(std::vector<Assimp::Exporter::ExportFormatEntry> &out);
 
 extern "C" {
 #endif
@@ -117,15 +165,22 @@ typedef struct gsio_ai_opts {
 } gsio_ai_opts;
 
 /** A new gsio scene from an aiScene, built with the public builder, so any
- *  writer takes what Assimp reads: nodes (pre-order; the root's transform
- *  gets Assimp's Y up turned back to Z up with the inverse of the rotation
- *  above, and a "gsio:root" node is dropped), the meshes of one node merged
+ *  writer takes what Assimp reads: nodes (pre-order; Assimp's Y up is
+ *  turned back to gsio's Z up on the root's transform: when the root holds
+ *  exactly the rotation above (gsio's loaders, Assimp's MDL/HMP/MD5) by its
+ *  inverse, so the file's axes come back (and a "gsio:root" node is
+ *  dropped); any other scene is taken in glTF's convention, front +Z, which
+ *  becomes gsio's front +X: gsio (x, y, z) = Assimp (z, x, y), the inverse
+ *  of gsio's glTF writer, so a model made in Blender facing the front faces
+ *  forward in the engine), the meshes of one node merged
  *  into one gsio mesh with one part each (when their morph targets and
  *  skinning agree, else one child node per mesh), triangles only (polygons
  *  fanned, points and lines dropped with a warning), materials, embedded
  *  textures decoded to RGBA (PNG, JPEG, ... and raw BGRA texels), external
  *  textures as uri images, bones as a skin with joint nodes, node animations
- *  resampled at a rate, morph animations as MORPH channels, cameras, lights,
+ *  resampled at a rate from the animation's first key (frame 0 = the first
+ *  key, not tick 0: Blender's glTF exporter starts at 1/fps seconds), morph
+ *  animations as MORPH channels, cameras, lights,
  *  metadata as extras. The result passes gsio_scene_validate(). NULL on
  *  failure with err set. */
 GSIO_API gsio_scene *gsio_scene_from_aiscene(const struct aiScene *ai, const gsio_ai_opts *opts,
@@ -135,7 +190,14 @@ GSIO_API gsio_scene *gsio_scene_from_aiscene(const struct aiScene *ai, const gsi
  *  gsio_ai_release_import(), or NULL (gsio_ai_get_error_string() says why). */
 GSIO_API const struct aiScene *gsio_ai_import_file(const char *path, unsigned int flags);
 GSIO_API void gsio_ai_release_import(const struct aiScene *scene);
-/** The last failure of gsio_ai_import_file() in this thread ("" if none). */
+/** Exports an aiScene with one of gsio's format ids (or any of Assimp's),
+ *  aiExportScene() with gsio's exporters registered; preprocessing: aiProcess_*
+ *  steps Assimp runs on its copy first (0 is fine). 0, or -1 with
+ *  gsio_ai_get_error_string() saying why. */
+GSIO_API int gsio_ai_export_scene(const struct aiScene *scene, const char *format_id, const char *path,
+                                  unsigned int preprocessing);
+/** The last failure of gsio_ai_import_file() or gsio_ai_export_scene() in
+ *  this thread ("" if none). */
 GSIO_API const char *gsio_ai_get_error_string(void);
 
 #ifdef __cplusplus

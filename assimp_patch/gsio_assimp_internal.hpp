@@ -37,6 +37,10 @@ inline std::string format_error(const gsio_error &err)
 	return buf;
 }
 
+/** The message of the last failure of gsio_ai_import_file() or
+ *  gsio_ai_export_scene() in this thread (gsio_ai_get_error_string()). */
+std::string &last_error();
+
 /** A column-major gsio matrix as Assimp's row-major aiMatrix4x4, and back. */
 aiMatrix4x4 mat_from_colmajor(const float m[16]);
 void mat_to_colmajor(const aiMatrix4x4 &a, float m[16]);

@@ -135,7 +135,7 @@ public:
 
 	/* gsio's magic decides, whatever checkSig says (Assimp asks only when
 	 * several loaders claim the extension). A file whose magic gsio knows
-	 * but whose version it does not read (MDL2, MDL7 today, Quake IDPO) is
+	 * but whose version it does not read (Quake IDPO, MDL6, MDL8) is
 	 * refused so that the next loader (Assimp's own) serves it; a file
 	 * whose magic is unknown but whose extension is gsio's is claimed, so
 	 * gsio's error message explains what is wrong with it. */
@@ -309,26 +309,30 @@ void gsio_assimp_register(Assimp::Importer &importer)
 	for (Assimp::BaseImporter *b : builtins) importer.RegisterLoader(b);
 }
 
-static thread_local std::string gsio_ai_last_error;
+std::string &gsioa::last_error()
+{
+	static thread_local std::string message;
+	return message;
+}
 
 extern "C" const aiScene *gsio_ai_import_file(const char *path, unsigned int flags)
 {
-	gsio_ai_last_error.clear();
+	gsioa::last_error().clear();
 	if (!path) {
-		gsio_ai_last_error = "gsio_ai_import_file: path is NULL";
+		gsioa::last_error() = "gsio_ai_import_file: path is NULL";
 		return nullptr;
 	}
 	try {
 		std::unique_ptr<Assimp::Importer> imp(new Assimp::Importer());
 		gsio_assimp_register(*imp);
 		if (!imp->ReadFile(path, flags)) {
-			gsio_ai_last_error = imp->GetErrorString();
+			gsioa::last_error() = imp->GetErrorString();
 			return nullptr;
 		}
 		// The scene outlives its importer; aiReleaseImport() deletes it.
 		return imp->GetOrphanedScene();
 	} catch (const std::exception &e) {
-		gsio_ai_last_error = e.what();
+		gsioa::last_error() = e.what();
 		return nullptr;
 	}
 }
@@ -340,5 +344,5 @@ extern "C" void gsio_ai_release_import(const aiScene *scene)
 
 extern "C" const char *gsio_ai_get_error_string(void)
 {
-	return gsio_ai_last_error.c_str();
+	return gsioa::last_error().c_str();
 }

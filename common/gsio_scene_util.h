@@ -46,22 +46,29 @@ GSIO_NODISCARD bool gsioi_scene_build_clips(gsio_scene *s, const gsio_mesh *m, i
 // shadow each other in a ray tracer (Cycles renders such a box black).
 // glTF's own word for such a surface is a double-sided material: so each pair
 // becomes ONE face, the one whose winding agrees with its vertices' normals,
-// drawn with a double-sided material. The faces of pairs go to their own mesh
-// part after the single faces; when every face is paired the mesh keeps one
-// part and its materials become double-sided, otherwise the pair part gets a
-// double-sided copy of the material ("<name>_double_sided"). A writer of a
+// drawn with a double-sided material. Pairs are found inside each mesh part
+// (two faces with different materials stay two faces). Each part becomes its
+// single faces, then the kept faces of its pairs in a part of their own with
+// a double-sided copy of the part's material ("<name>_double_sided", one per
+// material in the scene, marked by the extra "gsio:double_sided_of"). When
+// the materials are the mesh's own (MDL3/4/5: its skin and the alternative
+// skins) a part whose faces are all pairs keeps its material and turns it
+// double-sided instead (a one-part mesh: every material). A writer of a
 // format without double-sided materials (MDL) writes each face of such a part
 // both ways round again.
 
-/** Folds the pairs of m (two triangles on the same three position indices,
- *  source_vertex when present, in opposite winding), deciding the side of
- *  each from m->positions / m->normals (the first frame). m must have one
- *  part. Indices are rewritten in place (single faces first, in their order,
- *  then the kept face of each pair); *pairs gets the number of pairs folded
- *  (their count also goes to the mesh extra "gsio:double_sided_pairs").
- *  Vertices used only by a dropped face stay (unreferenced). A mesh without
- *  normals is left alone. Temporaries live in `tmp`. */
+/** Folds the pairs of m (two triangles of one part on the same three position
+ *  indices, source_vertex when present, in opposite winding), deciding the
+ *  side of each from m->positions / m->normals (the first frame).
+ *  `shared_materials`: other meshes may use m's materials (MDL7's global
+ *  materials), so they are never changed, only copied. Indices and parts are
+ *  rewritten in place (per part: single faces first, in their order, then
+ *  the kept face of each pair); *pairs gets the number of pairs folded (their
+ *  count also goes to the mesh extra "gsio:double_sided_pairs"). Vertices
+ *  used only by a dropped face stay (unreferenced). A mesh without normals
+ *  is left alone. Temporaries live in `tmp`. */
 GSIO_NODISCARD bool gsioi_mesh_fold_double_sided(gsio_scene *s, gsio_mesh *m, gsio_arena *tmp,
-                                                size_t *pairs, gsio_error *err);
+                                                bool shared_materials, size_t *pairs,
+                                                gsio_error *err);
 
 #endif

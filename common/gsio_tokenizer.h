@@ -43,6 +43,7 @@ typedef struct gsioi_tokenizer {
 	size_t line_start;  /**< offset of the first byte of that line */
 	const char *file;   /**< for errors, "" when unknown */
 	const char *punct;  /**< the punctuation characters, NUL-terminated */
+	uint8_t cls[256];   /**< byte classes (GSIOI_TOK_C_*), built from punct at init */
 	gsio_error *err;    /**< where errors go (never NULL after init) */
 	gsio_error local_err_; /**< used when the caller passed no error */
 	bool failed;        /**< the first failure sticks: later calls fail too */

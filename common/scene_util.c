@@ -172,96 +172,134 @@ static double face_agreement(const gsio_mesh *m, size_t t)
 	return sum;
 }
 
-bool gsioi_mesh_fold_double_sided(gsio_scene *s, gsio_mesh *m, gsio_arena *tmp, size_t *pairs,
-                                  gsio_error *err)
+/* The double-sided copy of material `mat` (-1: none) for meshes whose
+ * materials are shared: one per material in the whole scene, found again by
+ * its "gsio:double_sided_of" extra. */
+static int32_t double_sided_copy(gsio_scene *s, int32_t mat, gsio_error *err)
+{
+	for (size_t i = 0; i < s->materials_count; i++) {
+		const gsio_extra *x = gsio_extras_get(&s->materials[i].extras, "gsio:double_sided_of");
+		if (x && x->i == mat) return (int32_t)i;
+	}
+	int32_t ds = gsio_scene_add_material(s, NULL, err);
+	if (ds < 0) return -1;
+	gsio_material *dm = &s->materials[ds];
+	char name[96];
+	if (mat >= 0) {
+		*dm = s->materials[mat];
+		// Its own extras list (same values), so setting one later touches one material.
+		dm->extras.items = NULL;
+		dm->extras.count = 0;
+		const gsio_extras *from = &s->materials[mat].extras;
+		if (from->count) {
+			gsio_extra *items = GSIO_NEW_ARRAY(s->arena, gsio_extra, from->count, err);
+			if (!items) return -1;
+			memcpy(items, from->items, from->count * sizeof(*items));
+			dm->extras.items = items;
+			dm->extras.count = from->count;
+		}
+		snprintf(name, sizeof(name), "%s_double_sided",
+		         s->materials[mat].name ? s->materials[mat].name : "material");
+	} else {
+		snprintf(name, sizeof(name), "double_sided");
+	}
+	if (!(dm->name = gsioi_arena_strdup(s->arena, name, err))) return -1;
+	dm->double_sided = true;
+	if (gsio_extras_set_int(s, &dm->extras, "gsio:double_sided_of", mat, err)) return -1;
+	return ds;
+}
+
+bool gsioi_mesh_fold_double_sided(gsio_scene *s, gsio_mesh *m, gsio_arena *tmp,
+                                  bool shared_materials, size_t *pairs, gsio_error *err)
 {
 	*pairs = 0;
-	size_t ntri = m->index_count / 3;
-	if (!m->normals || !m->positions || ntri < 2 || m->parts_count != 1) return true;
+	size_t ntri = m->index_count / 3, nparts = m->parts_count;
+	if (!m->normals || !m->positions || ntri < 2 || !nparts) return true;
 	split_key *keys = GSIO_NEW_ARRAY(tmp, split_key, ntri, err);
 	uint8_t *role = GSIO_NEW_ARRAY(tmp, uint8_t, ntri, err); // 0 single, 1 kept, 2 dropped
-	GSIO_CHECK(keys && role);
-	size_t nk = 0;
-	for (size_t t = 0; t < ntri; t++) {
-		uint32_t p[3];
-		for (int k = 0; k < 3; k++) {
-			uint32_t v = m->indices[3 * t + (size_t)k];
-			p[k] = m->source_vertex ? m->source_vertex[v] : v;
-		}
-		if (p[0] == p[1] || p[1] == p[2] || p[0] == p[2]) continue; // no face to see
-		int r = p[0] < p[1] ? (p[0] < p[2] ? 0 : 2) : (p[1] < p[2] ? 1 : 2);
-		uint32_t a = p[r], x = p[(r + 1) % 3], y = p[(r + 2) % 3];
-		keys[nk++] = (split_key){a, x < y ? x : y, x < y ? y : x, x > y, (uint32_t)t};
-	}
-	qsort(keys, nk, sizeof(*keys), split_key_cmp);
+	size_t *part_pairs = GSIO_NEW_ARRAY(tmp, size_t, nparts, err);
+	GSIO_CHECK(keys && role && part_pairs);
 	size_t npairs = 0;
-	for (size_t i = 0; i < nk;) {
-		size_t j = i, mid;
-		while (j < nk && keys[j].a == keys[i].a && keys[j].b == keys[i].b && keys[j].c == keys[i].c)
-			j++;
-		for (mid = i; mid < j && !keys[mid].flip; mid++) {}
-		// Pair the k-th face of one winding with the k-th of the other.
-		for (size_t u = i, w = mid; u < mid && w < j; u++, w++) {
-			uint32_t tu = keys[u].tri, tw = keys[w].tri;
-			double du = face_agreement(m, tu), dw = face_agreement(m, tw);
-			// Keep the face whose winding agrees with the normals; a tie
-			// (normals in the face's plane: trashcan.mdl has 4) keeps the
-			// face stored first, so the choice is stable.
-			bool keep_u = du > dw || (du == dw && tu < tw);
-			role[keep_u ? tu : tw] = 1;
-			role[keep_u ? tw : tu] = 2;
-			npairs++;
+	// Pairs are looked for inside each part: two faces with different
+	// materials look different from each side, so they stay two faces.
+	for (size_t pi = 0; pi < nparts; pi++) {
+		const gsio_mesh_part *part = &m->parts[pi];
+		size_t t0 = part->first_index / 3, t1 = t0 + part->index_count / 3, nk = 0;
+		for (size_t t = t0; t < t1 && t < ntri; t++) {
+			uint32_t p[3];
+			for (int k = 0; k < 3; k++) {
+				uint32_t v = m->indices[3 * t + (size_t)k];
+				p[k] = m->source_vertex ? m->source_vertex[v] : v;
+			}
+			if (p[0] == p[1] || p[1] == p[2] || p[0] == p[2]) continue; // no face to see
+			int r = p[0] < p[1] ? (p[0] < p[2] ? 0 : 2) : (p[1] < p[2] ? 1 : 2);
+			uint32_t a = p[r], x = p[(r + 1) % 3], y = p[(r + 2) % 3];
+			keys[nk++] = (split_key){a, x < y ? x : y, x < y ? y : x, x > y, (uint32_t)t};
 		}
-		i = j;
+		qsort(keys, nk, sizeof(*keys), split_key_cmp);
+		for (size_t i = 0; i < nk;) {
+			size_t j = i, mid;
+			while (j < nk && keys[j].a == keys[i].a && keys[j].b == keys[i].b &&
+			       keys[j].c == keys[i].c)
+				j++;
+			for (mid = i; mid < j && !keys[mid].flip; mid++) {}
+			// Pair the k-th face of one winding with the k-th of the other.
+			for (size_t u = i, w = mid; u < mid && w < j; u++, w++) {
+				uint32_t tu = keys[u].tri, tw = keys[w].tri;
+				double du = face_agreement(m, tu), dw = face_agreement(m, tw);
+				// Keep the face whose winding agrees with the normals; a tie
+				// (normals in the face's plane: trashcan.mdl has 4) keeps the
+				// face stored first, so the choice is stable.
+				bool keep_u = du > dw || (du == dw && tu < tw);
+				role[keep_u ? tu : tw] = 1;
+				role[keep_u ? tw : tu] = 2;
+				part_pairs[pi]++;
+			}
+			i = j;
+		}
+		npairs += part_pairs[pi];
 	}
 	if (!npairs) return true;
+
+	// Each part becomes its single faces, then (if it has pairs) their kept
+	// faces with a double-sided material.
 	uint32_t *out = GSIO_NEW_ARRAY(tmp, uint32_t, 3 * (ntri - npairs), err);
-	GSIO_CHECK(out);
-	size_t n = 0;
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t t = 0; t < ntri; t++)
-			if (role[t] == pass) {
-				memcpy(out + 3 * n, m->indices + 3 * t, 3 * sizeof(uint32_t));
-				n++;
+	gsio_mesh_part *parts = GSIO_NEW_ARRAY(s->arena, gsio_mesh_part, 2 * nparts, err);
+	GSIO_CHECK(out && parts);
+	size_t n = 0, np = 0;
+	for (size_t pi = 0; pi < nparts; pi++) {
+		const gsio_mesh_part part = m->parts[pi];
+		size_t t0 = part.first_index / 3, t1 = t0 + part.index_count / 3;
+		if (t1 > ntri) t1 = ntri;
+		size_t nsingle = (t1 - t0) - 2 * part_pairs[pi];
+		int32_t mat = part.material;
+		for (int pass = 0; pass < 2; pass++) {
+			size_t first = n;
+			for (size_t t = t0; t < t1; t++)
+				if (role[t] == pass) {
+					memcpy(out + 3 * n, m->indices + 3 * t, 3 * sizeof(uint32_t));
+					n++;
+				}
+			if (n == first) continue;
+			int32_t pmat = mat;
+			if (pass == 1 && nsingle == 0 && !shared_materials) {
+				// Every face of the part is a pair and the materials are this
+				// mesh's own: its material turns double-sided; a one-part
+				// mesh's others (the alternative skins an MDL switches to) too.
+				if (nparts == 1)
+					for (size_t i = 0; i < s->materials_count; i++) s->materials[i].double_sided = true;
+				else if (mat >= 0)
+					s->materials[mat].double_sided = true;
+			} else if (pass == 1) {
+				GSIO_CHECK((pmat = double_sided_copy(s, mat, err)) >= 0);
 			}
-	size_t nsingle = ntri - 2 * npairs;
+			parts[np++] = (gsio_mesh_part){3 * first, 3 * (n - first), pmat};
+		}
+	}
 	memcpy(m->indices, out, 3 * n * sizeof(uint32_t));
 	m->index_count = 3 * n;
-	int32_t mat = m->parts[0].material;
-	if (nsingle == 0) {
-		// Every face is a pair: the mesh's material (and, for a model whose
-		// other materials are its alternative skins, those too) turns
-		// double-sided.
-		m->parts[0].index_count = m->index_count;
-		for (size_t i = 0; i < s->materials_count; i++) s->materials[i].double_sided = true;
-	} else {
-		gsio_mesh_part *parts = GSIO_NEW_ARRAY(s->arena, gsio_mesh_part, 2, err);
-		GSIO_CHECK(parts);
-		parts[0] = (gsio_mesh_part){0, 3 * nsingle, mat};
-		int32_t ds = gsio_scene_add_material(s, NULL, err);
-		GSIO_CHECK(ds >= 0);
-		gsio_material *dm = &s->materials[ds];
-		char name[96];
-		if (mat >= 0) {
-			*dm = s->materials[mat];
-			// Its own extras list (same values), so setting one later touches one material.
-			if (dm->extras.count) {
-				gsio_extra *items = GSIO_NEW_ARRAY(s->arena, gsio_extra, dm->extras.count, err);
-				GSIO_CHECK(items);
-				memcpy(items, dm->extras.items, dm->extras.count * sizeof(*items));
-				dm->extras.items = items;
-			}
-			snprintf(name, sizeof(name), "%s_double_sided",
-			         s->materials[mat].name ? s->materials[mat].name : "material");
-		} else {
-			snprintf(name, sizeof(name), "double_sided");
-		}
-		GSIO_CHECK((dm->name = gsioi_arena_strdup(s->arena, name, err)));
-		dm->double_sided = true;
-		parts[1] = (gsio_mesh_part){3 * nsingle, 3 * npairs, ds};
-		m->parts = parts;
-		m->parts_count = 2;
-	}
+	m->parts = parts;
+	m->parts_count = np;
 	*pairs = npairs;
 	return gsio_extras_set_int(s, &m->extras, "gsio:double_sided_pairs", (int64_t)npairs, err) == 0;
 }

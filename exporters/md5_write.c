@@ -465,6 +465,10 @@ static const char *shader_of(md5w *w, int32_t mi, const char *stem, int32_t *png
 			char a[128], b[128], buf[300];
 			file_safe(stem, a, sizeof(a));
 			file_safe(img->name, b, sizeof(b));
+			// An image named after its file ("body.png", as glTF keeps
+			// them) does not get a second extension.
+			size_t bl = strlen(b);
+			if (bl > 4 && !strcasecmp(b + bl - 4, ".png")) b[bl - 4] = '\0';
 			snprintf(buf, sizeof(buf), "%s_%s.png", a, b);
 			*png_image = im;
 			return gsioi_arena_strdup(w->a, buf, w->err);

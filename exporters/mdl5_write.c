@@ -357,19 +357,33 @@ static bool mesh_frame(wctx *c, const placement *p, const frame_spec *fs, float 
 		else if (p->node >= 0) ch = morph_channel(&c->s->animations[fs->anim], p->node);
 		if (ch && ch->frames) f = ch->frames[fs->key];
 		if (ch && !ch->frames && ch->values) {
-			// Blend weights: the weighted sum of the frames.
+			// Blend weights, as glTF morph weights: frame 0 plus each
+			// frame's difference to it, weighted (w[0] adds nothing). Weights
+			// that sum to 1 give the same as their weighted sum of frames;
+			// others (a shape key at 0.7 from Blender) stay right.
 			const float *w = ch->values + fs->key * m->frames_count;
-			memset(tp, 0, nv * 3 * sizeof(float));
-			memset(tn, 0, nv * 3 * sizeof(float));
-			bool nrm = true;
-			for (size_t j = 0; j < m->frames_count; j++) {
+			const gsio_morph_frame *f0 = &m->frames[0];
+			memcpy(tp, f0->positions, nv * 3 * sizeof(float));
+			bool nrm = f0->normals != NULL;
+			if (nrm) memcpy(tn, f0->normals, nv * 3 * sizeof(float));
+			for (size_t j = 1; j < m->frames_count; j++) {
 				if (w[j] == 0) continue;
-				for (size_t i = 0; i < 3 * nv; i++) tp[i] += w[j] * m->frames[j].positions[i];
-				if (m->frames[j].normals)
-					for (size_t i = 0; i < 3 * nv; i++) tn[i] += w[j] * m->frames[j].normals[i];
+				const gsio_morph_frame *fj = &m->frames[j];
+				for (size_t i = 0; i < 3 * nv; i++) tp[i] += w[j] * (fj->positions[i] - f0->positions[i]);
+				if (nrm && fj->normals)
+					for (size_t i = 0; i < 3 * nv; i++) tn[i] += w[j] * (fj->normals[i] - f0->normals[i]);
 				else nrm = false;
 			}
-			if (!nrm) face_normals(m, tp, tn);
+			if (!nrm) {
+				face_normals(m, tp, tn);
+			} else {
+				for (size_t v = 0; v < nv; v++) {
+					float *n = tn + 3 * v;
+					float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+					if (len > 0) n[0] /= len, n[1] /= len, n[2] /= len;
+					else n[2] = 1;
+				}
+			}
 			return true;
 		}
 		src_p = m->frames[f].positions;

@@ -230,7 +230,8 @@ static void read_bbox_vertex(const uint8_t *p, gsio_mdl_vertex *v)
 	v->bone = p[7];
 }
 
-static bool decode_frames(gsioi_reader *r, gsio_hmp_file *f, gsio_error *err)
+/* keep_frames: frames decoded and kept; the others are checked only. */
+static bool decode_frames(gsioi_reader *r, gsio_hmp_file *f, gsio_error *err, size_t keep_frames)
 {
 	const gsio_hmp_header *h = &f->header;
 	size_t nv = (size_t)h->numverts, frame_size;
@@ -262,7 +263,8 @@ static bool decode_frames(gsioi_reader *r, gsio_hmp_file *f, gsio_error *err)
 		read_bbox_vertex(p + 4, &fr->bbox_min);
 		read_bbox_vertex(p + 12, &fr->bbox_max);
 		memcpy(fr->name, p + 20, 16);
-		fr->heights = GSIO_NEW_ARRAY(f->arena, gsio_hmp_height, nv, err);
+		if (i >= keep_frames) continue;
+		fr->heights = gsioi_arena_array_uninit(f->arena, nv, sizeof(gsio_hmp_height), err);
 		GSIO_CHECK(fr->heights);
 		const uint8_t *q = p + GSIO_HMP_FRAME_HEADER_SIZE;
 		for (size_t v = 0; v < nv; v++, q += 4) {
@@ -271,23 +273,28 @@ static bool decode_frames(gsioi_reader *r, gsio_hmp_file *f, gsio_error *err)
 			fr->heights[v].pad = q[3];
 		}
 	}
+	if (f->frames_count > keep_frames) f->frames_count = keep_frames;
 	return true;
 }
 
 // -- Decode
 
-gsio_hmp_file *gsio_hmp_decode(const uint8_t *data, size_t size, const char *name,
-                               const gsio_opts *opts, gsio_error *err)
+/* borrow: point into `data` instead of copying it (the caller keeps data
+ * alive while the decoded file lives). keep_frames: see decode_frames. */
+static gsio_hmp_file *hmp_decode(const uint8_t *data, size_t size, const char *name,
+                                 const gsio_opts *opts, gsio_error *err, bool borrow,
+                                 size_t keep_frames)
 {
 	gsio_error local;
 	if (!err) err = &local;
 	gsio_arena *arena;
 	const uint8_t *copy;
-	gsio_hmp_file *f = gsioi_codec_begin(data, size, name, opts, false, sizeof(*f), &arena, &copy, err);
+	gsio_hmp_file *f = gsioi_codec_begin(data, size, name, opts, borrow, sizeof(*f), &arena, &copy, err);
 	if (!f) return NULL;
 	f->arena = arena;
 	gsioi_reader r = gsioi_reader_make(copy, size, name, err);
-	if (!decode_header(&r, f) || !decode_skins(&r, f, err) || !decode_frames(&r, f, err))
+	if (!decode_header(&r, f) || !decode_skins(&r, f, err) ||
+	    !decode_frames(&r, f, err, keep_frames))
 		goto fail;
 	f->trailing = copy + r.pos;
 	f->trailing_size = r.size - r.pos;
@@ -297,6 +304,12 @@ fail:
 	if (name && !err->file[0]) snprintf(err->file, sizeof(err->file), "%s", name);
 	gsioi_arena_destroy(arena);
 	return NULL;
+}
+
+gsio_hmp_file *gsio_hmp_decode(const uint8_t *data, size_t size, const char *name,
+                               const gsio_opts *opts, gsio_error *err)
+{
+	return hmp_decode(data, size, name, opts, err, false, SIZE_MAX);
 }
 
 void gsio_hmp_file_free(gsio_hmp_file *file)
@@ -574,11 +587,11 @@ static bool build_mesh(gsio_scene *s, const gsio_hmp_file *f, const gsio_opts *o
 		const gsio_hmp_frame *fr = &f->frames[i];
 		gsio_morph_frame *mf = &m->frames[i];
 		GSIO_CHECK((mf->name = gsioi_arena_strndup(a, fr->name, 16, err)));
-		mf->positions = GSIO_NEW_ARRAY(a, float, 3 * nv, err);
-		mf->normals = GSIO_NEW_ARRAY(a, float, 3 * nv, err);
+		// Written whole below: no zeroing.
+		mf->positions = gsioi_arena_array_uninit(a, 3 * nv, sizeof(float), err);
+		mf->normals = gsioi_arena_array_uninit(a, 3 * nv, sizeof(float), err);
 		GSIO_CHECK(mf->positions && mf->normals);
-		for (size_t v = 0; v < nv; v++) {
-			size_t r = v / cols, c = v % cols;
+		for (size_t v = 0, r = 0, c = 0; v < nv; v++, c = c + 1 == cols ? (r++, 0) : c + 1) {
 			float *p = mf->positions + 3 * v, *n = mf->normals + 3 * v;
 			p[0] = h->offset[0] + (float)c * h->ftrisize_x;
 			p[1] = h->offset[1] + (float)(rows - 1 - r) * h->ftrisize_y;
@@ -704,7 +717,10 @@ static int hmp_can_read(const uint8_t *head, size_t n, const char *ext)
 static gsio_scene *hmp_read(const uint8_t *data, size_t size, const char *path,
                             const gsio_opts *opts, gsio_error *err)
 {
-	gsio_hmp_file *f = gsio_hmp_decode(data, size, path, opts, err);
+	// The scene copies what it keeps, so the file may borrow the caller's
+	// bytes; without animation it keeps the first frame only.
+	bool first_only = opts && (opts->flags & GSIO_OPT_NO_ANIMATION);
+	gsio_hmp_file *f = hmp_decode(data, size, path, opts, err, true, first_only ? 1 : SIZE_MAX);
 	if (!f) return NULL;
 	gsio_scene *s = gsio_hmp_to_scene(f, path, opts, err);
 	gsio_hmp_file_free(f);

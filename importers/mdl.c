@@ -1,4 +1,4 @@
-/* MDL3 / MDL4 / MDL5: GameStudio A4/A5 models.
+/* MDL2 / MDL3 / MDL4 / MDL5: GameStudio A3-A5 models.
  *
  * Layout (little-endian): 84-byte header; numskins skins (MDL3/4: int32 type
  * + pixels of the header's size; MDL5: int32 type, width, height + pixels);
@@ -6,6 +6,10 @@
  * frames of int32 type, bbox min/max, char name[16], numverts packed
  * vertices (type 0: u8 x,y,z,normal; type 2: u16 x,y,z, u8 normal, u8 bone);
  * then bones (never seen), which are kept as raw trailing bytes.
+ * MDL2 (A3) keeps the 84-byte header, the MDL3 skins and the frames but stores
+ * Quake 1's records between them: numverts skin vertices of int32 onseam, s,
+ * t and numtris triangles of int32 facesfront, xyz[3] (measured on
+ * mdl2-tree.mdl: 84 + 4 + 128*128*2 + 73*12 + 132*16 + 320 is its size).
  * Facts beyond the seed are in ../shared/FORMATS.md. */
 #include "gsio_mdl.h"
 #include "gsio_mdl7.h"
@@ -22,6 +26,10 @@
 
 // Skins larger than this in either direction are taken as corruption.
 #define MDL_MAX_SKIN_DIM 16384
+/* MDL2 vertices: the scene gives each one a second skin vertex (Quake's seam
+ * copy) and both must stay in the int16 range of the shared welding code.
+ * Quake itself allowed 1024 (MAXALIASVERTS); mdl2-tree.mdl has 73. */
+#define MDL2_MAX_VERTS 16384
 
 // -- Skins
 
@@ -87,8 +95,7 @@ static bool read_vertex(gsioi_reader *r, int32_t type, gsio_mdl_vertex *v)
 
 static gsio_error_code unsupported_magic(const uint8_t *m, const char **what)
 {
-	if (!memcmp(m, "MDL2", 4)) *what = "MDL2 (A3/Quake-style model)";
-	else if (!memcmp(m, "MDL7", 4)) *what = "MDL7 (A6/A7 model; gsio_mdl7_decode reads it)";
+	if (!memcmp(m, "MDL7", 4)) *what = "MDL7 (A6/A7 model; gsio_mdl7_decode reads it)";
 	else if (!memcmp(m, "IDPO", 4)) *what = "IDPO (Quake 1 model)";
 	else if (!memcmp(m, "MDL", 3)) *what = "this MDL variant";
 	else return GSIO_ERR_BAD_MAGIC;
@@ -111,14 +118,15 @@ static bool decode_header(gsioi_reader *r, gsio_mdl_header *h, int *version)
 	const uint8_t *magic = gsioi_read_bytes(r, 4, "the MDL header");
 	GSIO_CHECK(magic);
 	memcpy(h->version, magic, 4);
-	if (memcmp(magic, "MDL3", 4) && memcmp(magic, "MDL4", 4) && memcmp(magic, "MDL5", 4)) {
+	if (memcmp(magic, "MDL2", 4) && memcmp(magic, "MDL3", 4) && memcmp(magic, "MDL4", 4) &&
+	    memcmp(magic, "MDL5", 4)) {
 		const char *what = NULL;
 		gsio_error_code code = unsupported_magic(magic, &what);
 		if (code == GSIO_ERR_UNSUPPORTED)
 			GSIO_FAIL(r->err, code, r->file, 0, "format %s is not supported yet", what);
 		else
 			GSIO_FAIL(r->err, code, r->file, 0,
-			          "not a GameStudio model: magic %02x %02x %02x %02x is not MDL3/MDL4/MDL5",
+			          "not a GameStudio model: magic %02x %02x %02x %02x is not MDL2..MDL5",
 			          magic[0], magic[1], magic[2], magic[3]);
 		return false;
 	}
@@ -140,12 +148,55 @@ static bool decode_header(gsioi_reader *r, gsio_mdl_header *h, int *version)
 		if (ok && i != 7) ok = check_count(r, *counts[i], names[i], at);
 	}
 	GSIO_CHECK(ok);
-	if (h->numverts > 32768 || h->numskinverts > 32768) {
+	if (*version != 2 && (h->numverts > 32768 || h->numskinverts > 32768)) {
 		// Triangles address vertices with int16: more could never be used.
 		GSIO_FAIL(r->err, GSIO_ERR_CORRUPT, r->file, 60,
 		          "%d vertices / %d skin vertices exceed the int16 index range",
 		          (int)h->numverts, (int)h->numskinverts);
 		return false;
+	}
+	if (*version == 2 && h->numverts > MDL2_MAX_VERTS) {
+		GSIO_FAIL(r->err, GSIO_ERR_CORRUPT, r->file, 60, "%d vertices: MDL2 allows at most %d",
+		          (int)h->numverts, MDL2_MAX_VERTS);
+		return false;
+	}
+	return true;
+}
+
+/* MDL2's Quake records: one skin vertex per 3D vertex, triangles with a
+ * front/back flag. Both blocks are checked whole before anything is allocated. */
+static bool decode_mdl2_records(gsioi_reader *r, gsio_mdl_file *f, gsio_error *err)
+{
+	const gsio_mdl_header *h = &f->header;
+	size_t nv = (size_t)h->numverts, nt = (size_t)h->numtris, tri_bytes;
+	GSIO_CHECK(gsioi_reader_need(r, nv * 12, "the MDL2 skin vertices"));
+	f->mdl2_uvs_count = nv;
+	GSIO_CHECK((f->mdl2_uvs = GSIO_NEW_ARRAY(f->arena, gsio_mdl2_uv, nv, err)));
+	for (size_t i = 0; i < nv; i++) {
+		gsio_mdl2_uv *u = &f->mdl2_uvs[i];
+		GSIO_CHECK(gsioi_read_i32(r, &u->onseam, "onseam") && gsioi_read_i32(r, &u->s, "s") &&
+		           gsioi_read_i32(r, &u->t, "t"));
+	}
+	if (!gsioi_mul_size(nt, 16, &tri_bytes)) {
+		GSIO_FAIL(err, GSIO_ERR_CORRUPT, r->file, 64, "numtris %zu overflows", nt);
+		return false;
+	}
+	GSIO_CHECK(gsioi_reader_need(r, tri_bytes, "the MDL2 triangles"));
+	f->mdl2_triangles_count = nt;
+	GSIO_CHECK((f->mdl2_triangles = GSIO_NEW_ARRAY(f->arena, gsio_mdl2_triangle, nt, err)));
+	for (size_t i = 0; i < nt; i++) {
+		gsio_mdl2_triangle *t = &f->mdl2_triangles[i];
+		GSIO_CHECK(gsioi_read_i32(r, &t->facesfront, "facesfront"));
+		for (int k = 0; k < 3; k++) {
+			size_t at = r->pos;
+			GSIO_CHECK(gsioi_read_i32(r, &t->xyz[k], "a vertex index"));
+			if (t->xyz[k] < 0 || t->xyz[k] >= h->numverts) {
+				GSIO_FAIL(err, GSIO_ERR_CORRUPT, r->file, (int64_t)at,
+				          "triangle %zu: vertex index %d is outside 0..%d", i, (int)t->xyz[k],
+				          (int)h->numverts - 1);
+				return false;
+			}
+		}
 	}
 	return true;
 }
@@ -196,9 +247,12 @@ static bool decode_skins(gsioi_reader *r, gsio_mdl_file *f, gsio_error *err)
 }
 
 /* borrow: point into `data` instead of copying it (the caller keeps data
- * alive for as long as the decoded file lives). */
+ * alive for as long as the decoded file lives). keep_frames: frames decoded
+ * and kept (SIZE_MAX: all); the others are still checked, so a truncated or
+ * corrupt file fails the same way whatever is kept. */
 static gsio_mdl_file *mdl_decode(const uint8_t *data, size_t size, const char *name,
-                                 const gsio_opts *opts, gsio_error *err, bool borrow)
+                                 const gsio_opts *opts, gsio_error *err, bool borrow,
+                                 size_t keep_frames)
 {
 	gsio_error local;
 	if (!err) err = &local;
@@ -212,42 +266,46 @@ static gsio_mdl_file *mdl_decode(const uint8_t *data, size_t size, const char *n
 	if (!decode_header(&r, h, &f->version)) goto fail;
 	if (!decode_skins(&r, f, err)) goto fail;
 
-	// Skin vertices and triangles: check the whole block before allocating.
-	size_t uv_bytes = (size_t)h->numskinverts * 4;
-	if (!gsioi_reader_need(&r, uv_bytes, "the skin vertices")) goto fail;
-	f->uvs_count = (size_t)h->numskinverts;
-	f->uvs = GSIO_NEW_ARRAY(arena, gsio_mdl_uv, f->uvs_count, err);
-	if (!f->uvs) goto fail;
-	for (size_t i = 0; i < f->uvs_count; i++) {
-		const uint8_t *p = gsioi_read_bytes(&r, 4, "a skin vertex");
-		f->uvs[i].u = (int16_t)gsioi_le16(p);
-		f->uvs[i].v = (int16_t)gsioi_le16(p + 2);
-	}
-	size_t tri_bytes;
-	if (!gsioi_mul_size((size_t)h->numtris, 12, &tri_bytes) ||
-	    !gsioi_reader_need(&r, tri_bytes, "the triangles"))
-		goto fail;
-	f->triangles_count = (size_t)h->numtris;
-	f->triangles = GSIO_NEW_ARRAY(arena, gsio_mdl_triangle, f->triangles_count, err);
-	if (!f->triangles) goto fail;
-	for (size_t i = 0; i < f->triangles_count; i++) {
-		size_t at = r.pos;
-		const uint8_t *p = gsioi_read_bytes(&r, 12, "a triangle");
-		gsio_mdl_triangle *t = &f->triangles[i];
-		for (int k = 0; k < 3; k++) {
-			t->xyz[k] = (int16_t)gsioi_le16(p + 2 * k);
-			t->uv[k] = (int16_t)gsioi_le16(p + 6 + 2 * k);
-			if (t->xyz[k] < 0 || t->xyz[k] >= h->numverts) {
-				GSIO_FAIL(err, GSIO_ERR_CORRUPT, name, (int64_t)(at + 2 * (size_t)k),
-				          "triangle %zu: vertex index %d is outside 0..%d", i, (int)t->xyz[k],
-				          (int)h->numverts - 1);
-				goto fail;
-			}
-			if (t->uv[k] < 0 || t->uv[k] >= h->numskinverts) {
-				GSIO_FAIL(err, GSIO_ERR_CORRUPT, name, (int64_t)(at + 6 + 2 * (size_t)k),
-				          "triangle %zu: skin vertex index %d is outside 0..%d", i,
-				          (int)t->uv[k], (int)h->numskinverts - 1);
-				goto fail;
+	if (f->version == 2) {
+		if (!decode_mdl2_records(&r, f, err)) goto fail;
+	} else {
+		// Skin vertices and triangles: check the whole block before allocating.
+		size_t uv_bytes = (size_t)h->numskinverts * 4;
+		if (!gsioi_reader_need(&r, uv_bytes, "the skin vertices")) goto fail;
+		f->uvs_count = (size_t)h->numskinverts;
+		f->uvs = GSIO_NEW_ARRAY(arena, gsio_mdl_uv, f->uvs_count, err);
+		if (!f->uvs) goto fail;
+		for (size_t i = 0; i < f->uvs_count; i++) {
+			const uint8_t *p = gsioi_read_bytes(&r, 4, "a skin vertex");
+			f->uvs[i].u = (int16_t)gsioi_le16(p);
+			f->uvs[i].v = (int16_t)gsioi_le16(p + 2);
+		}
+		size_t tri_bytes;
+		if (!gsioi_mul_size((size_t)h->numtris, 12, &tri_bytes) ||
+		    !gsioi_reader_need(&r, tri_bytes, "the triangles"))
+			goto fail;
+		f->triangles_count = (size_t)h->numtris;
+		f->triangles = GSIO_NEW_ARRAY(arena, gsio_mdl_triangle, f->triangles_count, err);
+		if (!f->triangles) goto fail;
+		for (size_t i = 0; i < f->triangles_count; i++) {
+			size_t at = r.pos;
+			const uint8_t *p = gsioi_read_bytes(&r, 12, "a triangle");
+			gsio_mdl_triangle *t = &f->triangles[i];
+			for (int k = 0; k < 3; k++) {
+				t->xyz[k] = (int16_t)gsioi_le16(p + 2 * k);
+				t->uv[k] = (int16_t)gsioi_le16(p + 6 + 2 * k);
+				if (t->xyz[k] < 0 || t->xyz[k] >= h->numverts) {
+					GSIO_FAIL(err, GSIO_ERR_CORRUPT, name, (int64_t)(at + 2 * (size_t)k),
+					          "triangle %zu: vertex index %d is outside 0..%d", i, (int)t->xyz[k],
+					          (int)h->numverts - 1);
+					goto fail;
+				}
+				if (t->uv[k] < 0 || t->uv[k] >= h->numskinverts) {
+					GSIO_FAIL(err, GSIO_ERR_CORRUPT, name, (int64_t)(at + 6 + 2 * (size_t)k),
+					          "triangle %zu: skin vertex index %d is outside 0..%d", i,
+					          (int)t->uv[k], (int)h->numskinverts - 1);
+					goto fail;
+				}
 			}
 		}
 	}
@@ -267,6 +325,13 @@ static gsio_mdl_file *mdl_decode(const uint8_t *data, size_t size, const char *n
 		gsio_mdl_frame *fr = &f->frames[i];
 		size_t at = r.pos;
 		if (!gsioi_read_i32(&r, &fr->type, "a frame type")) goto fail;
+		if (f->version == 2 && fr->type != GSIO_MDL_FRAME_BYTE) {
+			// Quake's type 1 is a frame group, a different layout no MDL2 file shows.
+			GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, name, (int64_t)at,
+			          "frame %zu: MDL2 frame type %d (only single byte-packed frames, type 0, "
+			          "are read)", i, (int)fr->type);
+			goto fail;
+		}
 		if (fr->type != GSIO_MDL_FRAME_BYTE && fr->type != GSIO_MDL_FRAME_WORD) {
 			GSIO_FAIL(err, GSIO_ERR_CORRUPT, name, (int64_t)at,
 			          "frame %zu: type %d is neither 0 (byte-packed) nor 2 (word-packed)", i,
@@ -281,11 +346,33 @@ static gsio_mdl_file *mdl_decode(const uint8_t *data, size_t size, const char *n
 		    !read_vertex(&r, fr->type, &fr->bbox_max))
 			goto fail;
 		memcpy(fr->name, gsioi_read_bytes(&r, 16, "a frame name"), 16);
-		fr->verts = gsioi_arena_array_uninit(arena, (size_t)h->numverts, sizeof(gsio_mdl_vertex), err);
-		if (!fr->verts) goto fail;
-		for (size_t v = 0; v < (size_t)h->numverts; v++)
-			if (!read_vertex(&r, fr->type, &fr->verts[v])) goto fail;
+		// The whole frame was checked above: one read, then a tight loop
+		// (a bounded read per vertex was most of the decoding time).
+		size_t nv = (size_t)h->numverts;
+		const uint8_t *p = gsioi_read_bytes(&r, nv * vsize, what);
+		if (!p) goto fail;
+		if (i >= keep_frames) continue; // checked, not kept (first frame only)
+		gsio_mdl_vertex *vs = gsioi_arena_array_uninit(arena, nv, sizeof(gsio_mdl_vertex), err);
+		if (!(fr->verts = vs)) goto fail;
+		if (fr->type == GSIO_MDL_FRAME_BYTE) {
+			for (size_t v = 0; v < nv; v++, p += 4) {
+				vs[v].pos[0] = p[0];
+				vs[v].pos[1] = p[1];
+				vs[v].pos[2] = p[2];
+				vs[v].normal = p[3];
+				vs[v].bone = 0;
+			}
+		} else {
+			for (size_t v = 0; v < nv; v++, p += 8) {
+				vs[v].pos[0] = gsioi_le16(p);
+				vs[v].pos[1] = gsioi_le16(p + 2);
+				vs[v].pos[2] = gsioi_le16(p + 4);
+				vs[v].normal = p[6];
+				vs[v].bone = p[7];
+			}
+		}
 	}
+	if (f->frames_count > keep_frames) f->frames_count = keep_frames;
 	f->trailing = copy + r.pos;
 	f->trailing_size = r.size - r.pos;
 	return f;
@@ -297,7 +384,7 @@ fail:
 gsio_mdl_file *gsio_mdl_decode(const uint8_t *data, size_t size, const char *name,
                                const gsio_opts *opts, gsio_error *err)
 {
-	return mdl_decode(data, size, name, opts, err, false);
+	return mdl_decode(data, size, name, opts, err, false, SIZE_MAX);
 }
 
 void gsio_mdl_file_free(gsio_mdl_file *file)
@@ -330,14 +417,21 @@ int gsioi_mdl_encode_with(const gsio_mdl_file *f, const gsio_allocator *allocato
 	*out_size = 0;
 	const gsio_mdl_header *h = &f->header;
 	int version = f->version;
-	if (version < 3 || version > 5 || memcmp(h->version, "MDL", 3) ||
+	if (version < 2 || version > 5 || memcmp(h->version, "MDL", 3) ||
 	    h->version[3] != (char)('0' + version)) {
 		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "cannot encode MDL version %d", version);
 		return -1;
 	}
-	if (h->numskins < 0 || (size_t)h->numskins != f->skins_count || h->numskinverts < 0 ||
-	    h->numtris < 0 || h->numframes < 0 || (size_t)h->numskinverts != f->uvs_count || (size_t)h->numtris != f->triangles_count ||
-	    (size_t)h->numframes != f->frames_count || h->numverts < 0) {
+	bool counts_ok = h->numskins >= 0 && (size_t)h->numskins == f->skins_count &&
+	                 h->numskinverts >= 0 && h->numtris >= 0 && h->numframes >= 0 &&
+	                 (size_t)h->numframes == f->frames_count && h->numverts >= 0;
+	if (version == 2)
+		counts_ok = counts_ok && (size_t)h->numverts == f->mdl2_uvs_count &&
+		            (size_t)h->numtris == f->mdl2_triangles_count;
+	else
+		counts_ok = counts_ok && (size_t)h->numskinverts == f->uvs_count &&
+		            (size_t)h->numtris == f->triangles_count;
+	if (!counts_ok) {
 		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "header counts do not match the arrays");
 		return -1;
 	}
@@ -371,11 +465,20 @@ int gsioi_mdl_encode_with(const gsio_mdl_file *f, const gsio_allocator *allocato
 		}
 		gsioi_write_bytes(&w, s->pixels, s->pixels_size);
 	}
-	for (size_t i = 0; i < f->uvs_count; i++) {
+	for (size_t i = 0; version == 2 && i < f->mdl2_uvs_count; i++) {
+		gsioi_write_i32(&w, f->mdl2_uvs[i].onseam);
+		gsioi_write_i32(&w, f->mdl2_uvs[i].s);
+		gsioi_write_i32(&w, f->mdl2_uvs[i].t);
+	}
+	for (size_t i = 0; version == 2 && i < f->mdl2_triangles_count; i++) {
+		gsioi_write_i32(&w, f->mdl2_triangles[i].facesfront);
+		for (int k = 0; k < 3; k++) gsioi_write_i32(&w, f->mdl2_triangles[i].xyz[k]);
+	}
+	for (size_t i = 0; version != 2 && i < f->uvs_count; i++) {
 		gsioi_write_i16(&w, f->uvs[i].u);
 		gsioi_write_i16(&w, f->uvs[i].v);
 	}
-	for (size_t i = 0; i < f->triangles_count; i++) {
+	for (size_t i = 0; version != 2 && i < f->triangles_count; i++) {
 		for (int k = 0; k < 3; k++) gsioi_write_i16(&w, f->triangles[i].xyz[k]);
 		for (int k = 0; k < 3; k++) gsioi_write_i16(&w, f->triangles[i].uv[k]);
 	}
@@ -587,7 +690,7 @@ static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const gsio_opts *o
 	GSIO_CHECK(m->positions && m->normals);
 	decode_frame(f, &f->frames[0], m->source_vertex, nout, m->positions, m->normals, &unused);
 	size_t pairs;
-	GSIO_CHECK(gsioi_mesh_fold_double_sided(s, m, tmp, &pairs, err));
+	GSIO_CHECK(gsioi_mesh_fold_double_sided(s, m, tmp, false, &pairs, err));
 	m->positions = m->normals = NULL; // the frames below are the real ones
 	// What was built in the temporary arena moves to the scene's.
 	if (m->uvs) GSIO_CHECK((m->uvs = move_to_scene(s, m->uvs, 2 * nout * sizeof(float), err)));
@@ -626,6 +729,48 @@ static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const gsio_opts *o
 	return true;
 }
 
+/* MDL2 seen as an MDL3: Quake's one skin vertex per 3D vertex becomes two
+ * skin vertices, i and numverts + i, the second shifted right by half the
+ * skin for back-facing triangles (facesfront 0) that use a seam vertex
+ * (onseam != 0): Quake's own rule, which lets one skin vertex serve both
+ * halves of a front/back skin. The welding and the rest of the scene are
+ * then the MDL3 code's. */
+static bool mdl2_as_mdl3(const gsio_mdl_file *f, gsio_arena *tmp, gsio_mdl_file *view,
+                         gsio_error *err)
+{
+	*view = *f;
+	size_t nv = f->mdl2_uvs_count, nt = f->mdl2_triangles_count;
+	int32_t half = f->header.skinwidth / 2;
+	view->uvs_count = 2 * nv; // <= 32768 (MDL2_MAX_VERTS): int16 indices
+	view->triangles_count = nt;
+	view->uvs = GSIO_NEW_ARRAY(tmp, gsio_mdl_uv, 2 * nv, err);
+	view->triangles = GSIO_NEW_ARRAY(tmp, gsio_mdl_triangle, nt, err);
+	GSIO_CHECK(view->uvs && view->triangles);
+	for (size_t i = 0; i < nv; i++) {
+		const gsio_mdl2_uv *u = &f->mdl2_uvs[i];
+		int64_t s = u->s, shifted = (int64_t)u->s + half;
+		if (s < INT16_MIN || shifted > INT16_MAX || u->t < INT16_MIN || u->t > INT16_MAX) {
+			GSIO_FAIL(err, GSIO_ERR_CORRUPT, NULL, -1,
+			          "MDL2 skin vertex %zu: s %d, t %d are out of range", i, (int)u->s,
+			          (int)u->t);
+			return false;
+		}
+		view->uvs[i].u = (int16_t)s;
+		view->uvs[nv + i].u = (int16_t)shifted;
+		view->uvs[i].v = view->uvs[nv + i].v = (int16_t)u->t;
+	}
+	for (size_t t = 0; t < nt; t++) {
+		const gsio_mdl2_triangle *q = &f->mdl2_triangles[t];
+		for (int k = 0; k < 3; k++) {
+			int32_t x = q->xyz[k]; // checked < numverts <= MDL2_MAX_VERTS on decode
+			bool seam = !q->facesfront && f->mdl2_uvs[x].onseam;
+			view->triangles[t].xyz[k] = (int16_t)x;
+			view->triangles[t].uv[k] = (int16_t)(seam ? (int32_t)nv + x : x);
+		}
+	}
+	return true;
+}
+
 gsio_scene *gsio_mdl_to_scene(const gsio_mdl_file *f, const char *name, const gsio_opts *opts,
                               gsio_error *err)
 {
@@ -642,11 +787,12 @@ gsio_scene *gsio_mdl_to_scene(const gsio_mdl_file *f, const char *name, const gs
 		palette = palette_buf;
 	}
 
-	s->format = f->version == 3 ? "MDL3" : f->version == 4 ? "MDL4" : "MDL5";
+	static const char *const formats[] = {"MDL2", "MDL3", "MDL4", "MDL5"};
+	s->format = formats[f->version >= 2 && f->version <= 5 ? f->version - 2 : 1];
 	s->format_version = f->version;
 	s->source.vertices = (size_t)h->numverts;
-	s->source.triangles = f->triangles_count;
-	s->source.uvs = f->uvs_count;
+	s->source.triangles = f->version == 2 ? f->mdl2_triangles_count : f->triangles_count;
+	s->source.uvs = f->version == 2 ? f->mdl2_uvs_count : f->uvs_count;
 	if (!skins_to_images(s, f, palette, err)) goto fail;
 
 	if (f->frames_count == 0 || h->numverts == 0) {
@@ -659,6 +805,11 @@ gsio_scene *gsio_mdl_to_scene(const gsio_mdl_file *f, const char *name, const gs
 	// Temporaries of this load (welding tables, the split's preview) go into
 	// their own arena, freed below: the scene keeps only what it returns.
 	if (!(tmp = gsioi_arena_for(opts, "MDL scratch", err))) goto fail;
+	gsio_mdl_file view;
+	if (f->version == 2) {
+		if (!mdl2_as_mdl3(f, tmp, &view, err)) goto fail;
+		f = &view;
+	}
 	if (!build_mesh(s, f, opts, tmp, err)) goto fail;
 	gsioi_arena_destroy(tmp);
 	tmp = NULL;
@@ -686,8 +837,10 @@ static gsio_scene *mdl_read(const uint8_t *data, size_t size, const char *path,
                             const gsio_opts *opts, gsio_error *err)
 {
 	if (size >= 4 && !memcmp(data, "MDL7", 4)) return gsio_mdl7_read(data, size, path, opts, err);
-	// The scene copies what it keeps, so the file may borrow the caller's bytes.
-	gsio_mdl_file *f = mdl_decode(data, size, path, opts, err, true);
+	// The scene copies what it keeps, so the file may borrow the caller's
+	// bytes; without animation it keeps the first frame only.
+	bool first_only = opts && (opts->flags & GSIO_OPT_NO_ANIMATION);
+	gsio_mdl_file *f = mdl_decode(data, size, path, opts, err, true, first_only ? 1 : SIZE_MAX);
 	if (!f) return NULL;
 	gsio_scene *s = gsio_mdl_to_scene(f, path, opts, err);
 	gsio_mdl_file_free(f);
@@ -695,5 +848,5 @@ static gsio_scene *mdl_read(const uint8_t *data, size_t size, const char *path,
 }
 
 const gsio_importer gsio_mdl_importer = {
-    "GameStudio MDL", "mdl", 3, 7, mdl_can_read, mdl_read,
+    "GameStudio MDL", "mdl", 2, 7, mdl_can_read, mdl_read,
 };

@@ -598,11 +598,11 @@ static bool build_mesh(build *b, size_t gi, gsio_mesh *m, bool *morph)
 		memcpy(&m->normals[3 * v], &snrm[3 * (size_t)m->source_vertex[v]], 3 * sizeof(float));
 	}
 
-	// Double-sided pairs fold into one face with a double-sided material,
-	// decided on the first frame (gsio_scene_util.h). The helper wants a
-	// one-part mesh: a group with several materials keeps its pairs.
+	// Double-sided pairs fold into one face with a double-sided copy of its
+	// part's material, decided on the first frame (gsio_scene_util.h).
+	// Materials are global across groups: never changed, only copied.
 	size_t pairs = 0;
-	if (m->parts_count == 1) GSIO_CHECK(gsioi_mesh_fold_double_sided(s, m, tmp, &pairs, err));
+	GSIO_CHECK(gsioi_mesh_fold_double_sided(s, m, tmp, true, &pairs, err));
 	// What was built in the temporary arena moves to the scene's.
 	GSIO_CHECK((m->positions = move_to_scene(s, m->positions, 3 * nout * sizeof(float), err)));
 	GSIO_CHECK((m->normals = move_to_scene(s, m->normals, 3 * nout * sizeof(float), err)));

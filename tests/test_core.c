@@ -634,7 +634,7 @@ static void test_fold_double_sided(void **state)
 		memcpy(m->indices, idx, 3 * ntri * sizeof(uint32_t));
 		for (size_t v = 0; v < 9; v++) m->normals[3 * v + 2] = 1.0f;
 		size_t pairs = 0;
-		assert_true(gsioi_mesh_fold_double_sided(s, m, tmp, &pairs, &err));
+		assert_true(gsioi_mesh_fold_double_sided(s, m, tmp, false, &pairs, &err));
 		assert_int_equal(pairs, 2);
 		assert_int_equal(m->vertex_count, 9);
 		assert_int_equal(gsio_extras_get(&m->extras, "gsio:double_sided_pairs")->i, 2);
@@ -662,6 +662,88 @@ static void test_fold_double_sided(void **state)
 			assert_int_equal(m->parts[0].index_count, 6);
 			assert_true(s->materials[0].double_sided);
 			assert_int_equal(s->materials_count, 1);
+		}
+		assert_int_equal(gsio_scene_validate(s, &err), 0);
+		gsioi_arena_destroy(tmp);
+		gsio_scene_free(s);
+	}
+}
+
+/* Two parts (materials skin0, skin1): part 0 is the quad pair and the lone
+ * face above, part 1 a pair of its own plus the lone face turned round,
+ * which pairs with nothing (its twin has another material). Pairs fold
+ * inside their part: each part is its single faces, then its folded pairs.
+ * With shared materials (MDL7) the pairs get a double-sided copy, one per
+ * material for the whole scene (a second mesh reuses it); with the mesh's
+ * own materials a part of pairs only turns its material double-sided. */
+static void test_fold_double_sided_parts(void **state)
+{
+	(void)state;
+	static const float pos[] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0,
+	                            5, 5, 0, 6, 5, 0, 5, 6, 0, 10, 0, 0, 11, 0, 0, 10, 1, 0};
+	static const uint32_t src[] = {0, 1, 2, 3, 0, 2, 6, 7, 8, 9, 10, 11};
+	static const uint32_t idx[] = {
+	    4, 3, 5, 2, 1, 0, 0, 1, 2, 0, 2, 3, 6, 7, 8, // part 0: quad down, up, lone
+	    9, 10, 11, 9, 11, 10, 6, 8, 7,               // part 1: pair, lone turned round
+	};
+	for (int shared = 1; shared >= 0; shared--) {
+		gsio_error err;
+		gsio_scene *s = gsio_scene_new(NULL, &err);
+		gsio_arena *tmp = gsioi_arena_create(NULL, 0);
+		assert_non_null(s);
+		assert_non_null(tmp);
+		assert_int_equal(gsio_scene_add_material(s, "skin0", &err), 0);
+		assert_int_equal(gsio_scene_add_material(s, "skin1", &err), 1);
+		// Without shared materials part 1 loses its lone face: all pairs.
+		size_t ntri = shared ? 8 : 7;
+		for (int mesh = 0; mesh < (shared ? 2 : 1); mesh++) {
+			int32_t mi = gsio_scene_add_mesh(s, "m", 12, 3 * ntri, GSIO_MESH_NORMALS, 0, &err);
+			assert_int_equal(mi, mesh);
+			gsio_mesh *m = &s->meshes[mi];
+			m->source_vertex = gsioi_arena_array(s->arena, 12, sizeof(uint32_t), &err);
+			m->parts = gsioi_arena_array(s->arena, 2, sizeof(gsio_mesh_part), &err);
+			assert_true(m->source_vertex && m->parts);
+			m->parts_count = 2;
+			m->parts[0] = (gsio_mesh_part){0, 15, 0};
+			m->parts[1] = (gsio_mesh_part){15, 3 * ntri - 15, 1};
+			memcpy(m->positions, pos, sizeof(pos));
+			memcpy(m->source_vertex, src, sizeof(src));
+			memcpy(m->indices, idx, 3 * ntri * sizeof(uint32_t));
+			for (size_t v = 0; v < 12; v++) m->normals[3 * v + 2] = 1.0f;
+			size_t pairs = 0;
+			assert_true(gsioi_mesh_fold_double_sided(s, m, tmp, shared, &pairs, &err));
+			assert_int_equal(pairs, 3);
+			assert_int_equal(gsio_extras_get(&m->extras, "gsio:double_sided_pairs")->i, 3);
+			static const uint32_t want[] = {6, 7, 8, 0, 1, 2, 0, 2, 3, 6, 8, 7, 9, 10, 11};
+			if (shared) {
+				assert_int_equal(m->index_count, 15);
+				assert_memory_equal(m->indices, want, sizeof(want));
+				assert_int_equal(m->parts_count, 4);
+				const gsio_mesh_part wp[] = {{0, 3, 0}, {3, 6, 2}, {9, 3, 1}, {12, 3, 3}};
+				for (size_t p = 0; p < 4; p++) {
+					assert_int_equal(m->parts[p].first_index, wp[p].first_index);
+					assert_int_equal(m->parts[p].index_count, wp[p].index_count);
+					assert_int_equal(m->parts[p].material, wp[p].material);
+				}
+				// The second mesh found the copies the first one made.
+				assert_int_equal(s->materials_count, 4);
+				assert_string_equal(s->materials[2].name, "skin0_double_sided");
+				assert_string_equal(s->materials[3].name, "skin1_double_sided");
+				assert_true(s->materials[2].double_sided && s->materials[3].double_sided);
+				assert_int_equal(gsio_extras_get(&s->materials[3].extras, "gsio:double_sided_of")->i, 1);
+				assert_false(s->materials[0].double_sided || s->materials[1].double_sided);
+			} else {
+				static const uint32_t want_own[] = {6, 7, 8, 0, 1, 2, 0, 2, 3, 9, 10, 11};
+				assert_int_equal(m->index_count, 12);
+				assert_memory_equal(m->indices, want_own, sizeof(want_own));
+				assert_int_equal(m->parts_count, 3);
+				assert_int_equal(m->parts[1].material, 2);
+				assert_int_equal(m->parts[2].first_index, 9);
+				assert_int_equal(m->parts[2].material, 1);
+				assert_int_equal(s->materials_count, 3);
+				assert_true(s->materials[1].double_sided);
+				assert_false(s->materials[0].double_sided);
+			}
 		}
 		assert_int_equal(gsio_scene_validate(s, &err), 0);
 		gsioi_arena_destroy(tmp);
@@ -826,6 +908,7 @@ int main(void)
 	    cmocka_unit_test(test_build_clips),
 	    cmocka_unit_test(test_model_node),
 	    cmocka_unit_test(test_fold_double_sided),
+	    cmocka_unit_test(test_fold_double_sided_parts),
 	    cmocka_unit_test(test_anorms_match_file),
 	    cmocka_unit_test(test_paths),
 	    cmocka_unit_test(test_read_whole_file),

@@ -572,6 +572,96 @@ static void gradient_agreement(const gsio_scene *s, double *corr_x, double *corr
 		}
 }
 
+/* FORMATS-LEVELS-MDL7.md 13.2 left open which of two readings of HMP7 is
+ * right: (a) rows run from +y to -y (image order), columns from -x to +x,
+ * normals stored inward; or (b) the same grid mirrored in x with normals
+ * stored outward. Both fit HMP7's two-component normals alone. HMP5 decides
+ * it: its table normals are whole 3D vectors, so their z sign says inward or
+ * outward, and in the shared grid layout (HMP7 has HMP5's header and height
+ * frames byte for byte) the x and y signs then fix the grid's handedness.
+ * Measured here on the raw file values (no gsio scene), for each file in
+ * grid (a): the Pearson correlation of the stored normal's x with +dz/dx and
+ * of its y with +dz/dy (positive = inward). shadow-5.hmp (HMP5): stored z < 0
+ * (inward) and both correlations positive, so the grid is (a); lgs-small.hmp
+ * (HMP7): both positive as well, i.e. inward in grid (a), the HMP5
+ * convention. Reading (b) would need HMP7 mirrored against HMP5 and its
+ * normal sign flipped, two changes nothing in the file shows. The top-down
+ * render against the colour map (tests/e2e/hmp_blender.py, e2e_hmp_lgs-small)
+ * agrees: the map shows unmirrored from above (r +0.98; mirrored +0.28).
+ * The colour map itself cannot decide: a mirror moves map and grid
+ * together, and lgs-small's map does not follow its heights anyway
+ * (saturation vs height |r| < 0.22 under all 8 placements, unlike shadow-5). */
+static double pearson(const double *a, const double *b, size_t n)
+{
+	double ma = 0, mb = 0, sab = 0, saa = 0, sbb = 0;
+	for (size_t i = 0; i < n; i++) {
+		ma += a[i];
+		mb += b[i];
+	}
+	ma /= (double)n;
+	mb /= (double)n;
+	for (size_t i = 0; i < n; i++) {
+		sab += (a[i] - ma) * (b[i] - mb);
+		saa += (a[i] - ma) * (a[i] - ma);
+		sbb += (b[i] - mb) * (b[i] - mb);
+	}
+	return sab / sqrt(saa * sbb);
+}
+
+static void test_hmp_grid_orientation(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	const char *names[] = {"hmp/shadow-5.hmp", "hmp/lgs-small.hmp"};
+	for (size_t i = 0; i < 2; i++) {
+		size_t size;
+		uint8_t *data = t_read_file(t_corpus_path(names[i]), &size);
+		gsio_error err;
+		gsio_hmp_file *f = gsio_hmp_decode(data, size, names[i], NULL, &err);
+		if (!f) fail_msg("%s: %s", names[i], err.message);
+		const gsio_hmp_header *h = &f->header;
+		uint32_t cols = f->columns, rows = f->rows;
+		size_t n = (size_t)(cols - 2) * (rows - 2), k = 0, inward_z = 0;
+		double *gx = malloc(n * sizeof(double)), *gy = malloc(n * sizeof(double));
+		double *nx = malloc(n * sizeof(double)), *ny = malloc(n * sizeof(double));
+		assert_true(gx && gy && nx && ny);
+		const gsio_hmp_height *ht = f->frames[0].heights;
+#define Z(r, c) (h->scale[2] * (double)ht[(size_t)(r) * cols + (c)].z + h->offset[2])
+		for (uint32_t r = 1; r + 1 < rows; r++)
+			for (uint32_t c = 1; c + 1 < cols; c++, k++) {
+				const gsio_hmp_height *v = &ht[(size_t)r * cols + c];
+				// Grid (a): x grows with the column, y falls with the row.
+				gx[k] = (Z(r, c + 1) - Z(r, c - 1)) / (2.0 * h->ftrisize_x);
+				gy[k] = (Z(r - 1, c) - Z(r + 1, c)) / (2.0 * h->ftrisize_y);
+				if (f->version == 7) {
+					nx[k] = (int8_t)v->normal;
+					ny[k] = (int8_t)v->pad;
+				} else {
+					unsigned ni = v->normal < GSIO_NORMAL_COUNT ? v->normal : 0;
+					nx[k] = gsio_anorms[ni][0];
+					ny[k] = gsio_anorms[ni][1];
+					inward_z += gsio_anorms[ni][2] < 0;
+				}
+			}
+#undef Z
+		double rx = pearson(nx, gx, n), ry = pearson(ny, gy, n);
+		print_message("%-18s HMP%d grid (a): stored normal x vs +dz/dx r %+.3f, y vs +dz/dy r "
+		              "%+.3f%s",
+		              names[i], f->version, rx, ry, f->version == 7 ? "\n" : "");
+		if (f->version == 5) {
+			print_message(", stored z < 0 at %zu of %zu vertices\n", inward_z, n);
+			assert_true(inward_z * 10 >= n * 9); // inward
+		}
+		assert_true(rx > 0.8 && ry > 0.8);
+		free(gx);
+		free(gy);
+		free(nx);
+		free(ny);
+		gsio_hmp_file_free(f);
+		free(data);
+	}
+}
+
 static void test_hmp7_corpus(void **state)
 {
 	(void)state;
@@ -1159,6 +1249,7 @@ int main(void)
 	    cmocka_unit_test(test_shadow5_corrupt_fields),
 	    cmocka_unit_test(test_alloc_failures),
 	    cmocka_unit_test(test_hmp7_corpus),
+	    cmocka_unit_test(test_hmp_grid_orientation),
 	    cmocka_unit_test(test_invalid_external_texture_name),
 	    cmocka_unit_test(test_synthetic_hmp5),
 	    cmocka_unit_test(test_synthetic_mutations),

@@ -802,6 +802,7 @@ static void test_unsupported_variants(void **state)
 	size_t n = corpus_files(0, &files);
 	assert_true(n >= 4); // mdl2-tree and three MDL7 files (test_mdl7.c reads those)
 	for (size_t i = 0; i < n; i++) {
+		if (!memcmp(files[i].data, "MDL2", 4)) continue; // read since: test_mdl2.c
 		gsio_error err;
 		gsio_mdl_file *f = gsio_mdl_decode(files[i].data, files[i].size, files[i].base, NULL, &err);
 		assert_null(f);

@@ -40,7 +40,7 @@ gsio_scene *gsio_cli_load(const char *path, const gsio_opts *opts, gsio_error *e
 	gsio_scene *s = gsio_load_file(path, opts, err);
 	if (s || err->code != GSIO_ERR_BAD_MAGIC || !for_assimp(path)) return s;
 #ifdef GSIO_HAVE_ASSIMP_ADAPTER
-	const struct aiScene *ai = gsio_ai_import_file(path, aiProcess_Triangulate);
+	const struct aiScene *ai = gsio_ai_import_file(path, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices);
 	if (!ai) {
 		gsio_error_clear(err);
 		err->code = GSIO_ERR_UNSUPPORTED;

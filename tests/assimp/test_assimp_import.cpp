@@ -1,12 +1,12 @@
 /* The adapter with the stock libassimp: Importer::ReadFile, after
- * gsio_assimp_register(), on every corpus MDL3/4/5, HMP and MD5 file gives
+ * gsio_assimp_register(), on every corpus MDL2/3/4/5, HMP and MD5 file gives
  * gsio's content and survives Assimp's validation and post-processing
  * without a warning; files gsio refuses still load through Assimp's own
  * loaders; the import properties and the C API work. */
 #include "ai_test_util.hpp"
 
 
-static const std::vector<std::string> gsio_magics = {"MDL3", "MDL4", "MDL5", "HMP4", "HMP5", "HMP7", "MD5Version"};
+static const std::vector<std::string> gsio_magics = {"MDL2", "MDL3", "MDL4", "MDL5", "HMP4", "HMP5", "HMP7", "MD5Version"};
 
 // -- What gsio's scene promises
 
@@ -201,24 +201,63 @@ static void test_shadow_5(void **state)
 
 // -- Assimp's own loaders serve what gsio refuses
 
+/* A minimal Quake 1 model (IDPO version 6: one 8 x 8 palettised skin, three
+ * vertices, one triangle, one frame), the one MDL variant gsio refuses; the
+ * corpus has none, so the test writes it. */
+static std::vector<uint8_t> quake_idpo()
+{
+	std::vector<uint8_t> b;
+	auto i32 = [&b](int32_t v) {
+		for (int k = 0; k < 4; k++) b.push_back(static_cast<uint8_t>(static_cast<uint32_t>(v) >> (8 * k)));
+	};
+	auto f32 = [&i32](float v) {
+		int32_t bits;
+		memcpy(&bits, &v, 4);
+		i32(bits);
+	};
+	b.insert(b.end(), {'I', 'D', 'P', 'O'});
+	i32(6);                                   // version
+	for (int k = 0; k < 3; k++) f32(1.0f);    // scale
+	for (int k = 0; k < 3; k++) f32(0.0f);    // translate
+	f32(10.0f);                               // bounding radius
+	for (int k = 0; k < 3; k++) f32(0.0f);    // eye position
+	for (int32_t v : {1, 8, 8, 3, 1, 1, 0, 0}) i32(v); // skins, w, h, verts, tris, frames, sync, flags
+	f32(1.0f);                                // size
+	i32(0);                                   // a single skin
+	b.insert(b.end(), 64, 7);                 // 8 x 8 palette indices
+	for (int32_t v : {0, 0, 0, 0, 7, 0, 0, 0, 7}) i32(v); // onseam, s, t per vertex
+	for (int32_t v : {1, 0, 1, 2}) i32(v);    // facesfront, three vertices
+	i32(0);                                   // a single frame
+	b.insert(b.end(), {0, 0, 0, 0, 10, 10, 0, 0}); // bbox min, max
+	const char name[16] = "frame1";
+	b.insert(b.end(), name, name + 16);
+	b.insert(b.end(), {0, 0, 0, 0, 10, 0, 0, 0, 0, 10, 0, 0});
+	return b;
+}
+
 static void test_fallback(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
-	// A file gsio refuses (MDL2: not read yet) goes to Assimp's own loader.
-	// (MDL7 is gsio's now: Assimp's MDL7 loader crashes on boned models such
-	// as ammobox.mdl, the reason gsio exists.)
-	const char *files[] = {"mdl/mdl2-tree.mdl"};
-	for (const char *rel : files) {
+	// gsio refuses Quake's IDPO (every GameStudio MDL, MDL2 to MDL7, is
+	// gsio's now): Assimp's own MDL loader, registered behind gsio's, serves it.
+	std::vector<uint8_t> idpo = quake_idpo();
+	gsio_error err;
+	assert_null(gsio_load_memory(idpo.data(), idpo.size(), "quake.mdl", nullptr, &err));
+	assert_int_equal(err.code, GSIO_ERR_UNSUPPORTED);
+	const std::string path = "fallback-quake-idpo.mdl";
+	t_write(path, idpo.data(), idpo.size());
+	{
 		Assimp::Importer imp;
 		gsio_assimp_register(imp);
-		const aiScene *s = imp.ReadFile(t_corpus() + "/" + rel, aiProcess_ValidateDataStructure);
+		const aiScene *s = imp.ReadFile(path, aiProcess_ValidateDataStructure);
 		std::string who = t_loader_name(imp);
-		print_message("%s: %s (%s)\n", rel, s ? "loaded" : imp.GetErrorString(), who.c_str());
+		print_message("%s: %s (%s)\n", path.c_str(), s ? "loaded" : imp.GetErrorString(), who.c_str());
 		assert_non_null(s);
 		assert_false(who.rfind("gsio ", 0) == 0);
-		assert_true(s->mNumMeshes >= 1);
+		assert_int_equal(s->mNumMeshes, 1);
+		assert_int_equal(s->mMeshes[0]->mNumFaces, 1);
 	}
+	remove(path.c_str());
 	// And the built-ins are still registered behind gsio's.
 	Assimp::Importer imp;
 	gsio_assimp_register(imp);

@@ -314,9 +314,11 @@ if check(res == {"FINISHED"} and os.path.isfile(md5mesh) and len(anims) == 1,
         a = armatures()
         got_bones = len(a[0].data.bones) if a else 0
         check(len(a) == 1 and got_bones == nbones, "rig.md5mesh: %d bones, expected %d" % (got_bones, nbones))
-        # The imported action starts at the scene's first frame like the original.
+        # The MD5's frame 0 is the action's first key (Blender frame 1; gsio
+        # samples an animation from its first key), and Blender's glTF
+        # importer puts time 0 at frame 0: source frame f is frame f - 1 here.
         for f, (heads, lo, hi) in zip(frames, want):
-            gheads, glo, ghi = pose_at(f)
+            gheads, glo, ghi = pose_at(f - 1)
             worst = max([(gheads[n] - p).length for n, p in heads.items() if n in gheads] or [1e9])
             box = max((glo - lo).length, (ghi - hi).length)
             check(set(gheads) == set(heads) and worst < 1e-3 and box < 1e-3,

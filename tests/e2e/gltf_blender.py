@@ -3,7 +3,7 @@
 
 usage: gltf_blender.py MDL2GLTF GSIO_TOOL CORPUS_DIR SAMPLES_DIR WORK_DIR E2E_DIR [SYNTH_DIR]
 
-Converts every corpus MDL3/4/5 file and every samples/*.mdl to .glb (and the
+Converts every corpus MDL2/3/4/5 file and every samples/*.mdl to .glb (and the
 earth also to .gltf, to load external PNGs), reads what each file holds from
 `gsio info --json` (the scene layer, not the glTF), and hands both to
 gltf_blender_check.py inside one headless Blender, which asserts: one shape
@@ -13,6 +13,11 @@ skin present (variants for the earth). Concrete numbers are checked too:
 gate-101 30 frames, mdl4-golem 231, mdl4-human 249, minigun_mdl5 8 in clip
 `shot`. SYNTH_DIR may hold the synthetic skinned GLBs written by test_gltf
 (GSIO_GLTF_DUMP_DIR): their armature, weights and actions are checked too.
+Every model under corpus/lottershock (27 MDL7 files and the game's
+MDL3/4/5) is converted as well and checked against the counts `gsio info`
+reports: mesh objects, shape keys (frames + Basis), armature bones (joints),
+actions (one or more per animation or clip, named after it) and images (one
+per skin, each loaded with the skin's size).
 Exits 77 without the corpus or Blender.
 """
 import glob
@@ -57,7 +62,7 @@ def main():
     srcs = sorted(glob.glob(os.path.join(corpus, "mdl", "*.mdl"))) + sorted(
         glob.glob(os.path.join(samples, "*.mdl")))
     for src in srcs:
-        if open(src, "rb").read(4) not in (b"MDL3", b"MDL4", b"MDL5"):
+        if open(src, "rb").read(4) not in (b"MDL2", b"MDL3", b"MDL4", b"MDL5"):
             continue
         stem = os.path.splitext(os.path.basename(src))[0]
         if not src.startswith(os.path.join(corpus, "")):
@@ -85,6 +90,31 @@ def main():
             if r.returncode != 0:
                 fail("mdl2gltf %s: %s" % (src, r.stderr))
             cases.append({"file": out, "kind": "mdl", "want": want, "concrete": CONCRETE.get(stem)})
+    # Every model of the game, whatever its version: counts from gsio info.
+    game = sorted(glob.glob(os.path.join(corpus, "lottershock", "**", "*.[mM][dD][lL]"),
+                            recursive=True))
+    if not game:
+        fail("no models under %s" % os.path.join(corpus, "lottershock"))
+    for i, src in enumerate(game):
+        info = subprocess.run([tool, "info", "--json", src], capture_output=True, text=True)
+        if info.returncode != 0:
+            fail("gsio info %s: %s" % (src, info.stderr))
+        d = json.loads(info.stdout.splitlines()[0])
+        want = {
+            "meshes": len(d["meshes"]),
+            "frames": d["frames"],
+            "joints": d["joints"],
+            "animations": [a["name"] for a in d["animations"]] + [c["name"] for c in d["clips"]],
+            "skin_sizes": [[sk["width"], sk["height"]] for sk in d["skins"]],
+        }
+        # Two models share a name (flamemother.mdl): number the outputs.
+        stem = "game%02d_%s" % (i, os.path.splitext(os.path.basename(src))[0].replace(" ", "_"))
+        out = os.path.join(work, stem + ".glb")
+        r = subprocess.run([conv, "--quiet", "-o", out, src], capture_output=True, text=True)
+        if r.returncode != 0:
+            fail("mdl2gltf %s: %s" % (src, r.stderr))
+        cases.append({"file": out, "kind": "counts", "source": os.path.relpath(src, corpus),
+                      "want": want})
     for name in ("synthetic_skinned.glb", "synthetic_9_weights.glb"):
         p = os.path.join(synth, name) if synth else ""
         if p and os.path.isfile(p):

@@ -74,6 +74,53 @@ def check_mdl(case):
           % (name, len(keys), actions, sizes, len(me.uv_layers)))
 
 
+def check_counts(case):
+    """A model against the counts gsio info reports for it."""
+    path, want = case["file"], case["want"]
+    name = case["source"]
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    bpy.ops.import_scene.gltf(filepath=path)
+    meshes = [o for o in bpy.data.objects if o.type == "MESH"]
+    arms = [o for o in bpy.data.objects if o.type == "ARMATURE"]
+    check(len(meshes) == want["meshes"], "%s: %d mesh objects, gsio info lists %d meshes"
+          % (name, len(meshes), want["meshes"]))
+    keys = [len(o.data.shape_keys.key_blocks) if o.data.shape_keys else 0 for o in meshes]
+    if want["frames"] >= 2:
+        check(any(k == want["frames"] + 1 for k in keys) and all(k in (0, want["frames"] + 1) for k in keys),
+              "%s: shape keys per mesh %s, expected %d frames + Basis" % (name, keys, want["frames"]))
+    else:
+        check(not any(keys), "%s: shape keys %s on a model without morph frames" % (name, keys))
+    bones = [len(a.data.bones) for a in arms]
+    check(bones == ([want["joints"]] if want["joints"] else []),
+          "%s: armature bones %s, gsio info lists %d joints" % (name, bones, want["joints"]))
+    actions = [a.name for a in bpy.data.actions]
+    # Blender makes one action per animated object (armature, shape keys)
+    # and glTF animation, named after the animation.
+    def owner(action):
+        best = None
+        for anim in want["animations"]:
+            if action == anim or action.startswith(anim + "_"):
+                if best is None or len(anim) > len(best):
+                    best = anim
+        return best
+    owners = [owner(a) for a in actions]
+    check(None not in owners, "%s: actions %s not named after an animation of %s"
+          % (name, [a for a, o in zip(actions, owners) if o is None], want["animations"]))
+    check(set(o for o in owners if o) == set(want["animations"]),
+          "%s: animations with an action %s, gsio info lists %s"
+          % (name, sorted(set(o for o in owners if o)), want["animations"]))
+    images = [i for i in bpy.data.images if i.type == "IMAGE"]
+    sizes = sorted(list(i.size) for i in images)
+    check(len(images) == len(want["skin_sizes"]), "%s: %d images, gsio info lists %d skins"
+          % (name, len(images), len(want["skin_sizes"])))
+    check(all(w > 0 and h > 0 for w, h in sizes), "%s: an image did not load: %s" % (name, sizes))
+    check(sizes == sorted(want["skin_sizes"]), "%s: image sizes %s, skins %s"
+          % (name, sizes, want["skin_sizes"]))
+    print("gltf_blender: %s: %d meshes, shape keys %s, bones %s, %d actions for %d animations, "
+          "images %s" % (name, len(meshes), sorted(set(keys)), bones, len(actions),
+                         len(want["animations"]), sizes))
+
+
 def check_skinned(case, bones, influences):
     path = case["file"]
     name = os.path.basename(path)
@@ -103,6 +150,8 @@ def main():
         try:
             if case["kind"] == "mdl":
                 check_mdl(case)
+            elif case["kind"] == "counts":
+                check_counts(case)
             elif case["kind"] == "synthetic_skinned":
                 check_skinned(case, 3, 3)
             elif case["kind"] == "synthetic_9_weights":

@@ -6,8 +6,9 @@ warnings required.
 usage: gltf_corpus.py MDL2GLTF CORPUS_DIR SAMPLES_DIR WORK_DIR E2E_DIR
 
 The MDL files of corpus/lottershock (a real game's folders, external textures
-beside the models) are converted too. MDL3/4/5/7 files must convert; MDL2
-files must be refused with a "not supported" error (and are then skipped). Exits 77 (skipped) without the
+beside the models) are converted too. MDL2/3/4/5/7 files must convert; any
+other variant (Quake's IDPO) must be refused with a "not supported" error
+(and is then skipped). Exits 77 (skipped) without the
 corpus, node or the validator; 1 on any failure.
 """
 import glob
@@ -65,7 +66,7 @@ def main():
             t0 = time.monotonic()
             r = subprocess.run(cmd, capture_output=True, text=True)
             dt = time.monotonic() - t0
-            if magic in (b"MDL3", b"MDL4", b"MDL5", b"MDL7"):
+            if magic in (b"MDL2", b"MDL3", b"MDL4", b"MDL5", b"MDL7"):
                 if r.returncode != 0:
                     fail("%s: exit %d: %s" % (src, r.returncode, r.stderr.strip()))
                 if not os.path.isfile(out):

@@ -17,7 +17,8 @@ which is compared with the .glb's own JSON and binary chunk:
   out); every blend shape's positions and normals finite, and the box of
   its positions the box of base + target delta the .glb holds (a target
   read from the wrong bytes is finite garbage, not only NaN);
-- skins: a Skeleton with as many bones as the skin has joints (Bob: 33);
+- skins: a Skeleton with as many bones as the skin has joints (Bob: 33;
+  the MDL7 griechin.mdl: 18, tile-floor-turret.mdl: 5);
 - animations: as many as the .glb, each as long as its longest sampler
   input, with one track per blend shape for a weights channel and one
   transform track per animated node (Godot 3 merges translation, rotation
@@ -53,6 +54,9 @@ CASES = [
     ("minigun_mdl5", "mdl/minigun_mdl5.mdl", []),
     ("shadow-5", "hmp/shadow-5.hmp", []),
     ("Bob", "md5/bob/Bob.md5mesh", ["--anim", "md5/bob/Bob.md5anim"]),
+    # MDL7: bones with skeletal clips, and partial frames as morph targets.
+    ("griechin", "lottershock/Game/Assets/griechin.mdl", []),
+    ("tile-floor-turret", "lottershock/Game/Assets/tile-floor-turret.mdl", []),
 ]
 # Numbers known from the source files (docs, gsio info): a writer or
 # importer that agrees with itself on a wrong count still fails.
@@ -62,6 +66,11 @@ KNOWN = {
     "minigun_mdl5": {"frames": 8},
     "shadow-5": {"vertices": 3835},
     "Bob": {"bones": 33, "tracks": 33},
+    # gsio info: 18 joints, clips pose walk run talk shake victory; one group
+    # of 905 welded vertices drawn with two materials (two surfaces).
+    "griechin": {"bones": 18, "animations": 6, "vertices_per_surface": [905, 905]},
+    # gsio info: 17 frames in clips construct closed open die, 5 joints.
+    "tile-floor-turret": {"frames": 17, "bones": 5, "animations": 4},
 }
 IMPORT_TIMEOUT = float(os.environ.get("GSIO_GODOT_TIMEOUT", "120"))
 CHECK_TIMEOUT = 120
@@ -385,6 +394,13 @@ def compare(name, exp, rep, frames):
             g[0] != w[0] or abs(g[1] - w[1]) > 1e-3 for g, w in zip(got_anims, want_anims)):
         fail(name, "animations (tracks, length): the .glb implies %s, Godot made %s"
              % (want_anims, got_anims))
+    if "animations" in known and len(rep["animations"]) != known["animations"]:
+        fail(name, "expected %d animations, Godot made %d" % (known["animations"], len(rep["animations"])))
+    if "vertices_per_surface" in known and sorted(s["vertices"]["count"] for m in rep["meshes"]
+                                                  for s in m["surfaces"]) != known["vertices_per_surface"]:
+        fail(name, "expected surfaces of %s vertices, Godot made %s" % (
+            known["vertices_per_surface"],
+            sorted(s["vertices"]["count"] for m in rep["meshes"] for s in m["surfaces"])))
     if "tracks" in known and [a["tracks"] for a in rep["animations"]] != [known["tracks"]]:
         fail(name, "expected one animation of %d tracks, Godot made %s"
              % (known["tracks"], [a["tracks"] for a in rep["animations"]]))

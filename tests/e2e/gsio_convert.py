@@ -15,7 +15,12 @@ usage: gsio_convert.py GSIO_TOOL CORPUS_DIR WORK_DIR
 - a level (lottershock's menue.wmp) with --path Game/Assets: one GLB whose
   models come from the Assets folder (only the two models missing from the
   game's snapshot are warnings); without --path the Assets models are
-  warnings too.
+  warnings too;
+- inputs only Assimp reads, through the adapter (skipped with a note when
+  gsio is built without it): an OBJ written by Assimp (`assimp export`,
+  Debian's assimp-utils) -> MDL5 keeps its triangle count; GLBs written by
+  gsio read back through Assimp's glTF importer -> MDL5 keep triangles and
+  morph frames, -> MD5 keep joints, triangles and animation frames.
 """
 import json
 import os
@@ -228,6 +233,78 @@ def case_level():
     print("menue.wmp --path Assets -> one GLB, 12 model nodes, 2 models missing (5 without --path)")
 
 
+def obj_triangles(path):
+    n = 0
+    for line in open(path, errors="replace"):
+        if line.startswith("f "):
+            n += len(line.split()) - 3  # a polygon of k corners is k - 2 triangles
+    return n
+
+
+def case_assimp_inputs():
+    if not os.path.isdir(CORPUS):
+        notes.append("corpus absent: Assimp inputs skipped")
+        return
+    d = os.path.join(WORK, "assimp")
+    os.makedirs(d)
+    # Does this gsio have the adapter? A GLB it wrote tells.
+    glb = os.path.join(d, "cube.glb")
+    run(["convert", corpus("md5/SimpleCube.md5mesh"), "-o", glb], 0)
+    r = run(["convert", glb, "-o", os.path.join(d, "cube.mdl")], None)
+    if r.returncode and b"built without" in r.stderr:
+        notes.append("gsio built without the Assimp adapter: Assimp inputs skipped")
+        return
+    if r.returncode:
+        fail("GLB -> MDL5 through Assimp: %s" % r.stderr)
+    # An OBJ written by Assimp's own exporter (the stock `assimp` command).
+    src = info(corpus("mdl/minigun_mdl5.mdl"))[0]
+    if shutil.which("assimp"):
+        obj = os.path.join(d, "minigun.obj")
+        a = subprocess.run(["assimp", "export", corpus("mdl/minigun_mdl5.mdl"), obj], capture_output=True)
+        if a.returncode or not os.path.isfile(obj):
+            fail("assimp export to OBJ: %s" % a.stdout[-400:])
+        tris = obj_triangles(obj)
+        out = os.path.join(d, "minigun.mdl")
+        run(["convert", obj, "-o", out], 0)
+        got = info(out)[0]
+        if not (got["triangles"] == tris == src["triangles"]):
+            fail("Assimp's OBJ (%d triangles) -> MDL5: %d triangles, the MDL had %d"
+                 % (tris, got["triangles"], src["triangles"]))
+        print("minigun_mdl5.mdl -> assimp export .obj (%d triangles) -> gsio convert .mdl: %d triangles, %d vertices"
+              % (tris, got["triangles"], got["vertices"]))
+    else:
+        notes.append("the assimp command (assimp-utils) is not installed: OBJ case skipped")
+    # GLBs written by gsio, read back through Assimp's glTF importer.
+    for rel in ("mdl/minigun_mdl5.mdl", "mdl/gate-101.mdl"):
+        stem = os.path.splitext(os.path.basename(rel))[0]
+        g, m = os.path.join(d, stem + ".glb"), os.path.join(d, stem + ".mdl")
+        run(["convert", corpus(rel), "-o", g], 0)
+        run(["convert", g, "-o", m], 0)
+        a, b = info(corpus(rel))[0], info(m)[0]
+        if (a["triangles"], a["frames"]) != (b["triangles"], b["frames"]):
+            fail("%s -> GLB -> Assimp -> MDL5: %d triangles, %d frames became %d, %d"
+                 % (rel, a["triangles"], a["frames"], b["triangles"], b["frames"]))
+        print("%s -> GLB -> (Assimp) -> MDL5: %d triangles, %d frames" % (rel, b["triangles"], b["frames"]))
+    g = os.path.join(d, "Bob.glb")
+    run(["convert", corpus("md5/bob/Bob.md5mesh"), "-o", g], 0)
+    for ext in (".mdl", ".md5mesh"):
+        out = os.path.join(d, "bob_from_glb" + ext)
+        run(["convert", g, "-o", out], 0)
+        a, b = info(corpus("md5/bob/Bob.md5mesh"))[0], info(out)[0]
+        if a["triangles"] != b["triangles"]:
+            fail("Bob -> GLB -> Assimp -> %s: %d triangles became %d" % (ext, a["triangles"], b["triangles"]))
+        if ext == ".md5mesh":
+            if a["joints"] != b["joints"] or [x["frames"] for x in a["animations"]] != [x["frames"] for x in b["animations"]]:
+                fail("Bob -> GLB -> Assimp -> MD5: joints %s/%s, animations %s/%s"
+                     % (a["joints"], b["joints"], a["animations"], b["animations"]))
+            print("Bob.md5mesh -> GLB -> (Assimp) -> MD5: %d joints, %d triangles, animations %s"
+                  % (b["joints"], b["triangles"], [(x["frames"], x["fps"]) for x in b["animations"]]))
+        else:
+            if b["frames"] < 2:
+                fail("Bob -> GLB -> Assimp -> MDL5: the skeletal animation was not baked (%d frames)" % b["frames"])
+            print("Bob.md5mesh -> GLB -> (Assimp) -> MDL5: %d triangles, %d baked frames" % (b["triangles"], b["frames"]))
+
+
 def main():
     if TOOL is None:
         print(__doc__)
@@ -237,6 +314,7 @@ def main():
     case_usage()
     case_convert()
     case_level()
+    case_assimp_inputs()
     for n in notes:
         print("NOTE: " + n)
 
