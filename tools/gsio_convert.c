@@ -90,6 +90,8 @@ typedef struct conv_opts {
 	uint8_t palette_rgb[768];
 	const char **anims;
 	size_t anims_count;
+	const char **paths; // --path: folders searched for the files a level names
+	size_t paths_count;
 	const char *report;
 	const char *color_map;
 	gsio_skin_encoding skin;
@@ -131,6 +133,10 @@ static void convert_usage(FILE *f)
 	        "                     8-bit skins and for writing --skin-format pal8\n"
 	        "  --anim FILE        (repeatable) .md5anim files to load with an .md5mesh input\n"
 	        "                     instead of the ones beside it\n"
+	        "  --path DIR         (repeatable) for .wmp levels: a folder searched, after the\n"
+	        "                     level's own, for the WADs, models and sprites it names (by\n"
+	        "                     base name, case-insensitively; nothing outside these\n"
+	        "                     folders is opened)\n"
 	        "  --report FILE      a JSON record per input (the README's \"Records\"), as\n"
 	        "                     mdl2gltf --report writes them\n"
 	        "  -q, --quiet        print errors only\n"
@@ -238,6 +244,8 @@ static gsio_scene *load_input(const conv_opts *o, const char *path, gsio_error *
 	if (o->no_animation) lo.flags |= GSIO_OPT_NO_ANIMATION;
 	lo.anim_paths = o->anims;
 	lo.anim_paths_count = o->anims_count;
+	lo.search_paths = o->paths;
+	lo.search_paths_count = o->paths_count;
 	if (!strcmp(path, "-")) return gsio_cli_load_stdin(&lo, err);
 	if (o->fmt == FMT_HMP5 && is_image_input(path)) {
 #if GSIO_HAVE_HMP5_WRITER
@@ -383,12 +391,13 @@ int gsio_cmd_convert(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	enum { OPT_FORCE = 256, OPT_NOANIM, OPT_FPS, OPT_PALETTE, OPT_ANIM, OPT_REPORT, OPT_SCALE,
 	       OPT_AXES, OPT_SKIN, OPT_MIPS, OPT_DITHER, OPT_BAKE, OPT_GRID, OPT_CELL, OPT_RANGE,
-	       OPT_COLOR, OPT_HELP, OPT_VERSION };
+	       OPT_COLOR, OPT_HELP, OPT_VERSION, OPT_PATH };
 	static const struct option longs[] = {
 	    {"output", required_argument, NULL, 'o'},   {"format", required_argument, NULL, 'f'},
 	    {"force", no_argument, NULL, OPT_FORCE},    {"no-animation", no_argument, NULL, OPT_NOANIM},
 	    {"fps", required_argument, NULL, OPT_FPS},  {"palette", required_argument, NULL, OPT_PALETTE},
 	    {"anim", required_argument, NULL, OPT_ANIM}, {"report", required_argument, NULL, OPT_REPORT},
+	    {"path", required_argument, NULL, OPT_PATH},
 	    {"scale", required_argument, NULL, OPT_SCALE}, {"axes", required_argument, NULL, OPT_AXES},
 	    {"skin-format", required_argument, NULL, OPT_SKIN}, {"mipmaps", no_argument, NULL, OPT_MIPS},
 	    {"dither", no_argument, NULL, OPT_DITHER},  {"bake-fps", required_argument, NULL, OPT_BAKE},
@@ -432,6 +441,13 @@ int gsio_cmd_convert(int argc, char **argv)
 				return EXIT_FAILED;
 			}
 			o.anims[o.anims_count++] = optarg;
+			break;
+		case OPT_PATH:
+			if (!o.paths && !(o.paths = calloc((size_t)argc + 1, sizeof(*o.paths)))) {
+				fprintf(stderr, "gsio convert: out of memory\n");
+				return EXIT_FAILED;
+			}
+			o.paths[o.paths_count++] = optarg;
 			break;
 		case OPT_REPORT: o.report = optarg; break;
 		case OPT_SCALE:
@@ -694,5 +710,6 @@ int gsio_cmd_convert(int argc, char **argv)
 	free(jobs);
 	gsio_inputs_free(&in);
 	free(o.anims);
+	free(o.paths);
 	return rc;
 }
