@@ -248,7 +248,6 @@ static gsio_scene *load_input(const conv_opts *o, const char *path, gsio_error *
 	lo.search_paths_count = o->paths_count;
 	if (!strcmp(path, "-")) return gsio_cli_load_stdin(&lo, err);
 	if (o->fmt == FMT_HMP5 && is_image_input(path)) {
-#if GSIO_HAVE_HMP5_WRITER
 		uint8_t *h = NULL, *c = NULL;
 		size_t hs = 0, cs = 0;
 		if (gsio_read_whole_file(path, &h, &hs, 0, err)) return NULL;
@@ -264,11 +263,6 @@ static gsio_scene *load_input(const conv_opts *o, const char *path, gsio_error *
 		free(c);
 		if (!s && !err->file[0]) snprintf(err->file, sizeof(err->file), "%s", path);
 		return s;
-#else
-		fail_msg(err, GSIO_ERR_UNSUPPORTED, path,
-		         "a heightmap image needs the HMP5 writer, which this gsio was built without");
-		return NULL;
-#endif
 	}
 	return gsio_cli_load(path, &lo, err);
 }

@@ -305,6 +305,30 @@ def case_assimp_inputs():
             print("Bob.md5mesh -> GLB -> (Assimp) -> MDL5: %d triangles, %d baked frames" % (b["triangles"], b["frames"]))
 
 
+def case_heightmap():
+    """An 8-bit grey PNG heightmap (written here) -> HMP5: a 33 x 33 grid."""
+    import struct
+    import zlib
+    d = os.path.join(WORK, "heightmap")
+    os.makedirs(d)
+    w = h = 33
+    raw = b"".join(b"\x00" + bytes((x * 7 + y * 3) % 256 for x in range(w)) for y in range(h))
+
+    def chunk(t, data):
+        return struct.pack(">I", len(data)) + t + data + struct.pack(">I", zlib.crc32(t + data) & 0xFFFFFFFF)
+    src = os.path.join(d, "hm.png")
+    with open(src, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    out = os.path.join(d, "hm.hmp")
+    run(["convert", src, "-o", out], 0)
+    rec = info(out)[0]
+    t = rec.get("terrain") or {}
+    if rec.get("format") != "HMP5" or t.get("columns") != w or t.get("rows") != h:
+        fail("heightmap -> HMP5: %s %s" % (rec.get("format"), t))
+    print("heightmap: hm.png (33 x 33) -> HMP5 %s x %s" % (t.get("columns"), t.get("rows")))
+
+
 def main():
     if TOOL is None:
         print(__doc__)
@@ -315,6 +339,7 @@ def main():
     case_convert()
     case_level()
     case_assimp_inputs()
+    case_heightmap()
     for n in notes:
         print("NOTE: " + n)
 
