@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 // -- Registry of temporaries in progress
@@ -34,10 +35,14 @@ static struct temp_slot {
 } temp_slots[TEMP_SLOTS];
 
 static atomic_ulong temp_counter;
+/* Set by the handler: no new temporary may be registered (the other
+ * threads of a batch go on running while the handler cleans up). */
+static atomic_int temp_dying;
 
 static int temp_register(const char *path)
 {
 	size_t n = strlen(path);
+	if (atomic_load(&temp_dying)) return -2;
 	if (n >= TEMP_PATH_MAX) return -1;
 	for (int i = 0; i < TEMP_SLOTS; i++) {
 		int expected = SLOT_FREE;
@@ -57,8 +62,18 @@ static void temp_release(int slot)
 
 static void cleanup_handler(int sig)
 {
-	for (int i = 0; i < TEMP_SLOTS; i++)
-		if (atomic_load(&temp_slots[i].state) == SLOT_ACTIVE) unlink(temp_slots[i].path);
+	// Other threads keep running: one may have registered a temporary just
+	// before `dying` was set and create it after a first sweep. Sweep a few
+	// times over ~20 ms (a registration is published before its open, so a
+	// file created meanwhile is found by a later sweep); nothing new is
+	// registered once `dying` is set.
+	atomic_store(&temp_dying, 1);
+	for (int pass = 0; pass < 20; pass++) {
+		for (int i = 0; i < TEMP_SLOTS; i++)
+			if (atomic_load(&temp_slots[i].state) == SLOT_ACTIVE) unlink(temp_slots[i].path);
+		struct timespec ms = {0, 1000000};
+		nanosleep(&ms, NULL);
+	}
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -98,6 +113,10 @@ static bool place_one(const gsio_file_data *f, bool no_replace, gsio_error *err)
 		// Registered before it exists: a signal between open and register
 		// would leave it behind.
 		slot = temp_register(tmp);
+		if (slot == -2) {
+			GSIO_FAIL(err, GSIO_ERR_IO, f->path, -1, "not written: the program is being interrupted");
+			return false;
+		}
 		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 		if (fd >= 0) break;
 		int e = errno;
