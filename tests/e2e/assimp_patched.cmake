@@ -8,6 +8,8 @@
 #   the Khronos validator reports 0 errors, and the morph targets, weight
 #   animations, skin and animations gsio reads are in the file;
 # - `assimp export minigun_mdl5.mdl m.obj`;
+# - gsio's writers as export formats: `assimp export X out.mdl -f gsio_mdl5`
+#   (also from Assimp's own OBJ), `-f gsio_hmp5`;
 # - the Qt 3D viewer (assimp_patch/viewer/) renders gate-101 through the
 #   patched library under Xvfb.
 # Every test skips (77) with a message when the build cannot be made (no
@@ -26,7 +28,7 @@ if(NOT GSIO_SANITIZE AND NOT GSIO_BUILD_FUZZERS AND TARGET gsio_tool)
     SKIP_RETURN_CODE 77 TIMEOUT 2400 FIXTURES_SETUP gsio_assimp_patched
     RESOURCE_LOCK gsio_assimp_patched_build)
   if(Python3_FOUND)
-    set(gsio_ap_checks info export_gate export_golem export_shadow export_bob obj)
+    set(gsio_ap_checks info export_gate export_golem export_shadow export_bob obj gsio_writers)
     foreach(check ${gsio_ap_checks})
       add_test(NAME e2e_assimp_patched_${check}
         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/assimp_patched.py ${check}

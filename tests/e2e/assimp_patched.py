@@ -253,6 +253,47 @@ def check_obj(assimp, tool, corpus, out):
     print("PASS minigun_mdl5.mdl -> m.obj: %d vertices (gsio %d), %d faces, %s" % (v, verts, f, mtl))
 
 
+def check_gsio_writers(assimp, tool, corpus, out):
+    """gsio's writers as the patched Assimp's export formats: the list names
+    them; gate-101.mdl -> -f gsio_mdl5 keeps its 30 frames and 927
+    triangles; Assimp's own OBJ of the minigun -> gsio_mdl5 keeps its 576
+    triangles; shadow-5.hmp -> gsio_hmp5 keeps the 65 x 59 grid."""
+    r = run([assimp, "listexport"])
+    ids = r.stdout.split()
+    for fid in ("gsio_mdl5", "gsio_hmp5", "gsio_md5"):
+        if fid not in ids:
+            fail("assimp listexport does not list %s: %s" % (fid, ids))
+    cases = [("mdl/gate-101.mdl", "gate.mdl", "gsio_mdl5"), ("hmp/shadow-5.hmp", "shadow.hmp", "gsio_hmp5")]
+    for rel, name, fid in cases:
+        src = os.path.join(corpus, rel)
+        if not os.path.exists(src):
+            skip("corpus file missing: " + src)
+        dst = os.path.join(out, name)
+        r = run([assimp, "export", src, dst, "-f" + fid], cwd=out)
+        if r.returncode != 0 or not os.path.exists(dst):
+            fail("assimp export -f %s failed on %s: %s" % (fid, rel, r.stdout[-800:] + r.stderr[-800:]))
+        a, b = gsio_info(tool, src), gsio_info(tool, dst)
+        for key in ("triangles", "frames"):
+            if a.get(key) != b.get(key):
+                fail("%s -> %s: %s %s, gsio reads %s" % (rel, fid, key, b.get(key), a.get(key)))
+        if fid == "gsio_hmp5" and a.get("terrain", {}).get("columns") != b.get("terrain", {}).get("columns"):
+            fail("%s -> %s: terrain %s vs %s" % (rel, fid, b.get("terrain"), a.get("terrain")))
+        print("PASS %s -> assimp export -f %s: %s triangles, %s frames" % (rel, fid, b.get("triangles"), b.get("frames")))
+    src = os.path.join(corpus, "mdl/minigun_mdl5.mdl")
+    obj = os.path.join(out, "m.obj")
+    r = run([assimp, "export", src, obj], cwd=out)
+    if r.returncode != 0:
+        fail("assimp export to OBJ failed")
+    mdl = os.path.join(out, "from_obj.mdl")
+    r = run([assimp, "export", obj, mdl, "-fgsio_mdl5"], cwd=out)
+    if r.returncode != 0 or not os.path.exists(mdl):
+        fail("assimp export m.obj -f gsio_mdl5 failed: " + r.stdout[-800:] + r.stderr[-800:])
+    b = gsio_info(tool, mdl)
+    if b.get("triangles") != 576:
+        fail("m.obj -> gsio_mdl5: %s triangles, expected 576" % b.get("triangles"))
+    print("PASS m.obj (Assimp's own OBJ) -> assimp export -f gsio_mdl5: 576 triangles")
+
+
 def main():
     if len(sys.argv) != 7:
         print(__doc__)
@@ -273,6 +314,8 @@ def main():
         check_export(assimp, tool, corpus, e2e, out, MODELS[check])
     elif check == "obj":
         check_obj(assimp, tool, corpus, out)
+    elif check == "gsio_writers":
+        check_gsio_writers(assimp, tool, corpus, out)
     else:
         print("unknown check " + check)
         sys.exit(2)
