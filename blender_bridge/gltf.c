@@ -1377,6 +1377,22 @@ static int write_positions_q(gltf_ctx *c, size_t mi, const float *pos, cJSON *na
 	return pa;
 }
 
+/** Whether meshes a and b are one mesh: the same arrays (not equal values:
+ *  the same memory), as a level's instances of a skinned model are, each
+ *  with its own skin of as many joints. */
+static bool same_mesh(const gsio_scene *s, const gsio_mesh *a, const gsio_mesh *b)
+{
+	if (a->positions != b->positions || a->normals != b->normals || a->uvs != b->uvs ||
+	    a->indices != b->indices || a->parts != b->parts || a->frames != b->frames ||
+	    a->vertex_count != b->vertex_count || a->index_count != b->index_count ||
+	    a->parts_count != b->parts_count || a->frames_count != b->frames_count ||
+	    a->weights.offsets != b->weights.offsets || a->weights.joints != b->weights.joints ||
+	    a->weights.values != b->weights.values || a->weights.count != b->weights.count ||
+	    (a->skin < 0) != (b->skin < 0) || !a->positions)
+		return false;
+	return a->skin < 0 || s->skins[a->skin].joints_count == s->skins[b->skin].joints_count;
+}
+
 static bool write_mesh(gltf_ctx *c, size_t mi)
 {
 	const gsio_scene *s = c->s;
@@ -1385,6 +1401,18 @@ static bool write_mesh(gltf_ctx *c, size_t mi)
 	c->mesh_index[mi] = -1;
 	c->mesh_targets[mi] = 0;
 	c->mesh_skin[mi] = -1;
+	// A mesh sharing an earlier one's arrays is that glTF mesh; only its
+	// skin is its own.
+	for (size_t k = 0; k < mi; k++)
+		if (c->mesh_index[k] >= 0 && same_mesh(s, m, &s->meshes[k]) &&
+		    (c->q_scale[k] == 0 || c->q_ok[mi])) { // quantised: this mesh's nodes must take the fold too
+			c->mesh_index[mi] = c->mesh_index[k];
+			c->q_scale[mi] = c->q_scale[k];
+			memcpy(c->q_off + 3 * mi, c->q_off + 3 * k, 3 * sizeof(float));
+			c->mesh_targets[mi] = c->mesh_targets[k];
+			c->mesh_skin[mi] = c->mesh_skin[k] >= 0 ? m->skin : -1;
+			return true;
+		}
 	if (!nv || !ni || !m->positions || !m->indices || !m->parts_count) {
 		warn(c, "mesh %zu (%s) has no vertices or triangles: not written", mi, or_default(m->name, ""));
 		return true;

@@ -6,10 +6,10 @@
  * of jobs or on the order they finish in. */
 #include "gsio.h"
 #include "gsio_gltf.h"
+#include "gsio_inputs.h"
 #include "gsio_record.h"
 
 #include <cjson/cJSON.h>
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
@@ -164,18 +164,17 @@ static char *xstrdup(const char *s)
 	return p;
 }
 
+static void out_of_memory(void)
+{
+	fprintf(stderr, "mdl2gltf: out of memory\n");
+	exit(EXIT_FAILED);
+}
+
+// gsio_inputs.c's path helpers, which return NULL when out of memory.
 static char *join(const char *a, const char *b)
 {
-	size_t la = strlen(a), lb = strlen(b);
-	bool slash = la && a[la - 1] != '/';
-	char *p = malloc(la + lb + 2);
-	if (!p) {
-		fprintf(stderr, "mdl2gltf: out of memory\n");
-		exit(EXIT_FAILED);
-	}
-	memcpy(p, a, la);
-	if (slash) p[la++] = '/';
-	memcpy(p + la, b, lb + 1);
+	char *p = gsio_join(a, b);
+	if (!p) out_of_memory();
 	return p;
 }
 
@@ -199,143 +198,39 @@ static void push_job(job_list *l, char *input, char *output, bool from_dir)
 	gsio_error_clear(&j->err);
 }
 
-/** True when a registered importer claims the file's extension. */
-static bool known_extension(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	const char *dot = strrchr(base, '.');
-	if (!dot || dot == base) return false;
-	const char *ext = dot + 1;
-	size_t el = strlen(ext);
-	const gsio_importer *const *imps = gsio_importers();
-	for (size_t i = 0; imps[i]; i++) {
-		const char *e = imps[i]->extensions;
-		while (e && *e) {
-			while (*e == ' ') e++;
-			size_t n = strcspn(e, " ");
-			if (n && n == el && !strncasecmp(e, ext, n)) return true;
-			e += n;
-		}
-	}
-	return false;
-}
-
 /** path with its extension replaced by ext (".glb"). */
 static char *replace_ext(const char *path, const char *ext)
 {
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	const char *dot = strrchr(base, '.');
-	size_t keep = dot && dot != base ? (size_t)(dot - path) : strlen(path);
-	char *p = malloc(keep + strlen(ext) + 1);
-	if (!p) {
-		fprintf(stderr, "mdl2gltf: out of memory\n");
-		exit(EXIT_FAILED);
-	}
-	memcpy(p, path, keep);
-	strcpy(p + keep, ext);
+	char *p = gsio_replace_ext(path, ext);
+	if (!p) out_of_memory();
 	return p;
 }
 
-static bool has_suffix(const char *s, const char *suffix)
+/** Adds every file with a known extension below the folder root (the search
+ *  the gsio command does: gsio_inputs.c), each with its output: beside it, or
+ *  at the same place below out_root. */
+static void add_dir(job_list *l, const char *root, const char *out_root, const char *ext)
 {
-	size_t n = strlen(s), k = strlen(suffix);
-	return n > k && !strcasecmp(s + n - k, suffix);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/** Walks dir (sorted, hidden entries and symlinked directories skipped) and
- *  adds every file with a known extension. rel is the path below the root. */
-static void walk(job_list *l, const char *root, const char *rel, const char *out_root,
-                 const char *ext)
-{
-	char *dir = rel[0] ? join(root, rel) : xstrdup(root);
-	DIR *d = opendir(dir);
-	if (!d) {
-		// Reported as a failed input: the user named something we cannot read.
-		push_job(l, dir, NULL, true);
-		return;
-	}
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.') continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 32;
-			char **nn = realloc(names, cap * sizeof(*nn));
-			if (!nn) {
-				fprintf(stderr, "mdl2gltf: out of memory\n");
-				exit(EXIT_FAILED);
-			}
-			names = nn;
-		}
-		names[n++] = xstrdup(e->d_name);
-	}
-	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
-	// An .md5anim beside an .md5mesh is loaded with the mesh (the importer
-	// takes every animation in the mesh's folder): not an input of its own.
-	bool has_mesh = false;
-	for (size_t i = 0; i < n; i++) has_mesh = has_mesh || has_suffix(names[i], ".md5mesh");
-	for (size_t i = 0; i < n; i++) {
-		if (has_mesh && has_suffix(names[i], ".md5anim")) {
-			free(names[i]);
-			continue;
-		}
-		char *path = join(dir, names[i]);
-		char *sub = rel[0] ? join(rel, names[i]) : xstrdup(names[i]);
-		struct stat st;
-		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-			walk(l, root, sub, out_root, ext);
-			free(path);
-		} else if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && known_extension(path)) {
-			char *out;
+	gsio_inputs found = {0};
+	if (!gsio_inputs_add_dir(&found, root, false)) out_of_memory();
+	for (size_t i = 0; i < found.count; i++) {
+		gsio_input *in = &found.items[i];
+		char *out = NULL;
+		// A folder that cannot be listed is reported as a failed input: the
+		// user named something we cannot read.
+		if (!in->unreadable) {
 			if (out_root) {
-				char *o = join(out_root, sub);
+				char *o = join(out_root, in->rel);
 				out = replace_ext(o, ext);
 				free(o);
 			} else {
-				out = replace_ext(path, ext);
+				out = replace_ext(in->path, ext);
 			}
-			push_job(l, path, out, true);
-		} else {
-			free(path);
 		}
-		free(sub);
-		free(names[i]);
+		push_job(l, in->path, out, true);
+		in->path = NULL;
 	}
-	free(names);
-	free(dir);
-}
-
-/** mkdir -p of the directory part of path. */
-static int make_parent_dirs(const char *path)
-{
-	char *p = xstrdup(path);
-	char *slash = strrchr(p, '/');
-	if (!slash) {
-		free(p);
-		return 0;
-	}
-	*slash = 0;
-	for (char *q = p + 1; *q; q++) {
-		if (*q != '/') continue;
-		*q = 0;
-		if (mkdir(p, 0777) && errno != EEXIST) {
-			free(p);
-			return -1;
-		}
-		*q = '/';
-	}
-	int r = p[0] && mkdir(p, 0777) && errno != EEXIST ? -1 : 0;
-	free(p);
-	return r;
+	gsio_inputs_free(&found);
 }
 
 // -- Conversion
@@ -429,7 +324,7 @@ static void convert(pool *p, job *j)
 		if (!o->force) go.flags |= GSIO_GLTF_NO_REPLACE;
 		go.scale = o->scale;
 		go.generator = "gsio mdl2gltf " GSIO_VERSION_STRING;
-		if (make_parent_dirs(j->output)) {
+		if (gsio_make_parent_dirs(j->output)) {
 			j->err.code = GSIO_ERR_IO;
 			snprintf(j->err.file, sizeof(j->err.file), "%s", j->output);
 			snprintf(j->err.message, sizeof(j->err.message), "cannot create its directory: %s",
@@ -688,7 +583,7 @@ int main(int argc, char **argv)
 		const char *in = argv[i];
 		struct stat st;
 		if (stat(in, &st) == 0 && S_ISDIR(st.st_mode)) {
-			walk(&jobs, in, "", out_dir ? o.out : NULL, ext);
+			add_dir(&jobs, in, out_dir ? o.out : NULL, ext);
 			continue;
 		}
 		char *out;

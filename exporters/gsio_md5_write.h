@@ -8,16 +8,19 @@
  *   node placing an unskinned mesh (it becomes a joint carrying its mesh
  *   rigidly), ordered by node index (parents first); a joint's parent is its
  *   nearest ancestor node that is a joint. A mesh that no node places gets
- *   an added root joint "origin". Bind pose in model space: the inverse of
- *   the skin's inverse bind matrix (rigid part), or the node's world matrix
- *   for a mesh node. Two skins that disagree about a joint's bind pose are
- *   refused;
+ *   an added root joint "origin". Bind pose in model space: the joint
+ *   node's world matrix at rest (rigid part), nodes above the skeleton
+ *   included (an importer's axis-change root), the same space the md5anim
+ *   frames are in;
  * - md5mesh: one `mesh { }` per mesh part (per placement for an unskinned
  *   mesh placed by several nodes): vertices the part uses, triangles back
  *   to clockwise, UVs as (s, t), shader = the material's shader string, else
  *   its texture (the image's external file, or a PNG the writer adds beside
  *   the mesh, "<stem>_<image>.png"), else the material's name; weights from
- *   the skin, every one (any count per vertex), positions in joint space;
+ *   the skin, every one (any count per vertex), positions in joint space:
+ *   the vertex placed by that joint at rest (its world matrix times its
+ *   inverse bind, glTF's skinning), so the md5mesh shows the scene's
+ *   skinned rest pose;
  *   biases that do not sum to 1 (within 1e-4) are normalised (a warning);
  * - md5anim: one per animation that moves a joint or an ancestor of one,
  *   sampled at its frames: a joint's pose per frame is its node's world

@@ -304,18 +304,7 @@ int gsio_hmp5_write(const gsio_scene *scene, const gsio_hmp5_write_opts *opts, u
 {
 	gsio_error local;
 	if (!err) err = &local;
-	gsio_error_clear(err);
-	if (!out || !out_size) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "no output pointer");
-		return -1;
-	}
-	*out = NULL;
-	*out_size = 0;
-	if (!scene) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "no scene");
-		return -1;
-	}
-	if (gsio_scene_validate(scene, err)) return -1;
+	if (gsioi_write_start(scene, out, out_size, err)) return -1;
 	static const gsio_hmp5_write_opts defaults;
 	if (!opts) opts = &defaults;
 	gsioi_warner w = {opts->warn, opts->warn_user};
@@ -336,15 +325,11 @@ int gsio_hmp5_write_file(const gsio_scene *scene, const char *path,
 {
 	gsio_error local;
 	if (!err) err = &local;
-	uint8_t *data;
-	size_t size;
-	if (gsio_hmp5_write(scene, opts, &data, &size, err)) {
-		if (path && !err->file[0]) snprintf(err->file, sizeof(err->file), "%s", path);
-		return -1;
-	}
-	int rc = gsioi_write_place(path, data, size, opts && opts->no_replace, err);
-	gsio_write_free(opts ? opts->allocator : NULL, data);
-	return rc;
+	uint8_t *data = NULL;
+	size_t size = 0;
+	int rc = gsio_hmp5_write(scene, opts, &data, &size, err);
+	return gsioi_write_finish(rc, path, data, size, opts && opts->no_replace,
+	                          opts ? opts->allocator : NULL, err);
 }
 
 // -- Heightmap images

@@ -101,27 +101,6 @@ static void mat_point(const double m[16], const float p[3], double out[3])
 		out[r] = m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r];
 }
 
-// Inverse of an affine matrix; false when singular.
-static bool mat_invert(const double m[16], double out[16])
-{
-	double a = m[0], b = m[4], c = m[8], d = m[1], e = m[5], f = m[9], g = m[2], h = m[6],
-	       i = m[10];
-	double A = e * i - f * h, B = -(d * i - f * g), C = d * h - e * g;
-	double det = a * A + b * B + c * C;
-	if (!(fabs(det) > 1e-300) || !isfinite(det)) return false;
-	double inv[9] = {A / det, -(b * i - c * h) / det, (b * f - c * e) / det,
-	                 B / det, (a * i - c * g) / det,  -(a * f - c * d) / det,
-	                 C / det, -(a * h - b * g) / det, (a * e - b * d) / det};
-	// inv is row-major rows of the 3x3 inverse.
-	for (int r = 0; r < 3; r++) {
-		for (int col = 0; col < 3; col++) out[col * 4 + r] = inv[r * 3 + col];
-		out[12 + r] = -(inv[r * 3] * m[12] + inv[r * 3 + 1] * m[13] + inv[r * 3 + 2] * m[14]);
-		out[r * 4 + 3] = 0;
-	}
-	out[15] = 1;
-	return true;
-}
-
 // The rigid part of an affine matrix: translation, and the rotation of its
 // normalised columns. *scaled tells whether a column was not of length 1
 // (or the basis was mirrored: the third axis is then flipped).
@@ -347,36 +326,20 @@ static bool build_skeleton(md5w *w)
 	for (size_t i = 0; i < nn; i++) w->node_joint[i] = -1;
 	world_at(w, NULL, NULL, 0, world);
 	bool origin = false, scaled = false;
-	// Skin joints of the skins the meshes use: bind = inverse(inverse bind).
+	// Skin joints of the skins the meshes use: bind = the joint's world
+	// matrix at rest, ancestors above the skeleton included (an importer's
+	// axis-change root, a placed armature), so that the md5mesh joints, the
+	// weights (build_submesh) and the md5anim frames (world_at) are in one
+	// model space. The inverse bind matrices only place the vertices.
 	for (size_t mi = 0; mi < s->meshes_count; mi++) {
 		int32_t sk = s->meshes[mi].skin;
 		if (sk < 0) continue;
 		const gsio_skin *skin = &s->skins[sk];
 		for (size_t k = 0; k < skin->joints_count; k++) {
 			int32_t node = skin->joints[k];
-			double ib[16], b[16];
-			for (int e = 0; e < 16; e++) ib[e] = skin->inverse_bind[16 * k + (size_t)e];
-			if (!mat_invert(ib, b)) {
-				GSIO_FAIL(w->err, GSIO_ERR_ARGUMENT, NULL, -1,
-				          "skins[%d]: the inverse bind matrix of joint %zu (%s) is singular", sk,
-				          k, s->nodes[node].name ? s->nodes[node].name : "");
-				return false;
-			}
-			md5w_pose p = pose_of(b, &scaled);
-			if (in_skin[node]) {
-				md5w_pose *q = &node_bind[node];
-				double dq = fabs(q->q.x * p.q.x + q->q.y * p.q.y + q->q.z * p.q.z + q->q.w * p.q.w);
-				double dt = fabs(q->t[0] - p.t[0]) + fabs(q->t[1] - p.t[1]) + fabs(q->t[2] - p.t[2]);
-				if (dq < 1 - 1e-6 || dt > 1e-4 * (1 + fabs(p.t[0]) + fabs(p.t[1]) + fabs(p.t[2]))) {
-					GSIO_FAIL(w->err, GSIO_ERR_UNSUPPORTED, NULL, -1,
-					          "MD5 has one bind pose per joint: node %d (%s) has two in different "
-					          "skins", node, s->nodes[node].name ? s->nodes[node].name : "");
-					return false;
-				}
-				continue;
-			}
+			if (in_skin[node]) continue;
 			in_skin[node] = true;
-			node_bind[node] = p;
+			node_bind[node] = pose_of(&world[16 * (size_t)node], &scaled);
 		}
 	}
 	// Nodes placing an unskinned mesh carry it rigidly: bind = world.
@@ -393,8 +356,8 @@ static bool build_skeleton(md5w *w)
 	for (size_t m = 0; m < s->meshes_count; m++)
 		if (!placed[m] && s->meshes[m].skin < 0) origin = true;
 	if (scaled)
-		warn(w, "a bind pose is scaled or mirrored: MD5 joints are rigid, so the vertices are "
-		        "stored in joint space without it (the bind pose keeps its shape)");
+		warn(w, "a joint's rest pose is scaled or mirrored: MD5 joints are rigid, so the vertices "
+		        "are stored in joint space without it (the bind pose keeps its shape)");
 	// Order: origin first, then by node index (parents before children).
 	size_t nj = 0;
 	if (origin) {
@@ -479,10 +442,12 @@ static const char *shader_of(md5w *w, int32_t mi, const char *stem, int32_t *png
 }
 
 // One submesh: the triangles of part pi of mesh mi, placed by node `node`
-// (-1: a skinned mesh, or an unplaced one on the origin joint).
+// (-1: a skinned mesh, or an unplaced one on the origin joint). skin_m: per
+// joint of a skinned mesh's skin, its rest world matrix times its inverse
+// bind (glTF's joint matrix: where the joint puts a vertex at rest).
 static bool build_submesh(md5w *w, gsio_arena *out_arena, gsio_md5_submesh *sm, size_t mi,
-                          size_t pi, int32_t node, const double *world, uint32_t *remap,
-                          size_t *unweighted, size_t *renormalised)
+                          size_t pi, int32_t node, const double *world, const double *skin_m,
+                          uint32_t *remap, size_t *unweighted, size_t *renormalised)
 {
 	const gsio_mesh *m = &w->s->meshes[mi];
 	const gsio_mesh_part *part = &m->parts[pi];
@@ -529,8 +494,9 @@ static bool build_submesh(md5w *w, gsio_arena *out_arena, gsio_md5_submesh *sm, 
 			mv->st[1] = m->uvs[2 * v + 1];
 		}
 		mv->start = wi;
+		const float *pos = &m->positions[3 * v];
 		double p[3];
-		mat_point(skinned ? ident : place, &m->positions[3 * v], p);
+		mat_point(skinned ? ident : place, pos, p);
 		double sum = 0;
 		uint32_t first = 0, last = 0;
 		if (skinned) {
@@ -548,15 +514,21 @@ static bool build_submesh(md5w *w, gsio_arena *out_arena, gsio_md5_submesh *sm, 
 				float val = m->weights.values[k];
 				if (!(val > 0)) continue;
 				gsio_md5_weight *mw = &sm->weights[wi++];
-				int32_t j = w->node_joint[skin->joints[m->weights.joints[k]]];
+				uint32_t sj = m->weights.joints[k];
+				int32_t j = w->node_joint[skin->joints[sj]];
 				mw->joint = (uint32_t)j;
 				mw->bias = norm ? (float)(val / sum) : val;
+				// Each weight's point is where its own joint puts the
+				// vertex at rest: the blend at the md5mesh's joints is the
+				// scene's skinned rest pose even where it is not the bind.
+				mat_point(&skin_m[16 * (size_t)sj], pos, p);
 				to_joint_space(&w->joints[j].bind, p, mw->pos);
 			}
 		} else {
 			if (skinned) {
 				(*unweighted)++;
 				rigid = skin->joints_count ? w->node_joint[skin->joints[0]] : 0;
+				if (skin->joints_count) mat_point(skin_m, pos, p);
 			}
 			gsio_md5_weight *mw = &sm->weights[wi++];
 			mw->joint = (uint32_t)rigid;
@@ -628,6 +600,19 @@ static bool build_mesh(md5w *w, gsio_md5_mesh *out, const char *stem, md5w_png *
 	for (size_t mi = 0; mi < s->meshes_count; mi++) {
 		const gsio_mesh *m = &s->meshes[mi];
 		morphs += m->frames_count > 1;
+		// The skin's joint matrices at rest, once per mesh.
+		double *skin_m = NULL;
+		if (m->skin >= 0) {
+			const gsio_skin *sk = &s->skins[m->skin];
+			skin_m = gsioi_arena_array(w->a, sk->joints_count ? sk->joints_count : 1,
+			                           16 * sizeof(double), w->err);
+			GSIO_CHECK(skin_m);
+			for (size_t k = 0; k < sk->joints_count; k++) {
+				double ib[16];
+				for (int e = 0; e < 16; e++) ib[e] = sk->inverse_bind[16 * k + (size_t)e];
+				mat_mul(&world[16 * (size_t)sk->joints[k]], ib, &skin_m[16 * k]);
+			}
+		}
 		for (int32_t n = -1; n < (int32_t)s->nodes_count; n++) {
 			// n = -1: the skinned mesh once, or an unplaced one on the origin.
 			if (n >= 0 && (m->skin >= 0 || s->nodes[n].mesh != (int32_t)mi)) continue;
@@ -647,8 +632,8 @@ static bool build_mesh(md5w *w, gsio_md5_mesh *out, const char *stem, md5w_png *
 					for (size_t k = 0; k < *pngs_count && !dup; k++) dup = (*pngs)[k].image == png;
 					if (!dup) (*pngs)[(*pngs_count)++] = (md5w_png){sh, png};
 				}
-				GSIO_CHECK(build_submesh(w, oa, sm, mi, pi, n, world, remap, &unweighted,
-				                         &renormalised));
+				GSIO_CHECK(build_submesh(w, oa, sm, mi, pi, n, world, skin_m, remap,
+				                         &unweighted, &renormalised));
 				out->meshes_count++;
 			}
 		}

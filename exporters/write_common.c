@@ -231,15 +231,39 @@ gsio_arena *gsioi_write_arena(const gsio_allocator *allocator, size_t limit, gsi
 	return a;
 }
 
-int gsioi_write_place(const char *path, const uint8_t *data, size_t size, bool no_replace,
-                      gsio_error *err)
+int gsioi_write_start(const gsio_scene *scene, uint8_t **out, size_t *out_size, gsio_error *err)
 {
-	if (!path || !*path) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "no output path");
+	gsio_error_clear(err);
+	if (!out || !out_size) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "no output pointer");
 		return -1;
 	}
-	gsio_file_data fd = {path, data, size};
-	return gsio_place_files(&fd, 1, no_replace, err) ? -1 : 0;
+	*out = NULL;
+	*out_size = 0;
+	if (!scene) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "no scene");
+		return -1;
+	}
+	return gsio_scene_validate(scene, err) ? -1 : 0;
+}
+
+int gsioi_write_finish(int write_rc, const char *path, uint8_t *data, size_t size, bool no_replace,
+                       const gsio_allocator *allocator, gsio_error *err)
+{
+	if (write_rc) {
+		if (path && !err->file[0]) snprintf(err->file, sizeof(err->file), "%s", path);
+		return -1;
+	}
+	int rc;
+	if (!path || !*path) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "no output path");
+		rc = -1;
+	} else {
+		gsio_file_data fd = {path, data, size};
+		rc = gsio_place_files(&fd, 1, no_replace, err) ? -1 : 0;
+	}
+	gsio_write_free(allocator, data);
+	return rc;
 }
 
 void gsio_write_free(const gsio_allocator *allocator, void *data)

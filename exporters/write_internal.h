@@ -48,8 +48,18 @@ unsigned gsioi_quant(float x, float scale, float offset, unsigned qmax);
 /** The work arena of one write (the caller's allocator and limit). */
 gsio_arena *gsioi_write_arena(const gsio_allocator *allocator, size_t limit, gsio_error *err);
 
-/** Places bytes at path atomically (gsio_place_files). 0 or -1. */
-GSIO_NODISCARD int gsioi_write_place(const char *path, const uint8_t *data, size_t size,
-                                     bool no_replace, gsio_error *err);
+/** The argument checks every writer starts with: clears err, zeroes *out,
+ *  and fails when there is no output pointer, no scene or the scene does
+ *  not validate. 0 or -1. */
+GSIO_NODISCARD int gsioi_write_start(const gsio_scene *scene, uint8_t **out, size_t *out_size,
+                                     gsio_error *err);
+
+/** The end of a *_write_file: write_rc and data/size are what the in-memory
+ *  writer returned. On its failure, names path in err; else places the bytes
+ *  at path atomically (gsio_place_files) and frees them (gsio_write_free
+ *  with allocator). 0 or -1. */
+GSIO_NODISCARD int gsioi_write_finish(int write_rc, const char *path, uint8_t *data, size_t size,
+                                      bool no_replace, const gsio_allocator *allocator,
+                                      gsio_error *err);
 
 #endif

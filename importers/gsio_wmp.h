@@ -267,10 +267,12 @@ typedef struct gsio_wad_lump {
 	char name[17];             /**< NUL-terminated (16 stored bytes) */
 	uint8_t type;              /**< WAD7: GameStudio type code (0x40 palette); WAD2/3: lump type */
 	uint8_t compression;
-	uint32_t width, height;    /**< 0 for a palette or an unknown lump */
+	uint32_t width, height;    /**< 0 for a palette or an unknown lump; a DDS
+	                                lump's (WAD7 type 6): its DDS header's */
 	uint32_t pixel_type;       /**< WAD7: type code from the lump header */
 	const uint8_t *data;       /**< the lump's bytes */
 	size_t size;
+	uint32_t stored_width, stored_height; /**< as the lump header stores them */
 } gsio_wad_lump;
 
 typedef struct gsio_wad_file {

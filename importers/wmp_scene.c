@@ -12,8 +12,8 @@
  *   the texture size; world positions for unlocked blocks, block-local ones
  *   for texture-locked blocks (flag 0x00010000).
  * - Textures from the WADs the level names (WAD7, WAD2, WAD3), 8-bit ones
- *   through the level palette; a texture no WAD holds is a warning and a
- *   grey checker of 64x64.
+ *   through the level palette, DDS ones (WAD7 type 6) decoded from DXT1/3/5
+ *   (wad.c); a texture no WAD holds is a warning and a grey checker of 64x64.
  * - Entities: model files (any format gsio reads) loaded once each and
  *   grafted in: their meshes, materials and images once, a node subtree per
  *   entity, their clips as one animation per clip moving every instance.
@@ -125,10 +125,30 @@ static const char *base_of(const char *stored)
 	return b;
 }
 
+static bool find_file_in(sctx *c, const char *stored, char *out, size_t out_size, bool *found);
+
+/* Finds a file by base name (see find_file_in) and records the reference
+ * in the scene's extras for `gsio info`: "wmp:file:KIND:NAME" = the path
+ * found, or "" when not found (KIND: wad, model, sprite, sound, script,
+ * palette; NAME: the base name as stored). */
+static bool find_file(sctx *c, const char *kind, const char *stored, char *out, size_t out_size,
+                      bool *found)
+{
+	GSIO_CHECK(find_file_in(c, stored, out, out_size, found));
+	const char *base = base_of(stored);
+	if (!base) return true;
+	char key[300], val[1024];
+	snprintf(key, sizeof(key), "wmp:file:%s:%s", kind, base);
+	gsioi_text_sanitize(key);
+	snprintf(val, sizeof(val), "%s", *found ? out : "");
+	gsioi_text_sanitize(val);
+	return gsio_extras_set_string(c->s, &c->s->extras, key, val, c->err) == 0;
+}
+
 /* Finds a file by base name, case-insensitively, beside the level and in
  * the search folders; writes the path into out. False (no error) when not
  * found; an error only for out-of-memory. */
-static bool find_file(sctx *c, const char *stored, char *out, size_t out_size, bool *found)
+static bool find_file_in(sctx *c, const char *stored, char *out, size_t out_size, bool *found)
 {
 	*found = false;
 	const char *base = base_of(stored);
@@ -172,7 +192,7 @@ static bool load_wads(sctx *c)
 		const char *stored = gsioi_wmp_str(&f->wads[i].path);
 		char full[1024];
 		bool found;
-		GSIO_CHECK(find_file(c, stored, full, sizeof(full), &found));
+		GSIO_CHECK(find_file(c, "wad", stored, full, sizeof(full), &found));
 		if (!found) {
 			GSIO_CHECK(warn(c, "WAD \"%.300s\" not found beside the level or in the search "
 			                   "folders: its textures are placeholders",
@@ -256,9 +276,12 @@ static bool texture_material(sctx *c, const char *name, size_t *slot)
 	gsio_image *im = &s->images[img];
 	if (usable) {
 		GSIO_CHECK(gsioi_wad_lump_rgba(wad, lump, c->palette, im->rgba, c->err));
-		im->source_type = (int32_t)wad->lumps[lump].pixel_type;
-		im->source_format = (gsio_pixel_format)(wad->lumps[lump].pixel_type & 7);
-		im->source_mip_count = wad->lumps[lump].pixel_type & 8 ? 3 : 0;
+		uint32_t pt = wad->lumps[lump].pixel_type;
+		bool dds = wad->magic[3] == '7' && ((pt & 7) == 6 || (wad->lumps[lump].type & 7) == 6);
+		im->source_type = (int32_t)pt;
+		// A DDS lump (decoded from DXT) has no gsio pixel format: RGBA8888.
+		im->source_format = dds ? GSIO_PIXEL_RGBA8888 : (gsio_pixel_format)(pt & 7);
+		im->source_mip_count = !dds && (pt & 8) ? 3 : 0;
 	} else {
 		checker(im->rgba, CHECKER_SIZE);
 		im->source_type = -1;
@@ -315,10 +338,12 @@ static void set_trs(gsio_node *n, const gsio_wmp_object *o)
 
 // -- Blocks
 
-static void fan_normal(const float *p0, const float *p1, const float *p2, float n[3])
+/* In doubles: positions reach +-1e30 (clamped), whose products overflow
+ * floats (a fuzzed level made NaN normals). */
+static void fan_normal(const float *p0, const float *p1, const float *p2, double n[3])
 {
-	float a[3], b[3];
-	for (int k = 0; k < 3; k++) a[k] = p1[k] - p0[k], b[k] = p2[k] - p0[k];
+	double a[3], b[3];
+	for (int k = 0; k < 3; k++) a[k] = (double)p1[k] - p0[k], b[k] = (double)p2[k] - p0[k];
 	n[0] = a[1] * b[2] - a[2] * b[1];
 	n[1] = a[2] * b[0] - a[0] * b[2];
 	n[2] = a[0] * b[1] - a[1] * b[0];
@@ -404,17 +429,18 @@ static bool build_block(sctx *c, const gsio_wmp_block *b, int32_t node, const ch
 				m->uvs[2 * (v + j)] = clampf(sv / tw);
 				m->uvs[2 * (v + j) + 1] = clampf(tv / th);
 			}
-			float n[3] = {0, 0, 0};
+			double n[3] = {0, 0, 0};
 			for (size_t j = 1; j + 1 < k; j++) {
-				float t[3];
+				double t[3];
 				fan_normal(m->positions + 3 * first, m->positions + 3 * (first + j),
 				           m->positions + 3 * (first + j + 1), t);
 				for (int q = 0; q < 3; q++) n[q] += t[q];
 			}
-			float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+			double len = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+			bool ok_n = len > 0 && isfinite(len);
 			for (size_t j = 0; j < k; j++)
 				for (int q = 0; q < 3; q++)
-					m->normals[3 * (v + j) + q] = len > 0 ? n[q] / len : (q == 2 ? 1.0f : 0.0f);
+					m->normals[3 * (v + j) + q] = ok_n ? (float)(n[q] / len) : (q == 2 ? 1.0f : 0.0f);
 			for (size_t j = 1; j + 1 < k; j++) {
 				m->indices[ix++] = (uint32_t)first;
 				m->indices[ix++] = (uint32_t)(first + j);
@@ -468,8 +494,8 @@ static void *dup(gsio_scene *s, const void *p, size_t count, size_t size, gsio_e
 
 /* Copies the model's images, materials and meshes into the level (once per
  * model file); names get the model's file name in front, which keeps them
- * unique. Skins are not carried over (a skinned model is placed in its bind
- * pose, with a warning). */
+ * unique. A skinned mesh keeps its weights; its skin is set per instance by
+ * place_model. */
 static bool graft_model(sctx *c, model_entry *me, const char *file)
 {
 	gsio_scene *s = c->s, *ms = me->ms;
@@ -534,10 +560,15 @@ static bool graft_model(sctx *c, model_entry *me, const char *file)
 			if (mf->name) GSIO_CHECK((mf->name = gsio_scene_strdup(s, mf->name, c->err)));
 			GSIO_CHECK(ok);
 		}
-		if (sm->skin >= 0) {
-			GSIO_CHECK(warn(c, "model %s: mesh %zu is skinned; it is placed in its bind pose "
-			                   "without its skeleton",
-			                file, i));
+		if (sm->skin >= 0 && (size_t)sm->skin < ms->skins_count) {
+			// The weights are shared by every instance; the skin is the
+			// instance's own (place_model sets it).
+			d->weights.offsets = dup(s, sm->weights.offsets, n + 1, sizeof(uint32_t), c->err, &ok);
+			d->weights.joints = dup(s, sm->weights.joints, sm->weights.count, sizeof(uint32_t), c->err, &ok);
+			d->weights.values = dup(s, sm->weights.values, sm->weights.count, sizeof(float), c->err, &ok);
+			GSIO_CHECK(ok);
+			d->skin = -1;
+		} else {
 			d->skin = -1;
 			memset(&d->weights, 0, sizeof(d->weights));
 		}
@@ -566,12 +597,13 @@ static bool model_for(sctx *c, const char *stored, model_entry **out)
 	gsioi_text_sanitize(clean);
 	char ext[16];
 	gsioi_path_ext(key, ext, sizeof(ext));
-	if (strcmp(ext, "mdl") && strcmp(ext, "hmp"))
-		return warn(c, "entity file \"%s\": only models (.mdl, .hmp) are placed: an empty node",
-		            clean);
+	bool is_model = !strcmp(ext, "mdl") || !strcmp(ext, "hmp");
 	char full[1024];
 	bool found;
-	GSIO_CHECK(find_file(c, stored, full, sizeof(full), &found));
+	GSIO_CHECK(find_file(c, is_model ? "model" : "entity", stored, full, sizeof(full), &found));
+	if (!is_model)
+		return warn(c, "entity file \"%s\": only models (.mdl, .hmp) are placed: an empty node",
+		            clean);
 	if (!found)
 		return warn(c, "model \"%s\" not found beside the level or in the search folders: an "
 		               "empty node",
@@ -591,23 +623,82 @@ static bool model_for(sctx *c, const char *stored, model_entry **out)
 	return graft_model(c, me, clean);
 }
 
-/* Places the model under `node`: a copy of its node tree. */
+/* Places the model under `node`: a copy of its node tree.
+ *
+ * Skinned models: each instance gets its own joint nodes (the copy of the
+ * model's skeleton under the entity node, so the entity's transform and the
+ * clips move them) and its own skin over them. The scene model names the
+ * skin on the mesh, so the second and later instances of a skinned mesh are
+ * mesh records sharing the first one's arrays (the glTF writer writes such
+ * meshes once and gives each node its skin). glTF ignores the transform of
+ * a skinned mesh's node and warns when it is not a root: the skinned mesh
+ * node is a scene root with the identity transform, named after the entity
+ * node, the entity's name in its extras ("wmp:entity"); the joints place it. */
 static bool place_model(sctx *c, model_entry *me, int32_t node)
 {
 	gsio_scene *s = c->s, *ms = me->ms;
 	int32_t *map = GSIO_NEW_ARRAY(c->tmp, int32_t, ms->nodes_count, c->err);
 	GSIO_CHECK(map);
+	const char *entity = s->nodes[node].name ? s->nodes[node].name : "entity";
+	// The entity's own name (object names are cut shorter and repeat).
+	const gsio_extra *en = gsio_extras_get(&s->nodes[node].extras, "wmp:name");
+	const char *entity_name = en && en->type == GSIO_EXTRA_STRING && en->s ? en->s : entity;
 	for (size_t i = 0; i < ms->nodes_count; i++) {
 		const gsio_node *sn = &ms->nodes[i];
-		int32_t parent = sn->parent >= 0 ? map[sn->parent] : node;
-		int32_t k = gsio_scene_add_node(s, sn->name, parent, c->err);
+		bool skinned = sn->mesh >= 0 && (size_t)sn->mesh < ms->meshes_count &&
+		               ms->meshes[sn->mesh].skin >= 0 && ms->meshes[sn->mesh].weights.count;
+		for (size_t j = i + 1; j < ms->nodes_count && skinned; j++)
+			if (ms->nodes[j].parent == (int32_t)i) skinned = false; // children need its place
+		char nm[400];
+		if (skinned) snprintf(nm, sizeof(nm), "%s/%s", entity, sn->name ? sn->name : "mesh");
+		int32_t parent = skinned ? -1 : sn->parent >= 0 ? map[sn->parent] : node;
+		int32_t k = gsio_scene_add_node(s, skinned ? nm : sn->name, parent, c->err);
 		GSIO_CHECK(k >= 0);
 		gsio_node *d = &s->nodes[k];
-		memcpy(d->translation, sn->translation, sizeof(d->translation));
-		memcpy(d->rotation, sn->rotation, sizeof(d->rotation));
-		memcpy(d->scale, sn->scale, sizeof(d->scale));
+		if (!skinned) {
+			memcpy(d->translation, sn->translation, sizeof(d->translation));
+			memcpy(d->rotation, sn->rotation, sizeof(d->rotation));
+			memcpy(d->scale, sn->scale, sizeof(d->scale));
+		} else {
+			GSIO_CHECK(!gsio_extras_set_string(s, &d->extras, "wmp:entity", entity_name, c->err));
+		}
 		d->mesh = sn->mesh >= 0 ? sn->mesh + me->mesh_base : -1;
 		map[i] = k;
+	}
+	// The instance's skins: the model's, over this instance's joint nodes.
+	int32_t skin_base = (int32_t)s->skins_count;
+	for (size_t k = 0; k < ms->skins_count; k++) {
+		const gsio_skin *sk = &ms->skins[k];
+		char nm[400];
+		snprintf(nm, sizeof(nm), "%s/%s", entity, sk->name ? sk->name : "skeleton");
+		int32_t d = gsio_scene_add_skin(s, nm, sk->joints_count, c->err);
+		GSIO_CHECK(d >= 0);
+		gsio_skin *ds = &s->skins[d];
+		for (size_t j = 0; j < sk->joints_count; j++)
+			ds->joints[j] = sk->joints[j] >= 0 && (size_t)sk->joints[j] < ms->nodes_count ? map[sk->joints[j]] : -1;
+		if (sk->joints_count) memcpy(ds->inverse_bind, sk->inverse_bind, sk->joints_count * 16 * sizeof(float));
+		ds->skeleton = sk->skeleton >= 0 && (size_t)sk->skeleton < ms->nodes_count ? map[sk->skeleton] : -1;
+	}
+	for (size_t i = 0; i < ms->nodes_count; i++) {
+		int32_t mm = ms->nodes[i].mesh;
+		if (mm < 0 || (size_t)mm >= ms->meshes_count || ms->meshes[mm].skin < 0 ||
+		    !ms->meshes[mm].weights.count)
+			continue;
+		int32_t mesh = mm + me->mesh_base, skin = skin_base + ms->meshes[mm].skin;
+		if (s->meshes[mesh].skin >= 0) { // a later instance: a record sharing the arrays
+			char nm[400];
+			snprintf(nm, sizeof(nm), "%s@%s", s->meshes[mesh].name, entity);
+			int32_t k = gsio_scene_add_mesh(s, nm, 0, 0, 0, -1, c->err);
+			GSIO_CHECK(k >= 0);
+			gsio_mesh *d = &s->meshes[k];
+			const char *keep = d->name;
+			*d = s->meshes[mesh];
+			d->name = keep;
+			GSIO_CHECK(copy_extras(s, &d->extras, &s->meshes[mesh].extras, c->err));
+			mesh = k;
+		}
+		s->meshes[mesh].skin = skin;
+		s->nodes[map[i]].mesh = mesh;
 	}
 	GSIO_CHECK(GSIOI_WMP_PUSH(c->tmp, me->instances, me->instances_count, me->instances_cap, c->err));
 	me->instances[me->instances_count++] = map;
@@ -669,7 +760,7 @@ static bool build_sprite(sctx *c, const char *stored, int32_t node)
 	gsioi_text_sanitize(clean);
 	char full[1024];
 	bool found;
-	GSIO_CHECK(find_file(c, stored, full, sizeof(full), &found));
+	GSIO_CHECK(find_file(c, "sprite", stored, full, sizeof(full), &found));
 	if (!found) return warn(c, "sprite \"%s\" not found: an empty node", clean);
 	uint8_t *data;
 	size_t size;
@@ -764,6 +855,15 @@ static bool build_level(sctx *c, const gsio_wmp_level *lv, int32_t node)
 	GSIO_CHECK(set_floats(c, sx, "wmp:ambient_color", rgb + 3, 3));
 	GSIO_CHECK(set_str(c, sx, "wmp:script", &lv->script));
 	GSIO_CHECK(set_str(c, sx, "wmp:palette", &lv->palette));
+	// Looked for (gsio info lists them), not read: the palette that counts
+	// is the one stored in the level.
+	const gsio_wmp_string *named[2] = {&lv->script, &lv->palette};
+	for (int i = 0; i < 2; i++)
+		if (named[i]->s && named[i]->s[0]) {
+			char full[1024];
+			bool found;
+			GSIO_CHECK(find_file(c, i ? "palette" : "script", named[i]->s, full, sizeof(full), &found));
+		}
 	// The sun: a directional light shining from azimuth (counter-clockwise
 	// from east = +X) and elevation (above the horizon) toward the level.
 	int32_t sun = gsio_scene_add_node(s, "sun", node, c->err);
@@ -849,6 +949,11 @@ static bool build_element(sctx *c, gsio_wmp_ref r, int32_t node)
 		const gsio_wmp_sound *so = &f->sounds[r.index];
 		GSIO_CHECK(!gsio_extras_set_string(s, X, "wmp:element", "sound", c->err));
 		GSIO_CHECK(set_str(c, X, "wmp:file", &so->file));
+		if (so->file.s && so->file.s[0]) { // looked for (gsio info lists it), not read
+			char full[1024];
+			bool found;
+			GSIO_CHECK(find_file(c, "sound", so->file.s, full, sizeof(full), &found));
+		}
 		GSIO_CHECK(!gsio_extras_set_int(s, X, "wmp:volume", so->head[2], c->err));
 		GSIO_CHECK(!gsio_extras_set_int(s, X, "wmp:range", so->head[5], c->err));
 		double raw[6];
@@ -987,6 +1092,9 @@ gsio_scene *gsio_wmp_to_scene(const gsio_wmp_file *f, const char *path, const gs
 	ok = ok && build_object(&c, 0, -1, 0) && model_animations(&c);
 	for (size_t i = 0; ok && i < f->objects_count; i++)
 		if (c.node_of[i] < 0) ok = warn(&c, "object %zu is not in the object tree: left out", i);
+	// A skinned model mesh no model node placed has no skin: plain mesh.
+	for (size_t i = 0; ok && i < c.s->meshes_count; i++)
+		if (c.s->meshes[i].skin < 0) memset(&c.s->meshes[i].weights, 0, sizeof(gsio_weights));
 	for (size_t i = 0; i < c.models_count; i++) gsio_scene_free(c.models[i].ms);
 	for (size_t i = 0; i < c.wads_count; i++) gsio_wad_file_free(c.wads[i]);
 	if (c.tmp) free_folders(&c);

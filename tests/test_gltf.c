@@ -570,6 +570,62 @@ static void test_two_skins(void **state)
 	gsio_scene_free(s);
 }
 
+/** Two skinned mesh records sharing their arrays (a level's instances of
+ *  one skinned model), each with its own skin: one glTF mesh, two skins, each
+ *  node its own; a record with its own arrays stays its own mesh. */
+static void test_shared_skinned_mesh(void **state)
+{
+	(void)state;
+	gsio_scene *s = new_scene();
+	gsio_error err;
+	int32_t first = -1;
+	for (int k = 0; k < 3; k++) {
+		char name[32];
+		snprintf(name, sizeof(name), "root%d", k);
+		int32_t root = gsio_scene_add_node(s, name, -1, &err);
+		s->nodes[root].translation[0] = (float)(10 * k);
+		snprintf(name, sizeof(name), "skel%d", k);
+		int32_t sk = gsio_scene_add_skin(s, name, 1, &err);
+		assert_true(sk >= 0);
+		s->skins[sk].joints[0] = root;
+		snprintf(name, sizeof(name), "body%d", k);
+		int32_t mi = add_triangle(s, name, -1);
+		gsio_mesh *m = &s->meshes[mi];
+		if (k == 1) { // the instance: the first one's arrays
+			const char *keep = m->name;
+			*m = s->meshes[first];
+			m->name = keep;
+		} else {
+			m->weights.offsets = gsio_scene_alloc(s, 4, sizeof(uint32_t), &err);
+			m->weights.joints = gsio_scene_alloc(s, 3, sizeof(uint32_t), &err);
+			m->weights.values = gsio_scene_alloc(s, 3, sizeof(float), &err);
+			m->weights.count = 3;
+			for (uint32_t v = 0; v < 3; v++) {
+				m->weights.offsets[v + 1] = v + 1;
+				m->weights.values[v] = 1;
+			}
+			if (k == 0) first = mi;
+		}
+		m->skin = sk;
+		snprintf(name, sizeof(name), "mesh%d", k);
+		int32_t mn = gsio_scene_add_node(s, name, -1, &err);
+		s->nodes[mn].mesh = mi;
+	}
+	assert_int_equal(gsio_scene_validate(s, &err), 0);
+	glb g;
+	glb_write(&g, s, 0, 0);
+	dump(&g, "shared_skinned.glb");
+	assert_int_equal(cJSON_GetArraySize(arr(g.doc, "meshes")), 2);
+	assert_int_equal(cJSON_GetArraySize(arr(g.doc, "skins")), 3);
+	for (int k = 0; k < 3; k++) {
+		const cJSON *n = item(g.doc, "nodes", 2 * k + 1);
+		assert_int_equal(num(n, "mesh", -1), k < 2 ? 0 : 1);
+		assert_int_equal(num(n, "skin", -1), k);
+	}
+	glb_free(&g);
+	gsio_scene_free(s);
+}
+
 /** Rotates v by glTF node rotation r (x,y,z,w). */
 static void rot(const cJSON *r, const double v[3], double o[3])
 {
@@ -1020,6 +1076,7 @@ int main(void)
 	    cmocka_unit_test(test_png_and_names),
 	    cmocka_unit_test(test_instances),
 	    cmocka_unit_test(test_two_skins),
+	    cmocka_unit_test(test_shared_skinned_mesh),
 	    cmocka_unit_test(test_lights),
 	    cmocka_unit_test(test_extras),
 	    cmocka_unit_test(test_morph_dense_sparse),

@@ -502,6 +502,184 @@ static void test_rigid_animation(void **state)
 	gsio_scene_free(s);
 }
 
+// -- A skeleton below a rotated node: one model space in mesh, weights, anim
+
+// q's w from an MD5 orientation (id's rule: w <= 0).
+static void md5_quat4(const float xyz[3], float q[4])
+{
+	double t = 1.0 - (double)xyz[0] * xyz[0] - (double)xyz[1] * xyz[1] - (double)xyz[2] * xyz[2];
+	q[0] = xyz[0];
+	q[1] = xyz[1];
+	q[2] = xyz[2];
+	q[3] = (float)(t > 0 ? -sqrt(t) : 0.0);
+}
+
+// The Assimp adapter's shape for a Blender glTF: an axis-change root (+90
+// degrees about X, Y-up to Z-up) above the armature and the mesh node. The
+// md5mesh joints must be the joints' world poses (the root included), the
+// skinned bind-pose vertices the mesh's world positions, and the md5anim's
+// frame 0 (the rest pose) the md5mesh's joints.
+static void test_skeleton_below_rotated_root(void **state)
+{
+	(void)state;
+	gsio_error err;
+	gsio_scene *s = gsio_scene_new(NULL, &err);
+	assert_non_null(s);
+	const float h = (float)sqrt(0.5);
+	int32_t axis = gsio_scene_add_node(s, "axis", -1, &err);
+	int32_t arm = gsio_scene_add_node(s, "Armature", axis, &err);
+	int32_t jr = gsio_scene_add_node(s, "root", arm, &err);
+	int32_t jb = gsio_scene_add_node(s, "bone", jr, &err);
+	int32_t jt = gsio_scene_add_node(s, "tip", jb, &err);
+	int32_t body = gsio_scene_add_node(s, "body", axis, &err);
+	assert_true(axis >= 0 && arm >= 0 && jr >= 0 && jb >= 0 && jt >= 0 && body >= 0);
+	s->nodes[axis].rotation[0] = h; // (sin 45, 0, 0, cos 45)
+	s->nodes[axis].rotation[3] = h;
+	s->nodes[arm].translation[0] = 0.5f;
+	s->nodes[arm].translation[2] = 0.25f;
+	s->nodes[jr].translation[1] = 1.0f;
+	s->nodes[jb].translation[1] = 2.0f;
+	s->nodes[jb].rotation[2] = (float)sin(3.14159265358979323846 / 12); // 30 degrees about Z
+	s->nodes[jb].rotation[3] = (float)cos(3.14159265358979323846 / 12);
+	s->nodes[jt].translation[1] = 1.0f;
+	s->nodes[body].translation[2] = 0.1f;
+	// The mesh: two triangles along the bones, in the body node's space.
+	int32_t m = gsio_scene_add_mesh(s, "body", 4, 6, 0, -1, &err);
+	int32_t sk = gsio_scene_add_skin(s, "rig", 3, &err);
+	assert_true(m >= 0 && sk >= 0);
+	s->nodes[body].mesh = m;
+	gsio_mesh *me = &s->meshes[m];
+	me->skin = sk;
+	const float pos[12] = {0.5f, 1, 0, 0.6f, 2.5f, 0.2f, 0.4f, 3.5f, -0.1f, 0.9f, 1.8f, 0.3f};
+	const uint32_t ix[6] = {0, 1, 2, 0, 2, 3};
+	memcpy(me->positions, pos, sizeof(pos));
+	memcpy(me->indices, ix, sizeof(ix));
+	for (int k = 0; k < 3; k++) {
+		me->bbox_min[k] = -1;
+		me->bbox_max[k] = 4;
+	}
+	const uint32_t wj[6] = {0, 0, 1, 1, 2, 2};
+	const float wv[6] = {1, 0.5f, 0.5f, 0.25f, 0.75f, 1};
+	const uint32_t wo[5] = {0, 1, 3, 5, 6};
+	me->weights.offsets = gsio_scene_alloc(s, 5, sizeof(uint32_t), &err);
+	me->weights.joints = gsio_scene_alloc(s, 6, sizeof(uint32_t), &err);
+	me->weights.values = gsio_scene_alloc(s, 6, sizeof(float), &err);
+	assert_true(me->weights.offsets && me->weights.joints && me->weights.values);
+	memcpy(me->weights.offsets, wo, sizeof(wo));
+	memcpy(me->weights.joints, wj, sizeof(wj));
+	memcpy(me->weights.values, wv, sizeof(wv));
+	me->weights.count = 6;
+	// Inverse binds as glTF and the adapter have them: the joint's world
+	// inverse times the mesh node's world (bind pose = rest pose).
+	gsio_skin *skin = &s->skins[sk];
+	const int32_t joints[3] = {jr, jb, jt};
+	float wbody[16];
+	gsio_node_world_matrix(s, body, wbody);
+	for (size_t k = 0; k < 3; k++) {
+		float wj4[16], inv[16];
+		skin->joints[k] = joints[k];
+		gsio_node_world_matrix(s, joints[k], wj4);
+		assert_int_equal(gsio_mat4_invert(wj4, inv), 0);
+		gsio_mat4_mul(inv, wbody, &skin->inverse_bind[16 * k]);
+	}
+	// An animation bending the bone; frame 0 is the rest pose.
+	size_t nf = 4;
+	int32_t ai = gsio_scene_add_animation(s, "bend", 24.0f, nf, 1, &err);
+	assert_true(ai >= 0);
+	float *r = gsio_scene_alloc(s, 4 * nf, sizeof(float), &err);
+	assert_non_null(r);
+	for (size_t f = 0; f < nf; f++) {
+		double ang = 3.14159265358979323846 / 6 + 0.3 * (double)f;
+		r[4 * f + 2] = (float)sin(ang / 2);
+		r[4 * f + 3] = (float)cos(ang / 2);
+	}
+	s->animations[ai].channels[0] = (gsio_channel){jb, GSIO_PATH_ROTATION, r, NULL};
+	gsio_error v;
+	assert_int_equal(gsio_scene_validate(s, &v), 0);
+
+	gsio_md5_output out;
+	assert_int_equal(gsio_md5_write(s, "rig", NULL, &out, &err), 0);
+	gsio_md5_mesh *mm = NULL;
+	gsio_md5_anim *an = NULL;
+	for (size_t i = 0; i < out.files_count; i++) {
+		if (out.files[i].kind == GSIO_MD5_MESH)
+			mm = gsio_md5_mesh_decode(out.files[i].data, out.files[i].size, out.files[i].name,
+			                          NULL, &err);
+		else if (out.files[i].kind == GSIO_MD5_ANIM)
+			an = gsio_md5_anim_decode(out.files[i].data, out.files[i].size, out.files[i].name,
+			                          NULL, &err);
+	}
+	assert_non_null(mm);
+	assert_non_null(an);
+	assert_int_equal(mm->joints_count, 3);
+	assert_int_equal(an->joints_count, 3);
+	// Joints: model-space positions = the scene's world positions.
+	double worst_j = 0, worst_a = 0, worst_v = 0;
+	float apos[3][3], aq[3][4];
+	for (size_t j = 0; j < 3; j++) {
+		const gsio_md5_joint *mj = &mm->joints[j];
+		int32_t n = node_named(s, mj->name);
+		assert_true(n == jr || n == jb || n == jt);
+		float wm[16];
+		gsio_node_world_matrix(s, n, wm);
+		for (int k = 0; k < 3; k++)
+			worst_j = fmax(worst_j, fabs((double)mj->pos[k] - wm[12 + k]));
+		// md5anim frame 0 (the baseframe with the frame's components),
+		// composed to model space: the md5mesh joint again.
+		const gsio_md5_hierarchy *hj = &an->hierarchy[j];
+		float comp[6];
+		memcpy(comp, an->baseframe[j].pos, 3 * sizeof(float));
+		memcpy(comp + 3, an->baseframe[j].orient, 3 * sizeof(float));
+		size_t idx = hj->start_index;
+		for (int k = 0; k < 6; k++)
+			if (hj->flags & (1u << k)) comp[k] = an->frames[idx++];
+		float lq[4];
+		md5_quat4(comp + 3, lq);
+		if (hj->parent < 0) {
+			memcpy(apos[j], comp, sizeof(apos[j]));
+			memcpy(aq[j], lq, sizeof(aq[j]));
+		} else {
+			float d[3];
+			gsio_quat_rotate(aq[hj->parent], comp, d);
+			for (int k = 0; k < 3; k++) apos[j][k] = apos[hj->parent][k] + d[k];
+			gsio_quat_mul(aq[hj->parent], lq, aq[j]);
+		}
+		for (int k = 0; k < 3; k++)
+			worst_a = fmax(worst_a, fabs((double)apos[j][k] - mj->pos[k]));
+	}
+	// The bind-pose vertices: the mesh's positions placed by its node.
+	assert_int_equal(mm->meshes_count, 1);
+	const gsio_md5_submesh *sm = &mm->meshes[0];
+	assert_int_equal(sm->verts_count, 4);
+	for (size_t i = 0; i < 4; i++) {
+		double p[3] = {0, 0, 0};
+		for (uint32_t k = 0; k < sm->verts[i].count; k++) {
+			const gsio_md5_weight *wt = &sm->weights[sm->verts[i].start + k];
+			const gsio_md5_joint *mj = &mm->joints[wt->joint];
+			float q[4], rp[3];
+			md5_quat4(mj->orient, q);
+			gsio_quat_rotate(q, wt->pos, rp);
+			for (int c = 0; c < 3; c++) p[c] += (double)wt->bias * (mj->pos[c] + rp[c]);
+		}
+		// Which scene vertex: the submesh keeps first-use order (0..3 here).
+		const float *sv = &pos[3 * i];
+		for (int c = 0; c < 3; c++) {
+			double e = wbody[c] * sv[0] + wbody[4 + c] * sv[1] + wbody[8 + c] * sv[2] + wbody[12 + c];
+			worst_v = fmax(worst_v, fabs(p[c] - e));
+		}
+	}
+	print_message("  skeleton below a rotated root: joints off their world positions by %.2g, "
+	              "md5anim frame 0 off the md5mesh joints by %.2g, bind vertices off by %.2g\n",
+	              worst_j, worst_a, worst_v);
+	assert_true(worst_j < 1e-5);
+	assert_true(worst_a < 1e-5);
+	assert_true(worst_v < 1e-5);
+	gsio_md5_anim_free(an);
+	gsio_md5_mesh_free(mm);
+	gsio_md5_output_free(&out);
+	gsio_scene_free(s);
+}
+
 // -- Assimp 5.2.5 reads what gsio writes
 
 #ifdef GSIO_HAVE_ASSIMP
@@ -590,6 +768,7 @@ int main(void)
 	    cmocka_unit_test(test_bad_scenes),
 	    cmocka_unit_test(test_alloc_failures),
 	    cmocka_unit_test(test_rigid_animation),
+	    cmocka_unit_test(test_skeleton_below_rotated_root),
 #ifdef GSIO_HAVE_ASSIMP
 	    cmocka_unit_test(test_assimp_reads_ours),
 #endif

@@ -15,14 +15,15 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: gsio info [--json] [--] INPUT...\n"
+	        "usage: gsio info [--json] [--path DIR]... [--] INPUT...\n"
 	        "       gsio convert INPUT... -o OUT [options]   (gsio convert --help)\n"
 	        "       gsio --version | --help\n"
 	        "\n"
 	        "info     print what each file holds: format and version, vertices, triangles,\n"
 	        "         skin vertices, welded vertices, skins (type code, size), frames and\n"
 	        "         their names, clips, meshes, nodes, joints, animations, cameras,\n"
-	        "         lights, warnings.\n"
+	        "         lights, warnings; for levels, the elements per kind and the files\n"
+	        "         the level names, found or not.\n"
 	        "convert  write what gsio reads as glTF (.glb/.gltf), MDL5 (.mdl), HMP5 (.hmp)\n"
 	        "         or MD5 (.md5mesh + .md5anim + .md5camera).\n"
 	        "\n"
@@ -33,11 +34,15 @@ static void usage(FILE *out)
 static void info_usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: gsio info [--json] [--] INPUT...\n"
+	        "usage: gsio info [--json] [--path DIR]... [--] INPUT...\n"
 	        "\n"
 	        "Prints what each input holds: format and version, vertices, triangles, skin\n"
 	        "vertices, welded vertices, skins (type code, size), frames and their names,\n"
-	        "clips, meshes, nodes, joints, animations, cameras, lights, warnings.\n"
+	        "clips, meshes, nodes, joints, animations, cameras, lights, warnings. For a\n"
+	        "level (.wmp): how many elements of each kind it holds (blocks, models,\n"
+	        "sprites, lights, starts, sounds, paths, regions) and every file it names\n"
+	        "(WADs, models, sprites, sounds, script, palette) with where it was found or\n"
+	        "\"not found\".\n"
 	        "\n"
 	        "INPUT is a file (any format gsio reads, whatever its extension), a folder\n"
 	        "(searched recursively for files with an extension gsio reads; an .md5anim\n"
@@ -48,6 +53,9 @@ static void info_usage(FILE *out)
 	        "options:\n"
 	        "  --json     one JSON record per input, one per line (the README's \"Records\"\n"
 	        "             section lists the keys; mdl2gltf --report writes the same records)\n"
+	        "  --path DIR (repeatable) for .wmp levels: a folder searched, after the\n"
+	        "             level's own, for the files the level names (by base name,\n"
+	        "             case-insensitively; nothing outside these folders is opened)\n"
 	        "  --version  print the version and exit\n"
 	        "  --help     print this text and exit\n"
 	        "\n"
@@ -129,6 +137,21 @@ static void print_text(const char *path, const gsio_scene *s)
 	if (s->terrain)
 		printf("  terrain %u x %u vertices, cell %g x %g\n", s->terrain->columns, s->terrain->rows,
 		       (double)s->terrain->cell_x, (double)s->terrain->cell_y);
+	// Levels: elements per kind, the files the level names.
+	size_t counts[GSIO_RECORD_ELEMENT_KINDS];
+	if (gsio_record_element_counts(s, counts)) {
+		printf("  elements:");
+		for (size_t k = 0, any = 0; k < GSIO_RECORD_ELEMENT_KINDS; k++)
+			if (counts[k]) printf("%s %s %zu", any++ ? "," : "", gsio_record_element_kinds[k], counts[k]);
+		printf("\n");
+	}
+	for (size_t i = 0; i < s->extras.count; i++) {
+		const gsio_extra *e = &s->extras.items[i];
+		char kind[32];
+		const char *name;
+		if (!gsio_record_file_ref(e, kind, sizeof(kind), &name)) continue;
+		printf("  file %s %s: %s\n", kind, name, e->s[0] ? e->s : "not found");
+	}
 	for (size_t i = 0; i < s->warnings_count; i++) printf("  warning: %s\n", s->warnings[i]);
 }
 
@@ -186,30 +209,53 @@ static int cmd_info(int argc, char **argv)
 	gsio_inputs in = {0};
 	int ninputs = 0, failed = 0;
 	bool opts_done = false, stdin_used = false;
+	// --path DIR, repeatable: pointers into argv, at most argc of them.
+	const char **paths = calloc((size_t)argc + 1, sizeof(*paths));
+	size_t paths_count = 0;
+	if (!paths) {
+		fprintf(stderr, "gsio info: out of memory\n");
+		return 1;
+	}
+	gsio_opts lo;
+	memset(&lo, 0, sizeof(lo));
+	lo.search_paths = paths;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		if (!opts_done && !strcmp(a, "--")) {
 			opts_done = true;
 		} else if (!opts_done && !strcmp(a, "--json")) {
 			json = true;
+		} else if (!opts_done && !strcmp(a, "--path")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "gsio info: option --path needs a value\n");
+				fprintf(stderr, "Try 'gsio info --help'.\n");
+				free(paths);
+				gsio_inputs_free(&in);
+				return 2;
+			}
+			paths[paths_count++] = argv[++i];
 		} else if (!opts_done && (!strcmp(a, "--help") || !strcmp(a, "-h"))) {
 			info_usage(stdout);
 			gsio_inputs_free(&in);
+			free(paths);
 			return 0;
 		} else if (!opts_done && !strcmp(a, "--version")) {
 			printf("gsio %s\n", GSIO_VERSION_STRING);
 			gsio_inputs_free(&in);
+			free(paths);
 			return 0;
 		} else if (!opts_done && a[0] == '-' && a[1]) {
 			fprintf(stderr, "gsio info: unknown option %s\n", a);
 			fprintf(stderr, "Try 'gsio info --help'.\n");
 			gsio_inputs_free(&in);
+			free(paths);
 			return 2;
 		} else {
 			if (!strcmp(a, "-")) {
 				if (stdin_used) {
 					fprintf(stderr, "gsio info: '-' (standard input) given twice\n");
 					gsio_inputs_free(&in);
+					free(paths);
 					return 2;
 				}
 				stdin_used = true;
@@ -218,13 +264,16 @@ static int cmd_info(int argc, char **argv)
 			if (!gsio_inputs_add(&in, a, gsio_cli_have_assimp())) {
 				fprintf(stderr, "gsio info: out of memory\n");
 				gsio_inputs_free(&in);
+				free(paths);
 				return 1;
 			}
 		}
 	}
+	lo.search_paths_count = paths_count;
 	if (!ninputs) {
 		fprintf(stderr, "gsio info: no INPUT given\n");
-		fprintf(stderr, "usage: gsio info [--json] [--] INPUT...   (see gsio info --help)\n");
+		fprintf(stderr, "usage: gsio info [--json] [--path DIR]... [--] INPUT...   (see gsio info --help)\n");
+		free(paths);
 		return 2;
 	}
 	for (size_t i = 0; i < in.count; i++) {
@@ -238,9 +287,9 @@ static int cmd_info(int argc, char **argv)
 			snprintf(err.file, sizeof(err.file), "%s", path);
 			snprintf(err.message, sizeof(err.message), "cannot read this folder");
 		} else if (!strcmp(path, "-") && !in.items[i].rel) {
-			s = gsio_cli_load_stdin(NULL, &err);
+			s = gsio_cli_load_stdin(&lo, &err);
 		} else {
-			s = gsio_cli_load(path, NULL, &err);
+			s = gsio_cli_load(path, &lo, &err);
 		}
 		double secs = gsio_cli_now() - t0;
 		if (!s) {
@@ -262,6 +311,7 @@ static int cmd_info(int argc, char **argv)
 		gsio_scene_free(s);
 	}
 	gsio_inputs_free(&in);
+	free(paths);
 	return failed ? 1 : 0;
 }
 

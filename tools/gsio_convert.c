@@ -90,6 +90,8 @@ typedef struct conv_opts {
 	uint8_t palette_rgb[768];
 	const char **anims;
 	size_t anims_count;
+	const char **paths; // --path: folders searched for the files a level names
+	size_t paths_count;
 	const char *report;
 	const char *color_map;
 	gsio_skin_encoding skin;
@@ -131,6 +133,10 @@ static void convert_usage(FILE *f)
 	        "                     8-bit skins and for writing --skin-format pal8\n"
 	        "  --anim FILE        (repeatable) .md5anim files to load with an .md5mesh input\n"
 	        "                     instead of the ones beside it\n"
+	        "  --path DIR         (repeatable) for .wmp levels: a folder searched, after the\n"
+	        "                     level's own, for the WADs, models and sprites it names (by\n"
+	        "                     base name, case-insensitively; nothing outside these\n"
+	        "                     folders is opened)\n"
 	        "  --report FILE      a JSON record per input (the README's \"Records\"), as\n"
 	        "                     mdl2gltf --report writes them\n"
 	        "  -q, --quiet        print errors only\n"
@@ -215,6 +221,19 @@ static bool is_image_input(const char *path)
 	               !strcasecmp(dot, ".tga") || !strcasecmp(dot, ".bmp"));
 }
 
+// The grid of an HMP5 output (--grid, --cell, --range), the same for a
+// heightmap image read as for a scene written.
+static void hmp5_grid_opts(const conv_opts *o, gsio_hmp5_write_opts *ho)
+{
+	ho->columns = o->columns;
+	ho->rows = o->rows;
+	ho->cell_size = o->cell_size;
+	if (o->height_range) {
+		ho->height_min = o->height_min;
+		ho->height_max = o->height_max;
+	}
+}
+
 // Loads input (a heightmap image for HMP5 output).
 static gsio_scene *load_input(const conv_opts *o, const char *path, gsio_error *err)
 {
@@ -225,9 +244,10 @@ static gsio_scene *load_input(const conv_opts *o, const char *path, gsio_error *
 	if (o->no_animation) lo.flags |= GSIO_OPT_NO_ANIMATION;
 	lo.anim_paths = o->anims;
 	lo.anim_paths_count = o->anims_count;
+	lo.search_paths = o->paths;
+	lo.search_paths_count = o->paths_count;
 	if (!strcmp(path, "-")) return gsio_cli_load_stdin(&lo, err);
 	if (o->fmt == FMT_HMP5 && is_image_input(path)) {
-#if GSIO_HAVE_HMP5_WRITER
 		uint8_t *h = NULL, *c = NULL;
 		size_t hs = 0, cs = 0;
 		if (gsio_read_whole_file(path, &h, &hs, 0, err)) return NULL;
@@ -237,23 +257,12 @@ static gsio_scene *load_input(const conv_opts *o, const char *path, gsio_error *
 		}
 		gsio_hmp5_write_opts ho;
 		memset(&ho, 0, sizeof(ho));
-		ho.columns = o->columns;
-		ho.rows = o->rows;
-		ho.cell_size = o->cell_size;
-		if (o->height_range) {
-			ho.height_min = o->height_min;
-			ho.height_max = o->height_max;
-		}
+		hmp5_grid_opts(o, &ho);
 		gsio_scene *s = gsio_hmp5_scene_from_heightmap(h, hs, c, cs, &ho, err);
 		free(h);
 		free(c);
 		if (!s && !err->file[0]) snprintf(err->file, sizeof(err->file), "%s", path);
 		return s;
-#else
-		fail_msg(err, GSIO_ERR_UNSUPPORTED, path,
-		         "a heightmap image needs the HMP5 writer, which this gsio was built without");
-		return NULL;
-#endif
 	}
 	return gsio_cli_load(path, &lo, err);
 }
@@ -265,6 +274,15 @@ static int write_stdout(const uint8_t *data, size_t size, gsio_error *err)
 		return -1;
 	}
 	return 0;
+}
+
+// The end of an in-memory write for "-": the writer's rc, then its bytes on
+// standard output; frees them.
+static int bytes_to_stdout(int rc, uint8_t *data, size_t size, gsio_error *err)
+{
+	if (!rc) rc = write_stdout(data, size, err);
+	gsio_write_free(NULL, data);
+	return rc;
 }
 
 // Writes scene s as o->fmt to `out` ("-": standard output).
@@ -311,9 +329,7 @@ static int write_output(const conv_opts *o, const gsio_scene *s, const char *out
 		uint8_t *data = NULL;
 		size_t size = 0;
 		int rc = gsio_mdl5_write(s, &mo, &data, &size, err);
-		if (!rc) rc = write_stdout(data, size, err);
-		gsio_write_free(NULL, data);
-		return rc;
+		return bytes_to_stdout(rc, data, size, err);
 	}
 	case FMT_HMP5: {
 		gsio_hmp5_write_opts ho;
@@ -322,13 +338,7 @@ static int write_output(const conv_opts *o, const gsio_scene *s, const char *out
 		ho.palette = o->palette ? o->palette_rgb : NULL;
 		ho.dither = o->dither;
 		ho.mipmaps = o->mipmaps;
-		ho.columns = o->columns;
-		ho.rows = o->rows;
-		ho.cell_size = o->cell_size;
-		if (o->height_range) {
-			ho.height_min = o->height_min;
-			ho.height_max = o->height_max;
-		}
+		hmp5_grid_opts(o, &ho);
 		ho.no_replace = !o->force;
 		ho.warn = warn_collect;
 		ho.warn_user = w;
@@ -336,9 +346,7 @@ static int write_output(const conv_opts *o, const gsio_scene *s, const char *out
 		uint8_t *data = NULL;
 		size_t size = 0;
 		int rc = gsio_hmp5_write(s, &ho, &data, &size, err);
-		if (!rc) rc = write_stdout(data, size, err);
-		gsio_write_free(NULL, data);
-		return rc;
+		return bytes_to_stdout(rc, data, size, err);
 	}
 	case FMT_MD5: {
 		gsio_md5_write_opts mo;
@@ -377,12 +385,13 @@ int gsio_cmd_convert(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	enum { OPT_FORCE = 256, OPT_NOANIM, OPT_FPS, OPT_PALETTE, OPT_ANIM, OPT_REPORT, OPT_SCALE,
 	       OPT_AXES, OPT_SKIN, OPT_MIPS, OPT_DITHER, OPT_BAKE, OPT_GRID, OPT_CELL, OPT_RANGE,
-	       OPT_COLOR, OPT_HELP, OPT_VERSION };
+	       OPT_COLOR, OPT_HELP, OPT_VERSION, OPT_PATH };
 	static const struct option longs[] = {
 	    {"output", required_argument, NULL, 'o'},   {"format", required_argument, NULL, 'f'},
 	    {"force", no_argument, NULL, OPT_FORCE},    {"no-animation", no_argument, NULL, OPT_NOANIM},
 	    {"fps", required_argument, NULL, OPT_FPS},  {"palette", required_argument, NULL, OPT_PALETTE},
 	    {"anim", required_argument, NULL, OPT_ANIM}, {"report", required_argument, NULL, OPT_REPORT},
+	    {"path", required_argument, NULL, OPT_PATH},
 	    {"scale", required_argument, NULL, OPT_SCALE}, {"axes", required_argument, NULL, OPT_AXES},
 	    {"skin-format", required_argument, NULL, OPT_SKIN}, {"mipmaps", no_argument, NULL, OPT_MIPS},
 	    {"dither", no_argument, NULL, OPT_DITHER},  {"bake-fps", required_argument, NULL, OPT_BAKE},
@@ -426,6 +435,13 @@ int gsio_cmd_convert(int argc, char **argv)
 				return EXIT_FAILED;
 			}
 			o.anims[o.anims_count++] = optarg;
+			break;
+		case OPT_PATH:
+			if (!o.paths && !(o.paths = calloc((size_t)argc + 1, sizeof(*o.paths)))) {
+				fprintf(stderr, "gsio convert: out of memory\n");
+				return EXIT_FAILED;
+			}
+			o.paths[o.paths_count++] = optarg;
 			break;
 		case OPT_REPORT: o.report = optarg; break;
 		case OPT_SCALE:
@@ -688,5 +704,6 @@ int gsio_cmd_convert(int argc, char **argv)
 	free(jobs);
 	gsio_inputs_free(&in);
 	free(o.anims);
+	free(o.paths);
 	return rc;
 }

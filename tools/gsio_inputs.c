@@ -183,6 +183,11 @@ static bool walk(gsio_inputs *l, const char *root, const char *rel, bool assimp)
 	return ok;
 }
 
+bool gsio_inputs_add_dir(gsio_inputs *l, const char *dir, bool assimp)
+{
+	return walk(l, dir, "", assimp);
+}
+
 bool gsio_inputs_add(gsio_inputs *l, const char *arg, bool assimp)
 {
 	if (strcmp(arg, "-") && gsio_is_dir(arg)) return walk(l, arg, "", assimp);

@@ -32,6 +32,10 @@ bool gsio_known_extension(const char *path, bool assimp);
 /** Adds `arg`: a folder is searched (files with a known extension), a file
  *  is added whatever its extension. Returns false when out of memory. */
 bool gsio_inputs_add(gsio_inputs *l, const char *arg, bool assimp);
+/** Adds the files with a known extension below the folder dir (a folder
+ *  that cannot be listed is added as `unreadable`). Returns false when out
+ *  of memory. */
+bool gsio_inputs_add_dir(gsio_inputs *l, const char *dir, bool assimp);
 void gsio_inputs_free(gsio_inputs *l);
 
 /** Whether path names an existing folder. */

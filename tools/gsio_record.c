@@ -131,7 +131,58 @@ cJSON *gsio_record_scene(const gsio_scene *s)
 		cJSON_AddNumberToObject(t, "cell_x", s->terrain->cell_x);
 		cJSON_AddNumberToObject(t, "cell_y", s->terrain->cell_y);
 	}
+	size_t counts[GSIO_RECORD_ELEMENT_KINDS];
+	if (gsio_record_element_counts(s, counts)) {
+		cJSON *el = cJSON_AddObjectToObject(o, "elements");
+		for (size_t k = 0; k < GSIO_RECORD_ELEMENT_KINDS; k++)
+			cJSON_AddNumberToObject(el, gsio_record_element_kinds[k], (double)counts[k]);
+		cJSON *files = cJSON_AddArrayToObject(o, "files");
+		for (size_t i = 0; i < s->extras.count; i++) {
+			const gsio_extra *e = &s->extras.items[i];
+			char kind[32];
+			const char *name;
+			if (!gsio_record_file_ref(e, kind, sizeof(kind), &name)) continue;
+			cJSON *f = cJSON_CreateObject();
+			cJSON_AddStringToObject(f, "kind", kind);
+			cJSON_AddStringToObject(f, "name", name);
+			cJSON_AddBoolToObject(f, "found", e->s[0] != 0);
+			if (e->s[0]) cJSON_AddStringToObject(f, "path", e->s);
+			else cJSON_AddNullToObject(f, "path");
+			cJSON_AddItemToArray(files, f);
+		}
+	}
 	return o;
+}
+
+// -- Levels
+
+const char *const gsio_record_element_kinds[GSIO_RECORD_ELEMENT_KINDS] = {
+    "level", "block", "model", "sprite", "light", "start", "sound", "path", "region"};
+
+bool gsio_record_element_counts(const gsio_scene *s, size_t counts[GSIO_RECORD_ELEMENT_KINDS])
+{
+	bool any = false;
+	for (size_t k = 0; k < GSIO_RECORD_ELEMENT_KINDS; k++) counts[k] = 0;
+	for (size_t i = 0; i < s->nodes_count; i++) {
+		const gsio_extra *e = gsio_extras_get(&s->nodes[i].extras, "wmp:element");
+		if (!e || e->type != GSIO_EXTRA_STRING || !e->s) continue;
+		for (size_t k = 0; k < GSIO_RECORD_ELEMENT_KINDS; k++)
+			if (!strcmp(e->s, gsio_record_element_kinds[k])) counts[k]++, any = true;
+	}
+	return any;
+}
+
+bool gsio_record_file_ref(const gsio_extra *e, char *kind, size_t kind_size, const char **name)
+{
+	static const char prefix[] = "wmp:file:";
+	if (e->type != GSIO_EXTRA_STRING || !e->s || strncmp(e->key, prefix, sizeof(prefix) - 1))
+		return false;
+	const char *k = e->key + sizeof(prefix) - 1, *colon = strchr(k, ':');
+	if (!colon || (size_t)(colon - k) >= kind_size) return false;
+	memcpy(kind, k, (size_t)(colon - k));
+	kind[colon - k] = 0;
+	*name = colon + 1;
+	return true;
 }
 
 // -- The record

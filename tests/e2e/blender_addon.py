@@ -283,6 +283,12 @@ def build_rig():
     return rig
 
 
+def rest_heads():
+    """World positions of every bone head in the rest pose (the armature's own, not a frame's)."""
+    rig = armatures()[0]
+    return {b.name: rig.matrix_world @ b.head_local for b in rig.data.bones}
+
+
 def pose_at(frame):
     """World positions of every bone head and the deformed mesh's bounds at `frame`."""
     bpy.context.scene.frame_set(frame)
@@ -303,6 +309,7 @@ rig = build_rig()
 nbones = len(rig.data.bones)
 frames = (1, 10, 20)
 want = [pose_at(f) for f in frames]
+want_rest = rest_heads()
 md5mesh = os.path.join(out, "rig.md5mesh")
 res, err = run_op(bpy.ops.export_scene.gsio_md5, filepath=md5mesh)
 anims = sorted(f for f in os.listdir(out) if f.startswith("rig") and f.endswith(".md5anim"))
@@ -314,6 +321,15 @@ if check(res == {"FINISHED"} and os.path.isfile(md5mesh) and len(anims) == 1,
         a = armatures()
         got_bones = len(a[0].data.bones) if a else 0
         check(len(a) == 1 and got_bones == nbones, "rig.md5mesh: %d bones, expected %d" % (got_bones, nbones))
+        # The rest pose (the md5mesh's joints) in the same (Z-up) space as
+        # the source's: a skeleton below an axis-change node once came back
+        # in Y-up while the animation was right.
+        grest = rest_heads()
+        worst = max([(grest[n] - p).length for n, p in want_rest.items() if n in grest] or [1e9])
+        check(set(grest) == set(want_rest) and worst < 1e-4,
+              "rig.md5mesh rest pose: bones %s vs %s, head error %.6f"
+              % (sorted(grest), sorted(want_rest), worst))
+        log("rig.md5mesh rest pose: head error %.6f" % worst)
         # The MD5's frame 0 is the action's first key (Blender frame 1; gsio
         # samples an animation from its first key), and Blender's glTF
         # importer puts time 0 at frame 0: source frame f is frame f - 1 here.

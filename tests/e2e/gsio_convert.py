@@ -12,6 +12,10 @@ usage: gsio_convert.py GSIO_TOOL CORPUS_DIR WORK_DIR
   not built);
 - a morph-animated model into MD5 fails with a message naming --no-animation
   and leaves no file;
+- a level (lottershock's menue.wmp) with --path Game/Assets: one GLB whose
+  models come from the Assets folder (only the two models missing from the
+  game's snapshot are warnings); without --path the Assets models are
+  warnings too;
 - inputs only Assimp reads, through the adapter (skipped with a note when
   gsio is built without it): an OBJ written by Assimp (`assimp export`,
   Debian's assimp-utils) -> MDL5 keeps its triangle count; GLBs written by
@@ -202,6 +206,33 @@ def case_convert():
         fail("gsio info - on a GLB: %s" % r.stderr)
 
 
+def case_level():
+    level = corpus("lottershock/Game/Level/menue.wmp")
+    if not os.path.isfile(level):
+        notes.append("lottershock absent: the level case skipped")
+        return
+    assets = corpus("lottershock/Game/Assets")
+    d = os.path.join(WORK, "level")
+    os.makedirs(d)
+    out = os.path.join(d, "menue.glb")
+    report = os.path.join(d, "menue.json")
+    run(["convert", "-q", "--path", assets, level, "-o", out, "--report", report], 0)
+    j = glb_ok(out)
+    models = [n for n in j["nodes"] if n.get("extras", {}).get("wmp:element") == "model"]
+    if len(models) != 12:
+        fail("menue.glb: %d model nodes, expected 12" % len(models))
+    warns = json.load(open(report))["inputs"][0]["warnings"]
+    missing = sorted(w.split('"')[1] for w in warns if w.startswith("model \"") and "not found" in w)
+    if missing != ["shotgunshell.mdl", "swordmenue.mdl"]:
+        fail("menue with --path: models not found %s" % missing)
+    run(["convert", "-q", "--force", level, "-o", out, "--report", report], 0)
+    warns = json.load(open(report))["inputs"][0]["warnings"]
+    lost = [w for w in warns if w.startswith("model \"") and "not found" in w]
+    if len(lost) != 5:
+        fail("menue without --path: %d models not found, expected 5: %s" % (len(lost), lost))
+    print("menue.wmp --path Assets -> one GLB, 12 model nodes, 2 models missing (5 without --path)")
+
+
 def obj_triangles(path):
     n = 0
     for line in open(path, errors="replace"):
@@ -274,6 +305,30 @@ def case_assimp_inputs():
             print("Bob.md5mesh -> GLB -> (Assimp) -> MDL5: %d triangles, %d baked frames" % (b["triangles"], b["frames"]))
 
 
+def case_heightmap():
+    """An 8-bit grey PNG heightmap (written here) -> HMP5: a 33 x 33 grid."""
+    import struct
+    import zlib
+    d = os.path.join(WORK, "heightmap")
+    os.makedirs(d)
+    w = h = 33
+    raw = b"".join(b"\x00" + bytes((x * 7 + y * 3) % 256 for x in range(w)) for y in range(h))
+
+    def chunk(t, data):
+        return struct.pack(">I", len(data)) + t + data + struct.pack(">I", zlib.crc32(t + data) & 0xFFFFFFFF)
+    src = os.path.join(d, "hm.png")
+    with open(src, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    out = os.path.join(d, "hm.hmp")
+    run(["convert", src, "-o", out], 0)
+    rec = info(out)[0]
+    t = rec.get("terrain") or {}
+    if rec.get("format") != "HMP5" or t.get("columns") != w or t.get("rows") != h:
+        fail("heightmap -> HMP5: %s %s" % (rec.get("format"), t))
+    print("heightmap: hm.png (33 x 33) -> HMP5 %s x %s" % (t.get("columns"), t.get("rows")))
+
+
 def main():
     if TOOL is None:
         print(__doc__)
@@ -282,7 +337,9 @@ def main():
     os.makedirs(WORK)
     case_usage()
     case_convert()
+    case_level()
     case_assimp_inputs()
+    case_heightmap()
     for n in notes:
         print("NOTE: " + n)
 

@@ -27,6 +27,10 @@ bash -c '
 	[ "${COMPREPLY[*]}" = convert ] || { echo "FAIL: verb completion: ${COMPREPLY[*]}"; exit 1; }
 	COMP_WORDS=(gsio convert -f m); COMP_CWORD=3; _gsio
 	[ "${COMPREPLY[*]}" = "mdl5 md5" ] || { echo "FAIL: format completion: ${COMPREPLY[*]}"; exit 1; }
+	COMP_WORDS=(gsio info --pa); COMP_CWORD=2; _gsio
+	[ "${COMPREPLY[*]}" = --path ] || { echo "FAIL: info option completion: ${COMPREPLY[*]}"; exit 1; }
+	COMP_WORDS=(gsio convert --pat); COMP_CWORD=2; _gsio
+	[ "${COMPREPLY[*]}" = --path ] || { echo "FAIL: convert option completion: ${COMPREPLY[*]}"; exit 1; }
 	. "$1/tools/completion/mdl2gltf.bash"
 	COMP_WORDS=(mdl2gltf --gl); COMP_CWORD=1; _mdl2gltf
 	[ "${COMPREPLY[*]}" = --gltf ] || { echo "FAIL: mdl2gltf completion: ${COMPREPLY[*]}"; exit 1; }

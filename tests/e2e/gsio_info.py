@@ -12,6 +12,10 @@ usage: gsio_info.py GSIO_TOOL README.md SAMPLES_DIR CORPUS_DIR
   README stays true. The same records are what --report writes.
 - Known numbers: samples/clips.mdl (three clips), and from the corpus
   minigun_mdl5.mdl, shadow-5.hmp, Bob.md5mesh.
+- Levels: bestiary.wmp and menue.wmp of lottershock with --path Game/Assets
+  list their elements per kind and every file they name, found or not
+  (menue's two models missing from the game's snapshot are not found);
+  without --path the Assets models are not found.
 - Exit status 0 when every file loads, 1 when any fails (the others are
   still printed), 2 on a usage error; the text mode prints the format line.
 The corpus part is skipped with a note when ../shared/corpus is absent.
@@ -58,7 +62,8 @@ def check_record(rec, keys, where):
     for k in rec:
         if k not in keys:
             fail("%s: key %r is not documented in the README" % (where, k))
-    want = {"input", "output", "status", "error", "warnings", "seconds"} if not ok else set(keys) - {"terrain"}
+    want = ({"input", "output", "status", "error", "warnings", "seconds"} if not ok
+            else set(keys) - {"terrain", "elements", "files"})
     for k in want:
         if k not in rec:
             fail("%s: documented key %r is missing" % (where, k))
@@ -86,8 +91,8 @@ def run(tool, args, expect):
     return r
 
 
-def info(tool, files, keys, expect=0):
-    r = run(tool, ["info", "--json"] + files, expect)
+def info(tool, files, keys, expect=0, extra=()):
+    r = run(tool, ["info", "--json"] + list(extra) + files, expect)
     recs = [json.loads(l) for l in r.stdout.splitlines() if l.strip()]
     if len(recs) != len(files):
         fail("%d records for %d files" % (len(recs), len(files)))
@@ -170,7 +175,52 @@ def main():
     expect_eq("Bob images", len(bob["skins"]), 5)
     print("corpus: minigun_mdl5, shadow-5 (65 x 59), Bob (33 joints, 6 meshes, Bob 140 frames "
           "at 24 fps) as expected")
+    levels(tool, corpus, keys)
     print("PASS")
+
+
+def levels(tool, corpus, keys):
+    game = os.path.join(corpus, "lottershock", "Game")
+    if not os.path.isdir(game):
+        print("note: lottershock not in the corpus: levels not checked")
+        return
+    lv = [os.path.join(game, "Level", n) for n in ("bestiary.wmp", "menue.wmp")]
+    assets = os.path.join(game, "Assets")
+    best, menue = info(tool, lv, keys, extra=["--path", assets])
+    zero = {k: 0 for k in ("level", "block", "model", "sprite", "light", "start", "sound", "path", "region")}
+    expect_eq("bestiary elements", best["elements"], dict(zero, level=1, model=43, sprite=1))
+    expect_eq("menue elements", menue["elements"],
+              dict(zero, level=1, block=6, model=12, sprite=1, light=1, start=1))
+    bm = {f["name"]: f for f in best["files"] if f["kind"] == "model"}
+    expect_eq("bestiary model files", len(bm), 14)
+    for n, f in bm.items():
+        if not f["found"] or not os.path.isfile(f["path"]):
+            fail("bestiary: model %s not found: %r" % (n, f))
+    wads = {f["name"]: f["found"] for f in best["files"] if f["kind"] == "wad"}
+    expect_eq("bestiary wads", wads, {"standard.wad": False})
+    mm = {f["name"]: f["found"] for f in menue["files"] if f["kind"] == "model"}
+    expect_eq("menue missing models", sorted(n for n, ok in mm.items() if not ok),
+              ["shotgunshell.mdl", "swordmenue.mdl"])
+    expect_eq("menue wad", [(f["name"], f["found"], os.path.dirname(f["path"]))
+                            for f in menue["files"] if f["kind"] == "wad"],
+              [("Texturset.wad", True, os.path.join(game, "Level"))])
+    expect_eq("menue sprite", [(f["name"], f["found"]) for f in menue["files"] if f["kind"] == "sprite"],
+              [("menueB2.tga", True)])
+    for f in best["files"] + menue["files"]:
+        if f["found"] != (f["path"] is not None):
+            fail("file record %r: found and path disagree" % f)
+    # Without --path, the models of Game/Assets are not found.
+    (alone,) = info(tool, lv[:1], keys)
+    lost = sorted(f["name"] for f in alone["files"] if f["kind"] == "model" and not f["found"])
+    expect_eq("bestiary without --path: models not found", len(lost), 9)
+    t = run(tool, ["info", "--path", assets, lv[1]], 0).stdout
+    for want in ("elements: level 1, block 6, model 12, sprite 1, light 1, start 1",
+                 "file model swordmenue.mdl: not found", "file wad Texturset.wad: "):
+        if want not in t:
+            fail("gsio info menue.wmp: text lacks %r" % want)
+    run(tool, ["info", lv[1], "--path"], 2)
+    print("levels: bestiary (43 models of 14 files, all found with --path; 9 not found without), "
+          "menue (6 blocks, 2 models not found, Texturset.wad found) as expected")
 
 
 main()

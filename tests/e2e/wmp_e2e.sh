@@ -2,10 +2,10 @@
 # WMP level end to end: mdl2gltf (with --path to the game's Assets) -> GLB ->
 # Khronos validator (0 errors, 0 warnings) -> Blender import (one object per
 # entity and block, the lights, images with pixels: wmp_blender.py).
-# usage: wmp_e2e.sh MDL2GLTF CORPUS OUTDIR E2EDIR LEVEL ENTITIES BLOCKS LIGHTS
+# usage: wmp_e2e.sh MDL2GLTF CORPUS OUTDIR E2EDIR LEVEL ENTITIES BLOCKS LIGHTS MESHES ARMATURES
 # Exit 77 (skipped) without the corpus, mdl2gltf, node or Blender.
 set -u
-conv=$1 corpus=$2 out=$3 e2e=$4 level=$5 ents=$6 blocks=$7 lights=$8
+conv=$1 corpus=$2 out=$3 e2e=$4 level=$5 ents=$6 blocks=$7 lights=$8 meshes=$9 arms=${10}
 [ -n "$conv" ] || { echo "SKIPPED: mdl2gltf not built"; exit 77; }
 [ -f "$corpus/$level" ] || { echo "SKIPPED: corpus not found at $corpus"; exit 77; }
 command -v node >/dev/null || { echo "SKIPPED: node not found"; exit 77; }
@@ -16,7 +16,7 @@ glb="$out/$(basename "$level" .wmp).glb"
 node "$e2e/gltf_validate.js" "$glb" || exit 1
 # Blender without a pyenv/virtualenv interpreter in the way.
 env -u PYTHONPATH -u PYTHONHOME -u VIRTUAL_ENV PATH=/usr/local/bin:/usr/bin:/bin \
-  blender -b --factory-startup -P "$e2e/wmp_blender.py" -- "$glb" "$ents" "$blocks" "$lights" 2>&1 |
+  blender -b --factory-startup -P "$e2e/wmp_blender.py" -- "$glb" "$ents" "$blocks" "$lights" "$meshes" "$arms" 2>&1 |
   grep '^wmp_blender' > "$out/blender.txt"
 cat "$out/blender.txt"
 tail -1 "$out/blender.txt" | grep -q 'wmp_blender: PASS'

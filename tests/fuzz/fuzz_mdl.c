@@ -1,35 +1,7 @@
-/* Fuzz target: the MDL3/4/5 codec on its own. Whatever gsio_mdl_decode()
- * accepts must encode back to exactly the same bytes (the codec's promise)
- * and must build a scene (or fail with a code); libFuzzer target with
- * GSIO_LIBFUZZER, else a replay program (fuzz_replay.h). */
+/* Fuzz target: the MDL3/4/5 codec on its own, decode -> encode gives the
+ * same bytes and a scene builds (fuzz_codec_roundtrip.h). */
 #include "gsio_mdl.h"
 
-#include <stdlib.h>
-#include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	gsio_opts opts;
-	memset(&opts, 0, sizeof(opts));
-	opts.memory_limit = (size_t)256 << 20;
-	gsio_error err;
-	gsio_mdl_file *f = gsio_mdl_decode(data, size, "in.mdl", &opts, &err);
-	if (!f) {
-		if (err.code == GSIO_OK || !err.message[0]) abort();
-		return 0;
-	}
-	uint8_t *out = NULL;
-	size_t out_size = 0;
-	if (gsio_mdl_encode(f, &out, &out_size, &err)) abort(); // a decoded file must encode
-	if (out_size != size || memcmp(out, data, size)) abort(); // ... to the same bytes
-	free(out);
-	gsio_scene *s = gsio_mdl_to_scene(f, "in.mdl", &opts, &err);
-	if (!s && (err.code == GSIO_OK || !err.message[0])) abort();
-	gsio_scene_free(s);
-	gsio_mdl_file_free(f);
-	return 0;
-}
-
-#include "fuzz_replay.h"
+#define FUZZ_CODEC mdl
+#define FUZZ_FILE_NAME "in.mdl"
+#include "fuzz_codec_roundtrip.h"

@@ -11,8 +11,10 @@ _gsio()
 	fi
 	case $verb in
 	info)
-		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "--json --version --help --" -- "$cur"))
+		if [[ $prev == --path ]]; then
+			COMPREPLY=($(compgen -d -- "$cur"))
+		elif [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "--json --path --version --help --" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -f -- "$cur"))
 		fi
@@ -24,10 +26,11 @@ _gsio()
 		--skin-format) COMPREPLY=($(compgen -W "auto pal8 565 4444 888 8888" -- "$cur")); return ;;
 		--fps|--scale|--bake-fps|--grid|--cell-size|--height-range) return ;;
 		-o|--output|--palette|--anim|--report|--color-map) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+		--path) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 		esac
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "-o --output -f --format --force --no-animation --fps --palette
-			    --anim --report -q --quiet -v --verbose --help --version --scale --axes
+			    --anim --path --report -q --quiet -v --verbose --help --version --scale --axes
 			    --skin-format --mipmaps --dither --bake-fps --grid --cell-size --height-range
 			    --color-map" -- "$cur"))
 		else
