@@ -32,7 +32,9 @@
 
 // -- glTF constants
 
+#define GLTF_BYTE 5120
 #define GLTF_UNSIGNED_BYTE 5121
+#define GLTF_SHORT 5122
 #define GLTF_UNSIGNED_SHORT 5123
 #define GLTF_UNSIGNED_INT 5125
 #define GLTF_FLOAT 5126
@@ -77,6 +79,11 @@ typedef struct gltf_ctx {
 	bool animate;
 	bool separate;
 	bool sparse;
+	bool compact;       // GSIO_GLTF_COMPACT
+	bool used_quant;    // a quantised accessor was written
+	float *q_off;       // per mesh: dequantisation offset (3 floats, output axes)
+	float *q_scale;     // per mesh: dequantisation scale, 0 when positions are float
+	bool *q_ok;         // per mesh: positions may be quantised (see plan_quant)
 	const char *name;
 	const char *generator;
 	bool json_failed;   // a cJSON allocation failed (reported once at the end)
@@ -419,8 +426,9 @@ static bool buffer_align(gltf_ctx *c)
 	return true;
 }
 
-/** Appends bytes as a new buffer view (4-byte aligned). Returns its index or -1. */
-static int add_view(gltf_ctx *c, const void *data, size_t size, int target)
+/** Appends bytes as a new buffer view (4-byte aligned) with a byteStride
+ *  when `stride` is not 0. Returns its index or -1. */
+static int add_view_strided(gltf_ctx *c, const void *data, size_t size, int target, int stride)
 {
 	if (!buffer_align(c) || !buf_reserve(c, size)) return -1;
 	size_t off = c->bin.size;
@@ -430,8 +438,14 @@ static int add_view(gltf_ctx *c, const void *data, size_t size, int target)
 	jnum(c, v, "buffer", 0);
 	if (off) jnum(c, v, "byteOffset", (double)off);
 	jnum(c, v, "byteLength", (double)size);
+	if (stride) jnum(c, v, "byteStride", stride);
 	if (target) jnum(c, v, "target", target);
 	return jpush(c, c->views, v);
+}
+
+static int add_view(gltf_ctx *c, const void *data, size_t size, int target)
+{
+	return add_view_strided(c, data, size, target, 0);
 }
 
 static const char *type_name(int ncomp)
@@ -529,6 +543,119 @@ static int delta_accessor(gltf_ctx *c, const float *dense, size_t count, const u
 		jset(c, a, "sparse", sp);
 	}
 	return jpush(c, c->accessors, a);
+}
+
+// -- Quantised attributes (GSIO_GLTF_COMPACT, KHR_mesh_quantization)
+
+/** A quantised vertex attribute over its own view: `count` elements of
+ *  `ncomp` components of `csize` bytes (1: BYTE/UNSIGNED_BYTE, 2: SHORT/
+ *  UNSIGNED_SHORT), each element padded to `stride` bytes (the extension
+ *  wants every element 4-byte aligned). `q` holds the integer values,
+ *  count * ncomp; min/max (of the stored integers, which is what the spec
+ *  asks even for normalized accessors) when asked. Returns the accessor or -1. */
+static int quant_accessor(gltf_ctx *c, const int32_t *q, size_t count, int ncomp, int ctype,
+                          bool with_min_max)
+{
+	int csize = ctype == GLTF_BYTE || ctype == GLTF_UNSIGNED_BYTE ? 1 : 2;
+	int stride = (ncomp * csize + 3) / 4 * 4;
+	size_t bytes;
+	if (!mul_size(count, (size_t)stride, &bytes)) {
+		FAIL(c, GSIO_ERR_LIMIT, "glTF accessor size overflows");
+		return -1;
+	}
+	uint8_t *b = calloc(bytes ? bytes : 1, 1);
+	if (!b) return fail_nomem(c, "a quantised accessor"), -1;
+	int32_t mn[4] = {0}, mx[4] = {0};
+	for (size_t i = 0; i < count; i++)
+		for (int k = 0; k < ncomp; k++) {
+			int32_t v = q[i * (size_t)ncomp + (size_t)k];
+			if (i == 0 || v < mn[k]) mn[k] = v;
+			if (i == 0 || v > mx[k]) mx[k] = v;
+			uint8_t *d = b + i * (size_t)stride + (size_t)(k * csize);
+			if (csize == 1) {
+				d[0] = (uint8_t)(v & 0xff);
+			} else {
+				uint16_t u = (uint16_t)(v & 0xffff); // little endian, as GLB is
+				d[0] = (uint8_t)(u & 0xff);
+				d[1] = (uint8_t)(u >> 8);
+			}
+		}
+	int view = add_view_strided(c, b, bytes, GLTF_ARRAY_BUFFER, stride);
+	free(b);
+	if (view < 0) return -1;
+	cJSON *a = jobj(c);
+	jnum(c, a, "bufferView", view);
+	jnum(c, a, "componentType", ctype);
+	cJSON_AddBoolToObject(a, "normalized", 1);
+	jnum(c, a, "count", (double)count);
+	jstr(c, a, "type", type_name(ncomp));
+	if (with_min_max) {
+		cJSON *jmn = jarr(c), *jmx = jarr(c);
+		for (int k = 0; k < ncomp; k++) {
+			jpush_num(c, jmn, mn[k]);
+			jpush_num(c, jmx, mx[k]);
+		}
+		jset(c, a, "min", jmn);
+		jset(c, a, "max", jmx);
+	}
+	c->used_quant = true;
+	return jpush(c, c->accessors, a);
+}
+
+static int32_t quant(double x, int32_t lim)
+{
+	double r = floor(x * lim + 0.5);
+	return (int32_t)(r < -lim ? -lim : r > lim ? lim : r);
+}
+
+/** Normals (unit, output axes) as normalized BYTE VEC3. */
+static int normal_accessor_q(gltf_ctx *c, const float *nrm, size_t nv)
+{
+	int32_t *q = xmalloc_array(c, nv, 3 * sizeof(int32_t));
+	if (!q) return -1;
+	for (size_t i = 0; i < 3 * nv; i++) q[i] = quant(nrm[i], 127);
+	int a = quant_accessor(c, q, nv, 3, GLTF_BYTE, false);
+	free(q);
+	return a;
+}
+
+/** UVs as normalized UNSIGNED_SHORT when all lie in 0..1, else float. */
+static int uv_accessor_q(gltf_ctx *c, const float *uv, size_t nv)
+{
+	for (size_t i = 0; i < 2 * nv; i++)
+		if (!(uv[i] >= 0 && uv[i] <= 1)) return float_accessor(c, uv, nv, 2, false, GLTF_ARRAY_BUFFER);
+	int32_t *q = xmalloc_array(c, nv, 2 * sizeof(int32_t));
+	if (!q) return -1;
+	for (size_t i = 0; i < 2 * nv; i++) q[i] = (int32_t)floor((double)uv[i] * 65535 + 0.5);
+	int a = quant_accessor(c, q, nv, 2, GLTF_UNSIGNED_SHORT, false);
+	free(q);
+	return a;
+}
+
+/** Which meshes may have quantised positions: the dequantisation goes into
+ *  the placing nodes' translation and scale, so every placing node must be
+ *  a leaf (children would inherit the scale) without a TRS channel (the
+ *  animation would overwrite it), and the mesh must not be skinned (a skin
+ *  ignores the node's transform). */
+static void plan_quant(gltf_ctx *c)
+{
+	const gsio_scene *s = c->s;
+	for (size_t mi = 0; mi < s->meshes_count; mi++) {
+		const gsio_mesh *m = &s->meshes[mi];
+		bool ok = c->compact && !(m->weights.count && m->skin >= 0);
+		bool placed = false;
+		for (size_t i = 0; ok && i < s->nodes_count; i++) {
+			if (s->nodes[i].mesh != (int32_t)mi) continue;
+			placed = true;
+			for (size_t k = 0; ok && k < s->nodes_count; k++) ok = s->nodes[k].parent != (int32_t)i;
+			for (size_t a = 0; ok && a < s->animations_count; a++)
+				for (size_t ch = 0; ok && ch < s->animations[a].channels_count; ch++) {
+					const gsio_channel *h = &s->animations[a].channels[ch];
+					ok = !(h->node == (int32_t)i && h->path <= GSIO_PATH_SCALE);
+				}
+		}
+		c->q_ok[mi] = ok && placed;
+	}
 }
 
 // -- Axes and maths
@@ -1179,6 +1306,77 @@ static cJSON *write_targets(gltf_ctx *c, size_t mi, const float *pos, const floa
 	return targets;
 }
 
+/** Compact positions of mesh mi (pos: base pose, output axes): the base as
+ *  normalized SHORT around the centre of its box, the morph targets'
+ *  POSITION deltas as normalized BYTE, all in units of one scale s (at
+ *  least the base's half extent and the largest delta), so that a frame is
+ *  (q0 / 32767 + qd / 127) * s + offset. Deltas are taken from the
+ *  quantised base, so a frame's error is one delta step at most. Sets
+ *  c->q_off/q_scale; returns the POSITION accessor (-1 on failure) and the
+ *  targets in *targets (NULL when the mesh has none). */
+static int write_positions_q(gltf_ctx *c, size_t mi, const float *pos, cJSON *names, cJSON **targets)
+{
+	const gsio_mesh *m = &c->s->meshes[mi];
+	size_t nv = m->vertex_count;
+	bool morph = c->animate && m->frames_count >= 2;
+	*targets = NULL;
+	float mn[3], mx[3];
+	min_max(pos, nv, 3, mn, mx);
+	double off[3], sc = 0;
+	for (int k = 0; k < 3; k++) {
+		off[k] = ((double)mn[k] + mx[k]) / 2;
+		sc = fmax(sc, (double)mx[k] - off[k]);
+	}
+	float *fp = xmalloc_array(c, nv, 3 * sizeof(float));
+	int32_t *q0 = xmalloc_array(c, nv, 3 * sizeof(int32_t));
+	int32_t *qd = xmalloc_array(c, nv, 3 * sizeof(int32_t));
+	if (!fp || !q0 || !qd) {
+		free(fp), free(q0), free(qd);
+		return -1;
+	}
+	for (size_t f = 0; morph && f < m->frames_count; f++)
+		for (size_t v = 0; v < nv; v++) {
+			xf_pos(c, m->frames[f].positions + 3 * v, fp + 3 * v);
+			for (int k = 0; k < 3; k++) sc = fmax(sc, fabs((double)fp[3 * v + k] - pos[3 * v + k]));
+		}
+	if (!(sc > 0) || !isfinite(sc)) sc = 1;
+	sc *= 1.0001; // rounding of the base must not push a delta past 127
+	for (size_t i = 0; i < 3 * nv; i++) q0[i] = quant(((double)pos[i] - off[i % 3]) / sc, 32767);
+	int pa = quant_accessor(c, q0, nv, 3, GLTF_SHORT, true);
+	bool ok = pa >= 0;
+	if (ok && morph) {
+		*targets = jarr(c);
+		for (size_t f = 0; ok && f < m->frames_count; f++) {
+			const gsio_morph_frame *fr = &m->frames[f];
+			for (size_t v = 0; v < nv; v++) {
+				xf_pos(c, fr->positions + 3 * v, fp + 3 * v);
+				for (int k = 0; k < 3; k++) {
+					size_t i = 3 * v + (size_t)k;
+					double d = ((double)fp[i] - off[k]) / sc - q0[i] / 32767.0;
+					qd[i] = quant(d, 127);
+				}
+			}
+			cJSON *t = jobj(c);
+			int a = quant_accessor(c, qd, nv, 3, GLTF_BYTE, true);
+			ok = a >= 0;
+			jnum(c, t, "POSITION", a);
+			jpush(c, *targets, t);
+			char fallback[32];
+			snprintf(fallback, sizeof(fallback), "frame%zu", f);
+			jpush(c, names, cJSON_CreateString(or_default(fr->name, fallback)));
+		}
+	}
+	free(fp), free(q0), free(qd);
+	for (int k = 0; k < 3; k++) c->q_off[3 * mi + (size_t)k] = (float)off[k];
+	c->q_scale[mi] = (float)sc;
+	if (!ok) {
+		cJSON_Delete(*targets);
+		*targets = NULL;
+		return -1;
+	}
+	return pa;
+}
+
 /** Whether meshes a and b are one mesh: the same arrays (not equal values:
  *  the same memory), as a level's instances of a skinned model are, each
  *  with its own skin of as many joints. */
@@ -1206,8 +1404,11 @@ static bool write_mesh(gltf_ctx *c, size_t mi)
 	// A mesh sharing an earlier one's arrays is that glTF mesh; only its
 	// skin is its own.
 	for (size_t k = 0; k < mi; k++)
-		if (c->mesh_index[k] >= 0 && same_mesh(s, m, &s->meshes[k])) {
+		if (c->mesh_index[k] >= 0 && same_mesh(s, m, &s->meshes[k]) &&
+		    (c->q_scale[k] == 0 || c->q_ok[mi])) { // quantised: this mesh's nodes must take the fold too
 			c->mesh_index[mi] = c->mesh_index[k];
+			c->q_scale[mi] = c->q_scale[k];
+			memcpy(c->q_off + 3 * mi, c->q_off + 3 * k, 3 * sizeof(float));
 			c->mesh_targets[mi] = c->mesh_targets[k];
 			c->mesh_skin[mi] = c->mesh_skin[k] >= 0 ? m->skin : -1;
 			return true;
@@ -1254,8 +1455,27 @@ static bool write_mesh(gltf_ctx *c, size_t mi)
 			if (!normalize3(nrm + 3 * v, up_out)) bad_normals++;
 		}
 	}
-	if (ok) {
+	cJSON *targets = NULL, *names = NULL;
+	bool qpos = ok && c->q_ok[mi];
+	if (ok && qpos) {
+		names = jarr(c);
+		int pa = write_positions_q(c, mi, pos, names, &targets);
+		ok = pa >= 0;
+		jnum(c, attrs, "POSITION", pa);
+		if (!targets) {
+			cJSON_Delete(names);
+			names = NULL;
+		}
+	} else if (ok) {
 		jnum(c, attrs, "POSITION", float_accessor(c, pos, nv, 3, true, GLTF_ARRAY_BUFFER));
+	}
+	if (ok && c->compact) {
+		int na = m->normals ? normal_accessor_q(c, nrm, nv) : 0;
+		int ua = m->uvs ? uv_accessor_q(c, m->uvs, nv) : 0;
+		ok = na >= 0 && ua >= 0;
+		if (m->normals) jnum(c, attrs, "NORMAL", na);
+		if (m->uvs) jnum(c, attrs, "TEXCOORD_0", ua);
+	} else if (ok) {
 		if (m->normals) jnum(c, attrs, "NORMAL", float_accessor(c, nrm, nv, 3, false, GLTF_ARRAY_BUFFER));
 		if (m->uvs) jnum(c, attrs, "TEXCOORD_0", float_accessor(c, m->uvs, nv, 2, false, GLTF_ARRAY_BUFFER));
 	}
@@ -1267,8 +1487,7 @@ static bool write_mesh(gltf_ctx *c, size_t mi)
 	}
 
 	// Morph targets: a mesh with 0 or 1 frames is a plain mesh.
-	cJSON *targets = NULL, *names = NULL;
-	if (ok && c->animate && m->frames_count >= 2) {
+	if (ok && !qpos && c->animate && m->frames_count >= 2) {
 		names = jarr(c);
 		targets = write_targets(c, mi, pos, nrm, names, &bad_normals);
 		ok = targets != NULL;
@@ -1278,6 +1497,7 @@ static bool write_mesh(gltf_ctx *c, size_t mi)
 	if (!ok) {
 		cJSON_Delete(attrs);
 		cJSON_Delete(names);
+		cJSON_Delete(targets);
 		return false;
 	}
 	if (bad_normals) warn(c, "mesh %zu: %zu zero or non-finite normals replaced by up", mi, bad_normals);
@@ -1435,6 +1655,18 @@ static bool write_nodes(gltf_ctx *c)
 		xf_pos(c, n->translation, t);
 		node_rotation(c, (int32_t)i, n->rotation, r);
 		xf_dir(c, n->scale, sc);
+		if (n->mesh >= 0 && c->q_scale[n->mesh] > 0) {
+			// Dequantisation of the mesh's positions (plan_quant: a leaf
+			// without TRS animation): node * translate(off) * scale(q).
+			const float *off = c->q_off + 3 * (size_t)n->mesh;
+			float so[3], ro[3];
+			for (int k = 0; k < 3; k++) so[k] = sc[k] * off[k];
+			gsio_quat_rotate(r, so, ro);
+			for (int k = 0; k < 3; k++) {
+				t[k] += ro[k];
+				sc[k] *= c->q_scale[n->mesh];
+			}
+		}
 		if (t[0] != 0 || t[1] != 0 || t[2] != 0) jset(c, j, "translation", jfloats(c, t, 3));
 		if (!is_identity_quat(r)) jset(c, j, "rotation", jfloats(c, r, 4));
 		if (sc[0] != 1 || sc[1] != 1 || sc[2] != 1) jset(c, j, "scale", jfloats(c, sc, 3));
@@ -1731,7 +1963,28 @@ static int channel_output(gltf_ctx *c, const gsio_animation *an, const gsio_chan
 					memcpy(w + key * nt, ch->values + src * nt, nt * sizeof(float));
 			}
 		}
-		int a = float_accessor(c, w, nvals, 1, false, 0);
+		bool unit = c->compact;
+		for (size_t i = 0; unit && i < nvals; i++) unit = w[i] >= 0 && w[i] <= 1;
+		int a;
+		if (unit) {
+			// Compact: normalized UNSIGNED_BYTE weights (core glTF allows
+			// them for the weights path); a quarter of the floats' size.
+			uint8_t *b = (uint8_t *)w; // in place: byte i is written after float i is read
+			for (size_t i = 0; i < nvals; i++) b[i] = (uint8_t)floor((double)w[i] * 255 + 0.5);
+			int view = add_view(c, b, nvals, 0);
+			a = -1;
+			if (view >= 0) {
+				cJSON *j = jobj(c);
+				jnum(c, j, "bufferView", view);
+				jnum(c, j, "componentType", GLTF_UNSIGNED_BYTE);
+				cJSON_AddBoolToObject(j, "normalized", 1);
+				jnum(c, j, "count", (double)nvals);
+				jstr(c, j, "type", "SCALAR");
+				a = jpush(c, c->accessors, j);
+			}
+		} else {
+			a = float_accessor(c, w, nvals, 1, false, 0);
+		}
 		free(w);
 		*path = "weights";
 		return a;
@@ -1923,6 +2176,12 @@ static bool build_document(gltf_ctx *c)
 	c->mesh_skin = xmalloc_array(c, n, sizeof(int));
 	c->image_index = xmalloc_array(c, s->images_count ? s->images_count : 1, sizeof(int));
 	c->folded = xmalloc_array(c, s->nodes_count ? s->nodes_count : 1, sizeof(bool));
+	c->q_off = xmalloc_array(c, n, 3 * sizeof(float));
+	c->q_scale = xmalloc_array(c, n, sizeof(float));
+	c->q_ok = xmalloc_array(c, n, sizeof(bool));
+	if (!c->q_off || !c->q_scale || !c->q_ok) return false;
+	for (size_t i = 0; i < n; i++) c->q_scale[i] = 0, c->q_ok[i] = false;
+	plan_quant(c);
 	if (!c->mesh_index || !c->mesh_targets || !c->mesh_skin || !c->image_index || !c->folded)
 		return false;
 	for (size_t i = 0; i < n; i++) c->mesh_index[i] = c->mesh_targets[i] = c->mesh_skin[i] = -1;
@@ -1932,6 +2191,13 @@ static bool build_document(gltf_ctx *c)
 	c->variants_count = plan_variants(c);
 	for (size_t i = 0; i < s->meshes_count; i++)
 		if (!write_mesh(c, i)) return false;
+	if (c->used_quant) {
+		// Quantised attributes are invalid glTF without the extension.
+		jpush(c, c->extensions_used, cJSON_CreateString("KHR_mesh_quantization"));
+		cJSON *req = jarr(c);
+		jpush(c, req, cJSON_CreateString("KHR_mesh_quantization"));
+		jset(c, c->root, "extensionsRequired", req);
+	}
 	plan_folds(c);
 	if (!write_nodes(c) || !write_skins(c) || !write_cameras(c) || !write_lights(c)) return false;
 	for (size_t i = 0; c->animate && i < s->animations_count; i++)
@@ -2014,6 +2280,7 @@ int gsio_gltf_write(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_gltf_
 	c->animate = !(opts.flags & GSIO_GLTF_NO_ANIMATION);
 	c->separate = (opts.flags & GSIO_GLTF_SEPARATE) != 0;
 	c->sparse = (opts.flags & GSIO_GLTF_SPARSE_MORPH) != 0;
+	c->compact = (opts.flags & GSIO_GLTF_COMPACT) != 0;
 	char stem[256];
 	safe_name(opts.name && opts.name[0] ? opts.name : "model", stem, sizeof(stem));
 	// Keep the caller's stem for file names when it is printable; only
@@ -2088,6 +2355,9 @@ int gsio_gltf_write(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_gltf_
 	free(c->mesh_skin);
 	free(c->image_index);
 	free(c->folded);
+	free(c->q_off);
+	free(c->q_scale);
+	free(c->q_ok);
 	free(c->texs);
 	free(c->bin.data);
 	if (!ok) {

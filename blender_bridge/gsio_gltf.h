@@ -58,7 +58,16 @@ enum {
 	/** Store morph-target deltas as sparse accessors (and an accessor
 	 *  without a buffer view for a target that moves nothing): smaller, but
 	 *  Godot 3.2.3 reads such accessors as garbage or hangs. Default: dense. */
-	GSIO_GLTF_SPARSE_MORPH = 1u << 4
+	GSIO_GLTF_SPARSE_MORPH = 1u << 4,
+	/** Compact output with KHR_mesh_quantization (in extensionsUsed and
+	 *  extensionsRequired): normals as normalized BYTE, UVs in 0..1 as
+	 *  normalized UNSIGNED_SHORT; on an unskinned mesh placed only by leaf
+	 *  nodes without TRS animation, positions as normalized SHORT and
+	 *  morph-target POSITION deltas as normalized BYTE, dequantised by the
+	 *  placing nodes' translation and (uniform) scale, and no morph-target
+	 *  NORMAL deltas (Blender ignores them). Blender 3.4+ reads it; the
+	 *  default output stays float. */
+	GSIO_GLTF_COMPACT = 1u << 5
 };
 
 /** Writer options. A zeroed struct (or NULL) gives the defaults. */

@@ -38,6 +38,7 @@ typedef struct cli {
 	float scale;           // 0: 1
 	bool keep_axes;        // --axes source
 	bool no_animation;
+	bool compact;
 	const char **anims;    // --anim, repeatable: MD5 animations instead of the siblings
 	size_t anims_count;
 	const char **paths;    // --path, repeatable: folders searched for files a level names
@@ -94,6 +95,9 @@ static void usage(FILE *f)
 	        "  --axes gltf     convert Z up / X forward to glTF's Y up / front +Z (default)\n"
 	        "  --axes source   keep the file's axes\n"
 	        "  --no-animation  write the first frame / bind pose only\n"
+	        "  --compact       smaller output with KHR_mesh_quantization (16-bit positions,\n"
+	        "                  8-bit normals and morph deltas, 16-bit UVs); Blender 3.4+\n"
+	        "                  reads it, older or simpler readers may not (default: floats)\n"
 	        "  --anim FILE     (repeatable) for .md5mesh inputs: these .md5anim files become\n"
 	        "                  the animations, instead of every .md5anim beside the mesh; one\n"
 	        "                  whose skeleton does not match the mesh's fails that input\n"
@@ -316,6 +320,7 @@ static void convert(pool *p, job *j)
 		if (o->gltf) go.flags |= GSIO_GLTF_SEPARATE;
 		if (o->keep_axes) go.flags |= GSIO_GLTF_KEEP_AXES;
 		if (o->no_animation) go.flags |= GSIO_GLTF_NO_ANIMATION;
+		if (o->compact) go.flags |= GSIO_GLTF_COMPACT;
 		if (!o->force) go.flags |= GSIO_GLTF_NO_REPLACE;
 		go.scale = o->scale;
 		go.generator = "gsio mdl2gltf " GSIO_VERSION_STRING;
@@ -419,7 +424,7 @@ static int write_report(const char *path, job_list *l)
 int main(int argc, char **argv)
 {
 	static cli o; // static: what it points to stays reachable on an early return
-	enum { OPT_GLTF = 256, OPT_FPS, OPT_PALETTE, OPT_SCALE, OPT_AXES, OPT_NOANIM, OPT_ANIM,
+	enum { OPT_GLTF = 256, OPT_FPS, OPT_PALETTE, OPT_SCALE, OPT_AXES, OPT_NOANIM, OPT_COMPACT, OPT_ANIM,
 	       OPT_FORCE, OPT_PATH, OPT_REPORT, OPT_QUIET, OPT_VERBOSE, OPT_VERSION, OPT_HELP };
 	static const struct option longs[] = {
 	    {"gltf", no_argument, NULL, OPT_GLTF},
@@ -428,6 +433,7 @@ int main(int argc, char **argv)
 	    {"scale", required_argument, NULL, OPT_SCALE},
 	    {"axes", required_argument, NULL, OPT_AXES},
 	    {"no-animation", no_argument, NULL, OPT_NOANIM},
+	    {"compact", no_argument, NULL, OPT_COMPACT},
 	    {"anim", required_argument, NULL, OPT_ANIM},
 	    {"force", no_argument, NULL, OPT_FORCE},
 	    {"path", required_argument, NULL, OPT_PATH},
@@ -480,6 +486,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case OPT_NOANIM: o.no_animation = true; break;
+		case OPT_COMPACT: o.compact = true; break;
 		case OPT_ANIM:
 			// Pointers into argv, which outlives the conversion; at most
 			// argc of them, so one allocation holds them all.

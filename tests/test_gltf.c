@@ -108,17 +108,25 @@ static int ncomp_of(const char *type)
 	return 0;
 }
 
-static const uint8_t *view_bytes(const glb *g, int view, size_t *size)
+static const uint8_t *view_bytes_strided(const glb *g, int view, size_t *size, size_t *stride)
 {
 	const cJSON *v = cJSON_GetArrayItem(arr(g->doc, "bufferViews"), view);
 	assert_non_null(v);
 	assert_int_equal(num(v, "buffer", -1), 0);
 	size_t off = (size_t)num(v, "byteOffset", 0), len = (size_t)num(v, "byteLength", 0);
-	assert_null(cJSON_GetObjectItemCaseSensitive(v, "byteStride")); // always tightly packed
+	*stride = (size_t)num(v, "byteStride", 0);
 	assert_true(off + len <= g->bin_size);
 	assert_int_equal(off % 4, 0);
 	*size = len;
 	return g->bin + off;
+}
+
+static const uint8_t *view_bytes(const glb *g, int view, size_t *size)
+{
+	size_t stride;
+	const uint8_t *p = view_bytes_strided(g, view, size, &stride);
+	assert_int_equal(stride, 0); // tightly packed (only COMPACT output has strides)
+	return p;
 }
 
 /** Reads any accessor (dense, sparse or all-zero) as doubles; returns count
@@ -135,21 +143,37 @@ static double *read_accessor(const glb *g, int index, size_t *count, int *ncomp)
 	assert_non_null(out);
 	int view = num(a, "bufferView", -1);
 	if (view >= 0) {
-		size_t size;
-		const uint8_t *p = view_bytes(g, view, &size);
-		size_t cs = ct == 5126 || ct == 5125 ? 4 : ct == 5123 ? 2 : 1;
-		assert_true(n * cs <= size);
+		size_t size, stride;
+		const uint8_t *p0 = view_bytes_strided(g, view, &size, &stride);
+		size_t cs = ct == 5126 || ct == 5125 ? 4 : ct == 5123 || ct == 5122 ? 2 : 1;
+		size_t elem = cs * (size_t)*ncomp;
+		if (stride)
+			assert_true(stride >= elem && stride % 4 == 0); // KHR_mesh_quantization: elements 4-byte aligned
+		else
+			stride = elem;
+		assert_true(*count == 0 || (*count - 1) * stride + elem <= size);
+		const cJSON *nj = cJSON_GetObjectItemCaseSensitive(a, "normalized");
+		bool normalized = nj && cJSON_IsTrue(nj);
 		for (size_t i = 0; i < n; i++) {
+			const uint8_t *p = p0 + (i / (size_t)*ncomp) * stride + (i % (size_t)*ncomp) * cs;
 			if (ct == 5126) {
 				float f;
-				memcpy(&f, p + 4 * i, 4);
+				memcpy(&f, p, 4);
 				out[i] = f;
 			} else if (ct == 5125) {
-				out[i] = rd32(p + 4 * i);
+				out[i] = rd32(p);
 			} else if (ct == 5123) {
-				out[i] = (double)(p[2 * i] | p[2 * i + 1] << 8);
+				out[i] = (double)(p[0] | p[1] << 8);
+				if (normalized) out[i] /= 65535.0;
+			} else if (ct == 5122) {
+				out[i] = (double)(int16_t)(uint16_t)(p[0] | p[1] << 8);
+				if (normalized) out[i] = fmax(out[i] / 32767.0, -1.0);
+			} else if (ct == 5120) {
+				out[i] = (double)(int8_t)p[0];
+				if (normalized) out[i] = fmax(out[i] / 127.0, -1.0);
 			} else {
-				out[i] = p[i];
+				out[i] = p[0];
+				if (normalized) out[i] /= 255.0;
 			}
 		}
 	}
@@ -788,6 +812,96 @@ static void test_morph_dense_sparse(void **state)
 	gsio_scene_free(s);
 }
 
+/** GSIO_GLTF_COMPACT: KHR_mesh_quantization used and required; positions
+ *  (normalized SHORT) through the node's translation and scale, morph deltas
+ *  (normalized BYTE), normals (BYTE), UVs (UNSIGNED_SHORT) and weights
+ *  (UNSIGNED_BYTE) read back within one quantisation step of the float
+ *  output. */
+static void test_compact(void **state)
+{
+	(void)state;
+	gsio_scene *s = morph_scene(3);
+	glb gf, gc;
+	glb_write(&gf, s, 0, 0);
+	glb_write(&gc, s, GSIO_GLTF_COMPACT, 0);
+	dump(&gc, "compact.glb");
+	const char *lists[] = {"extensionsUsed", "extensionsRequired"};
+	for (int k = 0; k < 2; k++) {
+		const cJSON *l = arr(gc.doc, lists[k]);
+		bool found = false;
+		const cJSON *e;
+		cJSON_ArrayForEach(e, l) found = found || !strcmp(e->valuestring, "KHR_mesh_quantization");
+		assert_true(found);
+	}
+	assert_null(cJSON_GetObjectItemCaseSensitive(gf.doc, "extensionsRequired"));
+	const cJSON *node = item(gc.doc, "nodes", 0);
+	const cJSON *jt = cJSON_GetObjectItemCaseSensitive(node, "translation");
+	const cJSON *js = cJSON_GetObjectItemCaseSensitive(node, "scale");
+	assert_non_null(js);
+	double t[3] = {0, 0, 0}, sc = cJSON_GetArrayItem(js, 0)->valuedouble;
+	for (int k = 0; k < 3 && jt; k++) t[k] = cJSON_GetArrayItem(jt, k)->valuedouble;
+	assert_true(cJSON_GetArrayItem(js, 1)->valuedouble == sc && cJSON_GetArrayItem(js, 2)->valuedouble == sc);
+	const cJSON *pf = primitive(&gf, 0), *pc = primitive(&gc, 0);
+	static const struct { const char *name; int ctype; double tol; } at[] = {
+	    {"POSITION", 5122, 0}, {"NORMAL", 5120, 1.0 / 127}, {"TEXCOORD_0", 5123, 1.0 / 65535}};
+	size_t nf, nc;
+	int cf, cc;
+	double *bf = NULL, *bc = NULL;
+	for (int k = 0; k < 3; k++) {
+		int ac = attribute(pc, at[k].name);
+		assert_int_equal(num(item(gc.doc, "accessors", ac), "componentType", 0), at[k].ctype);
+		double *vf = read_accessor(&gf, attribute(pf, at[k].name), &nf, &cf);
+		double *vc = read_accessor(&gc, ac, &nc, &cc);
+		assert_int_equal(nf, nc);
+		assert_int_equal(cf, cc);
+		for (size_t i = 0; i < nf * (size_t)cf; i++) {
+			double x = vc[i], tol = at[k].tol;
+			if (k == 0) {
+				x = x * sc + t[i % 3];
+				tol = sc / 32767;
+			}
+			if (fabs(x - vf[i]) > tol) fail_msg("%s[%zu]: %g, float %g", at[k].name, i, x, vf[i]);
+		}
+		if (k == 0) {
+			bf = vf;
+			bc = vc;
+		} else {
+			free(vf);
+			free(vc);
+		}
+	}
+	// Morph targets: POSITION deltas only, each frame within one delta step.
+	const cJSON *tf = cJSON_GetObjectItemCaseSensitive(pf, "targets");
+	const cJSON *tc = cJSON_GetObjectItemCaseSensitive(pc, "targets");
+	assert_int_equal(cJSON_GetArraySize(tc), 3);
+	for (int f = 0; f < 3; f++) {
+		const cJSON *a = cJSON_GetArrayItem(tc, f);
+		assert_int_equal(num(a, "NORMAL", -1), -1);
+		assert_int_equal(num(item(gc.doc, "accessors", num(a, "POSITION", -1)), "componentType", 0), 5120);
+		double *df = read_accessor(&gf, num(cJSON_GetArrayItem(tf, f), "POSITION", -1), &nf, &cf);
+		double *dc = read_accessor(&gc, num(a, "POSITION", -1), &nc, &cc);
+		for (size_t i = 0; i < 3 * nf; i++) {
+			double x = (bc[i] + dc[i]) * sc + t[i % 3], want = bf[i] + df[i];
+			if (fabs(x - want) > sc / 127) fail_msg("frame %d [%zu]: %g, float %g", f, i, x, want);
+		}
+		free(df);
+		free(dc);
+	}
+	free(bf);
+	free(bc);
+	// Weights: one-hot as normalized UNSIGNED_BYTE.
+	const cJSON *smp = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(item(gc.doc, "animations", 0), "samplers"), 0);
+	assert_int_equal(num(item(gc.doc, "accessors", num(smp, "output", -1)), "componentType", 0), 5121);
+	double *w = read_accessor(&gc, num(smp, "output", -1), &nc, &cc);
+	assert_int_equal(nc, 9);
+	for (size_t k = 0; k < 9; k++) assert_true(w[k] == (k % 4 == 0 ? 1.0 : 0.0));
+	free(w);
+	assert_true(gc.bin_size < gf.bin_size);
+	glb_free(&gf);
+	glb_free(&gc);
+	gsio_scene_free(s);
+}
+
 /** A mesh with 1 frame (and a MORPH channel on it) is a plain mesh. */
 static void test_static_model(void **state)
 {
@@ -966,6 +1080,7 @@ int main(void)
 	    cmocka_unit_test(test_lights),
 	    cmocka_unit_test(test_extras),
 	    cmocka_unit_test(test_morph_dense_sparse),
+	    cmocka_unit_test(test_compact),
 	    cmocka_unit_test(test_static_model),
 	    cmocka_unit_test(test_invalid_scene),
 	    cmocka_unit_test(test_uri_image),

@@ -24,6 +24,17 @@ if(TARGET mdl2gltf AND Python3_FOUND)
       FIXTURES_SETUP gltf_synthetic)
   endif()
 
+  # --compact (KHR_mesh_quantization): the validator on every corpus
+  # MDL/HMP/MD5, golem.glb no larger than golem.mdl, and Blender's import
+  # of the compact golem against the float one.
+  add_test(NAME gltf_compact_validator
+    COMMAND ${Python3_EXECUTABLE} ${gsio_gltf_e2e}/gltf_compact.py $<TARGET_FILE:mdl2gltf>
+            ${GSIO_CORPUS_DIR} ${gsio_gltf_work}/compact ${gsio_gltf_e2e})
+  add_test(NAME gltf_compact_blender
+    COMMAND ${Python3_EXECUTABLE} ${gsio_gltf_e2e}/gltf_compact.py $<TARGET_FILE:mdl2gltf>
+            ${GSIO_CORPUS_DIR} ${gsio_gltf_work}/compact_blender ${gsio_gltf_e2e} blender)
+  set_tests_properties(gltf_compact_validator gltf_compact_blender PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900)
+
   add_test(NAME gltf_blender_import
     COMMAND ${Python3_EXECUTABLE} ${gsio_gltf_e2e}/gltf_blender.py $<TARGET_FILE:mdl2gltf>
             $<TARGET_FILE:gsio_tool> ${GSIO_CORPUS_DIR} ${PROJECT_SOURCE_DIR}/samples

@@ -12,7 +12,7 @@ _mdl2gltf()
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "-o --output --gltf -j --jobs --fps --palette --scale --axes
-		    --no-animation --anim --path --force --report --quiet --verbose --version --help" -- "$cur"))
+		    --no-animation --compact --anim --path --force --report --quiet --verbose --version --help" -- "$cur"))
 	else
 		COMPREPLY=($(compgen -f -- "$cur"))
 	fi

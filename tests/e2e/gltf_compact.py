@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""mdl2gltf --compact (KHR_mesh_quantization) end to end.
+
+usage: gltf_compact.py MDL2GLTF CORPUS_DIR WORK_DIR E2E_DIR [blender]
+
+1. Every corpus MDL (mdl/ and lottershock), HMP and MD5 mesh converted with
+   --compact to .glb; the Khronos validator must report 0 errors and 0
+   warnings on each, and each must declare KHR_mesh_quantization in
+   extensionsUsed and extensionsRequired.
+2. golem.glb --compact must be at most the size of mdl4-golem.mdl (both
+   printed).
+3. With "blender": the float and the compact golem are imported by Blender
+   (gltf_compact_blender.py): 232 shape keys, and every vertex of the compact
+   one within one quantisation step of the float one at frame 0 and a mid
+   frame.
+Exits 77 (skipped) without the corpus, node, the validator or Blender.
+"""
+import glob
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+
+
+def skip(msg):
+    print("SKIPPED: " + msg)
+    sys.exit(77)
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def glb_json(path):
+    with open(path, "rb") as f:
+        b = f.read()
+    n = struct.unpack("<I", b[12:16])[0]
+    return json.loads(b[20:20 + n])
+
+
+def convert(conv, src, out, compact=True):
+    cmd = [conv, "--quiet", "--force", "-o", out, src] + (["--compact"] if compact else [])
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        fail("%s: exit %d: %s" % (src, r.returncode, r.stderr.strip()))
+
+
+def blender_check(conv, golem, work, e2e):
+    blender = shutil.which("blender")
+    if not blender:
+        skip("blender is not installed")
+    flt = os.path.join(work, "golem_float.glb")
+    cmp_ = os.path.join(work, "golem_compact.glb")
+    convert(conv, golem, flt, compact=False)
+    convert(conv, golem, cmp_)
+    j = glb_json(cmp_)
+    scale = max(n.get("scale", [0])[0] for n in j["nodes"] if "mesh" in n)
+    step = scale / 127.0  # one morph-delta step, the coarser of the two grids
+    # Blender's Python must not see a pyenv / virtualenv interpreter.
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYENV", "VIRTUAL_ENV", "PYTHONHOME", "PYTHONPATH"))}
+    env["PATH"] = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep)
+                                  if ".pyenv" not in p and "virtualenv" not in p)
+    r = subprocess.run([blender, "-b", "--factory-startup", "-P", os.path.join(e2e, "gltf_compact_blender.py"),
+                        "--", flt, cmp_, "232", repr(step)], capture_output=True, text=True, env=env)
+    lines = [l for l in r.stdout.splitlines() if l.startswith("gltf_compact")]
+    print("\n".join(lines))
+    if r.returncode != 0 or "gltf_compact: PASS" not in lines:
+        fail("Blender check failed (exit %d)\n%s" % (r.returncode, r.stderr[-2000:]))
+
+
+def main():
+    if len(sys.argv) not in (5, 6):
+        print(__doc__)
+        sys.exit(2)
+    conv, corpus, work, e2e = sys.argv[1:5]
+    golem = os.path.join(corpus, "mdl", "mdl4-golem.mdl")
+    if not os.path.isfile(golem):
+        skip("corpus not found at %s (../shared/corpus)" % corpus)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    if len(sys.argv) == 6 and sys.argv[5] == "blender":
+        blender_check(conv, golem, work, e2e)
+        print("PASS")
+        return
+    if not shutil.which("node"):
+        skip("node is not installed (tools/setup-debian.sh)")
+    if not os.path.isdir(os.path.join(e2e, "node_modules", "gltf-validator")):
+        skip("gltf-validator is not installed in %s/node_modules" % e2e)
+
+    inputs = [p for p in sorted(glob.glob(os.path.join(corpus, "mdl", "*.mdl")))
+              if open(p, "rb").read(4) in (b"MDL2", b"MDL3", b"MDL4", b"MDL5", b"MDL7")]
+    game = os.path.join(corpus, "lottershock")
+    inputs += sorted(p for p in glob.glob(os.path.join(game, "**", "*"), recursive=True)
+                     if p.lower().endswith(".mdl") and open(p, "rb").read(4) != b"IDPO")
+    inputs += sorted(glob.glob(os.path.join(corpus, "hmp", "*.hmp")))
+    inputs += sorted(glob.glob(os.path.join(corpus, "md5", "**", "*.md5mesh"), recursive=True))
+    outputs = []
+    quantised = 0
+    for i, src in enumerate(inputs):
+        out = os.path.join(work, "%03d_%s.glb" % (i, os.path.splitext(os.path.basename(src))[0]))
+        convert(conv, src, out)
+        j = glb_json(out)
+        if "KHR_mesh_quantization" in j.get("extensionsUsed", []):
+            if "KHR_mesh_quantization" not in j.get("extensionsRequired", []):
+                fail("%s: KHR_mesh_quantization used but not required" % out)
+            quantised += 1
+        else:
+            fail("%s: no KHR_mesh_quantization in extensionsUsed" % out)
+        outputs.append(out)
+    r = subprocess.run(["node", os.path.join(e2e, "gltf_validate.js")] + outputs, capture_output=True, text=True)
+    print(r.stdout, end="")
+    if r.returncode != 0:
+        fail("the validator reports errors or warnings on compact outputs (above)\n" + r.stderr)
+
+    out = os.path.join(work, "golem.glb")
+    convert(conv, golem, out)
+    gs, ms = os.path.getsize(out), os.path.getsize(golem)
+    print("golem: mdl4-golem.mdl %d bytes, golem.glb --compact %d bytes (%.3f)" % (ms, gs, gs / ms))
+    if gs > ms:
+        fail("compact golem.glb (%d bytes) is larger than golem.mdl (%d bytes)" % (gs, ms))
+    print("PASS: %d compact outputs valid (0 errors, 0 warnings), golem %d <= %d bytes" % (len(outputs), gs, ms))
+
+
+main()
