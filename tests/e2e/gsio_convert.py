@@ -63,7 +63,7 @@ def case_usage():
         ["convert"], ["convert", x], ["convert", "-o"], ["convert", "--bogus", x, "-o", d + "/a.glb"],
         ["convert", x, "-o", d + "/x.obj"],                        # no writer for .obj
         ["convert", x, x, "-o", d + "/two.glb"],                   # several inputs, a file output
-        ["convert", os.path.dirname(x), "-o", d + "/tree.glb"],    # a folder input, a file output
+        ["convert", os.path.dirname(x) or WORK, "-o", d + "/tree.glb"],  # a folder input, a file output
         ["convert", x, "-o", d + "/folder/"],                      # a folder output without -f
         ["convert", x, "-f", "obj", "-o", d + "/a.glb"],
         ["convert", x, "-f", "md5", "-o", "-"],                    # several files to stdout
