@@ -73,30 +73,38 @@ static size_t cap_term(size_t a, size_t b, size_t c)
 #pragma GCC diagnostic pop
 #endif
 
-bool gsioi_image_file_decode(const uint8_t *data, size_t size, const char *file,
-                            gsio_arena *arena, gsio_image *out, gsio_error *err)
+/* The header only (size, format, dimensions), before anything is allocated:
+ * the pixels are then allocated under the arena's limit before stb_image
+ * allocates its own copy. */
+static bool probe(const uint8_t *data, size_t size, const char *file, int *w, int *h, int *comp,
+                  gsio_error *err)
 {
 	if (!data || size == 0 || size > (size_t)INT_MAX) {
 		GSIO_FAIL(err, size ? GSIO_ERR_LIMIT : GSIO_ERR_TRUNCATED, file, -1,
 		          "image file of %zu bytes: empty or too large to decode", size);
 		return false;
 	}
-	int w, h, comp;
 	// Reading the header needs no more than the file and a little.
 	stb_cap = cap_term((size_t)1 << 20, 2, size);
 	stb_refused = false;
-	// The header first, so the pixels are allocated under the arena's limit
-	// before stb_image allocates its own copy.
-	if (!stbi_info_from_memory(data, (int)size, &w, &h, &comp)) {
+	if (!stbi_info_from_memory(data, (int)size, w, h, comp)) {
 		GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, file, -1, "not an image file stb_image reads (%s)",
 		          stbi_failure_reason());
 		return false;
 	}
-	if (w <= 0 || h <= 0 || w > GSIO_IMAGE_FILE_MAX_DIM || h > GSIO_IMAGE_FILE_MAX_DIM) {
+	if (*w <= 0 || *h <= 0 || *w > GSIO_IMAGE_FILE_MAX_DIM || *h > GSIO_IMAGE_FILE_MAX_DIM) {
 		GSIO_FAIL(err, GSIO_ERR_LIMIT, file, -1, "image of %d x %d pixels is refused (limit %d)",
-		          w, h, GSIO_IMAGE_FILE_MAX_DIM);
+		          *w, *h, GSIO_IMAGE_FILE_MAX_DIM);
 		return false;
 	}
+	return true;
+}
+
+bool gsioi_image_file_decode(const uint8_t *data, size_t size, const char *file,
+                            gsio_arena *arena, gsio_image *out, gsio_error *err)
+{
+	int w, h, comp;
+	if (!probe(data, size, file, &w, &h, &comp, err)) return false;
 	size_t bytes = (size_t)w * (size_t)h * 4;
 	// Not zeroed: the memcpy below fills it, and a header that claims 16384 x
 	// 16384 pixels in a few bytes must not cost a 1 GiB memset before the
@@ -139,24 +147,8 @@ bool gsioi_image_file_decode_gray16(const uint8_t *data, size_t size, const char
                                    uint32_t *height, gsio_error *err)
 {
 	*out = NULL;
-	if (!data || size == 0 || size > (size_t)INT_MAX) {
-		GSIO_FAIL(err, size ? GSIO_ERR_LIMIT : GSIO_ERR_TRUNCATED, file, -1,
-		          "image file of %zu bytes: empty or too large to decode", size);
-		return false;
-	}
 	int w, h, comp;
-	stb_cap = cap_term((size_t)1 << 20, 2, size);
-	stb_refused = false;
-	if (!stbi_info_from_memory(data, (int)size, &w, &h, &comp)) {
-		GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, file, -1, "not an image file stb_image reads (%s)",
-		          stbi_failure_reason());
-		return false;
-	}
-	if (w <= 0 || h <= 0 || w > GSIO_IMAGE_FILE_MAX_DIM || h > GSIO_IMAGE_FILE_MAX_DIM) {
-		GSIO_FAIL(err, GSIO_ERR_LIMIT, file, -1, "image of %d x %d pixels is refused (limit %d)",
-		          w, h, GSIO_IMAGE_FILE_MAX_DIM);
-		return false;
-	}
+	if (!probe(data, size, file, &w, &h, &comp, err)) return false;
 	uint16_t *gray = gsioi_arena_array_uninit(arena, (size_t)w * (size_t)h, 2, err);
 	if (!gray) return false;
 	int w2, h2;
