@@ -99,6 +99,15 @@ bool gsioi_scene_warn(gsio_scene *scene, gsio_error *err, const char *fmt, ...) 
 void gsioi_bbox3(const float *p, size_t n, float mn[3], float mx[3]);
 /* Clips, nodes, double-sided faces: gsio_scene_util.h. */
 
+/** gsio_anorms negated: the outward normals packed frames point to. */
+extern const float gsioi_anorms_outward[GSIO_NORMAL_COUNT][3];
+/** Bounding box of a packed frame's positions over the source vertices
+ *  `used` (used_count of them; NULL: all pf->source_count), from its extreme
+ *  raw values; adds the normal indices >= pf->normal_count among them to
+ *  *bad_normals. */
+void gsioi_packed_bounds(const gsio_packed_format *pf, const uint8_t *data, const uint32_t *used,
+                         size_t used_count, float mn[3], float mx[3], size_t *bad_normals);
+
 // -- Bounded reader
 
 /** A cursor over untrusted bytes. Every read checks the remaining size; the
