@@ -30,12 +30,18 @@ typedef struct gsio_chunk {
 	max_align_t align_[]; // the payload starts here, suitably aligned
 } gsio_chunk;
 
+typedef struct gsio_kept {
+	struct gsio_kept *next;
+	void *block; // malloc'd elsewhere, free()d with the arena
+} gsio_kept;
+
 struct gsio_arena {
 	gsio_allocator allocator;
 	size_t limit;
 	size_t total;  // bytes obtained from the allocator
 	size_t handed; // bytes handed out
 	gsio_chunk *head;
+	gsio_kept *kept;
 };
 
 #define GSIO_CHUNK_MIN ((size_t)64 << 10)
@@ -69,6 +75,7 @@ gsio_arena *gsioi_arena_create(const gsio_allocator *allocator, size_t limit)
 void gsioi_arena_destroy(gsio_arena *a)
 {
 	if (!a) return;
+	for (gsio_kept *k = a->kept; k; k = k->next) free(k->block); // the nodes live in chunks
 	gsio_chunk *c = a->head;
 	while (c) {
 		gsio_chunk *next = c->next;
@@ -78,6 +85,16 @@ void gsioi_arena_destroy(gsio_arena *a)
 	}
 	gsio_allocator al = a->allocator;
 	raw_free(&al, a);
+}
+
+bool gsioi_arena_keep(gsio_arena *a, void *block, gsio_error *err)
+{
+	gsio_kept *k = gsioi_arena_alloc(a, sizeof(*k), err);
+	if (!k) return false;
+	k->block = block;
+	k->next = a->kept;
+	a->kept = k;
+	return true;
 }
 
 size_t gsioi_arena_used(const gsio_arena *a)

@@ -86,6 +86,9 @@ char *gsioi_arena_strdup(gsio_arena *arena, const char *s, gsio_error *err);
 char *gsioi_arena_strndup(gsio_arena *arena, const char *s, size_t n, gsio_error *err);
 /** Bytes handed out so far. */
 size_t gsioi_arena_used(const gsio_arena *arena);
+/** Makes the arena free() `block` (from malloc) when it is destroyed.
+ *  False (err set, block not taken) when out of memory. */
+GSIO_NODISCARD bool gsioi_arena_keep(gsio_arena *arena, void *block, gsio_error *err);
 
 #define GSIO_NEW_ARRAY(arena, type, count, err) \
 	((type *)gsioi_arena_array((arena), (count), sizeof(type), (err)))
