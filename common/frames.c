@@ -3,6 +3,9 @@
  * consumer goes through, and the bounds a packed frame's loader fills in. */
 #include <math.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "gsio_internal.h"
 
@@ -74,13 +77,118 @@ int gsio_mesh_frame_get(const gsio_mesh *m, size_t frame, float *positions, floa
 
 // -- Bounds at load
 
-/* Float rounding is monotonic, so the box of scale * raw + offset over the
- * vertices is that of the extreme raw values: no float per vertex. */
-void gsioi_packed_bounds(const gsio_packed_format *pf, const uint8_t *data, const uint32_t *used,
-                         size_t used_count, float mn[3], float mx[3], size_t *bad_normals)
+/* The extreme raw values of n records laid out as MDL stores them (4
+ * coordinate-sized lanes: x, y, z, then the normal index in the low byte),
+ * read as blocks of lanes with one min/max per lane: loops the compiler turns
+ * into vector min/max (this pass over every frame was most of a packed
+ * load). *max_normal gets the largest normal index. False for another
+ * layout or a big-endian host (the caller then goes vertex by vertex). */
+static bool bounds_lanes(const gsio_packed_format *pf, const uint8_t *data, size_t n,
+                         unsigned lo[3], unsigned hi[3], unsigned *max_normal)
 {
-	unsigned lo[3] = {65535, 65535, 65535}, hi[3] = {0, 0, 0};
-	size_t st = pf->vertex_stride, bad = 0, n = used ? used_count : pf->source_count;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (pf->vertex_stride != 4 * pf->coord_size || pf->normal_offset != 3 * pf->coord_size)
+		return false;
+	if (pf->coord_size == 2) {
+		// 8 lanes = 2 records; the normal lane keeps its low byte (the high
+		// one is a bone). Lanes are biased to int16 (v ^ 0x8000, order kept):
+		// SSE2 has signed 16-bit min/max, not unsigned.
+		static const uint16_t mask[8] = {0xFFFF, 0xFFFF, 0xFFFF, 0x00FF,
+		                                 0xFFFF, 0xFFFF, 0xFFFF, 0x00FF};
+		int16_t l[8], h[8];
+		uint16_t w[8];
+		for (int j = 0; j < 8; j++) l[j] = INT16_MAX, h[j] = INT16_MIN;
+		size_t i = 0;
+#ifdef __SSE2__
+		// GCC does not vectorise the lane loop below (it keeps the lanes on
+		// the stack): the same thing, written with SSE2 (x86-64 baseline).
+		const __m128i vmask = _mm_loadu_si128((const __m128i *)(const void *)mask);
+		const __m128i bias = _mm_set1_epi16(INT16_MIN);
+		__m128i vl = _mm_set1_epi16(INT16_MAX), vh = _mm_set1_epi16(INT16_MIN);
+		for (; i + 2 <= n; i += 2) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(data + 8 * i));
+			v = _mm_xor_si128(_mm_and_si128(v, vmask), bias);
+			vl = _mm_min_epi16(vl, v);
+			vh = _mm_max_epi16(vh, v);
+		}
+		_mm_storeu_si128((__m128i *)(void *)l, vl);
+		_mm_storeu_si128((__m128i *)(void *)h, vh);
+#endif
+		for (; i + 2 <= n; i += 2) {
+			memcpy(w, data + 8 * i, 16);
+			for (int j = 0; j < 8; j++) {
+				int16_t v = (int16_t)((w[j] & mask[j]) ^ 0x8000);
+				l[j] = v < l[j] ? v : l[j];
+				h[j] = v > h[j] ? v : h[j];
+			}
+		}
+		if (i < n) { // one record left: counts as both halves
+			memcpy(w, data + 8 * i, 8);
+			memcpy(w + 4, w, 8);
+			for (int j = 0; j < 8; j++) {
+				int16_t v = (int16_t)((w[j] & mask[j]) ^ 0x8000);
+				l[j] = v < l[j] ? v : l[j];
+				h[j] = v > h[j] ? v : h[j];
+			}
+		}
+		for (int k = 0; k < 3; k++) {
+			lo[k] = (unsigned)((uint16_t)(l[k] < l[k + 4] ? l[k] : l[k + 4]) ^ 0x8000);
+			hi[k] = (unsigned)((uint16_t)(h[k] > h[k + 4] ? h[k] : h[k + 4]) ^ 0x8000);
+		}
+		*max_normal = (unsigned)((uint16_t)(h[3] > h[7] ? h[3] : h[7]) ^ 0x8000);
+		return true;
+	}
+	// 16 lanes = 4 records of x, y, z, normal bytes.
+	uint8_t l[16], h[16], b[16];
+	for (int j = 0; j < 16; j++) l[j] = 0xFF, h[j] = 0;
+	size_t i = 0;
+#ifdef __SSE2__
+	__m128i vl = _mm_set1_epi8(-1), vh = _mm_setzero_si128();
+	for (; i + 4 <= n; i += 4) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(data + 4 * i));
+		vl = _mm_min_epu8(vl, v);
+		vh = _mm_max_epu8(vh, v);
+	}
+	_mm_storeu_si128((__m128i *)(void *)l, vl);
+	_mm_storeu_si128((__m128i *)(void *)h, vh);
+#endif
+	for (; i + 4 <= n; i += 4) {
+		memcpy(b, data + 4 * i, 16);
+		for (int j = 0; j < 16; j++) {
+			l[j] = b[j] < l[j] ? b[j] : l[j];
+			h[j] = b[j] > h[j] ? b[j] : h[j];
+		}
+	}
+	for (; i < n; i++) // up to 3 records left, into lanes 0..3
+		for (int j = 0; j < 4; j++) {
+			uint8_t v = data[4 * i + (size_t)j];
+			l[j] = v < l[j] ? v : l[j];
+			h[j] = v > h[j] ? v : h[j];
+		}
+	for (int k = 0; k < 3; k++) {
+		lo[k] = hi[k] = 0;
+		unsigned a = 0xFF, z = 0;
+		for (int r = 0; r < 4; r++) {
+			a = l[k + 4 * r] < a ? l[k + 4 * r] : a;
+			z = h[k + 4 * r] > z ? h[k + 4 * r] : z;
+		}
+		lo[k] = a, hi[k] = z;
+	}
+	unsigned mxn = 0;
+	for (int r = 0; r < 4; r++) mxn = h[3 + 4 * r] > mxn ? h[3 + 4 * r] : mxn;
+	*max_normal = mxn;
+	return true;
+#else
+	(void)pf, (void)data, (void)n, (void)lo, (void)hi, (void)max_normal;
+	return false;
+#endif
+}
+
+/* Extreme raw values and out-of-table normal indices, record by record. */
+static size_t bounds_scalar(const gsio_packed_format *pf, const uint8_t *data, const uint32_t *used,
+                            size_t n, unsigned lo[3], unsigned hi[3])
+{
+	size_t st = pf->vertex_stride, bad = 0;
 	const uint8_t *nb = data + pf->normal_offset;
 	bool nrm = pf->normal_table != NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -92,6 +200,22 @@ void gsioi_packed_bounds(const gsio_packed_format *pf, const uint8_t *data, cons
 			hi[k] = c > hi[k] ? c : hi[k];
 		}
 		bad += nrm && nb[at] >= pf->normal_count;
+	}
+	return bad;
+}
+
+/* Float rounding is monotonic, so the box of scale * raw + offset over the
+ * vertices is that of the extreme raw values: no float per vertex. */
+void gsioi_packed_bounds(const gsio_packed_format *pf, const uint8_t *data, const uint32_t *used,
+                         size_t used_count, float mn[3], float mx[3], size_t *bad_normals)
+{
+	unsigned lo[3] = {65535, 65535, 65535}, hi[3] = {0, 0, 0}, max_normal = 0;
+	size_t n = used ? used_count : pf->source_count, bad = 0;
+	if (!used && n && bounds_lanes(pf, data, n, lo, hi, &max_normal)) {
+		if (pf->normal_table && max_normal >= pf->normal_count) // rare: count them one by one
+			bad = bounds_scalar(pf, data, NULL, n, lo, hi);
+	} else {
+		bad = bounds_scalar(pf, data, used, n, lo, hi);
 	}
 	for (int k = 0; k < 3; k++) {
 		if (!n) {
