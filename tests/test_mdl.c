@@ -880,6 +880,79 @@ static void test_corpus_frames_packed(void **state)
 	free_files(files, n);
 }
 
+/* A normal index past the 162-entry table, in every frame of golem (word
+ * frames, many) and trashcan (one frame): the load warns with the count of
+ * such records among the vertices the mesh shows and reads them as normal 0,
+ * borrowed or copied; the boxes stay those of the positions. */
+static void test_packed_bad_normals(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	cfile *files;
+	size_t n = corpus_files(1, &files);
+	const char *names[] = {"mdl4-golem.mdl", "trashcan.mdl", "mdl3-crystal.mdl"};
+	for (size_t i = 0; i < 3; i++) {
+		cfile *c = find_file(files, n, names[i]);
+		gsio_mdl_file *f = decode_ok(c);
+		layout l = layout_of(f);
+		uint8_t *copy = malloc(c->size);
+		assert_non_null(copy);
+		memcpy(copy, c->data, c->size);
+		// Source vertex 0 of every frame gets normal index 200.
+		size_t at = l.frames;
+		for (size_t fr = 0; fr < f->frames_count; fr++) {
+			bool word = f->frames[fr].type == GSIO_MDL_FRAME_WORD;
+			size_t vs = word ? 8 : 4;
+			copy[at + 4 + 2 * vs + 16 + (word ? 6 : 3)] = 200;
+			at += frame_size(f, fr);
+		}
+		for (int way = 0; way < 2; way++) {
+			gsio_opts opts = {0};
+			opts.flags = way ? GSIO_OPT_BORROW : 0;
+			gsio_error err;
+			gsio_scene *s = gsio_load_memory(copy, c->size, c->base, &opts, &err);
+			if (!s) fail_msg("%s: %s", c->base, err.message);
+			validate_ok(s, c->base);
+			const gsio_mesh *m = &s->meshes[0];
+			size_t shows0 = 0; // scene vertices showing source vertex 0
+			for (size_t v = 0; v < m->vertex_count; v++) shows0 += m->source_vertex[v] == 0;
+			assert_true(shows0 > 0);
+			char want[96];
+			snprintf(want, sizeof(want), "%zu vertex normal indices are >= 162; used normal 0",
+			         f->frames_count);
+			bool warned = false;
+			for (size_t w = 0; w < s->warnings_count; w++) warned = warned || !strcmp(s->warnings[w], want);
+			if (!warned) fail_msg("%s: no warning '%s'", c->base, want);
+			float *pos = malloc(m->vertex_count * 3 * sizeof(float));
+			float *nrm = malloc(m->vertex_count * 3 * sizeof(float));
+			assert_true(pos && nrm);
+			for (size_t fr = 0; fr < m->frames_count; fr++) {
+				assert_int_equal(gsio_mesh_frame_get(m, fr, pos, nrm), 1);
+				float mn[3] = {INFINITY, INFINITY, INFINITY}, mx[3] = {-INFINITY, -INFINITY, -INFINITY};
+				for (size_t v = 0; v < m->vertex_count; v++) {
+					for (int k = 0; k < 3; k++) {
+						float x = pos[3 * v + (size_t)k];
+						mn[k] = x < mn[k] ? x : mn[k];
+						mx[k] = x > mx[k] ? x : mx[k];
+						if (m->source_vertex[v] == 0)
+							assert_true(nrm[3 * v + (size_t)k] == -gsio_anorms[0][k]);
+					}
+				}
+				for (int k = 0; k < 3; k++) {
+					assert_true(m->frames[fr].bbox_min[k] == mn[k]);
+					assert_true(m->frames[fr].bbox_max[k] == mx[k]);
+				}
+			}
+			free(pos);
+			free(nrm);
+			gsio_scene_free(s);
+		}
+		free(copy);
+		gsio_mdl_file_free(f);
+	}
+	free_files(files, n);
+}
+
 static void test_load_file_registry(void **state)
 {
 	(void)state;
@@ -1673,6 +1746,7 @@ int main(void)
 	    cmocka_unit_test(test_corpus_roundtrip),
 	    cmocka_unit_test(test_corpus_scene),
 	    cmocka_unit_test(test_corpus_frames_packed),
+	    cmocka_unit_test(test_packed_bad_normals),
 	    cmocka_unit_test(test_load_file_registry),
 	    cmocka_unit_test(test_unsupported_variants),
 	    cmocka_unit_test(test_random_bytes),
