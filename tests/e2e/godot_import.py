@@ -4,8 +4,10 @@ godot3-server 3.2.3, a headless editor build).
 
 usage: godot_import.py MDL2GLTF GSIO_TOOL CORPUS_DIR WORK_DIR TEMPLATE_DIR
 
-For each corpus file below: mdl2gltf writes NAME.glb into a fresh Godot
-project WORK_DIR/NAME/ (TEMPLATE_DIR's project.godot and gsio_check.gd);
+For each corpus file in CASES, and for every MDL file under
+CORPUS_DIR/lottershock/Game (found by walking the folder) that has bones or
+more than one frame by `gsio info --json`: mdl2gltf writes NAME.glb into a
+fresh Godot project WORK_DIR/NAME/ (TEMPLATE_DIR's project.godot and gsio_check.gd);
 the headless editor imports it (.import/NAME.glb-*.scn); then
 `godot3-server -s res://gsio_check.gd` loads the imported scene and prints
 what Godot read (meshes, blend shapes, skeletons, animations) as JSON,
@@ -18,7 +20,8 @@ which is compared with the .glb's own JSON and binary chunk:
   its positions the box of base + target delta the .glb holds (a target
   read from the wrong bytes is finite garbage, not only NaN);
 - skins: a Skeleton with as many bones as the skin has joints (Bob: 33;
-  the MDL7 griechin.mdl: 18, tile-floor-turret.mdl: 5);
+  the MDL7 griechin.mdl: 18, tile-floor-turret.mdl: 5), and for the walked
+  MDL files as many as `gsio info` counts joints in the source;
 - animations: as many as the .glb, each as long as its longest sampler
   input, with one track per blend shape for a weights channel and one
   transform track per animated node (Godot 3 merges translation, rotation
@@ -32,11 +35,19 @@ import runs without --quit and is stopped once the imported scene and its
 the XDG directories point into WORK_DIR, so the user's Godot settings are
 neither read nor written.
 
+One line per file, starting with "GODOT:", says what Godot read: bones,
+morph frames in the source, blend shapes, animations and their tracks, and
+the seconds the import took.
+
 Exits 77 (skipped) when the corpus files or godot3-server are absent.
 Environment: GODOT (the binary, default godot3-server), GSIO_GODOT_TIMEOUT
-(seconds per import, default 120; an
-import takes about 3 s).
+(seconds per import, default 120; an import takes 2 to 6 s),
+GSIO_GODOT_JOBS (files converted and imported at once, default 1: the 17
+files take about 70 s one at a time; each file has its own project and its
+own HOME, so parallel runs share no files, only the editor's debug port,
+which the second editor then fails to bind, harmlessly).
 """
+import concurrent.futures
 import glob
 import json
 import os
@@ -72,15 +83,26 @@ KNOWN = {
     # gsio info: 17 frames in clips construct closed open die, 5 joints.
     "tile-floor-turret": {"frames": 17, "bones": 5, "animations": 4},
 }
+# The folder walked for more MDL files (issue 11: "Godot imports the boned
+# and the morph-animated ones").
+WALKED = "lottershock/Game"
 IMPORT_TIMEOUT = float(os.environ.get("GSIO_GODOT_TIMEOUT", "120"))
 CHECK_TIMEOUT = 120
+JOBS = max(1, int(os.environ.get("GSIO_GODOT_JOBS", "1")))
 
 failures = []
+# Each file's lines, printed together when its case ends (cases run in
+# threads: their lines would interleave).
+_lines = {}
+
+
+def say(name, msg):
+    _lines.setdefault(name, []).append(msg)
 
 
 def fail(name, msg):
     failures.append("%s: %s" % (name, msg))
-    print("FAIL: %s: %s" % (name, msg))
+    say(name, "FAIL: %s: %s" % (name, msg))
 
 
 def skip(msg):
@@ -206,9 +228,10 @@ def expected(doc, binary):
 # -- Godot runs
 
 
-def godot_env(work):
+def godot_env(home):
+    """The environment of one file's Godot runs: its own HOME and XDG
+    folders (editor settings and caches are written there)."""
     env = dict(os.environ)
-    home = os.path.join(work, "home")
     for sub in ("config", "data", "cache"):
         os.makedirs(os.path.join(home, sub), exist_ok=True)
     env.update(HOME=home, XDG_CONFIG_HOME=os.path.join(home, "config"),
@@ -299,7 +322,7 @@ def close(a, b, scale):
     return all(abs(x - y) <= 1e-4 * scale + 1e-5 for x, y in zip(a, b))
 
 
-def compare(name, exp, rep, frames):
+def compare(name, exp, rep, frames, joints=None):
     if "error" in rep:
         fail(name, "Godot could not load the imported scene: %s" % rep["error"])
         return
@@ -310,8 +333,8 @@ def compare(name, exp, rep, frames):
                   for m in exp["meshes"])
     got = sorted((tuple(s["vertices"]["count"] for s in m["surfaces"]), m["blend_shapes"])
                  for m in rep["meshes"])
-    print("  %s: meshes (vertices per surface, blend shapes): glb %s, godot %s"
-          % (name, want, got))
+    say(name, "  %s: meshes (vertices per surface, blend shapes): glb %s, godot %s"
+        % (name, want, got))
     if want != got:
         fail(name, "meshes (vertices per surface, blend shapes): the .glb has %s, Godot read %s"
              % (want, got))
@@ -369,8 +392,8 @@ def compare(name, exp, rep, frames):
                         fail(name, "blend shape %d (%s target) spans %s..%s in Godot, base + "
                              "target in the .glb spans %s..%s" % (k, kind, v["min"], v["max"], lo, hi))
     checked = sum(len(s["shapes"]) for m in rep["meshes"] for s in m["surfaces"])
-    print("  %s: blend shapes: %d read, %d misread (not finite, or not where the .glb puts them)"
-          % (name, checked, bad_shapes))
+    say(name, "  %s: blend shapes: %d read, %d misread (not finite, or not where the .glb "
+        "puts them)" % (name, checked, bad_shapes))
     if bad_shapes:
         total = sum(len(m["surfaces"][0]["shapes"]) for m in rep["meshes"] if m["surfaces"])
         fail(name, "%d of %d blend shapes misread; by target accessor kind: %s"
@@ -378,18 +401,21 @@ def compare(name, exp, rep, frames):
     # Skeletons.
     got_bones = sorted(s["bones"] for s in rep["skeletons"])
     want_bones = sorted(exp["skins"])
-    print("  %s: skeleton bones: glb skins %s, godot %s" % (name, want_bones, got_bones))
+    say(name, "  %s: skeleton bones: glb skins %s, godot %s" % (name, want_bones, got_bones))
     if got_bones != want_bones:
         fail(name, "skeleton bones: the .glb's skins have %s joints, Godot made %s"
              % (want_bones, got_bones))
+    if joints and got_bones != [joints]:
+        fail(name, "gsio info counts %d joints in the source, Godot made skeletons of %s bones"
+             % (joints, got_bones))
     if "bones" in known and got_bones != [known["bones"]]:
         fail(name, "expected one skeleton of %d bones, Godot made %s" % (known["bones"], got_bones))
     # Animations.
     got_anims = sorted((a["tracks"], round(a["length"], 3)) for a in rep["animations"])
     want_anims = sorted((a["tracks"], round(a["length"], 3)) for a in exp["animations"])
-    print("  %s: animations (tracks, length): glb %s (channels %s), godot %s, track types %s"
-          % (name, want_anims, [a["channels"] for a in exp["animations"]], got_anims,
-             [a["track_types"] for a in rep["animations"]]))
+    say(name, "  %s: animations (tracks, length): glb %s (channels %s), godot %s, track types %s"
+        % (name, want_anims, [a["channels"] for a in exp["animations"]], got_anims,
+           [a["track_types"] for a in rep["animations"]]))
     if len(got_anims) != len(want_anims) or any(
             g[0] != w[0] or abs(g[1] - w[1]) > 1e-3 for g, w in zip(got_anims, want_anims)):
         fail(name, "animations (tracks, length): the .glb implies %s, Godot made %s"
@@ -404,6 +430,91 @@ def compare(name, exp, rep, frames):
     if "tracks" in known and [a["tracks"] for a in rep["animations"]] != [known["tracks"]]:
         fail(name, "expected one animation of %d tracks, Godot made %s"
              % (known["tracks"], [a["tracks"] for a in rep["animations"]]))
+
+
+def gsio_info(gsio_tool, src):
+    """`gsio info --json` of a source file, or None if it fails."""
+    r = subprocess.run([gsio_tool, "info", "--json", src], capture_output=True, text=True,
+                       timeout=300)
+    if r.returncode != 0:
+        return None
+    return json.loads(r.stdout)
+
+
+def walked_cases(gsio_tool, corpus, taken):
+    """(name, path under the corpus, options, info) of every MDL file under
+    WALKED with bones or more than one frame, in path order; the files CASES
+    already lists keep their entry. A name already used gets its folder."""
+    top = os.path.join(corpus, WALKED)
+    out = []
+    seen = set()
+    names = {name for name, _, _ in CASES}
+    for folder, dirs, files in os.walk(top):
+        dirs.sort()
+        for f in sorted(files):
+            if not f.lower().endswith(".mdl"):
+                continue
+            rel = os.path.relpath(os.path.join(folder, f), corpus)
+            seen.add(rel)
+            if rel in taken:
+                continue
+            info = gsio_info(gsio_tool, os.path.join(corpus, rel))
+            if info is None:
+                fail(rel, "gsio info --json failed, cannot tell whether it is animated")
+                continue
+            if not (info.get("joints", 0) > 0 or (info.get("frames") or 0) > 1):
+                continue
+            name = os.path.splitext(f)[0]
+            if name in names:
+                name = os.path.basename(folder) + "-" + name
+            names.add(name)
+            out.append((name, rel, [], info))
+    for rel in sorted(taken):
+        if rel.startswith(WALKED + "/") and rel not in seen:
+            fail(rel, "the walk of %s did not find this file" % top)
+    return out
+
+
+def run_case(godot, mdl2gltf, gsio_tool, corpus, work, template, case):
+    """Converts, imports and checks one file; returns the summary line
+    (what Godot read) or None when a step failed."""
+    name, rel, opts, info = case
+    src = os.path.join(corpus, rel)
+    proj = os.path.join(work, name)
+    os.makedirs(proj)
+    for f in ("project.godot", "gsio_check.gd"):
+        shutil.copy(os.path.join(template, f), proj)
+    glb = os.path.join(proj, name + ".glb")
+    args = [mdl2gltf, src, "-o", glb]
+    for i, o in enumerate(opts):
+        args.append(os.path.join(corpus, o) if i and opts[i - 1] == "--anim" else o)
+    r = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    if r.returncode != 0 or not os.path.isfile(glb):
+        fail(name, "mdl2gltf failed (%d): %s" % (r.returncode, r.stderr.strip()))
+        return None
+    if info is None:
+        info = gsio_info(gsio_tool, src)
+    frames = info.get("frames") if info is not None else None
+    doc, binary = read_glb(glb)
+    exp = expected(doc, binary)
+    env = godot_env(os.path.join(work, "home", name))
+    took = import_project(godot, proj, name, env, os.path.join(work, name + ".import.log"))
+    if took is None:
+        return None
+    rep = check_project(godot, proj, name, env, os.path.join(work, name + ".check.log"))
+    if rep is None:
+        return None
+    with open(os.path.join(work, name + ".json"), "w") as out:
+        json.dump(rep, out)
+    joints = info.get("joints") if info is not None and rel.startswith(WALKED + "/") else None
+    compare(name, exp, rep, frames, joints)
+    if "error" in rep:
+        return None
+    return ("GODOT: %s (%s): bones %s, frames %s, blend shapes %s, animations %d (tracks %s), "
+            "import %.1f s" % (name, rel, sorted(s["bones"] for s in rep["skeletons"]), frames,
+                               [m["blend_shapes"] for m in rep["meshes"]],
+                               len(rep["animations"]),
+                               [a["tracks"] for a in rep["animations"]], took))
 
 
 def main():
@@ -425,42 +536,36 @@ def main():
         skip("%s is Godot %r, this test is for Godot 3" % (godot, version))
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    env = godot_env(work)
-    for name, rel, opts in CASES:
-        src = os.path.join(corpus, rel)
-        proj = os.path.join(work, name)
-        os.makedirs(proj)
-        for f in ("project.godot", "gsio_check.gd"):
-            shutil.copy(os.path.join(template, f), proj)
-        glb = os.path.join(proj, name + ".glb")
-        args = [mdl2gltf, src, "-o", glb]
-        for i, o in enumerate(opts):
-            args.append(os.path.join(corpus, o) if i and opts[i - 1] == "--anim" else o)
-        r = subprocess.run(args, capture_output=True, text=True, timeout=300)
-        if r.returncode != 0 or not os.path.isfile(glb):
-            fail(name, "mdl2gltf failed (%d): %s" % (r.returncode, r.stderr.strip()))
-            continue
-        info = subprocess.run([gsio_tool, "info", "--json", src], capture_output=True,
-                              text=True, timeout=300)
-        frames = json.loads(info.stdout).get("frames") if info.returncode == 0 else None
-        doc, binary = read_glb(glb)
-        exp = expected(doc, binary)
-        took = import_project(godot, proj, name, env, os.path.join(work, name + ".import.log"))
-        if took is None:
-            continue
-        print("%s: imported in %.1f s" % (name, took))
-        rep = check_project(godot, proj, name, env, os.path.join(work, name + ".check.log"))
-        if rep is None:
-            continue
-        with open(os.path.join(work, name + ".json"), "w") as out:
-            json.dump(rep, out)
-        compare(name, exp, rep, frames)
+    start = time.monotonic()
+    cases = [(name, rel, opts, None) for name, rel, opts in CASES]
+    walked = walked_cases(gsio_tool, corpus, {rel for _, rel, _ in CASES})
+    cases += walked
+    print("%s: %d more MDL files with bones or frames: %s" % (
+        WALKED, len(walked), ", ".join(rel[len(WALKED) + 1:] for _, rel, _, _ in walked)))
+    summaries = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=JOBS) as pool:
+        futures = [pool.submit(run_case, godot, mdl2gltf, gsio_tool, corpus, work, template, c)
+                   for c in cases]
+        for case, fut in zip(cases, futures):
+            name = case[0]
+            try:
+                line = fut.result()
+            except Exception as e:  # a broken .glb or report: this file fails, not the run
+                fail(name, "%s: %s" % (type(e).__name__, e))
+                line = None
+            for l in _lines.get(name, []):
+                print(l)
+            if line:
+                print(line)
+                summaries.append(line)
+            sys.stdout.flush()
+    print("%d files in %.0f s (%d at once)" % (len(cases), time.monotonic() - start, JOBS))
     if failures:
         print("%d failure(s):" % len(failures))
         for f in failures:
             print("  " + f.splitlines()[0])
         sys.exit(1)
-    print("OK: %d files imported by Godot %s as the .glb says" % (len(CASES), version))
+    print("OK: %d files imported by Godot %s as the .glb says" % (len(cases), version))
 
 
 if __name__ == "__main__":
