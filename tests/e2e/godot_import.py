@@ -25,7 +25,16 @@ which is compared with the .glb's own JSON and binary chunk:
 - animations: as many as the .glb, each as long as its longest sampler
   input, with one track per blend shape for a weights channel and one
   transform track per animated node (Godot 3 merges translation, rotation
-  and scale of a node into one track: Bob's 66 channels are 33 tracks).
+  and scale of a node into one track: Bob's 66 channels are 33 tracks);
+- skinning: for every skinned mesh, each bind's matrix (skeleton node *
+  bone's global pose * bind pose, which moves the mesh's vertices) at rest
+  and at a key time in the middle of every animation equals the .glb's
+  joint world matrix * inverse bind matrix there (sampled as glTF says),
+  within 1e-4 of the model's size; matched as multisets, since Godot orders
+  bones its own way. A misread hierarchy, rest, bind or key explodes the
+  model in Godot and fails here. The import runs with Godot's animation
+  optimizer off (it drops keys within 0.05 units / 0.01 rad of the curve,
+  which is lossy by design, not a misreading).
 
 Godot 3.2.3's editor does not quit by itself in a headless run once it has
 imported a scene (`--editor --quit` spins in its preview thread), so the
@@ -50,6 +59,7 @@ which the second editor then fails to bind, harmlessly).
 import concurrent.futures
 import glob
 import json
+import math
 import os
 import shutil
 import signal
@@ -89,6 +99,21 @@ WALKED = "lottershock/Game"
 IMPORT_TIMEOUT = float(os.environ.get("GSIO_GODOT_TIMEOUT", "120"))
 CHECK_TIMEOUT = 120
 JOBS = max(1, int(os.environ.get("GSIO_GODOT_JOBS", "1")))
+
+# Import settings: Godot's defaults except the animation optimizer, which
+# drops keys within its error bounds (0.05 units, 0.01 rad), so a bone's pose
+# between kept keys is no longer exactly what the .glb says; without it every
+# bone's track has Godot's baked keys (15 per second) and the mid-animation
+# bind check below can be exact. Godot fills in the parameters not given.
+IMPORT_SETTINGS = """[remap]
+
+importer="scene"
+type="PackedScene"
+
+[params]
+
+animation/optimizer/enabled=false
+"""
 
 failures = []
 # Each file's lines, printed together when its case ends (cases run in
@@ -225,6 +250,137 @@ def expected(doc, binary):
     return exp
 
 
+# -- skinning in the .glb: where each joint's bind puts the mesh
+
+
+def mat_mul(a, b):
+    """Product of two column-major 4x4 matrices (flat lists of 16)."""
+    return [sum(a[k * 4 + r] * b[c * 4 + k] for k in range(4)) for c in range(4) for r in range(4)]
+
+
+def trs_matrix(t, q, s):
+    x, y, z, w = q
+    r = [1 - 2 * (y * y + z * z), 2 * (x * y + z * w), 2 * (x * z - y * w),
+         2 * (x * y - z * w), 1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
+         2 * (x * z + y * w), 2 * (y * z - x * w), 1 - 2 * (x * x + y * y)]
+    m = []
+    for c in range(3):
+        m += [r[c * 3 + i] * s[c] for i in range(3)] + [0.0]
+    return m + list(t) + [1.0]
+
+
+def node_trs(node):
+    return [list(node.get("translation", [0.0, 0.0, 0.0])),
+            list(node.get("rotation", [0.0, 0.0, 0.0, 1.0])),
+            list(node.get("scale", [1.0, 1.0, 1.0]))]
+
+
+def slerp(a, b, f):
+    """As Godot's Quat.slerp: the short way, linear when nearly equal."""
+    dot = sum(x * y for x, y in zip(a, b))
+    if dot < 0:
+        b, dot = [-x for x in b], -dot
+    if 1 - dot > 1e-6:
+        om = math.acos(min(1.0, dot))
+        s0, s1 = math.sin((1 - f) * om) / math.sin(om), math.sin(f * om) / math.sin(om)
+    else:
+        s0, s1 = 1 - f, f
+    return [s0 * x + s1 * y for x, y in zip(a, b)]
+
+
+def sample(doc, binary, anim, t):
+    """node index -> [translation, rotation, scale] overrides of an
+    animation at time t (glTF LINEAR and STEP; None for CUBICSPLINE)."""
+    out = {}
+    slot = {"translation": 0, "rotation": 1, "scale": 2}
+    for c in anim["channels"]:
+        path = c["target"]["path"]
+        if path not in slot:
+            continue
+        smp = anim["samplers"][c["sampler"]]
+        mode = smp.get("interpolation", "LINEAR")
+        if mode == "CUBICSPLINE":
+            return None
+        times = accessor(doc, binary, smp["input"])
+        width = 4 if path == "rotation" else 3
+        vals = accessor(doc, binary, smp["output"])
+        keys = [vals[i * width:(i + 1) * width] for i in range(len(times))]
+        if t <= times[0]:
+            v = keys[0]
+        elif t >= times[-1]:
+            v = keys[-1]
+        else:
+            k = max(i for i in range(len(times)) if times[i] <= t)
+            f = (t - times[k]) / (times[k + 1] - times[k]) if times[k + 1] > times[k] else 0.0
+            if mode == "STEP":
+                v = keys[k]
+            elif path == "rotation":
+                v = slerp(keys[k], keys[k + 1], f)
+            else:
+                v = [x + (y - x) * f for x, y in zip(keys[k], keys[k + 1])]
+        node = c["target"]["node"]
+        out.setdefault(node, node_trs(doc["nodes"][node]))[slot[path]] = v
+    return out
+
+
+def world_matrices(doc, overrides):
+    """Every node's matrix in its scene's space, with animated TRS."""
+    nodes = doc.get("nodes", [])
+    parent = {}
+    for i, n in enumerate(nodes):
+        for c in n.get("children", []):
+            parent[c] = i
+    memo = {}
+
+    def world(i):
+        if i not in memo:
+            n = nodes[i]
+            if i in overrides:
+                local = trs_matrix(*overrides[i])
+            elif "matrix" in n:
+                local = list(n["matrix"])
+            else:
+                local = trs_matrix(*node_trs(n))
+            memo[i] = mat_mul(world(parent[i]), local) if i in parent else local
+        return memo[i]
+    return [world(i) for i in range(len(nodes))]
+
+
+def flat12(m):
+    return m[0:3] + m[4:7] + m[8:11] + m[12:15]
+
+
+def glb_binds(doc, binary, skin, overrides):
+    """joint world matrix * inverse bind matrix of every joint of a skin."""
+    world = world_matrices(doc, overrides)
+    n = len(skin["joints"])
+    ibm = accessor(doc, binary, skin["inverseBindMatrices"]) if "inverseBindMatrices" in skin \
+        else [1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0] * n
+    return [flat12(mat_mul(world[j], ibm[k * 16:(k + 1) * 16]))
+            for k, j in enumerate(skin["joints"])]
+
+
+def bind_mismatch(want, got, scale):
+    """Matches two lists of bind matrices as multisets (Godot orders bones
+    its own way); returns None or a description of the worst unmatched one."""
+    if len(want) != len(got):
+        return "%d binds in the .glb, %d in Godot" % (len(want), len(got))
+    if any(g is None for g in got):
+        return "a bind names no bone of the Skeleton"
+
+    def err(a, b):
+        return max(max(abs(x - y) for x, y in zip(a[:9], b[:9])),
+                   max(abs(x - y) for x, y in zip(a[9:], b[9:])) / scale)
+    free = list(range(len(got)))
+    for w in want:
+        best = min(free, key=lambda i: err(w, got[i]))
+        if err(w, got[best]) > 1e-4:  # float32 noise: at most 5e-6 on the corpus
+            return "the .glb puts a bind at %s (origin), Godot's nearest is at %s" % (
+                [round(x, 3) for x in w[9:]], [round(x, 3) for x in got[best][9:]])
+        free.remove(best)
+    return None
+
+
 # -- Godot runs
 
 
@@ -279,9 +435,8 @@ def import_project(godot, proj, name, env, log):
         while True:
             scn = glob.glob(os.path.join(proj, ".import", name + ".glb-*.scn"))
             md5 = glob.glob(os.path.join(proj, ".import", name + ".glb-*.md5"))
-            stamp = os.path.join(proj, name + ".glb.import")
-            if scn and md5 and os.path.exists(stamp):
-                time.sleep(0.5)  # the stamp is written last; let it close
+            if scn and md5:
+                time.sleep(0.5)  # the .md5 stamp is written last; let it close
                 return time.monotonic() - start
             if proc.poll() is not None:
                 fail(name, "Godot exited with status %d before importing %s.glb; log %s:\n%s"
@@ -322,7 +477,7 @@ def close(a, b, scale):
     return all(abs(x - y) <= 1e-4 * scale + 1e-5 for x, y in zip(a, b))
 
 
-def compare(name, exp, rep, frames, joints=None):
+def compare(name, exp, rep, frames, joints, doc, binary):
     if "error" in rep:
         fail(name, "Godot could not load the imported scene: %s" % rep["error"])
         return
@@ -430,6 +585,46 @@ def compare(name, exp, rep, frames, joints=None):
     if "tracks" in known and [a["tracks"] for a in rep["animations"]] != [known["tracks"]]:
         fail(name, "expected one animation of %d tracks, Godot made %s"
              % (known["tracks"], [a["tracks"] for a in rep["animations"]]))
+    compare_skinning(name, doc, binary, rep)
+
+
+def compare_skinning(name, doc, binary, rep):
+    """Every skinned mesh's binds (where the bones put the mesh), at rest and
+    at one key time of every animation, as the .glb says. Godot's mesh
+    positions are not read back (no renderer), but skinned vertex =
+    bind matrix * vertex, so equal binds mean an equal skinned mesh."""
+    skins = doc.get("skins", [])
+    if not skins:
+        return
+    world = world_matrices(doc, {})
+    scale = max([1.0] + [abs(world[j][12 + i])
+                         for s in skins for j in s["joints"] for i in range(3)])
+    anims = {a.get("name", ""): a for a in doc.get("animations", [])}
+    checked = 0
+    for sk in rep.get("skins", []):
+        if "error" in sk:
+            fail(name, "skinned mesh %s: %s" % (sk["node"], sk["error"]))
+            continue
+        poses = [("rest", {}, sk["rest"])]
+        for a in sk["animations"]:
+            if a["name"] not in anims:
+                fail(name, "Godot's animation %r is not in the .glb" % a["name"])
+                continue
+            over = sample(doc, binary, anims[a["name"]], a["time"])
+            if over is not None:
+                poses.append(("%s at %.3f s" % (a["name"], a["time"]), over, a["binds"]))
+        for what, over, got in poses:
+            why = [bind_mismatch(glb_binds(doc, binary, s, over), got, scale) for s in skins]
+            if all(why):
+                fail(name, "skinned mesh %s, %s: %s" % (sk["node"], what, why[0]))
+            else:
+                checked += 1
+    skinned = sum(1 for n in doc.get("nodes", []) if "skin" in n and "mesh" in n)
+    if len(rep.get("skins", [])) != skinned:
+        fail(name, "the .glb has %d skinned mesh nodes, Godot made %d skinned MeshInstances"
+             % (skinned, len(rep.get("skins", []))))
+    say(name, "  %s: skin binds: %d poses (rest, and a key time in each animation) of %d "
+        "skinned meshes as the .glb puts them" % (name, checked, len(rep.get("skins", []))))
 
 
 def gsio_info(gsio_tool, src):
@@ -485,6 +680,8 @@ def run_case(godot, mdl2gltf, gsio_tool, corpus, work, template, case):
     for f in ("project.godot", "gsio_check.gd"):
         shutil.copy(os.path.join(template, f), proj)
     glb = os.path.join(proj, name + ".glb")
+    with open(glb + ".import", "w") as out:
+        out.write(IMPORT_SETTINGS)
     args = [mdl2gltf, src, "-o", glb]
     for i, o in enumerate(opts):
         args.append(os.path.join(corpus, o) if i and opts[i - 1] == "--anim" else o)
@@ -507,7 +704,7 @@ def run_case(godot, mdl2gltf, gsio_tool, corpus, work, template, case):
     with open(os.path.join(work, name + ".json"), "w") as out:
         json.dump(rep, out)
     joints = info.get("joints") if info is not None and rel.startswith(WALKED + "/") else None
-    compare(name, exp, rep, frames, joints)
+    compare(name, exp, rep, frames, joints, doc, binary)
     if "error" in rep:
         return None
     return ("GODOT: %s (%s): bones %s, frames %s, blend shapes %s, animations %d (tracks %s), "
