@@ -34,7 +34,9 @@ which is compared with the .glb's own JSON and binary chunk:
   bones its own way. A misread hierarchy, rest, bind or key explodes the
   model in Godot and fails here. The import runs with Godot's animation
   optimizer off (it drops keys within 0.05 units / 0.01 rad of the curve,
-  which is lossy by design, not a misreading).
+  which is lossy by design, not a misreading);
+- blend shape weights: at a key time in the middle of every animation
+  with weights, each blend shape track's key is the .glb's weight there.
 
 Godot 3.2.3's editor does not quit by itself in a headless run once it has
 imported a scene (`--editor --quit` spins in its preview thread), so the
@@ -586,6 +588,69 @@ def compare(name, exp, rep, frames, joints, doc, binary):
         fail(name, "expected one animation of %d tracks, Godot made %s"
              % (known["tracks"], [a["tracks"] for a in rep["animations"]]))
     compare_skinning(name, doc, binary, rep)
+    compare_weights(name, doc, binary, rep)
+
+
+def glb_weights(doc, binary, anim, t):
+    """[target index, weight] of every weights channel of an animation at
+    time t (LINEAR and STEP; None for CUBICSPLINE)."""
+    out = []
+    for c in anim["channels"]:
+        if c["target"]["path"] != "weights":
+            continue
+        smp = anim["samplers"][c["sampler"]]
+        mode = smp.get("interpolation", "LINEAR")
+        if mode == "CUBICSPLINE":
+            return None
+        times = accessor(doc, binary, smp["input"])
+        vals = accessor(doc, binary, smp["output"])
+        n = len(vals) // len(times)
+        keys = [vals[i * n:(i + 1) * n] for i in range(len(times))]
+        if t <= times[0]:
+            v = keys[0]
+        elif t >= times[-1]:
+            v = keys[-1]
+        else:
+            k = max(i for i in range(len(times)) if times[i] <= t)
+            f = (t - times[k]) / (times[k + 1] - times[k]) if times[k + 1] > times[k] else 0.0
+            v = keys[k] if mode == "STEP" else [x + (y - x) * f for x, y in zip(keys[k], keys[k + 1])]
+        out += [[i, w] for i, w in enumerate(v)]
+    return out
+
+
+def compare_weights(name, doc, binary, rep):
+    """Every animation's blend shape weights at one key time, as the .glb
+    says (matched as multisets of (blend shape index, weight): the meshes
+    of a multi-mesh file are not told apart)."""
+    anims = {a.get("name", ""): a for a in doc.get("animations", [])}
+    checked = 0
+    for a in rep["animations"]:
+        w = a.get("weights") or {"values": []}
+        if not w["values"] or a["name"] not in anims:
+            continue
+        want = glb_weights(doc, binary, anims[a["name"]], w["time"])
+        if want is None:
+            continue
+        got = list(w["values"])
+        bad = None
+        if len(got) != len(want):
+            bad = "%d blend shape tracks, the .glb %d weights" % (len(got), len(want))
+        for i, v in want:
+            if bad:
+                break
+            near = [g for g in got if g[0] == i and g[1] is not None and abs(g[1] - v) <= 1e-4]
+            if not near:
+                bad = "blend shape %d weighs %s in the .glb, Godot has %s" % (
+                    i, round(v, 5), [g[1] for g in got if g[0] == i])
+            else:
+                got.remove(near[0])
+        if bad:
+            fail(name, "animation %s at %.3f s: %s" % (a["name"], w["time"], bad))
+        else:
+            checked += 1
+    if checked or any((a.get("weights") or {}).get("values") for a in rep["animations"]):
+        say(name, "  %s: blend shape weights: %d animations at a key time as the .glb says"
+            % (name, checked))
 
 
 def compare_skinning(name, doc, binary, rep):

@@ -53,8 +53,37 @@ func _animations(player):
 			var k = str(a.track_get_type(t))
 			types[k] = types.get(k, 0) + 1
 		out.append({"name": name, "tracks": a.get_track_count(), "length": a.length,
-			"track_types": types})
+			"track_types": types, "weights": _weights(player, a)})
 	return out
+
+# Blend shape weights at the middle key of the animation's first blend shape
+# track: [blend shape index, weight] for every blend shape track, its key at
+# that time (null if it has none there: Godot 3.2 has no interpolation call
+# for value tracks).
+func _weights(player, a):
+	var base = player.get_node(player.root_node)
+	var r = {"time": -1.0, "values": []}
+	for k in range(a.get_track_count()):
+		var path = a.track_get_path(k)
+		var sub = path.get_concatenated_subnames()
+		if a.track_get_type(k) != Animation.TYPE_VALUE or not sub.begins_with("blend_shapes/"):
+			continue
+		if r["time"] < 0.0:
+			if a.track_get_key_count(k) == 0:
+				continue
+			r["time"] = a.track_get_key_time(k, a.track_get_key_count(k) / 2)
+		var names = []
+		for i in range(path.get_name_count()):
+			names.append(path.get_name(i))
+		var node = base.get_node(NodePath(PoolStringArray(names).join("/")))
+		var index = -1
+		if node is MeshInstance and node.mesh is ArrayMesh:
+			for i in range(node.mesh.get_blend_shape_count()):
+				if "blend_shapes/" + node.mesh.get_blend_shape_name(i) == sub:
+					index = i
+		var key = a.track_find_key(k, r["time"], true)
+		r["values"].append([index, a.track_get_key_value(k, key) if key >= 0 else null])
+	return r
 
 # -- Skinning: where each bind of a skin puts the mesh, at rest and in the
 # middle of every animation, as 12 numbers (basis columns, origin) in the
