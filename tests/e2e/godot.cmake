@@ -1,5 +1,5 @@
 # A real game engine reads gsio's GLB output: mdl2gltf converts corpus MDL,
-# HMP and MD5 files, and every MDL under lottershock/Game with bones or
+# HMP and MD5 files, and every MDL under lottershock with bones or
 # more than one frame (the test walks the folder), into fresh Godot 3
 # projects, the headless editor (Debian's godot3-server 3.2.3) imports them,
 # and a GDScript reports the meshes, blend shapes, skeletons, animations and

@@ -5,13 +5,14 @@ godot3-server 3.2.3, a headless editor build).
 usage: godot_import.py MDL2GLTF GSIO_TOOL CORPUS_DIR WORK_DIR TEMPLATE_DIR
 
 For each corpus file in CASES, and for every MDL file under
-CORPUS_DIR/lottershock/Game (found by walking the folder) that has bones or
-more than one frame by `gsio info --json`: mdl2gltf writes NAME.glb into a
-fresh Godot project WORK_DIR/NAME/ (TEMPLATE_DIR's project.godot and gsio_check.gd);
-the headless editor imports it (.import/NAME.glb-*.scn); then
-`godot3-server -s res://gsio_check.gd` loads the imported scene and prints
-what Godot read (meshes, blend shapes, skeletons, animations) as JSON,
-which is compared with the .glb's own JSON and binary chunk:
+CORPUS_DIR/lottershock (Game/ and ArtSource/, found by walking the folder)
+with bones or more than one frame by `gsio info --json`: mdl2gltf writes
+NAME.glb into a fresh Godot project WORK_DIR/NAME/ (TEMPLATE_DIR's
+project.godot and gsio_check.gd); the headless editor imports it
+(.import/NAME.glb-*.scn); then `godot3-server -s res://gsio_check.gd`
+loads the imported scene and prints what Godot read (meshes, blend shapes,
+skeletons, animations, skin binds) as JSON, which is compared with the
+.glb's own JSON and binary chunk:
 
 - every mesh: the surfaces and their vertex counts, and as many blend
   shapes as the primitive has morph targets, which is the file's frame
@@ -53,7 +54,7 @@ the seconds the import took.
 Exits 77 (skipped) when the corpus files or godot3-server are absent.
 Environment: GODOT (the binary, default godot3-server), GSIO_GODOT_TIMEOUT
 (seconds per import, default 120; an import takes 2 to 6 s),
-GSIO_GODOT_JOBS (files converted and imported at once, default 1: the 17
+GSIO_GODOT_JOBS (files converted and imported at once, default 1: the 19
 files take about 70 s one at a time; each file has its own project and its
 own HOME, so parallel runs share no files, only the editor's debug port,
 which the second editor then fails to bind, harmlessly).
@@ -97,7 +98,7 @@ KNOWN = {
 }
 # The folder walked for more MDL files (issue 11: "Godot imports the boned
 # and the morph-animated ones").
-WALKED = "lottershock/Game"
+WALKED = "lottershock"
 IMPORT_TIMEOUT = float(os.environ.get("GSIO_GODOT_TIMEOUT", "120"))
 CHECK_TIMEOUT = 120
 JOBS = max(1, int(os.environ.get("GSIO_GODOT_JOBS", "1")))
