@@ -400,6 +400,7 @@ static void test_random_damage(void **state)
 		gsioi_arena_destroy(a);
 		free(d);
 	}
+	free(full);
 	print_message("random damage: %zu of 20000 still decode\n", ok);
 }
 
