@@ -318,7 +318,7 @@ typedef struct gsio_material {
  *  Read frames with gsio_mesh_frame_get(), not through these fields. */
 typedef struct gsio_packed_format {
 	uint32_t coord_size;     /**< bytes per coordinate: 1 or 2 */
-	uint32_t vertex_stride;  /**< bytes per record, >= 3 * coord_size (MDL: 4 or 8) */
+	uint32_t vertex_stride;  /**< bytes per record, 3 * coord_size..256 (MDL: 4 or 8) */
 	uint32_t normal_offset;  /**< byte of the normal index in a record, < vertex_stride */
 	size_t source_count;     /**< records per frame (the file's vertex count) */
 	float scale[3];          /**< finite */
