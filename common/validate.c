@@ -182,8 +182,10 @@ static bool packed_format_ok(vctx *v, const gsio_mesh *m, size_t i)
 	if (pf->normal_table)
 		V_CHECK(finite_ok(v, &pf->normal_table[0][0], 3 * pf->normal_count, "meshes", i,
 		                  "packed->normal_table"));
-	V_CHECK(finite_ok(v, pf->scale, 3, "meshes", i, "packed->scale"));
-	V_CHECK(finite_ok(v, pf->offset, 3, "meshes", i, "packed->offset"));
+	if (m->vertex_count) { // no vertex, no position: a file's NaN scale is then harmless
+		V_CHECK(finite_ok(v, pf->scale, 3, "meshes", i, "packed->scale"));
+		V_CHECK(finite_ok(v, pf->offset, 3, "meshes", i, "packed->offset"));
+	}
 	// Positions stay finite where the frames' boxes (checked per frame) are:
 	// scale * raw + offset is monotonic in raw. A scale that overflows only
 	// for raw values no vertex has is fine (files do that).
