@@ -74,6 +74,7 @@ typedef struct byte_buf {
 	size_t size, cap;     // size: bytes of the whole buffer so far (its offsets)
 	size_t spilled;       // bytes before data[0], already in spill
 	gsio_placing *spill;  // NULL: nothing spilled
+	bool failed;          // an append failed (err set): the buffer is unusable
 } byte_buf;
 
 /* gsio_gltf_write_file()'s destination. */
@@ -419,6 +420,12 @@ static cJSON *extras_json(gltf_ctx *c, cJSON *into, const gsio_extras *x)
 
 // -- Binary buffer, buffer views, accessors
 
+static bool broken(byte_buf *b)
+{
+	b->failed = true;
+	return false;
+}
+
 /** Room for `more` bytes in memory after the ones held. */
 static bool buf_reserve(gltf_ctx *c, size_t more)
 {
@@ -428,7 +435,10 @@ static bool buf_reserve(gltf_ctx *c, size_t more)
 	size_t cap = b->cap ? b->cap : 65536;
 	while (cap < held + more) cap = cap > BUFFER_LIMIT / 2 ? BUFFER_LIMIT : cap * 2;
 	uint8_t *d = realloc(b->data, cap);
-	if (!d) return fail_nomem(c, "the binary buffer");
+	if (!d) {
+		fail_nomem(c, "the binary buffer");
+		return broken(b);
+	}
 	b->data = d;
 	b->cap = cap;
 	return true;
@@ -459,18 +469,21 @@ static bool buf_spill(gltf_ctx *c)
 	return true;
 }
 
-/** Appends size bytes to the buffer, zeros when data is NULL. */
+/** Appends size bytes to the buffer, zeros when data is NULL. A failure is
+ *  sticky: some callers only pass a -1 view on, and the write must still
+ *  fail with the first error (a full disk, say). */
 static bool buf_append(gltf_ctx *c, const void *data, size_t size)
 {
 	byte_buf *b = &c->bin;
+	if (b->failed) return false;
 	if (size > BUFFER_LIMIT - b->size) {
 		FAIL(c, GSIO_ERR_LIMIT, "glTF buffer exceeds 4 GiB");
-		return false;
+		return broken(b);
 	}
 	if (c->sink && b->size - b->spilled + size > SPILL_BYTES) {
-		if (!buf_spill(c)) return false;
+		if (!buf_spill(c)) return broken(b);
 		if (data && size >= SPILL_BYTES) {
-			if (gsio_place_write(b->spill, data, size, c->err)) return false;
+			if (gsio_place_write(b->spill, data, size, c->err)) return broken(b);
 			b->size += size;
 			b->spilled = b->size;
 			return true;
@@ -2410,7 +2423,7 @@ static int write_impl(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_glt
 	else
 		snprintf(gen, sizeof(gen), "gsio %s", GSIO_VERSION_STRING);
 	c->generator = gen;
-	bool ok = c->root && build_document(c);
+	bool ok = c->root && build_document(c) && !c->bin.failed;
 	if (ok && c->json_failed) ok = fail_nomem(c, "the JSON document");
 	char *json = NULL;
 	if (ok) {

@@ -222,7 +222,9 @@ gsio_placing *gsio_place_scratch(const char *path, gsio_error *err)
 
 static bool fail_write(gsio_placing *p, int e, gsio_error *err)
 {
-	GSIO_FAIL(err, GSIO_ERR_IO, p->path, (int64_t)p->size, "write failed: %s", strerror(e));
+	// A scratch file's offset means nothing to the reader of the message.
+	GSIO_FAIL(err, GSIO_ERR_IO, p->path, p->scratch ? -1 : (int64_t)p->size, "write failed: %s",
+	          strerror(e));
 	return false;
 }
 
