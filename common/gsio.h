@@ -592,7 +592,8 @@ GSIO_API GSIO_NODISCARD int gsio_place_files(const gsio_file_data *files, size_t
  *  (gsio_place_scratch()) is an unnamed temporary in the same directory that
  *  is never placed: it only holds bytes to be copied into another placing
  *  (the file system frees it when it is closed, even after a crash). Errors
- *  name the final path, never a temporary one. Not thread-safe per object;
+ *  name the final path, never a temporary one; err may be NULL and is
+ *  cleared by every call that takes it. Not thread-safe per object;
  *  different objects may be used from different threads. */
 typedef struct gsio_placing gsio_placing;
 

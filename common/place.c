@@ -168,6 +168,7 @@ static bool open_named(gsio_placing *p, gsio_error *err)
 
 gsio_placing *gsio_place_open(const char *path, gsio_error *err)
 {
+	gsio_error_clear(err);
 	if (!path || !path[0]) {
 		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_place_open: no path");
 		return NULL;
@@ -182,6 +183,7 @@ gsio_placing *gsio_place_open(const char *path, gsio_error *err)
 
 gsio_placing *gsio_place_scratch(const char *path, gsio_error *err)
 {
+	gsio_error_clear(err);
 	if (!path || !path[0]) {
 		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_place_scratch: no path");
 		return NULL;
@@ -243,6 +245,7 @@ static bool write_all(gsio_placing *p, const uint8_t *d, size_t size, gsio_error
 
 int gsio_place_write(gsio_placing *p, const void *data, size_t size, gsio_error *err)
 {
+	gsio_error_clear(err);
 	if (!p || p->fd < 0 || (size && !data)) {
 		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, p ? p->path : NULL, -1, "gsio_place_write: nothing to write to");
 		return -1;
@@ -257,6 +260,7 @@ uint64_t gsio_place_size(const gsio_placing *p)
 
 int gsio_place_append(gsio_placing *dst, gsio_placing *src, gsio_error *err)
 {
+	gsio_error_clear(err);
 	if (!dst || !src || dst->fd < 0 || src->fd < 0 || dst == src) {
 		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_place_append: no files");
 		return -1;
@@ -332,6 +336,7 @@ static bool place_tmp(gsio_placing *p, bool no_replace, gsio_error *err)
 
 int gsio_place_commit(gsio_placing *p, bool no_replace, gsio_error *err)
 {
+	gsio_error_clear(err);
 	if (!p) {
 		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_place_commit: nothing to place");
 		return -1;

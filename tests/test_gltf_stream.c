@@ -285,9 +285,76 @@ static void test_no_replace_spilled(void **state)
 	gsio_scene_free(s);
 }
 
+/** The placement primitives directly: a scratch file on another file
+ *  system than the output (tmpfs /dev/shm when there is one: copy_file_range
+ *  fails across file systems and the read/write copy takes over), append,
+ *  commit, discard, and a scratch file that cannot be committed. */
+static void test_placing(void **state)
+{
+	(void)state;
+	char dir[4096], path[4400], near[4400];
+	work_dir(dir, sizeof(dir), "placing");
+	empty_dir(dir);
+	snprintf(path, sizeof(path), "%s/out.bin", dir);
+	struct stat st;
+	if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0)
+		snprintf(near, sizeof(near), "/dev/shm/gsio-scratch");
+	else
+		snprintf(near, sizeof(near), "%s/scratch", dir);
+	gsio_error err;
+	size_t n = 300000;
+	uint8_t *data = malloc(n);
+	assert_non_null(data);
+	for (size_t i = 0; i < n; i++) data[i] = (uint8_t)(i * 7 + i / 251);
+	for (int pass = 0; pass < 2; pass++) {
+		gsio_placing *sc = gsio_place_scratch(pass ? path : near, &err);
+		if (!sc) fail_msg("scratch: %s", err.message);
+		assert_int_equal(gsio_place_write(sc, data + 5, n - 5, &err), 0);
+		assert_int_equal(gsio_place_size(sc), n - 5);
+		gsio_placing *p = gsio_place_open(path, &err);
+		if (!p) fail_msg("open: %s", err.message);
+		assert_int_equal(count_files(dir, ".tmp"), 1);
+		assert_int_equal(gsio_place_write(p, data, 5, &err), 0);
+		assert_int_equal(gsio_place_append(p, sc, &err), 0);
+		assert_int_equal(gsio_place_size(p), n);
+		// A scratch file is never placed; committing it fails and frees it.
+		assert_int_not_equal(gsio_place_commit(sc, false, &err), 0);
+		assert_int_equal(err.code, GSIO_ERR_ARGUMENT);
+		assert_int_equal(gsio_place_commit(p, false, &err), 0);
+		size_t got;
+		uint8_t *back = t_read_file(path, &got);
+		assert_int_equal(got, n);
+		assert_memory_equal(back, data, n);
+		free(back);
+		assert_int_equal(count_files(dir, NULL), 1);
+	}
+	// Discarded: no file, no temporary.
+	unlink(path);
+	gsio_placing *p = gsio_place_open(path, &err);
+	assert_non_null(p);
+	assert_int_equal(gsio_place_write(p, data, n, &err), 0);
+	gsio_place_discard(p);
+	assert_int_equal(count_files(dir, NULL), 0);
+	// no_replace: an existing file stays.
+	t_write_file(path, (const uint8_t *)"old", 3);
+	p = gsio_place_open(path, &err);
+	assert_non_null(p);
+	assert_int_equal(gsio_place_write(p, data, n, &err), 0);
+	assert_int_not_equal(gsio_place_commit(p, true, &err), 0);
+	assert_non_null(strstr(err.message, "exists"));
+	size_t got;
+	uint8_t *back = t_read_file(path, &got);
+	assert_int_equal(got, 3);
+	free(back);
+	assert_int_equal(count_files(dir, NULL), 1);
+	empty_dir(dir);
+	free(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_placing),
 	    cmocka_unit_test(test_large_identical),
 	    cmocka_unit_test(test_write_fails),
 	    cmocka_unit_test(test_no_replace_spilled),
