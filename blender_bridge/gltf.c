@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
+#include <sys/stat.h>
 
 // The buffers are written with memcpy of host floats and integers: glTF is
 // little-endian, and so is every host this builds on. Say so loudly otherwise.
@@ -2544,7 +2544,8 @@ int gsio_gltf_write_file(const gsio_scene *scene, const char *path, const gsio_g
 	if (sdot && sdot != stem) *sdot = 0;
 	opts.name = stem;
 	bool no_replace = (opts.flags & GSIO_GLTF_NO_REPLACE) != 0;
-	if (no_replace && access(path, F_OK) == 0) {
+	struct stat st;
+	if (no_replace && lstat(path, &st) == 0) {
 		// Fail before the work; placement checks again (link, never replace).
 		fail_at(err, GSIO_ERR_IO, __FILE__, __LINE__, "exists (not replaced)");
 		snprintf(err->file, sizeof(err->file), "%s", path);
@@ -2584,7 +2585,7 @@ int gsio_gltf_write_file(const gsio_scene *scene, const char *path, const gsio_g
 	}
 	// With no_replace nothing is placed when any output exists.
 	for (size_t k = 0; ok && no_replace && k < n; k++)
-		if (access(files[k].path, F_OK) == 0) {
+		if (lstat(files[k].path, &st) == 0) {
 			fail_at(err, GSIO_ERR_IO, __FILE__, __LINE__, "exists (not replaced)");
 			snprintf(err->file, sizeof(err->file), "%s", files[k].path);
 			ok = false;
