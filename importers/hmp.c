@@ -470,6 +470,8 @@ static bool skins_to_images(gsio_scene *s, const gsio_hmp_file *f, const uint8_t
 			GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, NULL, -1, "skin %zu: type %d", i, (int)sk->type);
 			return false;
 		}
+		if (im->source_format == GSIO_PIXEL_PAL8)
+			GSIO_CHECK(gsioi_image_keep_indices(s->arena, im, sk->pixels, palette, err));
 		image_of[i] = (int32_t)ni++;
 	}
 	s->images_count = ni;

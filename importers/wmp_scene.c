@@ -276,6 +276,9 @@ static bool texture_material(sctx *c, const char *name, size_t *slot)
 	gsio_image *im = &s->images[img];
 	if (usable) {
 		GSIO_CHECK(gsioi_wad_lump_rgba(wad, lump, c->palette, im->rgba, c->err));
+		const uint8_t *indices, *rgb;
+		GSIO_CHECK(gsioi_wad_lump_indices(wad, lump, c->palette, &indices, &rgb, c->err));
+		if (indices) GSIO_CHECK(gsioi_image_keep_indices(s->arena, im, indices, rgb, c->err));
 		uint32_t pt = wad->lumps[lump].pixel_type;
 		bool dds = wad->magic[3] == '7' && ((pt & 7) == 6 || (wad->lumps[lump].type & 7) == 6);
 		im->source_type = (int32_t)pt;
