@@ -515,6 +515,14 @@ static bool graft_model(sctx *c, model_entry *me, const char *file)
 		GSIO_CHECK(k >= 0);
 		gsio_image *d = &s->images[k];
 		if (im->rgba) memcpy(d->rgba, im->rgba, (size_t)im->width * im->height * 4);
+		if (im->rgba && im->indices) { // the indexed form too (an 8-bit skin)
+			size_t texels = (size_t)im->width * im->height;
+			GSIO_CHECK((d->indices = gsioi_arena_alloc_uninit(s->arena, texels, c->err)));
+			GSIO_CHECK((d->palette = gsioi_arena_array_uninit(s->arena, im->palette_count, 4, c->err)));
+			memcpy(d->indices, im->indices, texels);
+			memcpy(d->palette, im->palette, (size_t)im->palette_count * 4);
+			d->palette_count = im->palette_count;
+		}
 		d->source_type = im->source_type;
 		d->source_format = im->source_format;
 		d->source_mip_count = im->source_mip_count;
