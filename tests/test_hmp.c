@@ -484,6 +484,9 @@ static void test_shadow5_corrupt_fields(void **state)
 	    {44, 1, 0, 64.0f, GSIO_ERR_CORRUPT},
 	    {16, 1, 0, INFINITY, GSIO_ERR_CORRUPT},     // scale[2]
 	    {36, 1, 0, NAN, GSIO_ERR_CORRUPT},          // ftrisize_x
+	    {36, 1, 0, 1e37f, GSIO_ERR_CORRUPT},        // the last column's x overflows
+	    {16, 1, 0, 1e34f, GSIO_ERR_CORRUPT},        // the highest height's z overflows
+	    {16, 1, 0, -1e34f, GSIO_ERR_CORRUPT},
 	    {84, 0, 99, 0, GSIO_ERR_UNSUPPORTED},       // skin type
 	    {84, 0, -1, 0, GSIO_ERR_UNSUPPORTED},
 	    {88, 0, 0, 0, GSIO_ERR_CORRUPT},            // skin width
