@@ -96,6 +96,10 @@ size_t gsioi_arena_used(const gsio_arena *arena);
  *  gsio_decode_pixels does (every entry opaque). */
 GSIO_NODISCARD bool gsioi_image_keep_indices(gsio_arena *arena, gsio_image *im, const uint8_t *src,
                                              const uint8_t *palette, gsio_error *err);
+/** The same for indices already in the arena (width*height bytes, taken as
+ *  they are): only the RGBA palette is made. */
+GSIO_NODISCARD bool gsioi_image_set_palette(gsio_arena *arena, gsio_image *im, uint8_t *indices,
+                                            const uint8_t *palette, gsio_error *err);
 
 /** A new empty scene with its own arena (per opts). NULL on failure. */
 gsio_scene *gsioi_scene_create(const gsio_opts *opts, gsio_error *err);
