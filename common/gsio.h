@@ -260,7 +260,7 @@ typedef struct gsio_image {
 	uint32_t source_mip_count; /**< mip levels stored after the full image (kept in the codec layer) */
 	const char *source_path;   /**< external file it was decoded from, NULL when embedded */
 	/** The indexed form, kept when the source stored the image through a
-	 *  palette (MDL/HMP/MDL7 skin type 0, WAD 8-bit textures), else NULL
+	 *  palette (MDL/HMP/MDL7 skin type 0, WAD and PCX 8-bit textures), else NULL
 	 *  and 0. rgba is filled all the same and stays the truth for every
 	 *  consumer: indices[i] names palette entry palette[4*indices[i] ..
 	 *  +3], which equals rgba[4*i .. +3] (gsio_scene_validate checks it).
