@@ -594,9 +594,11 @@ static void fast_take(gsioi_tokenizer *t, gsioi_token_kind kind, size_t len)
 bool gsioi_tok_expect_word(gsioi_tokenizer *t, const char *word)
 {
 	if (fast_ready(t)) {
-		size_t n = strlen(word);
-		if (n <= t->size - t->pos && !memcmp(t->data + t->pos, word, n) &&
-		    word_ends_at(t, t->pos + n) && n) {
+		// Keywords are short: a byte loop beats strlen + memcmp calls.
+		const char *d = t->data + t->pos, *end = t->data + t->size;
+		size_t n = 0;
+		while (word[n] && d + n < end && d[n] == word[n]) n++;
+		if (n && !word[n] && word_ends_at(t, t->pos + n)) {
 			fast_take(t, GSIO_TOKEN_WORD, n);
 			return true;
 		}
