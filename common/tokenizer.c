@@ -53,6 +53,16 @@ static void build_classes(gsioi_tokenizer *t)
 
 // -- Numbers
 
+// The number readers are small and sit on the hot path of every token
+// (gsioi_tok_float): inlined there, the decimal's fields stay in registers.
+#if defined(__GNUC__)
+#define HOT_INLINE inline __attribute__((always_inline))
+#define COLD_NOINLINE __attribute__((noinline, cold))
+#else
+#define HOT_INLINE inline
+#define COLD_NOINLINE
+#endif
+
 bool gsioi_parse_int64(const char *s, size_t len, int64_t *out)
 {
 	size_t i = 0;
@@ -101,7 +111,7 @@ typedef struct decimal {
 // into a uint64 without asking whether it is a leading zero or one too many:
 // when there are more than 19 digits, the significant ones are counted
 // afterwards.
-static size_t scan_decimal_prefix(const char *s, size_t len, decimal *out)
+static HOT_INLINE size_t scan_decimal_prefix(const char *s, size_t len, decimal *out)
 {
 	const char *p = s, *end = s + len;
 	out->neg = false;
@@ -235,7 +245,7 @@ static float slow_float(const char *s, size_t len)
 #define FAST_PATH 0
 #endif
 
-static bool fast_double(const decimal *d, double *out)
+static HOT_INLINE bool fast_double(const decimal *d, double *out)
 {
 	static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
 	                               1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
@@ -283,7 +293,7 @@ static bool float_of_double_is_exact(double v)
 	return a >= (double)FLT_MIN && a <= (double)FLT_MAX;
 }
 
-static bool to_float(const decimal *d, const char *s, size_t len, float *out)
+static HOT_INLINE bool to_float(const decimal *d, const char *s, size_t len, float *out)
 {
 	float f;
 	double v;
@@ -645,19 +655,11 @@ static size_t scan_int_prefix(const char *s, size_t len, int64_t *out)
 	return i;
 }
 
-bool gsioi_tok_int(gsioi_tokenizer *t, const char *what, int64_t min, int64_t max, int64_t *out,
-                  gsioi_token *at)
+// The general paths are kept out of line: inlined, their register needs
+// made every fast call save and restore more registers.
+static COLD_NOINLINE bool tok_int_general(gsioi_tokenizer *t, const char *what, int64_t min,
+                                          int64_t max, int64_t *out, gsioi_token *at)
 {
-	if (fast_ready(t)) {
-		int64_t v;
-		size_t n = scan_int_prefix(t->data + t->pos, t->size - t->pos, &v);
-		if (n && word_ends_at(t, t->pos + n) && v >= min && v <= max) {
-			fast_take(t, GSIO_TOKEN_WORD, n);
-			if (at) *at = t->last;
-			*out = v;
-			return true;
-		}
-	}
 	gsioi_token tok;
 	GSIO_CHECK(gsioi_tok_next(t, &tok));
 	if (at) *at = tok;
@@ -674,6 +676,30 @@ bool gsioi_tok_int(gsioi_tokenizer *t, const char *what, int64_t min, int64_t ma
 	return true;
 }
 
+bool gsioi_tok_int(gsioi_tokenizer *t, const char *what, int64_t min, int64_t max, int64_t *out,
+                  gsioi_token *at)
+{
+	if (fast_ready(t)) {
+		int64_t v;
+		size_t n = scan_int_prefix(t->data + t->pos, t->size - t->pos, &v);
+		if (n && word_ends_at(t, t->pos + n) && v >= min && v <= max) {
+			fast_take(t, GSIO_TOKEN_WORD, n);
+			if (at) *at = t->last;
+			*out = v;
+			return true;
+		}
+	}
+	return tok_int_general(t, what, min, max, out, at);
+}
+
+static COLD_NOINLINE bool tok_float_general(gsioi_tokenizer *t, const char *what, float *out)
+{
+	gsioi_token tok;
+	GSIO_CHECK(gsioi_tok_next(t, &tok));
+	if (tok.kind == GSIO_TOKEN_WORD && gsioi_parse_float(tok.text, tok.len, out)) return true;
+	return gsioi_tok_fail(t, &tok, code_for(&tok), true, "expected %s (a finite number)", what);
+}
+
 bool gsioi_tok_float(gsioi_tokenizer *t, const char *what, float *out)
 {
 	if (fast_ready(t)) {
@@ -685,10 +711,7 @@ bool gsioi_tok_float(gsioi_tokenizer *t, const char *what, float *out)
 			return true;
 		}
 	}
-	gsioi_token tok;
-	GSIO_CHECK(gsioi_tok_next(t, &tok));
-	if (tok.kind == GSIO_TOKEN_WORD && gsioi_parse_float(tok.text, tok.len, out)) return true;
-	return gsioi_tok_fail(t, &tok, code_for(&tok), true, "expected %s (a finite number)", what);
+	return tok_float_general(t, what, out);
 }
 
 // -- Printing numbers
