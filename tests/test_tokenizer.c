@@ -213,6 +213,123 @@ static void test_ints(void **state)
 	assert_false(gsioi_parse_int64("12 ", 3, &v));
 }
 
+// -- The expectation functions' fast paths against the general one
+//
+// gsioi_tok_int/float/expect_word/expect_punct read numbers and keywords
+// straight from the text and fall back to gsioi_tok_next when anything is
+// unusual. Random texts of numbers, words, comments, strings and
+// punctuation, with and without separators, are read twice: once with
+// gsioi_tok_next (the reference: its tokens say which function to call),
+// once with the function each token calls for. Every call must agree with
+// the reference: the same success, value and token (kind, text, line,
+// column); where the reference fails (a lexical error), the call fails too.
+
+static const char *const pieces[] = {
+    "1", "-0", "+3", "1.5", ".5", "5.", "1e5", "-2.5E-3", "1e", "1e+", "0.016430", "31.222026",
+    "12345678901234567890", "123456789012345678", "-9223372036854775808", "1e39", "3.4e38",
+    "0.00000000000000000000000000001", "vert", "weight", "1.5x", "x1", "1.5/2", "a/b", "1/", "1.#QNAN",
+    "// c\n", "/* c */", "/*\n*/", "(", ")", "{", "}", "\"s\"", "\"\"", "/", "\x01", "\"open",
+};
+static const char *const seps[] = {" ", "\t", "\n", "\r\n", "\r", "", "  ", " /**/ "};
+
+static void random_text(char *buf, size_t size)
+{
+	size_t n = 0;
+	int count = 1 + (int)(rnd() % 12);
+	buf[0] = 0;
+	for (int i = 0; i < count; i++) {
+		const char *p = pieces[rnd() % (sizeof(pieces) / sizeof(pieces[0]))];
+		const char *sp = seps[rnd() % (sizeof(seps) / sizeof(seps[0]))];
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", p, sp);
+	}
+}
+
+static void same_token(const gsioi_tokenizer *t, const gsioi_token *ref, const char *text)
+{
+	const gsioi_token *got = &t->last;
+	if (got->kind != ref->kind || got->text != ref->text || got->len != ref->len ||
+	    got->line != ref->line || got->column != ref->column)
+		fail_msg("in '%s': token '%.*s' at %d:%d read as '%.*s' at %d:%d", text, (int)ref->len,
+		         ref->text, ref->line, ref->column, (int)got->len, got->text, got->line,
+		         got->column);
+}
+
+static void test_fast_paths(void **state)
+{
+	(void)state;
+	char text[512];
+	size_t calls = 0;
+	for (int round = 0; round < 20000; round++) {
+		random_text(text, sizeof(text));
+		gsio_error rerr, aerr;
+		gsioi_tokenizer r, a;
+		gsio_error_clear(&rerr);
+		gsio_error_clear(&aerr);
+		gsioi_tokenizer_init(&r, text, strlen(text), "t.txt", NULL, &rerr);
+		gsioi_tokenizer_init(&a, text, strlen(text), "t.txt", NULL, &aerr);
+		for (;;) {
+			gsioi_token ref;
+			calls++;
+			if (!gsioi_tok_next(&r, &ref)) {
+				float f;
+				if (gsioi_tok_float(&a, "x", &f)) fail_msg("in '%s': read past a lexical error", text);
+				assert_int_equal(aerr.code, rerr.code);
+				assert_string_equal(aerr.message, rerr.message);
+				break;
+			}
+			if (ref.kind == GSIO_TOKEN_EOF) {
+				assert_true(gsioi_tok_next(&a, &ref));
+				assert_int_equal(ref.kind, GSIO_TOKEN_EOF);
+				break;
+			}
+			int64_t iv, iref;
+			float fv, fref;
+			bool ok;
+			if (ref.kind == GSIO_TOKEN_PUNCT) {
+				ok = gsioi_tok_expect_punct(&a, ref.text[0]);
+			} else if (ref.kind == GSIO_TOKEN_STRING) {
+				gsioi_token st;
+				ok = gsioi_tok_string(&a, "x", &st);
+			} else if (gsioi_parse_int64(ref.text, ref.len, &iref)) {
+				// Alternately a range that holds every value and one that may not.
+				bool narrow = rnd() % 2;
+				gsioi_token at;
+				ok = gsioi_tok_int(&a, "x", narrow ? 0 : INT64_MIN, narrow ? 10 : INT64_MAX, &iv,
+				                   &at);
+				if (narrow && (iref < 0 || iref > 10)) {
+					if (ok) fail_msg("in '%s': %lld passed as in 0..10", text, (long long)iref);
+					assert_int_equal(aerr.code, GSIO_ERR_CORRUPT);
+					break;
+				}
+				if (ok && iv != iref) fail_msg("in '%s': %lld read as %lld", text, (long long)iref, (long long)iv);
+				if (ok) same_token(&a, &at, text);
+			} else if (gsioi_parse_float(ref.text, ref.len, &fref)) {
+				ok = gsioi_tok_float(&a, "x", &fv);
+				if (ok && bits(fv) != bits(fref))
+					fail_msg("in '%s': '%.*s' read as %.9g, not %.9g", text, (int)ref.len, ref.text,
+					         (double)fv, (double)fref);
+			} else {
+				// A word that is no number: as a keyword it passes, as a number it fails.
+				if (rnd() % 2) {
+					char word[sizeof(text) + 1];
+					snprintf(word, sizeof(word), "%.*s", (int)ref.len, ref.text);
+					ok = gsioi_tok_expect_word(&a, word);
+				} else {
+					if (gsioi_tok_float(&a, "x", &fv))
+						fail_msg("in '%s': the word '%.*s' read as a number", text, (int)ref.len,
+						         ref.text);
+					assert_int_equal(aerr.code, GSIO_ERR_SYNTAX);
+					break;
+				}
+			}
+			if (!ok) fail_msg("in '%s': '%.*s' at %d:%d refused: %s", text, (int)ref.len, ref.text,
+			                  ref.line, ref.column, aerr.message);
+			same_token(&a, &ref, text);
+		}
+	}
+	print_message("  %zu tokens read both ways, the same\n", calls);
+}
+
 // -- Floats
 
 static void test_float_values(void **state)
@@ -524,6 +641,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_tokens),          cmocka_unit_test(test_peek_and_expect),
 	    cmocka_unit_test(test_errors),          cmocka_unit_test(test_ints),
+	    cmocka_unit_test(test_fast_paths),
 	    cmocka_unit_test(test_float_values),    cmocka_unit_test(test_float_vs_libc),
 	    cmocka_unit_test(test_format_roundtrip), cmocka_unit_test(test_locale),
 	};
