@@ -639,11 +639,11 @@ static size_t scan_int_prefix(const char *s, size_t len, int64_t *out)
 	size_t i = 0;
 	bool neg = false;
 	if (i < len && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
-	size_t start = i, stop = len - i > 19 ? i + 19 : len;
+	size_t start = i, stop = len - i > 18 ? i + 18 : len;
 	int64_t v = 0;
 	for (unsigned d; i < stop && (d = (unsigned)(unsigned char)s[i] - '0') < 10; i++)
 		v = v * 10 + (int64_t)d;
-	if (i == start || i - start > 18) return 0;
+	if (i == start || (i < len && is_digit(s[i]))) return 0; // none, or a 19th digit
 	*out = neg ? -v : v;
 	return i;
 }
