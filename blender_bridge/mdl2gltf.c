@@ -84,8 +84,8 @@ static void usage(FILE *f)
 	        "  -o OUT          output file or directory (see above)\n"
 	        "  --gltf          write NAME.gltf + NAME.bin + NAME_<skin>.png instead of NAME.glb\n"
 	        "                  (when -o names a file, its extension .gltf or .glb decides)\n"
-	        "  -j N            convert N files at once (default: all cores); the output is\n"
-	        "                  the same whatever N\n"
+	        "  -j N            convert N files at once (default: all cores), the largest\n"
+	        "                  first; the output is the same whatever N\n"
 	        "  --fps F         frame rate of vertex-animation clips (default 10: GameStudio\n"
 	        "                  stores none)\n"
 	        "  --palette FILE  256-colour palette for 8-bit skins (.pcx, or 768-byte .raw/.lmp);\n"
@@ -235,9 +235,39 @@ static void add_dir(job_list *l, const char *root, const char *out_root, const c
 
 // -- Conversion
 
+/* The order jobs start in: with one thread, as listed; with several, the
+ * largest input first (ties as listed), so that a big file left for last
+ * does not keep one thread busy while the others have nothing to do (the
+ * longest-first rule; the conversion time of a file grows with its size).
+ * NULL when out of memory. */
+static size_t *start_order(const job_list *l, size_t nthreads)
+{
+	size_t *order = malloc((l->count ? l->count : 1) * sizeof(*order));
+	off_t *size = nthreads > 1 ? calloc(l->count ? l->count : 1, sizeof(*size)) : NULL;
+	if (!order || (nthreads > 1 && !size)) {
+		free(order);
+		free(size);
+		return NULL;
+	}
+	for (size_t i = 0; i < l->count; i++) {
+		struct stat st;
+		order[i] = i;
+		if (size && !stat(l->items[i].input, &st)) size[i] = st.st_size;
+	}
+	// Insertion sort, stable: batches are hundreds of files at most.
+	for (size_t i = 1; size && i < l->count; i++) {
+		size_t v = order[i], k = i;
+		for (; k > 0 && size[order[k - 1]] < size[v]; k--) order[k] = order[k - 1];
+		order[k] = v;
+	}
+	free(size);
+	return order;
+}
+
 typedef struct pool {
 	cli *opt;
 	job_list *jobs;
+	size_t *order;         // the jobs in the order they are started
 	size_t next, done, failed;
 	pthread_mutex_t lock;
 	bool progress;
@@ -371,7 +401,7 @@ static void *worker(void *arg)
 	pool *p = arg;
 	for (;;) {
 		pthread_mutex_lock(&p->lock);
-		size_t i = p->next < p->jobs->count ? p->next++ : SIZE_MAX;
+		size_t i = p->next < p->jobs->count ? p->order[p->next++] : SIZE_MAX;
 		pthread_mutex_unlock(&p->lock);
 		if (i == SIZE_MAX) break;
 		job *j = &p->jobs->items[i];
@@ -621,6 +651,7 @@ int main(int argc, char **argv)
 	pool p = {0};
 	p.opt = &o;
 	p.jobs = &jobs;
+	if (!(p.order = start_order(&jobs, nthreads))) out_of_memory();
 	p.progress = !o.quiet && isatty(2);
 	pthread_mutex_init(&p.lock, NULL);
 	double t0 = now();
@@ -654,6 +685,7 @@ int main(int argc, char **argv)
 		free(j->scene_warnings);
 	}
 	free(jobs.items);
+	free(p.order);
 	free(o.anims);
 	pthread_mutex_destroy(&p.lock);
 	return rc;

@@ -1,7 +1,7 @@
 /* gsio image files (internal): decoding PNG, JPEG, TGA, BMP, GIF, PSD, PNM
  * texture files that sit beside a model, through stb_image (compiled with
  * static linkage in stb_image_impl.c, so a host that also links stb_image
- * sees no clash). */
+ * sees no clash), and PCX through gsio's own decoder (gsio_pcx.h). */
 #ifndef GSIO_IMAGE_FILE_H
 #define GSIO_IMAGE_FILE_H
 

@@ -3,6 +3,7 @@
  * third-party code written to other warning standards: its warnings are
  * silenced for this file only. */
 #include "gsio_image_file.h"
+#include "gsio_pcx.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -103,6 +104,8 @@ static bool probe(const uint8_t *data, size_t size, const char *file, int *w, in
 bool gsioi_image_file_decode(const uint8_t *data, size_t size, const char *file,
                             gsio_arena *arena, gsio_image *out, gsio_error *err)
 {
+	// PCX (which stb_image does not read) has its own decoder.
+	if (gsioi_pcx_is(data, size)) return gsioi_pcx_decode(data, size, file, arena, out, err);
 	int w, h, comp;
 	if (!probe(data, size, file, &w, &h, &comp, err)) return false;
 	size_t bytes = (size_t)w * (size_t)h * 4;

@@ -7,6 +7,8 @@ pkgs=(build-essential cmake pkg-config git clang libclang-rt-14-dev
       libcmocka-dev libcjson-dev libspng-dev libdeflate-dev libmeshoptimizer-dev libstb-dev
       libassimp-dev assimp-utils
       blender python3-numpy libsquish0)
+# Pillow: an independent PCX reader for tests/e2e/pcx_pillow.py.
+pkgs+=(python3-pil)
 # Godot 3 (headless editor) for the game-engine import test (tests/e2e/godot.cmake).
 pkgs+=(godot3-server)
 # The patched Assimp (assimp_patch/build-assimp.sh; Debian's patches need utfcpp)

@@ -1,8 +1,10 @@
 # A real game engine reads gsio's GLB output: mdl2gltf converts corpus MDL,
-# HMP and MD5 files into fresh Godot 3 projects, the headless editor
-# (Debian's godot3-server 3.2.3) imports them, and a GDScript reports the
-# meshes, blend shapes, skeletons and animations Godot made, which
-# godot_import.py compares with the .glb. Skipped (exit 77) without the
+# HMP and MD5 files, and every MDL under lottershock with bones or
+# more than one frame (the test walks the folder), into fresh Godot 3
+# projects, the headless editor (Debian's godot3-server 3.2.3) imports them,
+# and a GDScript reports the meshes, blend shapes, skeletons, animations and
+# skin binds (at rest and mid-animation) Godot made, which godot_import.py
+# compares with the .glb. Skipped (exit 77) without the
 # corpus or godot3-server. Every Godot run has its own time limit (3.2.3
 # spins for ever on some glTF inputs), well inside the test's TIMEOUT.
 find_package(Python3 COMPONENTS Interpreter)

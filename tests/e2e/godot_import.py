@@ -4,12 +4,15 @@ godot3-server 3.2.3, a headless editor build).
 
 usage: godot_import.py MDL2GLTF GSIO_TOOL CORPUS_DIR WORK_DIR TEMPLATE_DIR
 
-For each corpus file below: mdl2gltf writes NAME.glb into a fresh Godot
-project WORK_DIR/NAME/ (TEMPLATE_DIR's project.godot and gsio_check.gd);
-the headless editor imports it (.import/NAME.glb-*.scn); then
-`godot3-server -s res://gsio_check.gd` loads the imported scene and prints
-what Godot read (meshes, blend shapes, skeletons, animations) as JSON,
-which is compared with the .glb's own JSON and binary chunk:
+For each corpus file in CASES, and for every MDL file under
+CORPUS_DIR/lottershock (Game/ and ArtSource/, found by walking the folder)
+with bones or more than one frame by `gsio info --json`: mdl2gltf writes
+NAME.glb into a fresh Godot project WORK_DIR/NAME/ (TEMPLATE_DIR's
+project.godot and gsio_check.gd); the headless editor imports it
+(.import/NAME.glb-*.scn); then `godot3-server -s res://gsio_check.gd`
+loads the imported scene and prints what Godot read (meshes, blend shapes,
+skeletons, animations, skin binds) as JSON, which is compared with the
+.glb's own JSON and binary chunk:
 
 - every mesh: the surfaces and their vertex counts, and as many blend
   shapes as the primitive has morph targets, which is the file's frame
@@ -18,11 +21,23 @@ which is compared with the .glb's own JSON and binary chunk:
   its positions the box of base + target delta the .glb holds (a target
   read from the wrong bytes is finite garbage, not only NaN);
 - skins: a Skeleton with as many bones as the skin has joints (Bob: 33;
-  the MDL7 griechin.mdl: 18, tile-floor-turret.mdl: 5);
+  the MDL7 griechin.mdl: 18, tile-floor-turret.mdl: 5), and for the walked
+  MDL files as many as `gsio info` counts joints in the source;
 - animations: as many as the .glb, each as long as its longest sampler
   input, with one track per blend shape for a weights channel and one
   transform track per animated node (Godot 3 merges translation, rotation
-  and scale of a node into one track: Bob's 66 channels are 33 tracks).
+  and scale of a node into one track: Bob's 66 channels are 33 tracks);
+- skinning: for every skinned mesh, each bind's matrix (skeleton node *
+  bone's global pose * bind pose, which moves the mesh's vertices) at rest
+  and at a key time in the middle of every animation equals the .glb's
+  joint world matrix * inverse bind matrix there (sampled as glTF says),
+  within 1e-4 of the model's size; matched as multisets, since Godot orders
+  bones its own way. A misread hierarchy, rest, bind or key explodes the
+  model in Godot and fails here. The import runs with Godot's animation
+  optimizer off (it drops keys within 0.05 units / 0.01 rad of the curve,
+  which is lossy by design, not a misreading);
+- blend shape weights: at a key time in the middle of every animation
+  with weights, each blend shape track's key is the .glb's weight there.
 
 Godot 3.2.3's editor does not quit by itself in a headless run once it has
 imported a scene (`--editor --quit` spins in its preview thread), so the
@@ -32,13 +47,22 @@ import runs without --quit and is stopped once the imported scene and its
 the XDG directories point into WORK_DIR, so the user's Godot settings are
 neither read nor written.
 
+One line per file, starting with "GODOT:", says what Godot read: bones,
+morph frames in the source, blend shapes, animations and their tracks, and
+the seconds the import took.
+
 Exits 77 (skipped) when the corpus files or godot3-server are absent.
 Environment: GODOT (the binary, default godot3-server), GSIO_GODOT_TIMEOUT
-(seconds per import, default 120; an
-import takes about 3 s).
+(seconds per import, default 120; an import takes 2 to 6 s),
+GSIO_GODOT_JOBS (files converted and imported at once, default 1: the 19
+files take about 70 s one at a time; each file has its own project and its
+own HOME, so parallel runs share no files, only the editor's debug port,
+which the second editor then fails to bind, harmlessly).
 """
+import concurrent.futures
 import glob
 import json
+import math
 import os
 import shutil
 import signal
@@ -72,15 +96,41 @@ KNOWN = {
     # gsio info: 17 frames in clips construct closed open die, 5 joints.
     "tile-floor-turret": {"frames": 17, "bones": 5, "animations": 4},
 }
+# The folder walked for more MDL files (issue 11: "Godot imports the boned
+# and the morph-animated ones").
+WALKED = "lottershock"
 IMPORT_TIMEOUT = float(os.environ.get("GSIO_GODOT_TIMEOUT", "120"))
 CHECK_TIMEOUT = 120
+JOBS = max(1, int(os.environ.get("GSIO_GODOT_JOBS", "1")))
+
+# Import settings: Godot's defaults except the animation optimizer, which
+# drops keys within its error bounds (0.05 units, 0.01 rad), so a bone's pose
+# between kept keys is no longer exactly what the .glb says; without it every
+# bone's track has Godot's baked keys (15 per second) and the mid-animation
+# bind check below can be exact. Godot fills in the parameters not given.
+IMPORT_SETTINGS = """[remap]
+
+importer="scene"
+type="PackedScene"
+
+[params]
+
+animation/optimizer/enabled=false
+"""
 
 failures = []
+# Each file's lines, printed together when its case ends (cases run in
+# threads: their lines would interleave).
+_lines = {}
+
+
+def say(name, msg):
+    _lines.setdefault(name, []).append(msg)
 
 
 def fail(name, msg):
     failures.append("%s: %s" % (name, msg))
-    print("FAIL: %s: %s" % (name, msg))
+    say(name, "FAIL: %s: %s" % (name, msg))
 
 
 def skip(msg):
@@ -203,12 +253,144 @@ def expected(doc, binary):
     return exp
 
 
+# -- skinning in the .glb: where each joint's bind puts the mesh
+
+
+def mat_mul(a, b):
+    """Product of two column-major 4x4 matrices (flat lists of 16)."""
+    return [sum(a[k * 4 + r] * b[c * 4 + k] for k in range(4)) for c in range(4) for r in range(4)]
+
+
+def trs_matrix(t, q, s):
+    x, y, z, w = q
+    r = [1 - 2 * (y * y + z * z), 2 * (x * y + z * w), 2 * (x * z - y * w),
+         2 * (x * y - z * w), 1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
+         2 * (x * z + y * w), 2 * (y * z - x * w), 1 - 2 * (x * x + y * y)]
+    m = []
+    for c in range(3):
+        m += [r[c * 3 + i] * s[c] for i in range(3)] + [0.0]
+    return m + list(t) + [1.0]
+
+
+def node_trs(node):
+    return [list(node.get("translation", [0.0, 0.0, 0.0])),
+            list(node.get("rotation", [0.0, 0.0, 0.0, 1.0])),
+            list(node.get("scale", [1.0, 1.0, 1.0]))]
+
+
+def slerp(a, b, f):
+    """As Godot's Quat.slerp: the short way, linear when nearly equal."""
+    dot = sum(x * y for x, y in zip(a, b))
+    if dot < 0:
+        b, dot = [-x for x in b], -dot
+    if 1 - dot > 1e-6:
+        om = math.acos(min(1.0, dot))
+        s0, s1 = math.sin((1 - f) * om) / math.sin(om), math.sin(f * om) / math.sin(om)
+    else:
+        s0, s1 = 1 - f, f
+    return [s0 * x + s1 * y for x, y in zip(a, b)]
+
+
+def sample(doc, binary, anim, t):
+    """node index -> [translation, rotation, scale] overrides of an
+    animation at time t (glTF LINEAR and STEP; None for CUBICSPLINE)."""
+    out = {}
+    slot = {"translation": 0, "rotation": 1, "scale": 2}
+    for c in anim["channels"]:
+        path = c["target"]["path"]
+        if path not in slot:
+            continue
+        smp = anim["samplers"][c["sampler"]]
+        mode = smp.get("interpolation", "LINEAR")
+        if mode == "CUBICSPLINE":
+            return None
+        times = accessor(doc, binary, smp["input"])
+        width = 4 if path == "rotation" else 3
+        vals = accessor(doc, binary, smp["output"])
+        keys = [vals[i * width:(i + 1) * width] for i in range(len(times))]
+        if t <= times[0]:
+            v = keys[0]
+        elif t >= times[-1]:
+            v = keys[-1]
+        else:
+            k = max(i for i in range(len(times)) if times[i] <= t)
+            f = (t - times[k]) / (times[k + 1] - times[k]) if times[k + 1] > times[k] else 0.0
+            if mode == "STEP":
+                v = keys[k]
+            elif path == "rotation":
+                v = slerp(keys[k], keys[k + 1], f)
+            else:
+                v = [x + (y - x) * f for x, y in zip(keys[k], keys[k + 1])]
+        node = c["target"]["node"]
+        out.setdefault(node, node_trs(doc["nodes"][node]))[slot[path]] = v
+    return out
+
+
+def world_matrices(doc, overrides):
+    """Every node's matrix in its scene's space, with animated TRS."""
+    nodes = doc.get("nodes", [])
+    parent = {}
+    for i, n in enumerate(nodes):
+        for c in n.get("children", []):
+            parent[c] = i
+    memo = {}
+
+    def world(i):
+        if i not in memo:
+            n = nodes[i]
+            if i in overrides:
+                local = trs_matrix(*overrides[i])
+            elif "matrix" in n:
+                local = list(n["matrix"])
+            else:
+                local = trs_matrix(*node_trs(n))
+            memo[i] = mat_mul(world(parent[i]), local) if i in parent else local
+        return memo[i]
+    return [world(i) for i in range(len(nodes))]
+
+
+def flat12(m):
+    return m[0:3] + m[4:7] + m[8:11] + m[12:15]
+
+
+def glb_binds(doc, binary, skin, overrides):
+    """joint world matrix * inverse bind matrix of every joint of a skin."""
+    world = world_matrices(doc, overrides)
+    n = len(skin["joints"])
+    ibm = accessor(doc, binary, skin["inverseBindMatrices"]) if "inverseBindMatrices" in skin \
+        else [1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0] * n
+    return [flat12(mat_mul(world[j], ibm[k * 16:(k + 1) * 16]))
+            for k, j in enumerate(skin["joints"])]
+
+
+def bind_mismatch(want, got, scale):
+    """Matches two lists of bind matrices as multisets (Godot orders bones
+    its own way); returns None or a description of the worst unmatched one."""
+    if len(want) != len(got):
+        return "%d binds in the .glb, %d in Godot" % (len(want), len(got))
+    if any(g is None for g in got):
+        return "a bind names no bone of the Skeleton"
+
+    def err(a, b):
+        return max(max(abs(x - y) for x, y in zip(a[:9], b[:9])),
+                   max(abs(x - y) for x, y in zip(a[9:], b[9:])) / scale)
+    free = list(range(len(got)))
+    for w in want:
+        best = min(free, key=lambda i: err(w, got[i]))
+        if err(w, got[best]) > 1e-4:  # float32 noise: at most 5e-6 on the corpus
+            return "the .glb puts a bind at %s (origin), Godot's nearest is at %s" % (
+                [round(x, 3) for x in w[9:]], [round(x, 3) for x in got[best][9:]])
+        free.remove(best)
+    return None
+
+
 # -- Godot runs
 
 
-def godot_env(work):
+def godot_env(home):
+    """The environment of one file's Godot runs: its own HOME and XDG
+    folders (editor settings and caches are written there)."""
     env = dict(os.environ)
-    home = os.path.join(work, "home")
     for sub in ("config", "data", "cache"):
         os.makedirs(os.path.join(home, sub), exist_ok=True)
     env.update(HOME=home, XDG_CONFIG_HOME=os.path.join(home, "config"),
@@ -256,9 +438,8 @@ def import_project(godot, proj, name, env, log):
         while True:
             scn = glob.glob(os.path.join(proj, ".import", name + ".glb-*.scn"))
             md5 = glob.glob(os.path.join(proj, ".import", name + ".glb-*.md5"))
-            stamp = os.path.join(proj, name + ".glb.import")
-            if scn and md5 and os.path.exists(stamp):
-                time.sleep(0.5)  # the stamp is written last; let it close
+            if scn and md5:
+                time.sleep(0.5)  # the .md5 stamp is written last; let it close
                 return time.monotonic() - start
             if proc.poll() is not None:
                 fail(name, "Godot exited with status %d before importing %s.glb; log %s:\n%s"
@@ -299,7 +480,7 @@ def close(a, b, scale):
     return all(abs(x - y) <= 1e-4 * scale + 1e-5 for x, y in zip(a, b))
 
 
-def compare(name, exp, rep, frames):
+def compare(name, exp, rep, frames, joints, doc, binary):
     if "error" in rep:
         fail(name, "Godot could not load the imported scene: %s" % rep["error"])
         return
@@ -310,8 +491,8 @@ def compare(name, exp, rep, frames):
                   for m in exp["meshes"])
     got = sorted((tuple(s["vertices"]["count"] for s in m["surfaces"]), m["blend_shapes"])
                  for m in rep["meshes"])
-    print("  %s: meshes (vertices per surface, blend shapes): glb %s, godot %s"
-          % (name, want, got))
+    say(name, "  %s: meshes (vertices per surface, blend shapes): glb %s, godot %s"
+        % (name, want, got))
     if want != got:
         fail(name, "meshes (vertices per surface, blend shapes): the .glb has %s, Godot read %s"
              % (want, got))
@@ -369,8 +550,8 @@ def compare(name, exp, rep, frames):
                         fail(name, "blend shape %d (%s target) spans %s..%s in Godot, base + "
                              "target in the .glb spans %s..%s" % (k, kind, v["min"], v["max"], lo, hi))
     checked = sum(len(s["shapes"]) for m in rep["meshes"] for s in m["surfaces"])
-    print("  %s: blend shapes: %d read, %d misread (not finite, or not where the .glb puts them)"
-          % (name, checked, bad_shapes))
+    say(name, "  %s: blend shapes: %d read, %d misread (not finite, or not where the .glb "
+        "puts them)" % (name, checked, bad_shapes))
     if bad_shapes:
         total = sum(len(m["surfaces"][0]["shapes"]) for m in rep["meshes"] if m["surfaces"])
         fail(name, "%d of %d blend shapes misread; by target accessor kind: %s"
@@ -378,18 +559,21 @@ def compare(name, exp, rep, frames):
     # Skeletons.
     got_bones = sorted(s["bones"] for s in rep["skeletons"])
     want_bones = sorted(exp["skins"])
-    print("  %s: skeleton bones: glb skins %s, godot %s" % (name, want_bones, got_bones))
+    say(name, "  %s: skeleton bones: glb skins %s, godot %s" % (name, want_bones, got_bones))
     if got_bones != want_bones:
         fail(name, "skeleton bones: the .glb's skins have %s joints, Godot made %s"
              % (want_bones, got_bones))
+    if joints and got_bones != [joints]:
+        fail(name, "gsio info counts %d joints in the source, Godot made skeletons of %s bones"
+             % (joints, got_bones))
     if "bones" in known and got_bones != [known["bones"]]:
         fail(name, "expected one skeleton of %d bones, Godot made %s" % (known["bones"], got_bones))
     # Animations.
     got_anims = sorted((a["tracks"], round(a["length"], 3)) for a in rep["animations"])
     want_anims = sorted((a["tracks"], round(a["length"], 3)) for a in exp["animations"])
-    print("  %s: animations (tracks, length): glb %s (channels %s), godot %s, track types %s"
-          % (name, want_anims, [a["channels"] for a in exp["animations"]], got_anims,
-             [a["track_types"] for a in rep["animations"]]))
+    say(name, "  %s: animations (tracks, length): glb %s (channels %s), godot %s, track types %s"
+        % (name, want_anims, [a["channels"] for a in exp["animations"]], got_anims,
+           [a["track_types"] for a in rep["animations"]]))
     if len(got_anims) != len(want_anims) or any(
             g[0] != w[0] or abs(g[1] - w[1]) > 1e-3 for g, w in zip(got_anims, want_anims)):
         fail(name, "animations (tracks, length): the .glb implies %s, Godot made %s"
@@ -404,6 +588,196 @@ def compare(name, exp, rep, frames):
     if "tracks" in known and [a["tracks"] for a in rep["animations"]] != [known["tracks"]]:
         fail(name, "expected one animation of %d tracks, Godot made %s"
              % (known["tracks"], [a["tracks"] for a in rep["animations"]]))
+    compare_skinning(name, doc, binary, rep)
+    compare_weights(name, doc, binary, rep)
+
+
+def glb_weights(doc, binary, anim, t):
+    """[target index, weight] of every weights channel of an animation at
+    time t (LINEAR and STEP; None for CUBICSPLINE)."""
+    out = []
+    for c in anim["channels"]:
+        if c["target"]["path"] != "weights":
+            continue
+        smp = anim["samplers"][c["sampler"]]
+        mode = smp.get("interpolation", "LINEAR")
+        if mode == "CUBICSPLINE":
+            return None
+        times = accessor(doc, binary, smp["input"])
+        vals = accessor(doc, binary, smp["output"])
+        n = len(vals) // len(times)
+        keys = [vals[i * n:(i + 1) * n] for i in range(len(times))]
+        if t <= times[0]:
+            v = keys[0]
+        elif t >= times[-1]:
+            v = keys[-1]
+        else:
+            k = max(i for i in range(len(times)) if times[i] <= t)
+            f = (t - times[k]) / (times[k + 1] - times[k]) if times[k + 1] > times[k] else 0.0
+            v = keys[k] if mode == "STEP" else [x + (y - x) * f for x, y in zip(keys[k], keys[k + 1])]
+        out += [[i, w] for i, w in enumerate(v)]
+    return out
+
+
+def compare_weights(name, doc, binary, rep):
+    """Every animation's blend shape weights at one key time, as the .glb
+    says (matched as multisets of (blend shape index, weight): the meshes
+    of a multi-mesh file are not told apart)."""
+    anims = {a.get("name", ""): a for a in doc.get("animations", [])}
+    checked = 0
+    for a in rep["animations"]:
+        w = a.get("weights") or {"values": []}
+        if not w["values"] or a["name"] not in anims:
+            continue
+        want = glb_weights(doc, binary, anims[a["name"]], w["time"])
+        if want is None:
+            continue
+        got = list(w["values"])
+        bad = None
+        if len(got) != len(want):
+            bad = "%d blend shape tracks, the .glb %d weights" % (len(got), len(want))
+        for i, v in want:
+            if bad:
+                break
+            near = [g for g in got if g[0] == i and g[1] is not None and abs(g[1] - v) <= 1e-4]
+            if not near:
+                bad = "blend shape %d weighs %s in the .glb, Godot has %s" % (
+                    i, round(v, 5), [g[1] for g in got if g[0] == i])
+            else:
+                got.remove(near[0])
+        if bad:
+            fail(name, "animation %s at %.3f s: %s" % (a["name"], w["time"], bad))
+        else:
+            checked += 1
+    if checked or any((a.get("weights") or {}).get("values") for a in rep["animations"]):
+        say(name, "  %s: blend shape weights: %d animations at a key time as the .glb says"
+            % (name, checked))
+
+
+def compare_skinning(name, doc, binary, rep):
+    """Every skinned mesh's binds (where the bones put the mesh), at rest and
+    at one key time of every animation, as the .glb says. Godot's mesh
+    positions are not read back (no renderer), but skinned vertex =
+    bind matrix * vertex, so equal binds mean an equal skinned mesh."""
+    skins = doc.get("skins", [])
+    if not skins:
+        return
+    world = world_matrices(doc, {})
+    scale = max([1.0] + [abs(world[j][12 + i])
+                         for s in skins for j in s["joints"] for i in range(3)])
+    anims = {a.get("name", ""): a for a in doc.get("animations", [])}
+    checked = 0
+    for sk in rep.get("skins", []):
+        if "error" in sk:
+            fail(name, "skinned mesh %s: %s" % (sk["node"], sk["error"]))
+            continue
+        poses = [("rest", {}, sk["rest"])]
+        for a in sk["animations"]:
+            if a["name"] not in anims:
+                fail(name, "Godot's animation %r is not in the .glb" % a["name"])
+                continue
+            over = sample(doc, binary, anims[a["name"]], a["time"])
+            if over is not None:
+                poses.append(("%s at %.3f s" % (a["name"], a["time"]), over, a["binds"]))
+        for what, over, got in poses:
+            why = [bind_mismatch(glb_binds(doc, binary, s, over), got, scale) for s in skins]
+            if all(why):
+                fail(name, "skinned mesh %s, %s: %s" % (sk["node"], what, why[0]))
+            else:
+                checked += 1
+    skinned = sum(1 for n in doc.get("nodes", []) if "skin" in n and "mesh" in n)
+    if len(rep.get("skins", [])) != skinned:
+        fail(name, "the .glb has %d skinned mesh nodes, Godot made %d skinned MeshInstances"
+             % (skinned, len(rep.get("skins", []))))
+    say(name, "  %s: skin binds: %d poses (rest, and a key time in each animation) of %d "
+        "skinned meshes as the .glb puts them" % (name, checked, len(rep.get("skins", []))))
+
+
+def gsio_info(gsio_tool, src):
+    """`gsio info --json` of a source file, or None if it fails."""
+    r = subprocess.run([gsio_tool, "info", "--json", src], capture_output=True, text=True,
+                       timeout=300)
+    if r.returncode != 0:
+        return None
+    return json.loads(r.stdout)
+
+
+def walked_cases(gsio_tool, corpus, taken):
+    """(name, path under the corpus, options, info) of every MDL file under
+    WALKED with bones or more than one frame, in path order; the files CASES
+    already lists keep their entry. A name already used gets its folder."""
+    top = os.path.join(corpus, WALKED)
+    out = []
+    seen = set()
+    names = {name for name, _, _ in CASES}
+    for folder, dirs, files in os.walk(top):
+        dirs.sort()
+        for f in sorted(files):
+            if not f.lower().endswith(".mdl"):
+                continue
+            rel = os.path.relpath(os.path.join(folder, f), corpus)
+            seen.add(rel)
+            if rel in taken:
+                continue
+            info = gsio_info(gsio_tool, os.path.join(corpus, rel))
+            if info is None:
+                fail(rel, "gsio info --json failed, cannot tell whether it is animated")
+                continue
+            if not (info.get("joints", 0) > 0 or (info.get("frames") or 0) > 1):
+                continue
+            name = os.path.splitext(f)[0]
+            if name in names:
+                name = os.path.basename(folder) + "-" + name
+            names.add(name)
+            out.append((name, rel, [], info))
+    for rel in sorted(taken):
+        if rel.startswith(WALKED + "/") and rel not in seen:
+            fail(rel, "the walk of %s did not find this file" % top)
+    return out
+
+
+def run_case(godot, mdl2gltf, gsio_tool, corpus, work, template, case):
+    """Converts, imports and checks one file; returns the summary line
+    (what Godot read) or None when a step failed."""
+    name, rel, opts, info = case
+    src = os.path.join(corpus, rel)
+    proj = os.path.join(work, name)
+    os.makedirs(proj)
+    for f in ("project.godot", "gsio_check.gd"):
+        shutil.copy(os.path.join(template, f), proj)
+    glb = os.path.join(proj, name + ".glb")
+    with open(glb + ".import", "w") as out:
+        out.write(IMPORT_SETTINGS)
+    args = [mdl2gltf, src, "-o", glb]
+    for i, o in enumerate(opts):
+        args.append(os.path.join(corpus, o) if i and opts[i - 1] == "--anim" else o)
+    r = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    if r.returncode != 0 or not os.path.isfile(glb):
+        fail(name, "mdl2gltf failed (%d): %s" % (r.returncode, r.stderr.strip()))
+        return None
+    if info is None:
+        info = gsio_info(gsio_tool, src)
+    frames = info.get("frames") if info is not None else None
+    doc, binary = read_glb(glb)
+    exp = expected(doc, binary)
+    env = godot_env(os.path.join(work, "home", name))
+    took = import_project(godot, proj, name, env, os.path.join(work, name + ".import.log"))
+    if took is None:
+        return None
+    rep = check_project(godot, proj, name, env, os.path.join(work, name + ".check.log"))
+    if rep is None:
+        return None
+    with open(os.path.join(work, name + ".json"), "w") as out:
+        json.dump(rep, out)
+    joints = info.get("joints") if info is not None and rel.startswith(WALKED + "/") else None
+    compare(name, exp, rep, frames, joints, doc, binary)
+    if "error" in rep:
+        return None
+    return ("GODOT: %s (%s): bones %s, frames %s, blend shapes %s, animations %d (tracks %s), "
+            "import %.1f s" % (name, rel, sorted(s["bones"] for s in rep["skeletons"]), frames,
+                               [m["blend_shapes"] for m in rep["meshes"]],
+                               len(rep["animations"]),
+                               [a["tracks"] for a in rep["animations"]], took))
 
 
 def main():
@@ -425,42 +799,36 @@ def main():
         skip("%s is Godot %r, this test is for Godot 3" % (godot, version))
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    env = godot_env(work)
-    for name, rel, opts in CASES:
-        src = os.path.join(corpus, rel)
-        proj = os.path.join(work, name)
-        os.makedirs(proj)
-        for f in ("project.godot", "gsio_check.gd"):
-            shutil.copy(os.path.join(template, f), proj)
-        glb = os.path.join(proj, name + ".glb")
-        args = [mdl2gltf, src, "-o", glb]
-        for i, o in enumerate(opts):
-            args.append(os.path.join(corpus, o) if i and opts[i - 1] == "--anim" else o)
-        r = subprocess.run(args, capture_output=True, text=True, timeout=300)
-        if r.returncode != 0 or not os.path.isfile(glb):
-            fail(name, "mdl2gltf failed (%d): %s" % (r.returncode, r.stderr.strip()))
-            continue
-        info = subprocess.run([gsio_tool, "info", "--json", src], capture_output=True,
-                              text=True, timeout=300)
-        frames = json.loads(info.stdout).get("frames") if info.returncode == 0 else None
-        doc, binary = read_glb(glb)
-        exp = expected(doc, binary)
-        took = import_project(godot, proj, name, env, os.path.join(work, name + ".import.log"))
-        if took is None:
-            continue
-        print("%s: imported in %.1f s" % (name, took))
-        rep = check_project(godot, proj, name, env, os.path.join(work, name + ".check.log"))
-        if rep is None:
-            continue
-        with open(os.path.join(work, name + ".json"), "w") as out:
-            json.dump(rep, out)
-        compare(name, exp, rep, frames)
+    start = time.monotonic()
+    cases = [(name, rel, opts, None) for name, rel, opts in CASES]
+    walked = walked_cases(gsio_tool, corpus, {rel for _, rel, _ in CASES})
+    cases += walked
+    print("%s: %d more MDL files with bones or frames: %s" % (
+        WALKED, len(walked), ", ".join(rel[len(WALKED) + 1:] for _, rel, _, _ in walked)))
+    summaries = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=JOBS) as pool:
+        futures = [pool.submit(run_case, godot, mdl2gltf, gsio_tool, corpus, work, template, c)
+                   for c in cases]
+        for case, fut in zip(cases, futures):
+            name = case[0]
+            try:
+                line = fut.result()
+            except Exception as e:  # a broken .glb or report: this file fails, not the run
+                fail(name, "%s: %s" % (type(e).__name__, e))
+                line = None
+            for l in _lines.get(name, []):
+                print(l)
+            if line:
+                print(line)
+                summaries.append(line)
+            sys.stdout.flush()
+    print("%d files in %.0f s (%d at once)" % (len(cases), time.monotonic() - start, JOBS))
     if failures:
         print("%d failure(s):" % len(failures))
         for f in failures:
             print("  " + f.splitlines()[0])
         sys.exit(1)
-    print("OK: %d files imported by Godot %s as the .glb says" % (len(CASES), version))
+    print("OK: %d files imported by Godot %s as the .glb says" % (len(cases), version))
 
 
 if __name__ == "__main__":
