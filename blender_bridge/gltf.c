@@ -2,7 +2,9 @@
  *
  * The document is built with cJSON, the binary data in one growable buffer
  * (the GLB BIN chunk or the .bin file); images are encoded with
- * gsio_png_encode() and files placed with gsio_place_files(). This file uses
+ * gsio_png_encode() and files placed with gsio_place_files(); when writing
+ * to a file, the binary data beyond SPILL_BYTES goes to the output side of
+ * the disk as it is made (gsio_placing: see "Binary buffer"). This file uses
  * the public gsio API only (it is the libgsio_gltf library): no internal
  * header, no gsioi_ symbol. Mapping decisions are explained in
  * blender_bridge/README.md; the short form is in gsio_gltf.h. The scene is
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 // The buffers are written with memcpy of host floats and integers: glTF is
 // little-endian, and so is every host this builds on. Say so loudly otherwise.
@@ -57,13 +60,30 @@
 
 // The GLB container holds at most 4 GiB; the buffer stops growing there.
 #define BUFFER_LIMIT ((size_t)UINT32_MAX - 4096)
+/* Writing to a file, the binary buffer keeps at most this much in memory;
+ * a view at least this large is written straight from the caller's array. */
+#define SPILL_BYTES ((size_t)256 << 10)
 
 // -- Context
 
+/* The binary buffer. In memory (gsio_gltf_write) it holds everything; when
+ * writing to a file the bytes beyond SPILL_BYTES are written to `spill` and
+ * only the tail not yet written stays in memory. */
 typedef struct byte_buf {
-	uint8_t *data;
-	size_t size, cap;
+	uint8_t *data;        // bytes not yet spilled (all of them in memory)
+	size_t size, cap;     // size: bytes of the whole buffer so far (its offsets)
+	size_t spilled;       // bytes before data[0], already in spill
+	gsio_placing *spill;  // NULL: nothing spilled
+	bool failed;          // an append failed (err set): the buffer is unusable
 } byte_buf;
+
+/* gsio_gltf_write_file()'s destination. */
+typedef struct gltf_sink {
+	const char *path;     // the final .glb or .gltf path
+	size_t dir_len;       // length of its directory part, with the '/'
+	bool no_replace;
+	gsio_placing *bin;    // SEPARATE: the spilled .bin, written, not yet placed
+} gltf_sink;
 
 typedef struct tex_key {
 	int32_t image;
@@ -74,6 +94,7 @@ typedef struct gltf_ctx {
 	const gsio_scene *s;
 	gsio_error *err;
 	gsio_gltf_output *out;
+	gltf_sink *sink;    // NULL: the output stays in memory
 	float scale;
 	bool convert_axes;
 	bool animate;
@@ -399,41 +420,98 @@ static cJSON *extras_json(gltf_ctx *c, cJSON *into, const gsio_extras *x)
 
 // -- Binary buffer, buffer views, accessors
 
+static bool broken(byte_buf *b)
+{
+	b->failed = true;
+	return false;
+}
+
+/** Room for `more` bytes in memory after the ones held. */
 static bool buf_reserve(gltf_ctx *c, size_t more)
 {
 	byte_buf *b = &c->bin;
-	if (more > BUFFER_LIMIT - b->size) {
-		FAIL(c, GSIO_ERR_LIMIT, "glTF buffer exceeds 4 GiB");
-		return false;
-	}
-	if (b->size + more <= b->cap) return true;
+	size_t held = b->size - b->spilled;
+	if (held + more <= b->cap) return true;
 	size_t cap = b->cap ? b->cap : 65536;
-	while (cap < b->size + more) cap = cap > BUFFER_LIMIT / 2 ? BUFFER_LIMIT : cap * 2;
+	while (cap < held + more) cap = cap > BUFFER_LIMIT / 2 ? BUFFER_LIMIT : cap * 2;
 	uint8_t *d = realloc(b->data, cap);
-	if (!d) return fail_nomem(c, "the binary buffer");
+	if (!d) {
+		fail_nomem(c, "the binary buffer");
+		return broken(b);
+	}
 	b->data = d;
 	b->cap = cap;
 	return true;
 }
 
+/** Writes the bytes held in memory to the spill file, opening it first: an
+ *  unnamed temporary beside the GLB, or the .bin itself (SEPARATE). */
+static bool buf_spill(gltf_ctx *c)
+{
+	byte_buf *b = &c->bin;
+	if (!b->spill) {
+		if (c->separate) {
+			char path[4200];
+			int n = snprintf(path, sizeof(path), "%.*s%s.bin", (int)c->sink->dir_len, c->sink->path, c->name);
+			if (n < 0 || (size_t)n >= sizeof(path)) {
+				FAIL(c, GSIO_ERR_ARGUMENT, "path too long: %s", c->sink->path);
+				return false;
+			}
+			b->spill = gsio_place_open(path, c->err);
+		} else {
+			b->spill = gsio_place_scratch(c->sink->path, c->err);
+		}
+		if (!b->spill) return false;
+	}
+	size_t held = b->size - b->spilled;
+	if (held && gsio_place_write(b->spill, b->data, held, c->err)) return false;
+	b->spilled = b->size;
+	return true;
+}
+
+/** Appends size bytes to the buffer, zeros when data is NULL. A failure is
+ *  sticky: some callers only pass a -1 view on, and the write must still
+ *  fail with the first error (a full disk, say). */
+static bool buf_append(gltf_ctx *c, const void *data, size_t size)
+{
+	byte_buf *b = &c->bin;
+	if (b->failed) return false;
+	if (size > BUFFER_LIMIT - b->size) {
+		FAIL(c, GSIO_ERR_LIMIT, "glTF buffer exceeds 4 GiB");
+		return broken(b);
+	}
+	if (c->sink && b->size - b->spilled + size > SPILL_BYTES) {
+		if (!buf_spill(c)) return broken(b);
+		if (data && size >= SPILL_BYTES) {
+			if (gsio_place_write(b->spill, data, size, c->err)) return broken(b);
+			b->size += size;
+			b->spilled = b->size;
+			return true;
+		}
+	}
+	if (!size) return true;
+	if (!buf_reserve(c, size)) return false;
+	uint8_t *at = b->data + (b->size - b->spilled);
+	if (data)
+		memcpy(at, data, size);
+	else
+		memset(at, 0, size);
+	b->size += size;
+	return true;
+}
+
 static bool buffer_align(gltf_ctx *c)
 {
-	size_t pad = (4 - c->bin.size % 4) % 4;
-	if (!pad) return true;
-	if (!buf_reserve(c, pad)) return false;
-	memset(c->bin.data + c->bin.size, 0, pad);
-	c->bin.size += pad;
-	return true;
+	return buf_append(c, NULL, (4 - c->bin.size % 4) % 4);
 }
 
 /** Appends bytes as a new buffer view (4-byte aligned) with a byteStride
  *  when `stride` is not 0. Returns its index or -1. */
 static int add_view_strided(gltf_ctx *c, const void *data, size_t size, int target, int stride)
 {
-	if (!buffer_align(c) || !buf_reserve(c, size)) return -1;
+	if (!buffer_align(c)) return -1;
 	size_t off = c->bin.size;
-	if (size) memcpy(c->bin.data + off, data, size);
-	c->bin.size += size;
+	if (!buf_append(c, data, size)) return -1;
 	cJSON *v = jobj(c);
 	jnum(c, v, "buffer", 0);
 	if (off) jnum(c, v, "byteOffset", (double)off);
@@ -2091,15 +2169,29 @@ static void attach(gltf_ctx *c, const char *key, cJSON **arr)
  * size (realloc moves a large block by remapping its pages, not copying),
  * the binary chunk moved up behind the header and the JSON. A separate GLB
  * buffer held the output twice at the peak; this holds it once. */
-static bool make_glb(gltf_ctx *c, const char *json, gsio_gltf_output *out)
+typedef struct glb_layout {
+	size_t jl, jpad, bl, bpad, total;
+} glb_layout;
+
+static bool glb_plan(gltf_ctx *c, const char *json, glb_layout *g)
 {
-	size_t jl = strlen(json), jpad = (4 - jl % 4) % 4;
-	size_t bl = c->bin.size, bpad = (4 - bl % 4) % 4;
-	size_t total = 12 + 8 + jl + jpad + (bl ? 8 + bl + bpad : 0);
-	if (total > UINT32_MAX || total < jl) {
-		FAIL(c, GSIO_ERR_LIMIT, "GLB of %zu bytes exceeds 4 GiB", total);
+	g->jl = strlen(json);
+	g->jpad = (4 - g->jl % 4) % 4;
+	g->bl = c->bin.size;
+	g->bpad = (4 - g->bl % 4) % 4;
+	g->total = 12 + 8 + g->jl + g->jpad + (g->bl ? 8 + g->bl + g->bpad : 0);
+	if (g->total > UINT32_MAX || g->total < g->jl) {
+		FAIL(c, GSIO_ERR_LIMIT, "GLB of %zu bytes exceeds 4 GiB", g->total);
 		return false;
 	}
+	return true;
+}
+
+static bool make_glb(gltf_ctx *c, const char *json, gsio_gltf_output *out)
+{
+	glb_layout lay;
+	if (!glb_plan(c, json, &lay)) return false;
+	size_t jl = lay.jl, jpad = lay.jpad, bl = lay.bl, bpad = lay.bpad, total = lay.total;
 	uint8_t *g = realloc(c->bin.data, total);
 	if (!g) return fail_nomem(c, "the GLB");
 	c->bin.data = g;
@@ -2121,6 +2213,38 @@ static bool make_glb(gltf_ctx *c, const char *json, gsio_gltf_output *out)
 	c->bin.data = NULL; // the output owns it now
 	c->bin.size = c->bin.cap = 0;
 	return true;
+}
+
+/* Writing to a file: header, JSON and BIN chunk go straight into the placed
+ * file, the BIN from memory or copied from the spill file in the kernel. The
+ * bytes are the ones make_glb() assembles. */
+static bool place_glb(gltf_ctx *c, const char *json)
+{
+	glb_layout lay;
+	if (!glb_plan(c, json, &lay)) return false;
+	if (c->bin.spill && !buf_spill(c)) return false;
+	gsio_placing *g = gsio_place_open(c->sink->path, c->err);
+	if (!g) return false;
+	static const char spaces[3] = {' ', ' ', ' '};
+	static const uint8_t zeros[3] = {0};
+	uint32_t hdr[5] = {GLB_MAGIC, 2, (uint32_t)lay.total, (uint32_t)(lay.jl + lay.jpad), GLB_CHUNK_JSON};
+	bool ok = !gsio_place_write(g, hdr, sizeof(hdr), c->err) &&
+	          !gsio_place_write(g, json, lay.jl, c->err) &&
+	          !gsio_place_write(g, spaces, lay.jpad, c->err);
+	if (ok && lay.bl) {
+		uint32_t ch[2] = {(uint32_t)(lay.bl + lay.bpad), GLB_CHUNK_BIN};
+		ok = !gsio_place_write(g, ch, sizeof(ch), c->err);
+		if (ok && c->bin.spill)
+			ok = !gsio_place_append(g, c->bin.spill, c->err);
+		else if (ok)
+			ok = !gsio_place_write(g, c->bin.data, lay.bl, c->err);
+		ok = ok && !gsio_place_write(g, zeros, lay.bpad, c->err);
+	}
+	if (!ok) {
+		gsio_place_discard(g);
+		return false;
+	}
+	return gsio_place_commit(g, c->sink->no_replace, c->err) == 0;
 }
 
 void gsio_gltf_output_free(gsio_gltf_output *out)
@@ -2243,8 +2367,10 @@ static bool build_document(gltf_ctx *c)
 	return true;
 }
 
-int gsio_gltf_write(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_gltf_output *out,
-                    gsio_error *err)
+/** gsio_gltf_write(), or with a sink: the GLB (or the spilled .bin, left in
+ *  sink->bin) goes to files, the rest into out as in memory. */
+static int write_impl(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_gltf_output *out,
+                      gltf_sink *sink, gsio_error *err)
 {
 	gsio_error local;
 	if (!err) err = &local;
@@ -2271,6 +2397,7 @@ int gsio_gltf_write(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_gltf_
 	c->s = scene;
 	c->err = err;
 	c->out = out;
+	c->sink = sink;
 	c->scale = opts.scale == 0 ? 1.0f : opts.scale;
 	if (!isfinite(c->scale) || c->scale <= 0) {
 		fail_at(err, GSIO_ERR_ARGUMENT, __FILE__, __LINE__, "scale %g must be a positive number", (double)opts.scale);
@@ -2296,7 +2423,7 @@ int gsio_gltf_write(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_gltf_
 	else
 		snprintf(gen, sizeof(gen), "gsio %s", GSIO_VERSION_STRING);
 	c->generator = gen;
-	bool ok = c->root && build_document(c);
+	bool ok = c->root && build_document(c) && !c->bin.failed;
 	if (ok && c->json_failed) ok = fail_nomem(c, "the JSON document");
 	char *json = NULL;
 	if (ok) {
@@ -2317,7 +2444,14 @@ int gsio_gltf_write(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_gltf_
 				memmove(out->files + 1, out->files, nimg * sizeof(*out->files));
 				out->files[0] = main;
 			}
-			if (ok && c->bin.size) {
+			if (ok && c->bin.spill) {
+				// The .bin is on disk already: placed by the caller.
+				ok = buf_spill(c);
+				if (ok) {
+					c->sink->bin = c->bin.spill;
+					c->bin.spill = NULL;
+				}
+			} else if (ok && c->bin.size) {
 				snprintf(name, sizeof(name), "%s.bin", c->name);
 				ok = add_file(out, name, c->bin.data, c->bin.size);
 				if (ok) c->bin.data = NULL;
@@ -2328,7 +2462,9 @@ int gsio_gltf_write(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_gltf_
 					out->files[1] = bin;
 				}
 			}
-			if (!ok) fail_nomem(c, "the output list");
+			if (!ok && err->code == GSIO_OK) fail_nomem(c, "the output list");
+		} else if (c->sink) {
+			ok = place_glb(c, json);
 		} else {
 			// Images were appended to the buffer already; no files yet.
 			ok = make_glb(c, json, out);
@@ -2360,12 +2496,19 @@ int gsio_gltf_write(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_gltf_
 	free(c->q_ok);
 	free(c->texs);
 	free(c->bin.data);
+	gsio_place_discard(c->bin.spill);
 	if (!ok) {
 		gsio_gltf_output_free(out);
 		if (err->code == GSIO_OK) fail_at(err, GSIO_ERR_NOMEM, __FILE__, __LINE__, "glTF writing failed");
 		return -1;
 	}
 	return 0;
+}
+
+int gsio_gltf_write(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_gltf_output *out,
+                    gsio_error *err)
+{
+	return write_impl(scene, o, out, NULL, err);
 }
 
 // -- Files
@@ -2401,10 +2544,22 @@ int gsio_gltf_write_file(const gsio_scene *scene, const char *path, const gsio_g
 	if (sdot && sdot != stem) *sdot = 0;
 	opts.name = stem;
 	bool no_replace = (opts.flags & GSIO_GLTF_NO_REPLACE) != 0;
+	struct stat st;
+	if (no_replace && lstat(path, &st) == 0) {
+		// Fail before the work; placement checks again (link, never replace).
+		fail_at(err, GSIO_ERR_IO, __FILE__, __LINE__, "exists (not replaced)");
+		snprintf(err->file, sizeof(err->file), "%s", path);
+	}
 
+	gltf_sink sink = {path, dir_len, no_replace, NULL};
 	gsio_gltf_output out;
-	if (gsio_gltf_write(scene, &opts, &out, err)) return -1;
+	if (err->code != GSIO_OK || write_impl(scene, &opts, &out, &sink, err)) {
+		gsio_place_discard(sink.bin);
+		return -1;
+	}
 
+	// A GLB is placed already (out has no file then); .gltf, .png and a .bin
+	// still in memory are placed here, a spilled .bin (sink.bin) with them.
 	size_t n = out.files_count;
 	gsio_file_data *files = calloc(n ? n : 1, sizeof(*files));
 	char **finals = calloc(n ? n : 1, sizeof(*finals));
@@ -2428,7 +2583,20 @@ int gsio_gltf_write_file(const gsio_scene *scene, const char *path, const gsio_g
 		files[k].data = out.files[i].data;
 		files[k].size = out.files[i].size;
 	}
+	// With no_replace nothing is placed when any output exists.
+	for (size_t k = 0; ok && no_replace && k < n; k++)
+		if (lstat(files[k].path, &st) == 0) {
+			fail_at(err, GSIO_ERR_IO, __FILE__, __LINE__, "exists (not replaced)");
+			snprintf(err->file, sizeof(err->file), "%s", files[k].path);
+			ok = false;
+			break;
+		}
+	if (ok && sink.bin) {
+		ok = gsio_place_commit(sink.bin, no_replace, err) == 0;
+		sink.bin = NULL;
+	}
 	if (ok) ok = gsio_place_files(files, n, no_replace, err) == 0;
+	gsio_place_discard(sink.bin);
 	for (size_t k = 0; finals && k < n; k++) free(finals[k]);
 	free(finals);
 	free(files);

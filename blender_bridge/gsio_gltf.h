@@ -108,7 +108,9 @@ GSIO_API GSIO_NODISCARD int gsio_gltf_write(const gsio_scene *scene, const gsio_
 GSIO_API void gsio_gltf_output_free(gsio_gltf_output *out);
 
 /** Writes the scene to `path` and, in SEPARATE mode, its .bin and .png files
- *  beside it. A path ending in ".gltf" selects SEPARATE mode, ".glb" the
+ *  beside it, the binary data as it is produced (at most 256 KiB of it in
+ *  memory; a GLB's binary chunk goes through an unnamed temporary file in
+ *  the same directory). The bytes are those gsio_gltf_write() makes. A path ending in ".gltf" selects SEPARATE mode, ".glb" the
  *  binary container; any other ending follows o->flags. Each file is written
  *  to a temporary name in the same directory and renamed into place (the
  *  .gltf last, so it never refers to missing files). With

@@ -585,6 +585,41 @@ typedef struct gsio_file_data {
  *  exist (gsio_install_cleanup_handlers()). Returns 0 or non-zero. */
 GSIO_API GSIO_NODISCARD int gsio_place_files(const gsio_file_data *files, size_t count,
                                              bool no_replace, gsio_error *err);
+/** A file being written piece by piece and then placed atomically, like
+ *  one file of gsio_place_files(): the bytes go to a temporary name beside
+ *  the final path (removed on SIGINT/SIGTERM as above) until
+ *  gsio_place_commit() moves it into place. A scratch placing
+ *  (gsio_place_scratch()) is an unnamed temporary in the same directory that
+ *  is never placed: it only holds bytes to be copied into another placing
+ *  (the file system frees it when it is closed, even after a crash). Errors
+ *  name the final path, never a temporary one; err may be NULL and is
+ *  cleared by every call that takes it. Not thread-safe per object;
+ *  different objects may be used from different threads. */
+typedef struct gsio_placing gsio_placing;
+
+/** Starts writing `path`. Returns NULL with err set (I/O or memory). */
+GSIO_API GSIO_NODISCARD gsio_placing *gsio_place_open(const char *path, gsio_error *err);
+/** Opens an unnamed temporary in the directory of `path` (O_TMPFILE, or a
+ *  name unlinked as soon as it is open). `path` is only used for that
+ *  directory and in error messages. Returns NULL with err set. */
+GSIO_API GSIO_NODISCARD gsio_placing *gsio_place_scratch(const char *path, gsio_error *err);
+/** Appends bytes. Returns 0, or non-zero with err set (e.g. disk full). */
+GSIO_API GSIO_NODISCARD int gsio_place_write(gsio_placing *p, const void *data, size_t size,
+                                             gsio_error *err);
+/** Appends every byte written to `src` so far (copy_file_range, falling
+ *  back to read/write). Returns 0, or non-zero with err set. */
+GSIO_API GSIO_NODISCARD int gsio_place_append(gsio_placing *dst, gsio_placing *src,
+                                              gsio_error *err);
+/** Bytes written to p so far. */
+GSIO_API uint64_t gsio_place_size(const gsio_placing *p);
+/** Closes the temporary and moves it to its final path (never replacing an
+ *  existing file with no_replace), then frees p, also on failure (the
+ *  temporary is removed then). A scratch placing cannot be committed.
+ *  Returns 0, or non-zero with err set. */
+GSIO_API GSIO_NODISCARD int gsio_place_commit(gsio_placing *p, bool no_replace, gsio_error *err);
+/** Closes and removes the temporary, frees p. NULL is fine. */
+GSIO_API void gsio_place_discard(gsio_placing *p);
+
 /** Installs SIGINT/SIGTERM handlers that remove the temporary files of
  *  gsio_place_files() in progress, then re-raise the signal. For programs;
  *  a library user calls it only if it wants that behaviour. */

@@ -1,0 +1,364 @@
+/* The glTF writer writing to files as it goes (gsio_gltf_write_file: the
+ * binary data spilled past a threshold, the GLB assembled in the placed
+ * file): its files must hold exactly the bytes gsio_gltf_write() makes in
+ * memory, for a generated model large enough to spill and for every corpus
+ * file, as .glb and as .gltf + .bin + .png; and a write that fails half way
+ * (file size limit, standing in for a full disk; a folder that cannot be
+ * written) must say so, name the output and leave no file behind. */
+#define _GNU_SOURCE
+#include "test_util.h"
+
+#include "gsio_gltf.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+// -- Helpers
+
+/** A model whose binary buffer is several MB: one mesh of nv vertices
+ *  (positions, normals, uvs, 32-bit indices) and a w x w noisy skin (a PNG
+ *  of about w*w*3 bytes, written as one large buffer view). */
+static gsio_scene *large_scene(uint32_t nv, uint32_t w)
+{
+	gsio_error err;
+	gsio_scene *s = gsio_scene_new(NULL, &err);
+	assert_non_null(s);
+	int32_t im = gsio_scene_add_image(s, "skin0", w, w, NULL, &err);
+	assert_true(im >= 0);
+	uint32_t x = 12345;
+	for (size_t i = 0; i < (size_t)w * w * 4; i++) {
+		x = x * 1103515245u + 12345u;
+		s->images[im].rgba[i] = (i % 4 == 3) ? 255 : (uint8_t)(x >> 24);
+	}
+	int32_t mat = gsio_scene_add_material(s, "skin0", &err);
+	assert_true(mat >= 0);
+	s->materials[mat].base_color_texture.image = im;
+	int32_t mi = gsio_scene_add_mesh(s, "big", nv, nv, GSIO_MESH_NORMALS | GSIO_MESH_UVS, mat, &err);
+	assert_true(mi >= 0);
+	gsio_mesh *m = &s->meshes[mi];
+	for (uint32_t v = 0; v < nv; v++) {
+		m->positions[3 * v] = (float)(v % 1000);
+		m->positions[3 * v + 1] = (float)(v / 1000);
+		m->positions[3 * v + 2] = (float)(v % 7) * 0.25f;
+		m->normals[3 * v] = 0;
+		m->normals[3 * v + 1] = 0;
+		m->normals[3 * v + 2] = 1;
+		m->uvs[2 * v] = (float)(v % 1000) / 1000.0f;
+		m->uvs[2 * v + 1] = (float)(v / 1000 % 1000) / 1000.0f;
+		m->indices[v] = v;
+	}
+	int32_t n = gsio_scene_add_node(s, "big", -1, &err);
+	assert_true(n >= 0);
+	s->nodes[n].mesh = mi;
+	if (gsio_scene_validate(s, &err)) fail_msg("invalid scene: %s", err.message);
+	return s;
+}
+
+static void work_dir(char *dir, size_t size, const char *name)
+{
+	snprintf(dir, size, "%s/test_gltf_stream_%s", GSIO_BINARY_DIR, name);
+	mkdir(dir, 0777);
+}
+
+/** Files in dir: all of them, or those whose name contains `part`. */
+static size_t count_files(const char *dir, const char *part)
+{
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' || strstr(e->d_name, ".tmp"))
+			if (!part || strstr(e->d_name, part)) n++;
+	closedir(d);
+	return n;
+}
+
+static void empty_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	struct dirent *e;
+	char path[4400];
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	closedir(d);
+}
+
+/** Writes s in memory and to dir/<stem>.<ext>, and checks that every file
+ *  of the in-memory output is on disk with the same bytes, and nothing
+ *  else (no temporary). Returns the bytes written. */
+static size_t check_same(const gsio_scene *s, const char *dir, const char *stem, const char *ext,
+                         const char *what)
+{
+	empty_dir(dir);
+	gsio_gltf_opts o = {0};
+	o.name = stem;
+	if (!strcmp(ext, "gltf")) o.flags |= GSIO_GLTF_SEPARATE;
+	gsio_gltf_output mem;
+	gsio_error err;
+	if (gsio_gltf_write(s, &o, &mem, &err)) fail_msg("%s: gsio_gltf_write: %s", what, err.message);
+	char path[4400];
+	snprintf(path, sizeof(path), "%s/%s.%s", dir, stem, ext);
+	gsio_gltf_opts fo = {0};
+	gsio_gltf_output w;
+	if (gsio_gltf_write_file(s, path, &fo, &w, &err))
+		fail_msg("%s: gsio_gltf_write_file: %s (%s)", what, err.message, err.file);
+	assert_int_equal(w.warnings_count, mem.warnings_count);
+	gsio_gltf_output_free(&w);
+	size_t total = 0;
+	for (size_t i = 0; i < mem.files_count; i++) {
+		char fp[4400];
+		snprintf(fp, sizeof(fp), "%s/%s", dir, mem.files[i].name);
+		size_t n;
+		uint8_t *d = t_read_file(fp, &n);
+		if (!d) fail_msg("%s: %s not written", what, fp);
+		if (n != mem.files[i].size || memcmp(d, mem.files[i].data, n))
+			fail_msg("%s: %s differs from the in-memory output (%zu / %zu bytes)", what, fp, n,
+			         mem.files[i].size);
+		free(d);
+		total += n;
+	}
+	if (count_files(dir, NULL) != mem.files_count)
+		fail_msg("%s: %zu files in %s, %zu expected", what, count_files(dir, NULL), dir, mem.files_count);
+	gsio_gltf_output_free(&mem);
+	return total;
+}
+
+// -- Tests
+
+static void test_large_identical(void **state)
+{
+	(void)state;
+	char dir[4096];
+	work_dir(dir, sizeof(dir), "large");
+	gsio_scene *s = large_scene(150000, 512);
+	size_t glb = check_same(s, dir, "big", "glb", "large .glb");
+	size_t gltf = check_same(s, dir, "big", "gltf", "large .gltf");
+	print_message("large model: %zu bytes as .glb, %zu as .gltf + .bin + .png, same as in memory\n", glb,
+	              gltf);
+	assert_true(glb > 4u << 20); // it spilled (threshold 256 KiB)
+	empty_dir(dir);
+	gsio_scene_free(s);
+}
+
+static void test_corpus_identical(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	char dir[4096];
+	work_dir(dir, sizeof(dir), "corpus");
+	static const char *const dirs[][2] = {{"mdl", ".mdl"}, {"hmp", ".hmp"}, {"md5", ".md5mesh"}};
+	size_t done = 0;
+	for (size_t k = 0; k < 3; k++) {
+		char **list;
+		size_t n = t_list_files(t_corpus_path(dirs[k][0]), dirs[k][1], &list);
+		for (size_t i = 0; i < n; i++) {
+			gsio_error err;
+			gsio_scene *s = gsio_load_file(list[i], NULL, &err);
+			if (s) {
+				check_same(s, dir, "m", "glb", list[i]);
+				check_same(s, dir, "m", "gltf", list[i]);
+				gsio_scene_free(s);
+				done++;
+			}
+			free(list[i]);
+		}
+		free(list);
+	}
+	empty_dir(dir);
+	print_message("%zu corpus files: files written as .glb and .gltf are the in-memory bytes\n", done);
+	assert_true(done >= 9);
+}
+
+/** A write cut short by the file size limit (EFBIG: what a full disk looks
+ *  like to the writer, without needing a small file system) fails with an
+ *  I/O error naming the final path and leaves nothing in the folder. */
+static void test_write_fails(void **state)
+{
+	(void)state;
+	char dir[4096];
+	work_dir(dir, sizeof(dir), "fail");
+	empty_dir(dir);
+	gsio_scene *s = large_scene(150000, 512);
+	struct rlimit old;
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);
+	static const char *const exts[] = {"glb", "gltf"};
+	static const rlim_t limits[] = {100000, 1000000, 3000000};
+	for (size_t e = 0; e < 2; e++) {
+		for (size_t l = 0; l < 3; l++) {
+			char path[4400];
+			snprintf(path, sizeof(path), "%s/cut.%s", dir, exts[e]);
+			struct rlimit lim = old;
+			lim.rlim_cur = limits[l];
+			assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+			gsio_error err;
+			int rc = gsio_gltf_write_file(s, path, NULL, NULL, &err);
+			assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+			if (rc == 0) fail_msg("limit %lu, .%s: written", (unsigned long)limits[l], exts[e]);
+			assert_int_equal(err.code, GSIO_ERR_IO);
+			assert_non_null(strstr(err.message, "write failed"));
+			assert_non_null(strstr(err.message, strerror(EFBIG)));
+			assert_null(strstr(err.file, ".tmp"));
+			assert_non_null(strstr(err.file, dir));
+			if (e == 0) assert_string_equal(err.file, path);
+			// The .gltf is placed last: never without its .bin.
+			snprintf(path, sizeof(path), "%s/cut.gltf", dir);
+			struct stat st;
+			if (e == 1) assert_int_not_equal(stat(path, &st), 0);
+			assert_int_equal(count_files(dir, ".tmp"), 0);
+			assert_int_equal(count_files(dir, ".glb"), 0);
+			char msg[600];
+			gsio_error_format(&err, msg, sizeof(msg));
+			if (l == 0) print_message("limit %lu, .%s: %s\n", (unsigned long)limits[l], exts[e], msg);
+			empty_dir(dir);
+		}
+	}
+	signal(SIGXFSZ, prev);
+	// A folder that does not exist, and one that is a file.
+	char path[4400];
+	gsio_error err;
+	snprintf(path, sizeof(path), "%s/no-such-folder/x.glb", dir);
+	assert_int_not_equal(gsio_gltf_write_file(s, path, NULL, NULL, &err), 0);
+	assert_int_equal(err.code, GSIO_ERR_IO);
+	assert_string_equal(err.file, path);
+	snprintf(path, sizeof(path), "%s/file", dir);
+	t_write_file(path, (const uint8_t *)"x", 1);
+	snprintf(path, sizeof(path), "%s/file/x.gltf", dir);
+	assert_int_not_equal(gsio_gltf_write_file(s, path, NULL, NULL, &err), 0);
+	assert_int_equal(err.code, GSIO_ERR_IO);
+	assert_null(strstr(err.file, ".tmp"));
+	assert_int_equal(count_files(dir, NULL), 1);
+	empty_dir(dir);
+	gsio_scene_free(s);
+}
+
+/** NO_REPLACE with a spilled .bin: an existing .bin refuses the write, is
+ *  left as it was, and no temporary stays. */
+static void test_no_replace_spilled(void **state)
+{
+	(void)state;
+	char dir[4096];
+	work_dir(dir, sizeof(dir), "noreplace");
+	empty_dir(dir);
+	gsio_scene *s = large_scene(150000, 64);
+	char path[4400], bin[4400];
+	snprintf(path, sizeof(path), "%s/n.gltf", dir);
+	snprintf(bin, sizeof(bin), "%s/n.bin", dir);
+	t_write_file(bin, (const uint8_t *)"old", 3);
+	gsio_gltf_opts o = {0};
+	o.flags = GSIO_GLTF_NO_REPLACE;
+	gsio_error err;
+	assert_int_not_equal(gsio_gltf_write_file(s, path, &o, NULL, &err), 0);
+	assert_int_equal(err.code, GSIO_ERR_IO);
+	assert_non_null(strstr(err.message, "exists"));
+	assert_string_equal(err.file, bin);
+	size_t n;
+	uint8_t *d = t_read_file(bin, &n);
+	assert_int_equal(n, 3);
+	free(d);
+	assert_int_equal(count_files(dir, NULL), 1);
+	unlink(bin);
+	assert_int_equal(gsio_gltf_write_file(s, path, &o, NULL, &err), 0);
+	assert_int_equal(count_files(dir, ".tmp"), 0);
+	// The .glb: refused before any work when it exists.
+	snprintf(path, sizeof(path), "%s/n.glb", dir);
+	t_write_file(path, (const uint8_t *)"old", 3);
+	assert_int_not_equal(gsio_gltf_write_file(s, path, &o, NULL, &err), 0);
+	assert_string_equal(err.file, path);
+	d = t_read_file(path, &n);
+	assert_int_equal(n, 3);
+	free(d);
+	assert_int_equal(count_files(dir, ".tmp"), 0);
+	empty_dir(dir);
+	gsio_scene_free(s);
+}
+
+/** The placement primitives directly: a scratch file on another file
+ *  system than the output (tmpfs /dev/shm when there is one: copy_file_range
+ *  fails across file systems and the read/write copy takes over), append,
+ *  commit, discard, and a scratch file that cannot be committed. */
+static void test_placing(void **state)
+{
+	(void)state;
+	char dir[4096], path[4400], near[4400];
+	work_dir(dir, sizeof(dir), "placing");
+	empty_dir(dir);
+	snprintf(path, sizeof(path), "%s/out.bin", dir);
+	struct stat st;
+	if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0)
+		snprintf(near, sizeof(near), "/dev/shm/gsio-scratch");
+	else
+		snprintf(near, sizeof(near), "%s/scratch", dir);
+	gsio_error err;
+	size_t n = 300000;
+	uint8_t *data = malloc(n);
+	assert_non_null(data);
+	for (size_t i = 0; i < n; i++) data[i] = (uint8_t)(i * 7 + i / 251);
+	for (int pass = 0; pass < 2; pass++) {
+		gsio_placing *sc = gsio_place_scratch(pass ? path : near, &err);
+		if (!sc) fail_msg("scratch: %s", err.message);
+		assert_int_equal(gsio_place_write(sc, data + 5, n - 5, &err), 0);
+		assert_int_equal(gsio_place_size(sc), n - 5);
+		gsio_placing *p = gsio_place_open(path, &err);
+		if (!p) fail_msg("open: %s", err.message);
+		assert_int_equal(count_files(dir, ".tmp"), 1);
+		assert_int_equal(gsio_place_write(p, data, 5, &err), 0);
+		assert_int_equal(gsio_place_append(p, sc, &err), 0);
+		assert_int_equal(gsio_place_size(p), n);
+		// A scratch file is never placed; committing it fails and frees it.
+		assert_int_not_equal(gsio_place_commit(sc, false, &err), 0);
+		assert_int_equal(err.code, GSIO_ERR_ARGUMENT);
+		assert_int_equal(gsio_place_commit(p, false, &err), 0);
+		size_t got;
+		uint8_t *back = t_read_file(path, &got);
+		assert_int_equal(got, n);
+		assert_memory_equal(back, data, n);
+		free(back);
+		assert_int_equal(count_files(dir, NULL), 1);
+	}
+	// Discarded: no file, no temporary.
+	unlink(path);
+	gsio_placing *p = gsio_place_open(path, &err);
+	assert_non_null(p);
+	assert_int_equal(gsio_place_write(p, data, n, &err), 0);
+	gsio_place_discard(p);
+	assert_int_equal(count_files(dir, NULL), 0);
+	// no_replace: an existing file stays.
+	t_write_file(path, (const uint8_t *)"old", 3);
+	p = gsio_place_open(path, &err);
+	assert_non_null(p);
+	assert_int_equal(gsio_place_write(p, data, n, &err), 0);
+	assert_int_not_equal(gsio_place_commit(p, true, &err), 0);
+	assert_non_null(strstr(err.message, "exists"));
+	size_t got;
+	uint8_t *back = t_read_file(path, &got);
+	assert_int_equal(got, 3);
+	free(back);
+	assert_int_equal(count_files(dir, NULL), 1);
+	empty_dir(dir);
+	free(data);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_placing),
+	    cmocka_unit_test(test_large_identical),
+	    cmocka_unit_test(test_write_fails),
+	    cmocka_unit_test(test_no_replace_spilled),
+	    cmocka_unit_test(test_corpus_identical),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
