@@ -949,7 +949,13 @@ static bool write_images(gltf_ctx *c)
 		}
 		uint8_t *png;
 		size_t png_size;
-		if (gsio_png_encode(im->rgba, im->width, im->height, &png, &png_size, c->err)) {
+		// Kept palettised by the importer: one byte a pixel, as stored.
+		int rc = im->indices ? gsio_png_encode_indexed(im->indices, im->width, im->height,
+		                                               im->palette, im->palette_count, &png,
+		                                               &png_size, c->err)
+		                     : gsio_png_encode(im->rgba, im->width, im->height, &png, &png_size,
+		                                       c->err);
+		if (rc) {
 			c->err->offset = -1;
 			snprintf(c->err->message, sizeof(c->err->message), "image %zu (%s, %ux%u): cannot encode as PNG",
 			         i, or_default(im->name, ""), (unsigned)im->width, (unsigned)im->height);

@@ -259,6 +259,16 @@ typedef struct gsio_image {
 	gsio_pixel_format source_format; /**< pixel layout it was stored in */
 	uint32_t source_mip_count; /**< mip levels stored after the full image (kept in the codec layer) */
 	const char *source_path;   /**< external file it was decoded from, NULL when embedded */
+	/** The indexed form, kept when the source stored the image through a
+	 *  palette (MDL/HMP/MDL7 skin type 0, WAD and PCX 8-bit textures), else NULL
+	 *  and 0. rgba is filled all the same and stays the truth for every
+	 *  consumer: indices[i] names palette entry palette[4*indices[i] ..
+	 *  +3], which equals rgba[4*i .. +3] (gsio_scene_validate checks it).
+	 *  Writers may use it to write the image as it was stored (the glTF
+	 *  writer makes a palette PNG of it). Both live in the scene's arena. */
+	uint8_t *indices;          /**< width*height bytes, top row first, each < palette_count */
+	uint8_t *palette;          /**< palette_count RGBA8 entries, straight alpha */
+	uint32_t palette_count;    /**< 1..256 with indices, 0 without */
 	gsio_extras extras;
 } gsio_image;
 
@@ -564,10 +574,24 @@ GSIO_API void gsio_node_world_matrix(const gsio_scene *scene, int32_t node, floa
 // write their own formats from a scene.
 
 /** Encodes RGBA8 pixels (top row first) as PNG into malloc'd memory (free()):
- *  RGB8 when every alpha is 255, RGBA8 otherwise. Returns 0, or non-zero
- *  with err set. */
+ *  a palette PNG when the image has at most 256 distinct colours (found by
+ *  a scan that stops at the 257th, so photographic images pay little for
+ *  it), else RGB8 when every alpha is 255, else RGBA8. Decoded, every
+ *  form gives back the same RGBA8 pixels. Returns 0, or non-zero with err
+ *  set. */
 GSIO_API GSIO_NODISCARD int gsio_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height,
                                             uint8_t **png, size_t *png_size, gsio_error *err);
+
+/** Encodes a palettised image as a palette PNG (colour type 3, 8 bits) into
+ *  malloc'd memory (free()): indices are width*height bytes, top row first,
+ *  each < palette_count; palette is palette_count (1..256) RGBA8 entries.
+ *  Only the entries up to the highest index used are written; a tRNS chunk
+ *  only when one of them is not opaque. Returns 0, or non-zero with err
+ *  set (an index out of the palette included). */
+GSIO_API GSIO_NODISCARD int gsio_png_encode_indexed(const uint8_t *indices, uint32_t width,
+                                                    uint32_t height, const uint8_t *palette,
+                                                    uint32_t palette_count, uint8_t **png,
+                                                    size_t *png_size, gsio_error *err);
 
 /** One file to place: its final path and its bytes. */
 typedef struct gsio_file_data {

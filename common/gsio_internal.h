@@ -90,6 +90,17 @@ size_t gsioi_arena_used(const gsio_arena *arena);
 #define GSIO_NEW_ARRAY(arena, type, count, err) \
 	((type *)gsioi_arena_array((arena), (count), sizeof(type), (err)))
 
+/** Keeps a PAL8 image's indexed form beside its rgba (gsio_image.indices):
+ *  copies width*height indices from src into the arena and makes the RGBA
+ *  palette from the 768-byte RGB one (NULL: the built-in palette) the way
+ *  gsio_decode_pixels does (every entry opaque). */
+GSIO_NODISCARD bool gsioi_image_keep_indices(gsio_arena *arena, gsio_image *im, const uint8_t *src,
+                                             const uint8_t *palette, gsio_error *err);
+/** The same for indices already in the arena (width*height bytes, taken as
+ *  they are): only the RGBA palette is made. */
+GSIO_NODISCARD bool gsioi_image_set_palette(gsio_arena *arena, gsio_image *im, uint8_t *indices,
+                                            const uint8_t *palette, gsio_error *err);
+
 /** A new empty scene with its own arena (per opts). NULL on failure. */
 gsio_scene *gsioi_scene_create(const gsio_opts *opts, gsio_error *err);
 /** Appends a warning (formatted) to the scene. Returns false only when out of memory. */

@@ -41,7 +41,9 @@ GSIO_NODISCARD bool gsioi_pcx_parse(const uint8_t *data, size_t size, const char
 
 /** Decodes a PCX file into RGBA8, top row first (alpha 255 unless the file
  *  has a fourth plane), allocated in arena (its memory limit applies).
- *  Fills out->width, height and rgba and leaves the other fields alone.
+ *  Fills out->width, height and rgba, for an 8-bit palettised file also
+ *  indices, palette and palette_count (the indexed form, gsio_image), and
+ *  leaves the other fields alone.
  *  Errors as gsioi_pcx_parse, and GSIO_ERR_TRUNCATED when the encoded data
  *  ends before the last row; nothing is allocated before the header passed. */
 GSIO_NODISCARD bool gsioi_pcx_decode(const uint8_t *data, size_t size, const char *file,

@@ -165,6 +165,10 @@ bool gsioi_pcx_decode(const uint8_t *data, size_t size, const char *file, gsio_a
 	uint8_t *row = rgba ? gsioi_arena_alloc_uninit(arena, row_size, err) : NULL;
 	if (!row) return false;
 	const uint8_t *palette = in.vga_palette ? data + size - GSIOI_PCX_PALETTE_SIZE + 1 : NULL;
+	// An 8-bit palettised file keeps its indices too (gsio_image.indices).
+	uint8_t *indices = NULL;
+	if (palette && !(indices = gsioi_arena_alloc_uninit(arena, (size_t)in.width * in.height, err)))
+		return false;
 	size_t end = in.vga_palette ? size - GSIOI_PCX_PALETTE_SIZE : size;
 	size_t pos = GSIOI_PCX_HEADER_SIZE;
 	uint8_t run_value = 0;
@@ -198,9 +202,10 @@ bool gsioi_pcx_decode(const uint8_t *data, size_t size, const char *file, gsio_a
 			}
 		}
 		row_to_rgba(&in, row, palette, data + PCX_OFF_COLORMAP, rgba + (size_t)y * in.width * 4);
+		if (indices) memcpy(indices + (size_t)y * in.width, row, in.width);
 	}
 	out->width = in.width;
 	out->height = in.height;
 	out->rgba = rgba;
-	return true;
+	return !indices || gsioi_image_set_palette(arena, out, indices, palette, err);
 }

@@ -170,3 +170,33 @@ int gsio_encode_pixels(gsio_pixel_format fmt, const uint8_t *rgba, size_t count,
 	}
 	return -1;
 }
+
+// -- Indexed form
+
+bool gsioi_image_set_palette(gsio_arena *arena, gsio_image *im, uint8_t *indices,
+                             const uint8_t *palette, gsio_error *err)
+{
+	uint8_t *pal = gsioi_arena_alloc_uninit(arena, 256 * 4, err);
+	if (!pal) return false;
+	// The palette through the decoder itself: the two forms cannot disagree.
+	uint8_t all[256];
+	for (unsigned k = 0; k < 256; k++) all[k] = (uint8_t)k;
+	if (gsio_decode_pixels(GSIO_PIXEL_PAL8, all, 256, palette, pal)) {
+		GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, NULL, -1, "palette decoding failed");
+		return false;
+	}
+	im->indices = indices;
+	im->palette = pal;
+	im->palette_count = 256;
+	return true;
+}
+
+bool gsioi_image_keep_indices(gsio_arena *arena, gsio_image *im, const uint8_t *src,
+                              const uint8_t *palette, gsio_error *err)
+{
+	const size_t texels = (size_t)im->width * im->height;
+	uint8_t *idx = gsioi_arena_alloc_uninit(arena, texels, err);
+	if (!idx) return false;
+	memcpy(idx, src, texels);
+	return gsioi_image_set_palette(arena, im, idx, palette, err);
+}

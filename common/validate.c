@@ -260,6 +260,33 @@ static bool texture_ok(vctx *v, const gsio_texture *t, size_t i, const char *fie
 	return true;
 }
 
+/* The indexed form (optional): sizes, every index inside the palette, and
+ * each pixel's palette entry equal to its rgba (one pass; writers use the
+ * indices instead of rgba, so they must be the same picture). */
+static bool indexed_ok(vctx *v, const gsio_image *im, size_t i)
+{
+	if (!im->indices) {
+		if (im->palette || im->palette_count)
+			return bad(v, "images[%zu] has a palette but no indices", i);
+		return true;
+	}
+	if (!im->rgba) return bad(v, "images[%zu] has indices but no pixels", i);
+	if (!im->palette || !im->palette_count || im->palette_count > 256)
+		return bad(v, "images[%zu] has indices and a palette of %u entries (1..256)", i,
+		           (unsigned)im->palette_count);
+	const size_t texels = (size_t)im->width * im->height;
+	for (size_t k = 0; k < texels; k++) {
+		const uint8_t x = im->indices[k];
+		if (x >= im->palette_count)
+			return bad(v, "images[%zu] pixel %zu: index %u, the palette has %u entries", i, k,
+			           (unsigned)x, (unsigned)im->palette_count);
+		if (memcmp(im->palette + 4 * (size_t)x, im->rgba + 4 * k, 4))
+			return bad(v, "images[%zu] pixel %zu: palette entry %u differs from its rgba", i, k,
+			           (unsigned)x);
+	}
+	return true;
+}
+
 static bool materials_ok(vctx *v)
 {
 	const gsio_scene *s = v->s;
@@ -292,6 +319,7 @@ static bool materials_ok(vctx *v)
 		} else if (!im->uri || !*im->uri) {
 			return bad(v, "images[%zu] has neither pixels nor a uri", i);
 		}
+		V_CHECK(indexed_ok(v, im, i));
 		V_CHECK(extras_ok(v, &im->extras, "images", i));
 	}
 	return unique_ok(v, s->images, s->images_count, sizeof(gsio_image), offsetof(gsio_image, name),

@@ -546,6 +546,8 @@ static bool skins_to_images(gsio_scene *s, const gsio_mdl_file *f, const uint8_t
 				GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, NULL, -1, "skin %zu: type %d", i, (int)sk->type);
 				return false;
 			}
+			if (im->source_format == GSIO_PIXEL_PAL8)
+				GSIO_CHECK(gsioi_image_keep_indices(s->arena, im, sk->pixels, palette, err));
 		}
 		// One material per skin: the mesh uses the first, the others are the
 		// alternative skins the engine can switch to (glTF variants).

@@ -169,6 +169,8 @@ static bool skin_image(build *b, const gsio_mdl7_skin *sk, size_t gidx, int32_t 
 		          (unsigned)sk->type);
 		return false;
 	}
+	if (im->source_format == GSIO_PIXEL_PAL8)
+		GSIO_CHECK(gsioi_image_keep_indices(s->arena, im, sk->data, b->palette, b->err));
 	*image = (int32_t)s->images_count++;
 	return true;
 }

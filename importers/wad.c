@@ -111,9 +111,21 @@ void gsio_wad_file_free(gsio_wad_file *file)
 	if (file) gsioi_arena_destroy(file->arena);
 }
 
-bool gsioi_wad_lump_rgba(const gsio_wad_file *wad, size_t i, const uint8_t *palette,
-                         uint8_t *dst, gsio_error *err)
+/* Where lump i's pixels are: a DDS file inside it, or count pixels of fmt
+ * at src (8-bit ones through pal). Checks sizes; decodes nothing. */
+typedef struct lump_pixels {
+	const uint8_t *dds; // non-NULL: a DDS file of dds_size bytes
+	size_t dds_size;
+	gsio_pixel_format fmt;
+	const uint8_t *src;
+	const uint8_t *pal; // 768 bytes RGB, NULL for the built-in palette
+	size_t count;
+} lump_pixels;
+
+static bool lump_locate(const gsio_wad_file *wad, size_t i, const uint8_t *palette, lump_pixels *px,
+                        gsio_error *err)
 {
+	memset(px, 0, sizeof(*px));
 	if (!wad || i >= wad->lumps_count) {
 		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, "", -1, "no such WAD lump");
 		return false;
@@ -125,27 +137,11 @@ bool gsioi_wad_lump_rgba(const gsio_wad_file *wad, size_t i, const uint8_t *pale
 		return false;
 	}
 	size_t count = (size_t)l->width * l->height;
+	px->count = count;
 	gsio_pixel_format fmt = GSIO_PIXEL_PAL8;
 	size_t at = 40;
 	const uint8_t *pal = palette ? palette : wad->palette;
-	const uint8_t *dds;
-	size_t dds_size;
-	if (wad->magic[3] == '7' && lump_dds(l, &dds, &dds_size)) {
-		gsioi_dds_info info;
-		int64_t base = (int64_t)(dds - l->data);
-		if (!dst) return gsioi_dds_parse(dds, dds_size, l->name, base, &info, err);
-		// Decoded in the WAD's arena (freed with it), then copied.
-		gsio_image im;
-		memset(&im, 0, sizeof(im));
-		GSIO_CHECK(gsioi_dds_decode(dds, dds_size, l->name, base, wad->arena, &im, &info, err));
-		if (im.width != l->width || im.height != l->height) {
-			GSIO_FAIL(err, GSIO_ERR_CORRUPT, l->name, 0, "DDS of %ux%u where %ux%u was read",
-			          im.width, im.height, l->width, l->height);
-			return false;
-		}
-		memcpy(dst, im.rgba, count * 4);
-		return true;
-	}
+	if (wad->magic[3] == '7' && lump_dds(l, &px->dds, &px->dds_size)) return true;
 	if (wad->magic[3] == '7') {
 		uint32_t t = l->pixel_type & 7;
 		if (t != 0 && t != 2 && t != 3 && t != 4 && t != 5) {
@@ -172,10 +168,48 @@ bool gsioi_wad_lump_rgba(const gsio_wad_file *wad, size_t i, const uint8_t *pale
 		          l->height, need, l->size > at ? l->size - at : 0);
 		return false;
 	}
-	if (dst && gsio_decode_pixels(fmt, l->data + at, count, pal, dst)) {
-		GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, l->name, 0, "pixel format %d", (int)fmt);
+	px->fmt = fmt;
+	px->src = l->data + at;
+	px->pal = pal;
+	return true;
+}
+
+bool gsioi_wad_lump_rgba(const gsio_wad_file *wad, size_t i, const uint8_t *palette,
+                         uint8_t *dst, gsio_error *err)
+{
+	lump_pixels px;
+	GSIO_CHECK(lump_locate(wad, i, palette, &px, err));
+	const gsio_wad_lump *l = &wad->lumps[i];
+	if (px.dds) {
+		gsioi_dds_info info;
+		int64_t base = (int64_t)(px.dds - l->data);
+		if (!dst) return gsioi_dds_parse(px.dds, px.dds_size, l->name, base, &info, err);
+		// Decoded in the WAD's arena (freed with it), then copied.
+		gsio_image im;
+		memset(&im, 0, sizeof(im));
+		GSIO_CHECK(gsioi_dds_decode(px.dds, px.dds_size, l->name, base, wad->arena, &im, &info, err));
+		if (im.width != l->width || im.height != l->height) {
+			GSIO_FAIL(err, GSIO_ERR_CORRUPT, l->name, 0, "DDS of %ux%u where %ux%u was read",
+			          im.width, im.height, l->width, l->height);
+			return false;
+		}
+		memcpy(dst, im.rgba, px.count * 4);
+		return true;
+	}
+	if (dst && gsio_decode_pixels(px.fmt, px.src, px.count, px.pal, dst)) {
+		GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, l->name, 0, "pixel format %d", (int)px.fmt);
 		return false;
 	}
+	return true;
+}
+
+bool gsioi_wad_lump_indices(const gsio_wad_file *wad, size_t i, const uint8_t *palette,
+                            const uint8_t **indices, const uint8_t **rgb_palette, gsio_error *err)
+{
+	*indices = *rgb_palette = NULL;
+	lump_pixels px;
+	GSIO_CHECK(lump_locate(wad, i, palette, &px, err));
+	if (!px.dds && px.fmt == GSIO_PIXEL_PAL8) *indices = px.src, *rgb_palette = px.pal;
 	return true;
 }
 

@@ -276,6 +276,9 @@ static bool texture_material(sctx *c, const char *name, size_t *slot)
 	gsio_image *im = &s->images[img];
 	if (usable) {
 		GSIO_CHECK(gsioi_wad_lump_rgba(wad, lump, c->palette, im->rgba, c->err));
+		const uint8_t *indices, *rgb;
+		GSIO_CHECK(gsioi_wad_lump_indices(wad, lump, c->palette, &indices, &rgb, c->err));
+		if (indices) GSIO_CHECK(gsioi_image_keep_indices(s->arena, im, indices, rgb, c->err));
 		uint32_t pt = wad->lumps[lump].pixel_type;
 		bool dds = wad->magic[3] == '7' && ((pt & 7) == 6 || (wad->lumps[lump].type & 7) == 6);
 		im->source_type = (int32_t)pt;
@@ -512,6 +515,14 @@ static bool graft_model(sctx *c, model_entry *me, const char *file)
 		GSIO_CHECK(k >= 0);
 		gsio_image *d = &s->images[k];
 		if (im->rgba) memcpy(d->rgba, im->rgba, (size_t)im->width * im->height * 4);
+		if (im->rgba && im->indices) { // the indexed form too (an 8-bit skin)
+			size_t texels = (size_t)im->width * im->height;
+			GSIO_CHECK((d->indices = gsioi_arena_alloc_uninit(s->arena, texels, c->err)));
+			GSIO_CHECK((d->palette = gsioi_arena_array_uninit(s->arena, im->palette_count, 4, c->err)));
+			memcpy(d->indices, im->indices, texels);
+			memcpy(d->palette, im->palette, (size_t)im->palette_count * 4);
+			d->palette_count = im->palette_count;
+		}
 		d->source_type = im->source_type;
 		d->source_format = im->source_format;
 		d->source_mip_count = im->source_mip_count;

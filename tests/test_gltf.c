@@ -9,6 +9,8 @@
 #include "test_util.h"
 
 #include "gsio_gltf.h"
+#include "gsio_internal.h"
+#include "wmp_internal.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -247,13 +249,9 @@ static int attribute(const cJSON *prim, const char *name)
 }
 
 /** Decodes a PNG held in an image (bufferView) to RGBA8. */
-static uint8_t *decode_image(const glb *g, int image, uint32_t *w, uint32_t *h)
+/** A PNG decoded by libspng (an independent reader) to RGBA8, malloc'd. */
+static uint8_t *decode_png(const uint8_t *p, size_t size, uint32_t *w, uint32_t *h)
 {
-	const cJSON *im = cJSON_GetArrayItem(arr(g->doc, "images"), image);
-	assert_non_null(im);
-	assert_string_equal(cJSON_GetObjectItemCaseSensitive(im, "mimeType")->valuestring, "image/png");
-	size_t size;
-	const uint8_t *p = view_bytes(g, num(im, "bufferView", -1), &size);
 	spng_ctx *ctx = spng_ctx_new(0);
 	assert_non_null(ctx);
 	assert_int_equal(spng_set_png_buffer(ctx, p, size), 0);
@@ -263,11 +261,51 @@ static uint8_t *decode_image(const glb *g, int image, uint32_t *w, uint32_t *h)
 	assert_int_equal(spng_decoded_image_size(ctx, SPNG_FMT_RGBA8, &len), 0);
 	uint8_t *px = malloc(len);
 	assert_non_null(px);
-	assert_int_equal(spng_decode_image(ctx, px, len, SPNG_FMT_RGBA8, 0), 0);
+	// As a viewer shows it: a palette PNG's tRNS alpha applied.
+	assert_int_equal(spng_decode_image(ctx, px, len, SPNG_FMT_RGBA8, SPNG_DECODE_TRNS), 0);
 	spng_ctx_free(ctx);
 	*w = ihdr.width;
 	*h = ihdr.height;
 	return px;
+}
+
+static uint8_t *decode_image(const glb *g, int image, uint32_t *w, uint32_t *h)
+{
+	const cJSON *im = cJSON_GetArrayItem(arr(g->doc, "images"), image);
+	assert_non_null(im);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(im, "mimeType")->valuestring, "image/png");
+	size_t size;
+	const uint8_t *p = view_bytes(g, num(im, "bufferView", -1), &size);
+	return decode_png(p, size, w, h);
+}
+
+/** Whether the PNG has a chunk of this type (walks the chunk list). */
+static bool png_has_chunk(const uint8_t *p, size_t size, const char type[4])
+{
+	for (size_t at = 8; at + 12 <= size;) {
+		size_t len = (size_t)p[at] << 24 | (size_t)p[at + 1] << 16 | (size_t)p[at + 2] << 8 | p[at + 3];
+		if (!memcmp(p + at + 4, type, 4)) return true;
+		at += 12 + len;
+	}
+	return false;
+}
+
+/** Encodes rgba with gsio_png_encode, checks the colour type chosen and that
+ *  the PNG decodes to the same pixels. */
+static void png_round_trip(const uint8_t *rgba, uint32_t w, uint32_t h, int colour_type)
+{
+	uint8_t *png;
+	size_t size;
+	gsio_error err;
+	if (gsio_png_encode(rgba, w, h, &png, &size, &err)) fail_msg("%s", err.message);
+	assert_int_equal(png[25], colour_type);
+	uint32_t w2, h2;
+	uint8_t *px = decode_png(png, size, &w2, &h2);
+	assert_int_equal(w2, w);
+	assert_int_equal(h2, h);
+	assert_memory_equal(px, rgba, (size_t)w * h * 4);
+	free(px);
+	free(png);
 }
 
 static void dump(const glb *g, const char *name)
@@ -476,14 +514,175 @@ static void test_png_and_names(void **state)
 	uint8_t op[16] = {1, 2, 3, 255, 4, 5, 6, 255, 7, 8, 9, 255, 10, 11, 12, 255};
 	uint8_t *png;
 	size_t size;
-	assert_int_equal(gsio_png_encode(op, 2, 2, &png, &size, &err), 0);
-	assert_int_equal(png[25], 2); // IHDR colour type: truecolour
-	free(png);
-	assert_int_equal(gsio_png_encode(s->images[0].rgba, 2, 1, &png, &size, &err), 0);
-	assert_int_equal(png[25], 6); // truecolour + alpha
-	free(png);
 	assert_int_not_equal(gsio_png_encode(op, 0, 2, &png, &size, &err), 0);
 	gsio_scene_free(s);
+}
+
+/** The forms gsio_png_encode picks, each decoding to the same pixels: a
+ *  palette up to 256 distinct colours (tRNS only with alpha), truecolour
+ *  from the 257th, with alpha when one pixel is not opaque. */
+static void test_png_forms(void **state)
+{
+	(void)state;
+	enum { W = 37, H = 29 }; // 1073 pixels, odd sizes
+	uint8_t *rgba = malloc((size_t)W * H * 4);
+	assert_non_null(rgba);
+	for (uint32_t colours = 1; colours <= 257; colours += colours < 250 ? 85 : 1) {
+		for (size_t i = 0; i < (size_t)W * H; i++) {
+			uint32_t c = (uint32_t)((i * 7) % colours); // every colour (7 is prime to each count)
+			rgba[4 * i] = (uint8_t)c, rgba[4 * i + 1] = (uint8_t)(c >> 8);
+			rgba[4 * i + 2] = (uint8_t)(c * 3), rgba[4 * i + 3] = 255;
+		}
+		png_round_trip(rgba, W, H, colours <= 256 ? 3 : 2);
+		uint8_t *png;
+		size_t size;
+		gsio_error err;
+		assert_int_equal(gsio_png_encode(rgba, W, H, &png, &size, &err), 0);
+		assert_false(png_has_chunk(png, size, "tRNS")); // opaque: no tRNS
+		free(png);
+		rgba[4 * 100 + 3] = 128; // one translucent pixel: one more colour
+		png_round_trip(rgba, W, H, colours < 256 ? 3 : 6);
+		assert_int_equal(gsio_png_encode(rgba, W, H, &png, &size, &err), 0);
+		assert_int_equal(png_has_chunk(png, size, "tRNS"), colours < 256);
+		free(png);
+	}
+	free(rgba);
+}
+
+/** gsio_png_encode_indexed: the palette as given (up to the highest index
+ *  used), tRNS only for a translucent entry, indices outside refused. */
+static void test_png_indexed(void **state)
+{
+	(void)state;
+	enum { W = 5, H = 3 };
+	const uint8_t pal[4 * 4] = {10, 20, 30, 255, 40, 50, 60, 255, 70, 80, 90, 0, 1, 2, 3, 255};
+	uint8_t idx[W * H], expect[W * H * 4];
+	uint8_t *png, *px;
+	size_t size;
+	uint32_t w, h;
+	gsio_error err;
+	for (int alpha = 0; alpha < 2; alpha++) {
+		for (size_t i = 0; i < W * H; i++) {
+			idx[i] = (uint8_t)(i % (alpha ? 3 : 2)); // entry 2 (alpha 0) only with alpha
+			memcpy(expect + 4 * i, pal + 4 * idx[i], 4);
+		}
+		if (gsio_png_encode_indexed(idx, W, H, pal, 4, &png, &size, &err)) fail_msg("%s", err.message);
+		assert_int_equal(png[25], 3);
+		assert_true(png_has_chunk(png, size, "PLTE"));
+		assert_int_equal(png_has_chunk(png, size, "tRNS"), alpha);
+		// PLTE right after IHDR: length 3 x (highest index + 1)
+		assert_int_equal(png[33 + 3], alpha ? 9 : 6);
+		px = decode_png(png, size, &w, &h);
+		assert_int_equal(w, W);
+		assert_int_equal(h, H);
+		assert_memory_equal(px, expect, sizeof(expect));
+		free(px);
+		free(png);
+	}
+	idx[7] = 4; // outside a 4-entry palette
+	assert_int_not_equal(gsio_png_encode_indexed(idx, W, H, pal, 4, &png, &size, &err), 0);
+	assert_null(png);
+	assert_int_not_equal(gsio_png_encode_indexed(idx, W, H, pal, 0, &png, &size, &err), 0);
+	assert_int_not_equal(gsio_png_encode_indexed(idx, W, H, pal, 257, &png, &size, &err), 0);
+	assert_int_not_equal(gsio_png_encode_indexed(idx, 0, H, pal, 4, &png, &size, &err), 0);
+}
+
+/** Checks every decoded image of a scene: its PNG (indexed when the scene
+ *  kept the palette) decodes to its rgba. Returns the indexed ones. */
+static size_t check_scene_pngs(const char *path, const gsio_scene *s)
+{
+	size_t indexed = 0;
+	for (size_t i = 0; i < s->images_count; i++) {
+		const gsio_image *im = &s->images[i];
+		if (!im->rgba) continue;
+		uint8_t *png;
+		size_t size;
+		gsio_error err;
+		int rc = im->indices ? gsio_png_encode_indexed(im->indices, im->width, im->height,
+		                                               im->palette, im->palette_count, &png,
+		                                               &size, &err)
+		                     : gsio_png_encode(im->rgba, im->width, im->height, &png, &size, &err);
+		if (rc) fail_msg("%s image %zu: %s", path, i, err.message);
+		if (im->indices) assert_int_equal(png[25], 3);
+		indexed += im->indices != NULL;
+		uint32_t w, h;
+		uint8_t *px = decode_png(png, size, &w, &h);
+		assert_int_equal(w, im->width);
+		assert_int_equal(h, im->height);
+		if (memcmp(px, im->rgba, (size_t)w * h * 4))
+			fail_msg("%s image %zu (colour type %d): decoded pixels differ", path, i, png[25]);
+		free(px);
+		free(png);
+	}
+	return indexed;
+}
+
+/** Every corpus skin and texture, and the 8-bit sample: the PNG the glTF
+ *  writer makes is the same picture as rgba. The palettised ones (8-bit WAD
+ *  lumps; skin type 0 in the sample) keep their indices. */
+static void test_png_pixels_corpus(void **state)
+{
+	(void)state;
+	gsio_error err;
+	gsio_scene *s = gsio_load_file(GSIO_SOURCE_DIR "/samples/pal8.mdl", NULL, &err);
+	if (!s) fail_msg("%s", err.message);
+	assert_non_null(s->images[0].indices);
+	assert_int_equal(s->images[0].palette_count, 256);
+	assert_int_equal(gsio_scene_validate(s, &err), 0);
+	assert_int_equal(check_scene_pngs("pal8.mdl", s), 1);
+	// The validator catches an index that disagrees with rgba.
+	s->images[0].indices[5] ^= 1;
+	assert_int_not_equal(gsio_scene_validate(s, &err), 0);
+	gsio_scene_free(s);
+
+	T_REQUIRE_CORPUS();
+	static const char *const dirs[][2] = {
+	    {"mdl", ".mdl"}, {"hmp", ".hmp"}, {"wmp", ".wmp"}, {"lottershock/Game/Assets", ".mdl"},
+	    {"lottershock/Game/Level", ".mdl"}, {"lottershock/Game/Level", ".wmp"}};
+	size_t images = 0;
+	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
+		char **list;
+		size_t n = t_list_files(t_corpus_path(dirs[d][0]), dirs[d][1], &list);
+		for (size_t i = 0; i < n; i++) {
+			s = gsio_load_file(list[i], NULL, &err);
+			if (s) {
+				assert_int_equal(gsio_scene_validate(s, &err), 0);
+				check_scene_pngs(list[i], s);
+				images += s->images_count;
+				gsio_scene_free(s);
+			}
+			free(list[i]);
+		}
+		free(list);
+	}
+	// The WAD's 8-bit lumps, kept indexed as a level that uses them would.
+	size_t wad_size, pal8 = 0;
+	uint8_t *wad_bytes = t_read_file(t_corpus_path("lottershock/Game/Level/Texturset.wad"), &wad_size);
+	assert_non_null(wad_bytes);
+	gsio_wad_file *wad = gsio_wad_decode(wad_bytes, wad_size, "Texturset.wad", NULL, &err);
+	if (!wad) fail_msg("%s", err.message);
+	s = gsio_scene_new(NULL, &err);
+	assert_non_null(s);
+	for (size_t l = 0; l < wad->lumps_count; l++) {
+		const uint8_t *indices, *rgb;
+		if (!wad->lumps[l].width) continue;
+		if (!gsioi_wad_lump_indices(wad, l, NULL, &indices, &rgb, &err)) fail_msg("%s", err.message);
+		int32_t k = gsio_scene_add_image(s, wad->lumps[l].name, wad->lumps[l].width,
+		                                 wad->lumps[l].height, NULL, &err);
+		assert_true(k >= 0);
+		gsio_image *im = &s->images[k];
+		assert_true(gsioi_wad_lump_rgba(wad, l, NULL, im->rgba, &err));
+		if (indices) assert_true(gsioi_image_keep_indices(s->arena, im, indices, rgb, &err));
+		pal8 += indices != NULL;
+	}
+	assert_int_equal(gsio_scene_validate(s, &err), 0);
+	assert_int_equal(check_scene_pngs("Texturset.wad", s), pal8);
+	print_message("%zu corpus images and %zu 8-bit WAD lumps decode to their rgba\n", images, pal8);
+	assert_true(pal8 >= 1);
+	assert_true(images >= 20);
+	gsio_scene_free(s);
+	gsio_wad_file_free(wad);
+	free(wad_bytes);
 }
 
 /** Two nodes placing one mesh: one glTF mesh, both nodes refer to it. */
@@ -1074,6 +1273,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_axes),
 	    cmocka_unit_test(test_png_and_names),
+	    cmocka_unit_test(test_png_forms),
+	    cmocka_unit_test(test_png_indexed),
+	    cmocka_unit_test(test_png_pixels_corpus),
 	    cmocka_unit_test(test_instances),
 	    cmocka_unit_test(test_two_skins),
 	    cmocka_unit_test(test_shared_skinned_mesh),

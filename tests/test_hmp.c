@@ -181,6 +181,29 @@ static uint8_t *make_hmp4(size_t *size, int32_t skin_type)
 	return b.d;
 }
 
+/** An 8-bit colour map (skin type 0) keeps its indices beside the rgba, and
+ *  the validator (checked) finds the two the same picture. */
+static void test_hmp4_pal8(void **state)
+{
+	(void)state;
+	buf b = {0};
+	b_header(&b, "HMP4", 1, 2, 2, 1);
+	b_i32(&b, 0);
+	const uint8_t px[4] = {0, 17, 200, 255};
+	for (int i = 0; i < 4; i++) b_u8(&b, px[i]);
+	b_frame(&b, 0, "base");
+	gsio_error err;
+	gsio_scene *s = checked(gsio_load_memory(b.d, b.n, "pal8.hmp", NULL, &err));
+	if (!s) fail_msg("load: %s", err.message);
+	assert_int_equal(s->images_count, 1);
+	assert_non_null(s->images[0].indices);
+	assert_memory_equal(s->images[0].indices, px, 4);
+	assert_int_equal(s->images[0].palette_count, 256);
+	assert_memory_equal(s->images[0].palette + 4 * 200, s->images[0].rgba + 8, 4);
+	gsio_scene_free(s);
+	free(b.d);
+}
+
 static void expect_error(const uint8_t *data, size_t size, const char *what)
 {
 	gsio_error err;
@@ -461,6 +484,9 @@ static void test_shadow5_corrupt_fields(void **state)
 	    {44, 1, 0, 64.0f, GSIO_ERR_CORRUPT},
 	    {16, 1, 0, INFINITY, GSIO_ERR_CORRUPT},     // scale[2]
 	    {36, 1, 0, NAN, GSIO_ERR_CORRUPT},          // ftrisize_x
+	    {36, 1, 0, 1e37f, GSIO_ERR_CORRUPT},        // the last column's x overflows
+	    {16, 1, 0, 1e34f, GSIO_ERR_CORRUPT},        // the highest height's z overflows
+	    {16, 1, 0, -1e34f, GSIO_ERR_CORRUPT},
 	    {84, 0, 99, 0, GSIO_ERR_UNSUPPORTED},       // skin type
 	    {84, 0, -1, 0, GSIO_ERR_UNSUPPORTED},
 	    {88, 0, 0, 0, GSIO_ERR_CORRUPT},            // skin width
@@ -1253,6 +1279,7 @@ int main(void)
 	    cmocka_unit_test(test_invalid_external_texture_name),
 	    cmocka_unit_test(test_synthetic_hmp5),
 	    cmocka_unit_test(test_synthetic_mutations),
+	    cmocka_unit_test(test_hmp4_pal8),
 	    cmocka_unit_test(test_synthetic_hmp4),
 	    cmocka_unit_test(test_synthetic_hmp7),
 	    cmocka_unit_test(test_hmp7_external_texture),

@@ -145,6 +145,16 @@ static void check_8bit(bool rle, bool cross_rows, uint16_t bpl)
 			assert_memory_equal(px, e, 3);
 			assert_int_equal(px[3], 255);
 		}
+	// The indexed form: the stored indices (padding dropped), the palette in RGBA.
+	assert_non_null(im.indices);
+	assert_int_equal(im.palette_count, 256);
+	for (uint32_t y = 0; y < s.h; y++)
+		for (uint32_t x = 0; x < s.w; x++)
+			assert_int_equal(im.indices[(size_t)y * s.w + x], raw[y * b + x]);
+	for (int k = 0; k < 256; k++) {
+		assert_memory_equal(im.palette + 4 * k, pal + 3 * k, 3);
+		assert_int_equal(im.palette[4 * k + 3], 255);
+	}
 	// The same through the image-file entry point (stb_image does not read PCX).
 	gsio_image im2;
 	memset(&im2, 0, sizeof(im2));
@@ -180,6 +190,7 @@ static void check_planes(unsigned planes, bool cross_rows)
 	gsio_error err;
 	gsio_arena *a;
 	assert_true(decode(d, n, &im, &err, &a));
+	assert_null(im.indices); // RGB(A) planes: no indexed form
 	for (uint32_t y = 0; y < s.h; y++)
 		for (uint32_t x = 0; x < s.w; x++) {
 			const uint8_t *px = im.rgba + 4 * ((size_t)y * s.w + x);

@@ -969,6 +969,60 @@ static uint8_t *make_dds_wad(uint32_t type, bool at40, size_t *size)
 	return d;
 }
 
+/** A level textured from an 8-bit WAD7 lump keeps the lump's indices beside
+ *  the rgba (gsio_image.indices), and the two agree (the validator). */
+static void test_wad_pal8_level(void **state)
+{
+	(void)state;
+	enum { W = 8, H = 4 };
+	size_t lump = 40 + W * H, size = 12 + lump + 32;
+	uint8_t *d = calloc(1, size);
+	assert_non_null(d);
+	memcpy(d, "WAD7", 4);
+	put32le(d, 4, 1);
+	put32le(d, 8, (uint32_t)(12 + lump));
+	uint8_t *l = d + 12;
+	memcpy(l, "paltex", 6);
+	put32le(l, 16, W);
+	put32le(l, 20, H);
+	put32le(l, 24, 0); // 8-bit
+	for (int i = 0; i < W * H; i++) l[40 + i] = (uint8_t)(i * 37 + 5);
+	uint8_t *e = d + 12 + lump;
+	put32le(e, 0, 12);
+	put32le(e, 4, (uint32_t)lump);
+	put32le(e, 8, (uint32_t)lump);
+	memcpy(e + 16, "paltex", 6);
+	char dir[] = "/tmp/gsio-wad-pal8-XXXXXX", wad[64], lvl[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(wad, sizeof(wad), "%s/pal.wad", dir);
+	snprintf(lvl, sizeof(lvl), "%s/l.wmp", dir);
+	t_write_file(wad, d, size);
+	const char *text = "// WMP2\nversion 710\nblocks 1 entities 0 objects 1\n"
+	                   "wed { wad { 0 0 0 0 0 <pal.wad> 1 } }\n"
+	                   "block 0 { vertices 3 faces 1 0 0 0 64 0 0 0 64 0 3 0 1 2 : paltex ( 1 0 0 0 ) "
+	                   "( 0 1 0 0 ) 0 0 0 1 1 : 0000 0 50 ndef { 0000 ndef 0 } }\n"
+	                   "object 0 { (0 0 0) (0 0 0) (1 1 1) block 0 }\n";
+	t_write_file(lvl, (const uint8_t *)text, strlen(text));
+	gsio_error err;
+	gsio_scene *s = gsio_load_file(lvl, NULL, &err);
+	if (!s) fail_msg("%s", err.message);
+	assert_int_equal(s->images_count, 1);
+	const gsio_image *im = &s->images[0];
+	assert_int_equal(im->width, W);
+	assert_non_null(im->indices);
+	assert_int_equal(im->palette_count, 256);
+	assert_memory_equal(im->indices, l + 40, W * H);
+	uint8_t expect[W * H * 4];
+	assert_int_equal(gsio_decode_pixels(GSIO_PIXEL_PAL8, l + 40, W * H, NULL, expect), 0);
+	assert_memory_equal(im->rgba, expect, sizeof(expect));
+	assert_int_equal(gsio_scene_validate(s, &err), 0);
+	gsio_scene_free(s);
+	free(d);
+	remove(wad);
+	remove(lvl);
+	rmdir(dir);
+}
+
 static void test_wad_dds(void **state)
 {
 	(void)state;
@@ -1101,6 +1155,7 @@ int main(void)
 	    cmocka_unit_test(test_entities_against_wmb),
 	    cmocka_unit_test(test_bestiary_instances),
 	    cmocka_unit_test(test_wad_dds),
+	    cmocka_unit_test(test_wad_pal8_level),
 	    cmocka_unit_test(test_truncation_corruption),
 	    cmocka_unit_test(test_crafted),
 	    cmocka_unit_test(test_alloc_failure),

@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -884,6 +885,17 @@ static void cleanup_dir(const char *dir)
 	rmdir(dir);
 }
 
+/* Whether two paths have the same file name less its extension, ignoring
+ * case (the names mdl2gltf gives their outputs in one folder). */
+static bool same_stem(const char *a, const char *b)
+{
+	a = base_name(a);
+	b = base_name(b);
+	const char *ea = strrchr(a, '.'), *eb = strrchr(b, '.');
+	size_t la = ea ? (size_t)(ea - a) : strlen(a), lb = eb ? (size_t)(eb - b) : strlen(b);
+	return la == lb && !strncasecmp(a, b, la);
+}
+
 static bool tool_works(const char *tool)
 {
 	char *argv[] = {(char *)tool, "--help", NULL};
@@ -1036,8 +1048,16 @@ int main(int argc, char **argv)
 		size_t jpos = n;
 		gargv[n++] = "1";
 		size_t first_file = n;
-		for (size_t fi = 0; fi < corpus_count; fi++)
-			if (res[fi].e2e && isfinite(res[fi].e2e_assimp_ms)) gargv[n++] = files[fi].path;
+		// Files named on one command line go to OUT/<base name>.glb, so two
+		// inputs with one base name (the corpus has two flamemother.mdl)
+		// would make mdl2gltf refuse the batch: the second is left out.
+		for (size_t fi = 0; fi < corpus_count; fi++) {
+			if (!res[fi].e2e || !isfinite(res[fi].e2e_assimp_ms)) continue;
+			bool taken = false;
+			for (size_t k = first_file; k < n && !taken; k++)
+				taken = same_stem(gargv[k], files[fi].path);
+			if (!taken) gargv[n++] = files[fi].path;
+		}
 		size_t nfiles = n - first_file;
 		gargv[n++] = "-o";
 		gargv[n++] = outdir;
