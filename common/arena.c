@@ -40,10 +40,17 @@ struct gsio_arena {
 	size_t limit;
 	size_t total;  // bytes obtained from the allocator
 	size_t handed; // bytes handed out
+	size_t grow;   // size of the next ordinary chunk (doubles up to GSIO_CHUNK_MIN)
 	gsio_chunk *head;
 	gsio_kept *kept;
 };
 
+// Chunks start small and double: a load makes three or four arenas, and
+// with 64 KB each from the start, freeing them put more than malloc's trim
+// threshold (128 KB) at the top of the heap, so every small load gave the
+// memory back to the kernel and faulted it in again (two thirds of loading
+// a 2 KB MD5 file was the kernel's brk and page faults).
+#define GSIO_CHUNK_FIRST ((size_t)4 << 10)
 #define GSIO_CHUNK_MIN ((size_t)64 << 10)
 #define GSIO_ALIGN 16u
 
@@ -69,6 +76,7 @@ gsio_arena *gsioi_arena_create(const gsio_allocator *allocator, size_t limit)
 	memset(a, 0, sizeof(*a));
 	a->allocator = al;
 	a->limit = limit ? limit : GSIO_DEFAULT_MEMORY_LIMIT;
+	a->grow = GSIO_CHUNK_FIRST;
 	return a;
 }
 
@@ -114,7 +122,8 @@ static void *arena_take(gsio_arena *a, size_t size, gsio_error *err)
 	}
 	gsio_chunk *c = a->head;
 	if (!c || c->size - c->used < take) {
-		size_t chunk = take > GSIO_CHUNK_MIN / 2 ? take : GSIO_CHUNK_MIN;
+		bool own = take > a->grow / 2; // a big block gets a chunk of its own size
+		size_t chunk = own ? take : a->grow;
 		size_t total;
 		if (!gsioi_add_size(chunk, sizeof(gsio_chunk), &total)) {
 			GSIO_FAIL(err, GSIO_ERR_LIMIT, NULL, -1, "allocation size overflows");
@@ -129,7 +138,8 @@ static void *arena_take(gsio_arena *a, size_t size, gsio_error *err)
 		n->size = chunk;
 		n->used = 0;
 		ASAN_POISON_MEMORY_REGION(n->align_, chunk);
-		if (c && take > GSIO_CHUNK_MIN / 2) {
+		if (!own && a->grow < GSIO_CHUNK_MIN) a->grow *= 2;
+		if (c && own) {
 			// A big block goes behind the current chunk so its free space stays usable.
 			n->next = c->next;
 			c->next = n;
