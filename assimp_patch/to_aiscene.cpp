@@ -327,14 +327,18 @@ static void fill_mesh(aiMesh *am, const gsio_scene &s, const gsio_mesh &m, const
 		am->mAnimMeshes = new aiAnimMesh *[m.frames_count]();
 		am->mNumAnimMeshes = to_uint(m.frames_count, "a mesh's frame count");
 		am->mMethod = aiMorphingMethod_MORPH_RELATIVE;
+		// One frame at a time through the accessor (packed frames included).
+		std::vector<float> fp(m.vertex_count * 3), fn(m.vertex_count * 3);
 		for (size_t f = 0; f < m.frames_count; f++) {
 			const gsio_morph_frame &fr = m.frames[f];
 			aiAnimMesh *a = new aiAnimMesh();
 			am->mAnimMeshes[f] = a;
 			set_string(a->mName, fr.name);
-			a->mVertices = copy_vec3(fr.positions, src);
+			int got = gsio_mesh_frame_get(&m, f, fp.data(), fn.data());
+			if (got < 0) throw std::runtime_error("a mesh frame cannot be read");
+			a->mVertices = copy_vec3(fp.data(), src);
 			a->mNumVertices = am->mNumVertices;
-			const float *n = fr.normals ? fr.normals : m.normals;
+			const float *n = got == 1 ? fn.data() : m.normals;
 			if (n) a->mNormals = copy_vec3(n, src);
 			a->mWeight = 0.0f;
 		}

@@ -1339,13 +1339,18 @@ static cJSON *write_targets(gltf_ctx *c, size_t mi, const float *pos, const floa
 	float *scratch = xmalloc_array(c, nv, 4 * sizeof(float));
 	uint32_t *ip = xmalloc_array(c, nv, sizeof(uint32_t));
 	uint32_t *in = xmalloc_array(c, nv, sizeof(uint32_t));
-	bool ok = targets && dp && dn && scratch && ip && in;
+	// One frame at a time as floats (packed frames are expanded here only).
+	float *fpos = xmalloc_array(c, nv, 3 * sizeof(float));
+	float *fnrm = xmalloc_array(c, nv, 3 * sizeof(float));
+	bool ok = targets && dp && dn && scratch && ip && in && fpos && fnrm;
 	for (size_t f = 0; ok && f < m->frames_count; f++) {
 		const gsio_morph_frame *fr = &m->frames[f];
+		int got = gsio_mesh_frame_get(m, f, fpos, fnrm);
+		ok = got >= 0;
 		size_t kp = 0, kn = 0;
-		for (size_t v = 0; v < nv; v++) {
+		for (size_t v = 0; ok && v < nv; v++) {
 			float p[3], n[3];
-			xf_pos(c, fr->positions + 3 * v, p);
+			xf_pos(c, fpos + 3 * v, p);
 			bool moved = false;
 			for (int k = 0; k < 3; k++) {
 				dp[3 * v + k] = p[k] - pos[3 * v + k];
@@ -1354,8 +1359,8 @@ static cJSON *write_targets(gltf_ctx *c, size_t mi, const float *pos, const floa
 			if (moved) ip[kp++] = (uint32_t)v;
 			if (m->normals) {
 				bool turned = false;
-				if (fr->normals) {
-					xf_dir(c, fr->normals + 3 * v, n);
+				if (got == 1) {
+					xf_dir(c, fnrm + 3 * v, n);
 					if (!normalize3(n, up_out)) (*bad_normals)++;
 				} else {
 					memcpy(n, nrm + 3 * v, sizeof(n));
@@ -1367,6 +1372,7 @@ static cJSON *write_targets(gltf_ctx *c, size_t mi, const float *pos, const floa
 				if (turned) in[kn++] = (uint32_t)v;
 			}
 		}
+		if (!ok) break;
 		cJSON *t = jobj(c);
 		int pa = delta_accessor(c, dp, nv, ip, kp, scratch);
 		int na = m->normals ? delta_accessor(c, dn, nv, in, kn, scratch) : 0;
@@ -1383,6 +1389,8 @@ static cJSON *write_targets(gltf_ctx *c, size_t mi, const float *pos, const floa
 	free(scratch);
 	free(ip);
 	free(in);
+	free(fpos);
+	free(fnrm);
 	if (!ok) {
 		cJSON_Delete(targets);
 		return NULL;
@@ -1412,17 +1420,20 @@ static int write_positions_q(gltf_ctx *c, size_t mi, const float *pos, cJSON *na
 		sc = fmax(sc, (double)mx[k] - off[k]);
 	}
 	float *fp = xmalloc_array(c, nv, 3 * sizeof(float));
+	float *raw = xmalloc_array(c, nv, 3 * sizeof(float)); // one frame, scene axes
 	int32_t *q0 = xmalloc_array(c, nv, 3 * sizeof(int32_t));
 	int32_t *qd = xmalloc_array(c, nv, 3 * sizeof(int32_t));
-	if (!fp || !q0 || !qd) {
-		free(fp), free(q0), free(qd);
+	if (!fp || !raw || !q0 || !qd) {
+		free(fp), free(raw), free(q0), free(qd);
 		return -1;
 	}
-	for (size_t f = 0; morph && f < m->frames_count; f++)
+	for (size_t f = 0; morph && f < m->frames_count; f++) {
+		if (gsio_mesh_frame_get(m, f, raw, NULL) < 0) continue; // validated: cannot happen
 		for (size_t v = 0; v < nv; v++) {
-			xf_pos(c, m->frames[f].positions + 3 * v, fp + 3 * v);
+			xf_pos(c, raw + 3 * v, fp + 3 * v);
 			for (int k = 0; k < 3; k++) sc = fmax(sc, fabs((double)fp[3 * v + k] - pos[3 * v + k]));
 		}
+	}
 	if (!(sc > 0) || !isfinite(sc)) sc = 1;
 	sc *= 1.0001; // rounding of the base must not push a delta past 127
 	for (size_t i = 0; i < 3 * nv; i++) q0[i] = quant(((double)pos[i] - off[i % 3]) / sc, 32767);
@@ -1432,14 +1443,16 @@ static int write_positions_q(gltf_ctx *c, size_t mi, const float *pos, cJSON *na
 		*targets = jarr(c);
 		for (size_t f = 0; ok && f < m->frames_count; f++) {
 			const gsio_morph_frame *fr = &m->frames[f];
-			for (size_t v = 0; v < nv; v++) {
-				xf_pos(c, fr->positions + 3 * v, fp + 3 * v);
+			ok = gsio_mesh_frame_get(m, f, raw, NULL) >= 0;
+			for (size_t v = 0; ok && v < nv; v++) {
+				xf_pos(c, raw + 3 * v, fp + 3 * v);
 				for (int k = 0; k < 3; k++) {
 					size_t i = 3 * v + (size_t)k;
 					double d = ((double)fp[i] - off[k]) / sc - q0[i] / 32767.0;
 					qd[i] = quant(d, 127);
 				}
 			}
+			if (!ok) break;
 			cJSON *t = jobj(c);
 			int a = quant_accessor(c, qd, nv, 3, GLTF_BYTE, true);
 			ok = a >= 0;
@@ -1450,7 +1463,7 @@ static int write_positions_q(gltf_ctx *c, size_t mi, const float *pos, cJSON *na
 			jpush(c, names, cJSON_CreateString(or_default(fr->name, fallback)));
 		}
 	}
-	free(fp), free(q0), free(qd);
+	free(fp), free(raw), free(q0), free(qd);
 	for (int k = 0; k < 3; k++) c->q_off[3 * mi + (size_t)k] = (float)off[k];
 	c->q_scale[mi] = (float)sc;
 	if (!ok) {

@@ -30,6 +30,11 @@ typedef struct gsio_chunk {
 	max_align_t align_[]; // the payload starts here, suitably aligned
 } gsio_chunk;
 
+typedef struct gsio_kept {
+	struct gsio_kept *next;
+	void *block; // malloc'd elsewhere, free()d with the arena
+} gsio_kept;
+
 struct gsio_arena {
 	gsio_allocator allocator;
 	size_t limit;
@@ -37,6 +42,7 @@ struct gsio_arena {
 	size_t handed; // bytes handed out
 	size_t grow;   // size of the next ordinary chunk (doubles up to GSIO_CHUNK_MIN)
 	gsio_chunk *head;
+	gsio_kept *kept;
 };
 
 // Chunks start small and double: a load makes three or four arenas, and
@@ -77,6 +83,7 @@ gsio_arena *gsioi_arena_create(const gsio_allocator *allocator, size_t limit)
 void gsioi_arena_destroy(gsio_arena *a)
 {
 	if (!a) return;
+	for (gsio_kept *k = a->kept; k; k = k->next) free(k->block); // the nodes live in chunks
 	gsio_chunk *c = a->head;
 	while (c) {
 		gsio_chunk *next = c->next;
@@ -86,6 +93,16 @@ void gsioi_arena_destroy(gsio_arena *a)
 	}
 	gsio_allocator al = a->allocator;
 	raw_free(&al, a);
+}
+
+bool gsioi_arena_keep(gsio_arena *a, void *block, gsio_error *err)
+{
+	gsio_kept *k = gsioi_arena_alloc(a, sizeof(*k), err);
+	if (!k) return false;
+	k->block = block;
+	k->next = a->kept;
+	a->kept = k;
+	return true;
 }
 
 size_t gsioi_arena_used(const gsio_arena *a)

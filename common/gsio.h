@@ -127,7 +127,11 @@ GSIO_API GSIO_NODISCARD int gsio_read_whole_file(const char *path, uint8_t **dat
 
 /** Option flags. */
 enum {
-	GSIO_OPT_NO_ANIMATION = 1u << 0 /**< keep only the base pose / first frame */
+	GSIO_OPT_NO_ANIMATION = 1u << 0, /**< keep only the base pose / first frame */
+	/** gsio_load_memory() only: the scene may point into the caller's bytes
+	 *  instead of copying them (today: MDL2-5 packed frames). The caller keeps
+	 *  the bytes alive and unchanged until gsio_scene_free(). */
+	GSIO_OPT_BORROW = 1u << 1
 };
 
 /** Load options. A zeroed struct gives the defaults documented per field. */
@@ -310,13 +314,43 @@ typedef struct gsio_material {
 
 // -- Scene: meshes
 
+/** How a mesh's packed frames store a vertex (MDL2-5 keep their frames so,
+ *  as the file stores them: 4 or 8 bytes a vertex instead of 24 bytes of
+ *  floats). A packed frame holds `source_count` records of `vertex_stride`
+ *  bytes, one per SOURCE vertex (the file's vertex order); record x starts
+ *  with xyz as unsigned integers of `coord_size` bytes each (1, or 2 little
+ *  endian) and has a normal-table index (1 byte) at `normal_offset`. Scene
+ *  vertex v shows source vertex mesh.source_vertex[v] (v when that is NULL):
+ *
+ *      position[k] = scale[k] * (float)xyz[k] + offset[k]   (float arithmetic)
+ *      normal      = normal_table[index]; an index >= normal_count reads as 0
+ *
+ *  Read frames with gsio_mesh_frame_get(), not through these fields. */
+typedef struct gsio_packed_format {
+	uint32_t coord_size;     /**< bytes per coordinate: 1 or 2 */
+	uint32_t vertex_stride;  /**< bytes per record, 3 * coord_size..256 (MDL: 4 or 8) */
+	uint32_t normal_offset;  /**< byte of the normal index in a record, < vertex_stride */
+	size_t source_count;     /**< records per frame (the file's vertex count) */
+	float scale[3];          /**< finite */
+	float offset[3];         /**< finite */
+	const float (*normal_table)[3]; /**< unit outward normals; NULL: no normals */
+	size_t normal_count;     /**< entries of normal_table (> 0 when it is set) */
+} gsio_packed_format;
+
 /** One vertex-animation frame: absolute positions and normals for every
- *  vertex of its mesh (mesh.vertex_count of each). */
+ *  vertex of its mesh (mesh.vertex_count of each), as floats or packed
+ *  (mesh.packed says how). Read either with gsio_mesh_frame_get(). */
 typedef struct gsio_morph_frame {
 	const char *name;     /**< the stored frame name, e.g. "walk3" */
-	float *positions;     /**< xyz per vertex, scene axes */
-	float *normals;       /**< unit outward normal per vertex, NULL if none */
-	float bbox_min[3], bbox_max[3]; /**< of the positions */
+	float *positions;     /**< xyz per vertex, scene axes; NULL when packed */
+	float *normals;       /**< unit outward normal per vertex, NULL if none or packed */
+	float bbox_min[3], bbox_max[3]; /**< of the positions (filled for packed frames too) */
+	/** The frame as stored, mesh.packed->source_count records; NULL for a
+	 *  float frame. When positions is set too (frame 0 of a loaded MDL) the
+	 *  two hold the same values and the floats are read. The bytes belong to
+	 *  the scene (or, with GSIO_OPT_BORROW, to the caller). */
+	const uint8_t *packed;
+	size_t packed_size;   /**< bytes at `packed`, >= source_count * vertex_stride */
 } gsio_morph_frame;
 
 /** Per-vertex skin weights, any number per vertex, in CSR form:
@@ -353,6 +387,8 @@ typedef struct gsio_mesh {
 	uint32_t *source_uv;  /**< per vertex: the file's UV index (NULL if none) */
 	gsio_morph_frame *frames; /**< vertex animation; frames[0] = the positions above; 0 when static */
 	size_t frames_count;
+	const gsio_packed_format *packed; /**< layout of the frames' `packed` bytes; NULL
+	                                       when every frame is floats */
 	int32_t skin;         /**< index into scene skins when skinned, else -1 */
 	gsio_weights weights; /**< skinning; count 0 when unskinned */
 	float bbox_min[3], bbox_max[3]; /**< of positions */
@@ -558,11 +594,24 @@ GSIO_API int gsio_scene_add_warning(gsio_scene *s, gsio_error *err, const char *
  *  every index in range (parents < own index, so the node tree is acyclic),
  *  parts covering the indices, every float finite, quaternions unit (within
  *  1e-3), scales non-zero, weights non-negative with joints inside the
- *  mesh's skin, frames and morph keys the size of their mesh, channel values
+ *  mesh's skin, frames and morph keys the size of their mesh, packed frames
+ *  consistent with their format (coordinate size, stride, data size, every
+ *  source_vertex < source_count, finite scale and offset), channel values
  *  the size of their animation, names where they must be unique unique.
  *  Returns 0, or -1 with err (GSIO_ERR_ARGUMENT) naming the element and the
  *  rule, e.g. "nodes[3].parent 7 is not less than 3". */
 GSIO_API GSIO_NODISCARD int gsio_scene_validate(const gsio_scene *scene, gsio_error *err);
+
+/** Frame `frame` of mesh m as floats, whether it is stored as floats or
+ *  packed (gsio_packed_format): positions (vertex_count * 3 floats, scene
+ *  axes) and unit outward normals (as many) into the caller's arrays; either
+ *  may be NULL to skip it. Every consumer of morph frames calls this instead
+ *  of reading frames[f].positions/normals. Returns 1 when normals were
+ *  written, 0 when the frame has none (normals is then left as it was), -1
+ *  when frame >= frames_count or the frame has neither floats nor packed
+ *  bytes (nothing written). The mesh must have passed gsio_scene_validate. */
+GSIO_API int gsio_mesh_frame_get(const gsio_mesh *m, size_t frame, float *positions,
+                                 float *normals);
 
 /** World (model-space) transform of node i as a column-major 4x4 matrix:
  *  the product of its ancestors' local transforms and its own. */

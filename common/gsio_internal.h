@@ -86,6 +86,9 @@ char *gsioi_arena_strdup(gsio_arena *arena, const char *s, gsio_error *err);
 char *gsioi_arena_strndup(gsio_arena *arena, const char *s, size_t n, gsio_error *err);
 /** Bytes handed out so far. */
 size_t gsioi_arena_used(const gsio_arena *arena);
+/** Makes the arena free() `block` (from malloc) when it is destroyed.
+ *  False (err set, block not taken) when out of memory. */
+GSIO_NODISCARD bool gsioi_arena_keep(gsio_arena *arena, void *block, gsio_error *err);
 
 #define GSIO_NEW_ARRAY(arena, type, count, err) \
 	((type *)gsioi_arena_array((arena), (count), sizeof(type), (err)))
@@ -109,6 +112,15 @@ bool gsioi_scene_warn(gsio_scene *scene, gsio_error *err, const char *fmt, ...) 
 /** Bounding box of n xyz points (zeros when n == 0). */
 void gsioi_bbox3(const float *p, size_t n, float mn[3], float mx[3]);
 /* Clips, nodes, double-sided faces: gsio_scene_util.h. */
+
+/** gsio_anorms negated: the outward normals packed frames point to. */
+extern const float gsioi_anorms_outward[GSIO_NORMAL_COUNT][3];
+/** Bounding box of a packed frame's positions over the source vertices
+ *  `used` (used_count of them; NULL: all pf->source_count), from its extreme
+ *  raw values; adds the normal indices >= pf->normal_count among them to
+ *  *bad_normals. */
+void gsioi_packed_bounds(const gsio_packed_format *pf, const uint8_t *data, const uint32_t *used,
+                         size_t used_count, float mn[3], float mx[3], size_t *bad_normals);
 
 // -- Bounded reader
 

@@ -160,6 +160,47 @@ static bool nodes_ok(vctx *v)
 	return true;
 }
 
+/* A mesh's packed frame layout (gsio_packed_format): record sizes that hold
+ * their fields, finite scale, offset and normals, and every scene vertex
+ * showing a record that exists. */
+static bool packed_format_ok(vctx *v, const gsio_mesh *m, size_t i)
+{
+	const gsio_packed_format *pf = m->packed;
+	if (pf->coord_size != 1 && pf->coord_size != 2)
+		return bad(v, "meshes[%zu].packed->coord_size %u is neither 1 nor 2", i,
+		           (unsigned)pf->coord_size);
+	if (pf->vertex_stride < 3 * pf->coord_size || pf->vertex_stride > 256)
+		return bad(v, "meshes[%zu].packed->vertex_stride %u cannot hold 3 coordinates of %u bytes "
+		              "(at most 256)", i, (unsigned)pf->vertex_stride, (unsigned)pf->coord_size);
+	if (pf->normal_table && (pf->normal_offset >= pf->vertex_stride || !pf->normal_count))
+		return bad(v, "meshes[%zu].packed->normal_offset %u is outside the %u-byte record (or the "
+		              "normal table is empty)", i, (unsigned)pf->normal_offset,
+		           (unsigned)pf->vertex_stride);
+	size_t bytes;
+	if (!gsioi_mul_size(pf->source_count, pf->vertex_stride, &bytes))
+		return bad(v, "meshes[%zu].packed->source_count %zu overflows", i, pf->source_count);
+	if (pf->normal_table)
+		V_CHECK(finite_ok(v, &pf->normal_table[0][0], 3 * pf->normal_count, "meshes", i,
+		                  "packed->normal_table"));
+	if (m->vertex_count) { // no vertex, no position: a file's NaN scale is then harmless
+		V_CHECK(finite_ok(v, pf->scale, 3, "meshes", i, "packed->scale"));
+		V_CHECK(finite_ok(v, pf->offset, 3, "meshes", i, "packed->offset"));
+	}
+	// Positions stay finite where the frames' boxes (checked per frame) are:
+	// scale * raw + offset is monotonic in raw. A scale that overflows only
+	// for raw values no vertex has is fine (files do that).
+	if (m->source_vertex) {
+		for (size_t x = 0; x < m->vertex_count; x++)
+			if (m->source_vertex[x] >= pf->source_count)
+				return bad(v, "meshes[%zu].source_vertex[%zu] %u is outside the %zu packed records", i,
+				           x, (unsigned)m->source_vertex[x], pf->source_count);
+	} else if (m->vertex_count > pf->source_count) {
+		return bad(v, "meshes[%zu] has %zu vertices but %zu packed records and no source_vertex", i,
+		           m->vertex_count, pf->source_count);
+	}
+	return true;
+}
+
 static bool weights_ok(vctx *v, const gsio_mesh *m, size_t i)
 {
 	const gsio_weights *w = &m->weights;
@@ -226,9 +267,25 @@ static bool meshes_ok(vctx *v)
 		if (next != m->index_count)
 			return bad(v, "meshes[%zu].parts cover %zu of %zu indices", i, next, m->index_count);
 		V_CHECK(array_ok(v, m->frames, m->frames_count, "frames"));
+		if (m->packed) V_CHECK(packed_format_ok(v, m, i));
 		for (size_t f = 0; f < m->frames_count; f++) {
 			const gsio_morph_frame *fr = &m->frames[f];
 			char field[64];
+			if (fr->packed && !m->packed)
+				return bad(v, "meshes[%zu].frames[%zu] is packed but the mesh has no packed format", i, f);
+			if (fr->packed && !fr->positions) {
+				const gsio_packed_format *pf = m->packed;
+				size_t need = pf->source_count * pf->vertex_stride; // checked in packed_format_ok
+				if (fr->packed_size < need)
+					return bad(v, "meshes[%zu].frames[%zu].packed_size %zu is less than %zu records of "
+					              "%u bytes", i, f, fr->packed_size, pf->source_count,
+					           (unsigned)pf->vertex_stride);
+				snprintf(field, sizeof(field), "frames[%zu].bbox_min", f);
+				V_CHECK(finite_ok(v, fr->bbox_min, 3, "meshes", i, field));
+				snprintf(field, sizeof(field), "frames[%zu].bbox_max", f);
+				V_CHECK(finite_ok(v, fr->bbox_max, 3, "meshes", i, field));
+				continue;
+			}
 			if (vc && !fr->positions)
 				return bad(v, "meshes[%zu].frames[%zu] has no positions (one xyz per vertex, %zu)", i,
 				           f, vc);

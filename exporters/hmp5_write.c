@@ -61,10 +61,13 @@ static bool grid_from_terrain(const gsio_scene *s, gsio_arena *a, grid *g, gsio_
 	g->z = GSIO_NEW_ARRAY(a, float, nv * g->frames_count, err);
 	g->names = GSIO_NEW_ARRAY(a, const char *, g->frames_count, err);
 	GSIO_CHECK(g->z && g->names);
+	float *fp = frames ? GSIO_NEW_ARRAY(a, float, nv * 3, err) : NULL; // one frame at a time
+	GSIO_CHECK(!frames || fp);
 	for (size_t f = 0; f < g->frames_count; f++) {
 		if (frames) {
 			g->names[f] = m->frames[f].name;
-			for (size_t v = 0; v < nv; v++) g->z[f * nv + v] = m->frames[f].positions[3 * v + 2];
+			GSIO_CHECK(gsio_mesh_frame_get(m, f, fp, NULL) >= 0);
+			for (size_t v = 0; v < nv; v++) g->z[f * nv + v] = fp[3 * v + 2];
 		} else {
 			for (size_t v = 0; v < nv; v++)
 				g->z[v] = t->height_scale * (float)t->raw_heights[v] + t->height_offset;

@@ -52,6 +52,8 @@ typedef struct wctx {
 	float *nrm;            /**< frames_count * nv * 3 */
 	float *local;          /**< scratch: 10 floats per node (t, r, s) */
 	float *world;          /**< scratch: 16 floats per node */
+	float *blend;          /**< scratch: two mesh frames (positions, normals) to blend */
+	size_t blend_floats;
 } wctx;
 
 // -- Placements
@@ -362,16 +364,21 @@ static bool mesh_frame(wctx *c, const placement *p, const frame_spec *fs, float 
 			// that sum to 1 give the same as their weighted sum of frames;
 			// others (a shape key at 0.7 from Blender) stay right.
 			const float *w = ch->values + fs->key * m->frames_count;
-			const gsio_morph_frame *f0 = &m->frames[0];
-			memcpy(tp, f0->positions, nv * 3 * sizeof(float));
-			bool nrm = f0->normals != NULL;
-			if (nrm) memcpy(tn, f0->normals, nv * 3 * sizeof(float));
+			size_t n3 = nv * 3;
+			if (c->blend_floats < 4 * n3) { // frame 0 and frame j, grown once per larger mesh
+				GSIO_CHECK((c->blend = GSIO_NEW_ARRAY(c->a, float, 4 * n3, c->err)));
+				c->blend_floats = 4 * n3;
+			}
+			float *f0p = c->blend, *f0n = f0p + n3, *fjp = f0n + n3, *fjn = fjp + n3;
+			bool nrm = gsio_mesh_frame_get(m, 0, f0p, f0n) == 1;
+			memcpy(tp, f0p, n3 * sizeof(float));
+			if (nrm) memcpy(tn, f0n, n3 * sizeof(float));
 			for (size_t j = 1; j < m->frames_count; j++) {
 				if (w[j] == 0) continue;
-				const gsio_morph_frame *fj = &m->frames[j];
-				for (size_t i = 0; i < 3 * nv; i++) tp[i] += w[j] * (fj->positions[i] - f0->positions[i]);
-				if (nrm && fj->normals)
-					for (size_t i = 0; i < 3 * nv; i++) tn[i] += w[j] * (fj->normals[i] - f0->normals[i]);
+				bool jn = gsio_mesh_frame_get(m, j, fjp, fjn) == 1;
+				for (size_t i = 0; i < n3; i++) tp[i] += w[j] * (fjp[i] - f0p[i]);
+				if (nrm && jn)
+					for (size_t i = 0; i < n3; i++) tn[i] += w[j] * (fjn[i] - f0n[i]);
 				else nrm = false;
 			}
 			if (!nrm) {
@@ -386,8 +393,14 @@ static bool mesh_frame(wctx *c, const placement *p, const frame_spec *fs, float 
 			}
 			return true;
 		}
-		src_p = m->frames[f].positions;
-		src_n = m->frames[f].normals;
+		// Through the accessor: packed frames are expanded one at a time.
+		int got = gsio_mesh_frame_get(m, f, tp, tn);
+		if (got < 0) {
+			GSIO_FAIL(c->err, GSIO_ERR_ARGUMENT, NULL, -1, "mesh frame %zu cannot be read", f);
+			return false;
+		}
+		if (got == 0) face_normals(m, tp, tn);
+		return true;
 	}
 	memcpy(tp, src_p, nv * 3 * sizeof(float));
 	if (src_n) memcpy(tn, src_n, nv * 3 * sizeof(float));

@@ -249,10 +249,12 @@ static bool decode_skins(gsioi_reader *r, gsio_mdl_file *f, gsio_error *err)
 /* borrow: point into `data` instead of copying it (the caller keeps data
  * alive for as long as the decoded file lives). keep_frames: frames decoded
  * and kept (SIZE_MAX: all); the others are still checked, so a truncated or
- * corrupt file fails the same way whatever is kept. */
+ * corrupt file fails the same way whatever is kept. raw: when not NULL, gets
+ * (in the file's arena) each kept frame's stored vertex records, and only
+ * frame 0 is expanded into verts (the scene keeps the others packed). */
 static gsio_mdl_file *mdl_decode(const uint8_t *data, size_t size, const char *name,
                                  const gsio_opts *opts, gsio_error *err, bool borrow,
-                                 size_t keep_frames)
+                                 size_t keep_frames, const uint8_t ***raw)
 {
 	gsio_error local;
 	if (!err) err = &local;
@@ -321,6 +323,7 @@ static gsio_mdl_file *mdl_decode(const uint8_t *data, size_t size, const char *n
 	f->frames_count = (size_t)h->numframes;
 	f->frames = GSIO_NEW_ARRAY(arena, gsio_mdl_frame, f->frames_count, err);
 	if (!f->frames) goto fail;
+	if (raw && !(*raw = GSIO_NEW_ARRAY(arena, const uint8_t *, f->frames_count, err))) goto fail;
 	for (size_t i = 0; i < f->frames_count; i++) {
 		gsio_mdl_frame *fr = &f->frames[i];
 		size_t at = r.pos;
@@ -352,6 +355,10 @@ static gsio_mdl_file *mdl_decode(const uint8_t *data, size_t size, const char *n
 		const uint8_t *p = gsioi_read_bytes(&r, nv * vsize, what);
 		if (!p) goto fail;
 		if (i >= keep_frames) continue; // checked, not kept (first frame only)
+		if (raw) {
+			(*raw)[i] = p;
+			if (i > 0) continue; // kept as stored (see mdl_to_scene)
+		}
 		gsio_mdl_vertex *vs = gsioi_arena_array_uninit(arena, nv, sizeof(gsio_mdl_vertex), err);
 		if (!(fr->verts = vs)) goto fail;
 		if (fr->type == GSIO_MDL_FRAME_BYTE) {
@@ -384,7 +391,7 @@ fail:
 gsio_mdl_file *gsio_mdl_decode(const uint8_t *data, size_t size, const char *name,
                                const gsio_opts *opts, gsio_error *err)
 {
-	return mdl_decode(data, size, name, opts, err, false, SIZE_MAX);
+	return mdl_decode(data, size, name, opts, err, false, SIZE_MAX, NULL);
 }
 
 void gsio_mdl_file_free(gsio_mdl_file *file)
@@ -593,10 +600,127 @@ static void decode_frame(const gsio_mdl_file *f, const gsio_mdl_frame *fr,
 	}
 }
 
+// -- Scene: packed frames
+
+/* Frame fr's records in layout `type` (nv of them) into out: from its stored
+ * bytes `raw` (in its own type) or from its decoded verts. For frames whose
+ * layout differs from the mesh's (a file mixing byte- and word-packed
+ * frames) or that only exist decoded (gsio_mdl_to_scene callers). */
+static void pack_frame(const gsio_mdl_frame *fr, const uint8_t *raw, size_t nv, int32_t type,
+                       uint8_t *out)
+{
+	size_t in_rec = fr->type == GSIO_MDL_FRAME_BYTE ? 4 : 8;
+	for (size_t v = 0; v < nv; v++) {
+		gsio_mdl_vertex x;
+		if (raw) {
+			const uint8_t *p = raw + v * in_rec;
+			bool b = fr->type == GSIO_MDL_FRAME_BYTE;
+			for (int k = 0; k < 3; k++) x.pos[k] = b ? p[k] : gsioi_le16(p + 2 * k);
+			x.normal = b ? p[3] : p[6];
+			x.bone = b ? 0 : p[7];
+		} else {
+			x = fr->verts[v];
+		}
+		if (type == GSIO_MDL_FRAME_BYTE) {
+			uint8_t *o = out + 4 * v;
+			for (int k = 0; k < 3; k++) o[k] = (uint8_t)x.pos[k];
+			o[3] = x.normal;
+		} else {
+			uint8_t *o = out + 8 * v;
+			for (int k = 0; k < 3; k++) {
+				o[2 * k] = (uint8_t)(x.pos[k] & 0xFF);
+				o[2 * k + 1] = (uint8_t)(x.pos[k] >> 8);
+			}
+			o[6] = x.normal;
+			o[7] = x.bone;
+		}
+	}
+}
+
+/* The mesh's frames, kept as the file stores them (gsio_packed_format): the
+ * records of every frame in one block of the scene's arena (one memcpy a
+ * frame), or, with GSIO_OPT_BORROW, the caller's bytes themselves. Frame 0
+ * also points at the mesh's floats. Bounds come from the extreme raw values
+ * of the source vertices the mesh shows. */
+static bool frames_packed(gsio_scene *s, gsio_mesh *m, const gsio_mdl_file *f,
+                          const uint8_t *const *raw, size_t nframes, const gsio_opts *opts,
+                          gsio_arena *tmp, size_t *bad_normals, gsio_error *err)
+{
+	gsio_arena *a = s->arena;
+	const gsio_mdl_header *h = &f->header;
+	size_t nv = (size_t)h->numverts;
+	int32_t type = GSIO_MDL_FRAME_BYTE;
+	for (size_t i = 0; i < nframes; i++)
+		if (f->frames[i].type == GSIO_MDL_FRAME_WORD) type = GSIO_MDL_FRAME_WORD;
+	gsio_packed_format *pf = GSIO_NEW_ARRAY(a, gsio_packed_format, 1, err);
+	GSIO_CHECK(pf);
+	bool byte = type == GSIO_MDL_FRAME_BYTE;
+	size_t rec = byte ? 4 : 8, frame_bytes = nv * rec; // fits: checked against the file on decode
+	pf->coord_size = byte ? 1 : 2;
+	pf->vertex_stride = (uint32_t)rec;
+	pf->normal_offset = byte ? 3 : 6;
+	pf->source_count = nv;
+	memcpy(pf->scale, h->scale, sizeof(pf->scale));
+	memcpy(pf->offset, h->offset, sizeof(pf->offset));
+	pf->normal_table = gsioi_anorms_outward;
+	pf->normal_count = GSIO_NORMAL_COUNT;
+	m->packed = pf;
+
+	// The source vertices the mesh shows, ascending (NULL: all of them).
+	uint8_t *seen = GSIO_NEW_ARRAY(tmp, uint8_t, nv, err);
+	GSIO_CHECK(seen);
+	size_t nused = 0;
+	for (size_t v = 0; v < m->vertex_count; v++)
+		if (!seen[m->source_vertex[v]]) seen[m->source_vertex[v]] = 1, nused++;
+	uint32_t *used = NULL;
+	if (nused < nv) {
+		GSIO_CHECK((used = GSIO_NEW_ARRAY(tmp, uint32_t, nused, err)));
+		for (size_t x = 0, k = 0; x < nv; x++)
+			if (seen[x]) used[k++] = (uint32_t)x;
+	}
+
+	bool borrow = opts && (opts->flags & GSIO_OPT_BORROW) && raw;
+	size_t ncopy = 0;
+	for (size_t i = 0; i < nframes; i++)
+		ncopy += !(borrow && f->frames[i].type == type);
+	uint8_t *block = NULL;
+	if (ncopy) GSIO_CHECK((block = gsioi_arena_array_uninit(a, ncopy, frame_bytes, err)));
+	GSIO_CHECK((m->frames = GSIO_NEW_ARRAY(a, gsio_morph_frame, nframes, err)));
+	m->frames_count = nframes;
+	for (size_t i = 0; i < nframes; i++) {
+		const gsio_mdl_frame *fr = &f->frames[i];
+		gsio_morph_frame *mf = &m->frames[i];
+		GSIO_CHECK(frame_name(fr, a, err, &mf->name));
+		const uint8_t *src = raw ? raw[i] : NULL;
+		if (borrow && fr->type == type) {
+			mf->packed = src;
+		} else {
+			if (src && fr->type == type) memcpy(block, src, frame_bytes);
+			else pack_frame(fr, src, nv, type, block);
+			mf->packed = block;
+			block += frame_bytes;
+		}
+		mf->packed_size = frame_bytes;
+		gsioi_packed_bounds(pf, mf->packed, used, nused, mf->bbox_min, mf->bbox_max, bad_normals);
+		if (!gsioi_floats_finite(mf->bbox_min, 3) || !gsioi_floats_finite(mf->bbox_max, 3)) {
+			// Monotonic in the raw value: the box's corners are the extremes.
+			GSIO_FAIL(err, GSIO_ERR_CORRUPT, NULL, 8,
+			          "frame %zu: positions are not finite (scale %g %g %g, offset %g %g %g)", i,
+			          (double)h->scale[0], (double)h->scale[1], (double)h->scale[2],
+			          (double)h->offset[0], (double)h->offset[1], (double)h->offset[2]);
+			return false;
+		}
+	}
+	m->frames[0].positions = m->positions;
+	m->frames[0].normals = m->normals;
+	gsioi_bbox3(m->positions, m->vertex_count, m->frames[0].bbox_min, m->frames[0].bbox_max);
+	return true;
+}
+
 /* The mesh: welded vertices, double-sided faces split, every frame. Welding
  * tables and the first-frame preview the split decides on live in `tmp`. */
-static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const gsio_opts *opts,
-                       gsio_arena *tmp, gsio_error *err)
+static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const uint8_t *const *raw,
+                       const gsio_opts *opts, gsio_arena *tmp, gsio_error *err)
 {
 	gsio_arena *a = s->arena;
 	const gsio_mdl_header *h = &f->header;
@@ -699,33 +823,16 @@ static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const gsio_opts *o
 	GSIO_CHECK((m->source_vertex = move_to_scene(s, m->source_vertex, nout * sizeof(uint32_t), err)));
 	GSIO_CHECK((m->source_uv = move_to_scene(s, m->source_uv, nout * sizeof(uint32_t), err)));
 
+	// Frame 0 as floats (every consumer reads mesh.positions/normals).
 	size_t nframes = (opts && (opts->flags & GSIO_OPT_NO_ANIMATION)) ? 1 : f->frames_count;
-	size_t count = m->vertex_count;
-	GSIO_CHECK((m->frames = GSIO_NEW_ARRAY(a, gsio_morph_frame, nframes, err)));
-	m->frames_count = nframes;
-	size_t bad_normals = 0;
-	for (size_t i = 0; i < nframes; i++) {
-		const gsio_mdl_frame *fr = &f->frames[i];
-		gsio_morph_frame *mf = &m->frames[i];
-		GSIO_CHECK(frame_name(fr, a, err, &mf->name));
-		mf->positions = gsioi_arena_array_uninit(a, 3 * count, sizeof(float), err);
-		mf->normals = gsioi_arena_array_uninit(a, 3 * count, sizeof(float), err);
-		GSIO_CHECK(mf->positions && mf->normals);
-		decode_frame(f, fr, m->source_vertex, nout, mf->positions, mf->normals, &bad_normals);
-		if (!gsioi_floats_finite(mf->positions, 3 * nout)) {
-			GSIO_FAIL(err, GSIO_ERR_CORRUPT, NULL, 8,
-			          "frame %zu: positions are not finite (scale %g %g %g, offset %g %g %g)", i,
-			          (double)h->scale[0], (double)h->scale[1], (double)h->scale[2],
-			          (double)h->offset[0], (double)h->offset[1], (double)h->offset[2]);
-			return false;
-		}
-		gsioi_bbox3(mf->positions, count, mf->bbox_min, mf->bbox_max);
-	}
+	size_t count = m->vertex_count, bad_normals = 0;
+	GSIO_CHECK((m->positions = gsioi_arena_array_uninit(a, 3 * count, sizeof(float), err)));
+	GSIO_CHECK((m->normals = gsioi_arena_array_uninit(a, 3 * count, sizeof(float), err)));
+	decode_frame(f, &f->frames[0], m->source_vertex, count, m->positions, m->normals, &unused);
+	GSIO_CHECK(frames_packed(s, m, f, raw, nframes, opts, tmp, &bad_normals, err));
 	if (bad_normals)
 		GSIO_CHECK(gsioi_scene_warn(s, err, "%zu vertex normal indices are >= 162; used normal 0",
 		                           bad_normals));
-	m->positions = m->frames[0].positions;
-	m->normals = m->frames[0].normals;
 	memcpy(m->bbox_min, m->frames[0].bbox_min, sizeof(m->bbox_min));
 	memcpy(m->bbox_max, m->frames[0].bbox_max, sizeof(m->bbox_max));
 	return true;
@@ -773,8 +880,10 @@ static bool mdl2_as_mdl3(const gsio_mdl_file *f, gsio_arena *tmp, gsio_mdl_file 
 	return true;
 }
 
-gsio_scene *gsio_mdl_to_scene(const gsio_mdl_file *f, const char *name, const gsio_opts *opts,
-                              gsio_error *err)
+/* raw: each frame's stored records (mdl_decode), NULL when the frames are
+ * only in verts (a file from gsio_mdl_decode or built by a program). */
+static gsio_scene *mdl_to_scene(const gsio_mdl_file *f, const uint8_t *const *raw,
+                                const char *name, const gsio_opts *opts, gsio_error *err)
 {
 	gsio_error local;
 	if (!err) err = &local;
@@ -812,7 +921,7 @@ gsio_scene *gsio_mdl_to_scene(const gsio_mdl_file *f, const char *name, const gs
 		if (!mdl2_as_mdl3(f, tmp, &view, err)) goto fail;
 		f = &view;
 	}
-	if (!build_mesh(s, f, opts, tmp, err)) goto fail;
+	if (!build_mesh(s, f, raw, opts, tmp, err)) goto fail;
 	gsioi_arena_destroy(tmp);
 	tmp = NULL;
 	int32_t node = gsioi_scene_add_model_node(s, name, 0, err);
@@ -825,6 +934,12 @@ fail:
 	gsioi_arena_destroy(tmp);
 	gsio_scene_free(s);
 	return NULL;
+}
+
+gsio_scene *gsio_mdl_to_scene(const gsio_mdl_file *f, const char *name, const gsio_opts *opts,
+                              gsio_error *err)
+{
+	return mdl_to_scene(f, NULL, name, opts, err);
 }
 
 // -- Importer
@@ -842,9 +957,10 @@ static gsio_scene *mdl_read(const uint8_t *data, size_t size, const char *path,
 	// The scene copies what it keeps, so the file may borrow the caller's
 	// bytes; without animation it keeps the first frame only.
 	bool first_only = opts && (opts->flags & GSIO_OPT_NO_ANIMATION);
-	gsio_mdl_file *f = mdl_decode(data, size, path, opts, err, true, first_only ? 1 : SIZE_MAX);
+	const uint8_t **raw = NULL;
+	gsio_mdl_file *f = mdl_decode(data, size, path, opts, err, true, first_only ? 1 : SIZE_MAX, &raw);
 	if (!f) return NULL;
-	gsio_scene *s = gsio_mdl_to_scene(f, path, opts, err);
+	gsio_scene *s = mdl_to_scene(f, raw, path, opts, err);
 	gsio_mdl_file_free(f);
 	return s;
 }

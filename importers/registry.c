@@ -49,6 +49,18 @@ gsio_scene *gsio_load_memory(const uint8_t *data, size_t size, const char *path,
 	return imp->read(data, size, path, opts, err);
 }
 
+/* Whether a packed frame of s lies in data[0..size). */
+static bool scene_points_into(const gsio_scene *s, const uint8_t *data, size_t size)
+{
+	uintptr_t lo = (uintptr_t)data, hi = lo + size;
+	for (size_t i = 0; i < s->meshes_count; i++)
+		for (size_t f = 0; s->meshes[i].packed && f < s->meshes[i].frames_count; f++) {
+			uintptr_t p = (uintptr_t)s->meshes[i].frames[f].packed;
+			if (p >= lo && p < hi) return true;
+		}
+	return false;
+}
+
 gsio_scene *gsio_load_file(const char *path, const gsio_opts *opts, gsio_error *err)
 {
 	gsio_error local;
@@ -59,7 +71,23 @@ gsio_scene *gsio_load_file(const char *path, const gsio_opts *opts, gsio_error *
 	// Through opts->io (or the default io: regular files only, so a FIFO or a
 	// device named like a model fails at once instead of blocking).
 	if (gsioi_io_read(opts, path, &data, &size, err)) return NULL;
-	gsio_scene *s = gsio_load_memory(data, size, path, opts, err);
+	if (!gsioi_io_is_default(opts)) {
+		gsio_scene *s = gsio_load_memory(data, size, path, opts, err);
+		gsioi_io_free(opts, data);
+		return s;
+	}
+	// The default io's buffer is malloc'd: the scene may keep it instead of
+	// copying what it points into (MDL packed frames), and frees it with
+	// itself. A scene that points into none of it lets it go at once.
+	gsio_opts o = {0};
+	if (opts) o = *opts;
+	o.flags |= GSIO_OPT_BORROW;
+	gsio_scene *s = gsio_load_memory(data, size, path, &o, err);
+	if (s && scene_points_into(s, data, size)) {
+		if (gsioi_arena_keep(s->arena, data, err)) return s;
+		gsio_scene_free(s);
+		s = NULL;
+	}
 	gsioi_io_free(opts, data);
 	return s;
 }

@@ -564,10 +564,17 @@ static bool graft_model(sctx *c, model_entry *me, const char *file)
 			if (d->parts[p].material >= 0) d->parts[p].material += me->material_base;
 		d->frames = dup(s, sm->frames, sm->frames_count, sizeof(gsio_morph_frame), c->err, &ok);
 		GSIO_CHECK(ok);
+		// Packed frames (an MDL's) point into the model's scene: copied too.
+		d->packed = dup(s, sm->packed, sm->packed ? 1 : 0, sizeof(gsio_packed_format), c->err, &ok);
+		GSIO_CHECK(ok);
 		for (size_t fr = 0; fr < d->frames_count; fr++) {
 			gsio_morph_frame *mf = &d->frames[fr];
-			mf->positions = dup(s, mf->positions, n, 3 * sizeof(float), c->err, &ok);
-			mf->normals = dup(s, mf->normals, n, 3 * sizeof(float), c->err, &ok);
+			bool base = mf->positions == sm->positions; // frame 0 shares the mesh's floats
+			mf->positions = base ? d->positions : dup(s, mf->positions, n, 3 * sizeof(float), c->err, &ok);
+			mf->normals = base && mf->normals == sm->normals
+			                  ? d->normals
+			                  : dup(s, mf->normals, n, 3 * sizeof(float), c->err, &ok);
+			mf->packed = dup(s, mf->packed, mf->packed ? mf->packed_size : 0, 1, c->err, &ok);
 			if (mf->name) GSIO_CHECK((mf->name = gsio_scene_strdup(s, mf->name, c->err)));
 			GSIO_CHECK(ok);
 		}

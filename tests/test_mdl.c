@@ -639,22 +639,29 @@ static void check_scene(const gsio_mdl_file *f, const gsio_scene *s, const char 
 		}
 	}
 	size_t nf = f->frames_count;
+	float *fpos = malloc(m->vertex_count * 3 * sizeof(float));
+	float *fnrm = malloc(m->vertex_count * 3 * sizeof(float));
+	assert_non_null(fpos);
+	assert_non_null(fnrm);
 	for (size_t fr = 0; fr < nf; fr++) {
 		const gsio_morph_frame *mf = &m->frames[fr];
 		assert_string_equal(mf->name, f->frames[fr].name);
+		assert_int_equal(gsio_mesh_frame_get(m, fr, fpos, fnrm), 1);
 		for (size_t v = 0; v < m->vertex_count; v++) {
 			const gsio_mdl_vertex *pv = &f->frames[fr].verts[m->source_vertex[v]];
 			double len = 0;
 			for (int k = 0; k < 3; k++) {
 				float want = h->scale[k] * (float)pv->pos[k] + h->offset[k];
-				assert_true(mf->positions[3 * v + (size_t)k] == want);
-				float nk = mf->normals[3 * v + (size_t)k];
+				assert_true(fpos[3 * v + (size_t)k] == want);
+				float nk = fnrm[3 * v + (size_t)k];
 				len += (double)nk * nk;
 				if (pv->normal < GSIO_NORMAL_COUNT) assert_true(nk == -gsio_anorms[pv->normal][k]);
 			}
 			assert_true(fabs(sqrt(len) - 1.0) < 1e-5);
 		}
 	}
+	free(fpos);
+	free(fnrm);
 	// Orientation, frame 0: report, and require "most" to agree.
 	size_t degenerate = 0;
 	size_t agree = ccw_agreeing(m, m->frames[0].positions, m->frames[0].normals, &degenerate);
@@ -772,6 +779,175 @@ static void test_corpus_scene(void **state)
 		}
 		gsio_scene_free(s1);
 		gsio_scene_free(s);
+		gsio_mdl_file_free(f);
+	}
+	free_files(files, n);
+}
+
+/* Frames as the float scene had them: scale * raw + offset in float, the
+ * negated table normal (index 0 for one past the table), per scene vertex;
+ * the box of those floats. Computed here from the codec's decoded vertices,
+ * independently of the importer. */
+static void old_frame(const gsio_mdl_file *f, const gsio_mesh *m, size_t fr, float *pos,
+                      float *nrm, float mn[3], float mx[3])
+{
+	const gsio_mdl_header *h = &f->header;
+	for (size_t v = 0; v < m->vertex_count; v++) {
+		const gsio_mdl_vertex *pv = &f->frames[fr].verts[m->source_vertex[v]];
+		unsigned ni = pv->normal < GSIO_NORMAL_COUNT ? pv->normal : 0;
+		for (int k = 0; k < 3; k++) {
+			pos[3 * v + (size_t)k] = h->scale[k] * (float)pv->pos[k] + h->offset[k];
+			nrm[3 * v + (size_t)k] = -gsio_anorms[ni][k];
+		}
+	}
+	for (int k = 0; k < 3; k++) {
+		mn[k] = mx[k] = m->vertex_count ? pos[k] : 0;
+		for (size_t v = 1; v < m->vertex_count; v++) {
+			float x = pos[3 * v + (size_t)k];
+			if (x < mn[k]) mn[k] = x;
+			if (x > mx[k]) mx[k] = x;
+		}
+	}
+}
+
+/* Every frame of every corpus MDL2-5, read through gsio_mesh_frame_get()
+ * from the packed scene (loaded copying, loaded borrowing the caller's
+ * bytes, and built from a decoded file), is bit for bit the float frame the
+ * scene used to store; so are the boxes. */
+static void test_corpus_frames_packed(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	cfile *files;
+	size_t n = corpus_files(1, &files);
+	size_t frames_checked = 0, borrowed = 0;
+	for (size_t i = 0; i < n; i++) {
+		gsio_mdl_file *f = decode_ok(&files[i]);
+		for (int way = 0; way < 3; way++) {
+			gsio_opts opts = {0};
+			gsio_error err;
+			gsio_scene *s;
+			if (way == 2) {
+				s = gsio_mdl_to_scene(f, files[i].base, NULL, &err);
+			} else {
+				opts.flags = way == 1 ? GSIO_OPT_BORROW : 0;
+				s = gsio_load_memory(files[i].data, files[i].size, files[i].base, &opts, &err);
+			}
+			if (!s) fail_msg("%s (way %d): %s", files[i].base, way, err.message);
+			validate_ok(s, files[i].base);
+			if (!s->meshes_count) {
+				gsio_scene_free(s);
+				continue;
+			}
+			const gsio_mesh *m = &s->meshes[0];
+			assert_non_null(m->packed);
+			assert_int_equal(m->frames_count, f->frames_count);
+			size_t n3 = m->vertex_count * 3;
+			float *pos = malloc(n3 * sizeof(float)), *nrm = malloc(n3 * sizeof(float));
+			float *wp = malloc(n3 * sizeof(float)), *wn = malloc(n3 * sizeof(float));
+			assert_true(pos && nrm && wp && wn);
+			for (size_t fr = 0; fr < m->frames_count; fr++) {
+				float mn[3], mx[3];
+				old_frame(f, m, fr, wp, wn, mn, mx);
+				assert_int_equal(gsio_mesh_frame_get(m, fr, pos, nrm), 1);
+				if (memcmp(pos, wp, n3 * sizeof(float)) || memcmp(nrm, wn, n3 * sizeof(float)))
+					fail_msg("%s (way %d): frame %zu differs from the float frame", files[i].base,
+					         way, fr);
+				for (int k = 0; k < 3; k++) {
+					assert_true(m->frames[fr].bbox_min[k] == mn[k]);
+					assert_true(m->frames[fr].bbox_max[k] == mx[k]);
+				}
+				assert_non_null(m->frames[fr].packed);
+				if (fr > 0) assert_null(m->frames[fr].positions);
+				bool inside = m->frames[fr].packed >= files[i].data &&
+				              m->frames[fr].packed < files[i].data + files[i].size;
+				bool same = (f->frames[fr].type == GSIO_MDL_FRAME_WORD) == (m->packed->coord_size == 2);
+				if (way == 1 && same) assert_true(inside);
+				if (way != 1) assert_false(inside);
+				borrowed += way == 1 && inside;
+				frames_checked++;
+			}
+			assert_int_equal(gsio_mesh_frame_get(m, m->frames_count, pos, nrm), -1);
+			free(pos), free(nrm), free(wp), free(wn);
+			gsio_scene_free(s);
+		}
+		gsio_mdl_file_free(f);
+	}
+	print_message("%zu frames read through gsio_mesh_frame_get, bit-identical to the float "
+	              "frames (%zu of them borrowed from the caller's bytes)\n",
+	              frames_checked, borrowed);
+	assert_true(frames_checked > 0);
+	free_files(files, n);
+}
+
+/* A normal index past the 162-entry table, in every frame of golem (word
+ * frames, many) and trashcan (one frame): the load warns with the count of
+ * such records among the vertices the mesh shows and reads them as normal 0,
+ * borrowed or copied; the boxes stay those of the positions. */
+static void test_packed_bad_normals(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	cfile *files;
+	size_t n = corpus_files(1, &files);
+	const char *names[] = {"mdl4-golem.mdl", "trashcan.mdl", "mdl3-crystal.mdl"};
+	for (size_t i = 0; i < 3; i++) {
+		cfile *c = find_file(files, n, names[i]);
+		gsio_mdl_file *f = decode_ok(c);
+		layout l = layout_of(f);
+		uint8_t *copy = malloc(c->size);
+		assert_non_null(copy);
+		memcpy(copy, c->data, c->size);
+		// Source vertex 0 of every frame gets normal index 200.
+		size_t at = l.frames;
+		for (size_t fr = 0; fr < f->frames_count; fr++) {
+			bool word = f->frames[fr].type == GSIO_MDL_FRAME_WORD;
+			size_t vs = word ? 8 : 4;
+			copy[at + 4 + 2 * vs + 16 + (word ? 6 : 3)] = 200;
+			at += frame_size(f, fr);
+		}
+		for (int way = 0; way < 2; way++) {
+			gsio_opts opts = {0};
+			opts.flags = way ? GSIO_OPT_BORROW : 0;
+			gsio_error err;
+			gsio_scene *s = gsio_load_memory(copy, c->size, c->base, &opts, &err);
+			if (!s) fail_msg("%s: %s", c->base, err.message);
+			validate_ok(s, c->base);
+			const gsio_mesh *m = &s->meshes[0];
+			size_t shows0 = 0; // scene vertices showing source vertex 0
+			for (size_t v = 0; v < m->vertex_count; v++) shows0 += m->source_vertex[v] == 0;
+			assert_true(shows0 > 0);
+			char want[96];
+			snprintf(want, sizeof(want), "%zu vertex normal indices are >= 162; used normal 0",
+			         f->frames_count);
+			bool warned = false;
+			for (size_t w = 0; w < s->warnings_count; w++) warned = warned || !strcmp(s->warnings[w], want);
+			if (!warned) fail_msg("%s: no warning '%s'", c->base, want);
+			float *pos = malloc(m->vertex_count * 3 * sizeof(float));
+			float *nrm = malloc(m->vertex_count * 3 * sizeof(float));
+			assert_true(pos && nrm);
+			for (size_t fr = 0; fr < m->frames_count; fr++) {
+				assert_int_equal(gsio_mesh_frame_get(m, fr, pos, nrm), 1);
+				float mn[3] = {INFINITY, INFINITY, INFINITY}, mx[3] = {-INFINITY, -INFINITY, -INFINITY};
+				for (size_t v = 0; v < m->vertex_count; v++) {
+					for (int k = 0; k < 3; k++) {
+						float x = pos[3 * v + (size_t)k];
+						mn[k] = x < mn[k] ? x : mn[k];
+						mx[k] = x > mx[k] ? x : mx[k];
+						if (m->source_vertex[v] == 0)
+							assert_true(nrm[3 * v + (size_t)k] == -gsio_anorms[0][k]);
+					}
+				}
+				for (int k = 0; k < 3; k++) {
+					assert_true(m->frames[fr].bbox_min[k] == mn[k]);
+					assert_true(m->frames[fr].bbox_max[k] == mx[k]);
+				}
+			}
+			free(pos);
+			free(nrm);
+			gsio_scene_free(s);
+		}
+		free(copy);
 		gsio_mdl_file_free(f);
 	}
 	free_files(files, n);
@@ -1423,13 +1599,17 @@ static void test_samples_read_back(void **state)
 		assert_int_equal(split_pairs(m), twice ? 12 : 0);
 		assert_int_equal(m->vertex_count, 24);
 		assert_int_equal(s->materials[0].double_sided, twice ? 1 : 0);
+		float fp[24 * 3], fn[24 * 3];
 		for (size_t fr = 0; fr < m->frames_count; fr++) {
 			size_t deg;
-			assert_int_equal(outward_count(m, &m->frames[fr]), 24);
-			assert_int_equal(ccw_agreeing(m, m->frames[fr].positions, m->frames[fr].normals, &deg),
-			                 m->index_count / 3);
+			gsio_morph_frame mf = m->frames[fr]; // as floats, through the accessor
+			assert_int_equal(gsio_mesh_frame_get(m, fr, fp, fn), 1);
+			mf.positions = fp;
+			mf.normals = fn;
+			assert_int_equal(outward_count(m, &mf), 24);
+			assert_int_equal(ccw_agreeing(m, fp, fn, &deg), m->index_count / 3);
 			// Every vertex normal agrees with every face using it.
-			assert_int_equal(corners_against_face(m, &m->frames[fr]), 0);
+			assert_int_equal(corners_against_face(m, &mf), 0);
 		}
 		// Frame 0 is the box x, y in [-16, 16], z in [0, 32].
 		const float want_min[3] = {-16, -16, 0}, want_max[3] = {16, 16, 32};
@@ -1536,9 +1716,16 @@ static void test_samples_read_back(void **state)
 		if (!strcmp(ex->file, "clips.mdl")) {
 			// Real motion: consecutive frames of each clip differ, and "die"
 			// ends with the box on its front (x up to 48, z up to 16 + 16).
-			for (size_t fr = 1; fr < m->frames_count; fr++)
-				assert_true(memcmp(m->frames[fr].positions, m->frames[fr - 1].positions,
-				                   3 * m->vertex_count * sizeof(float)) != 0);
+			size_t n3 = 3 * m->vertex_count;
+			float *pa = malloc(n3 * sizeof(float)), *pb = malloc(n3 * sizeof(float));
+			assert_true(pa && pb);
+			for (size_t fr = 1; fr < m->frames_count; fr++) {
+				assert_true(gsio_mesh_frame_get(m, fr - 1, pa, NULL) >= 0);
+				assert_true(gsio_mesh_frame_get(m, fr, pb, NULL) >= 0);
+				assert_true(memcmp(pa, pb, n3 * sizeof(float)) != 0);
+			}
+			free(pa);
+			free(pb);
 			const gsio_morph_frame *last = &m->frames[m->frames_count - 1];
 			assert_true(fabsf(last->bbox_max[0] - 48) < 0.01f);
 			assert_true(fabsf(last->bbox_max[2] - 32) < 0.01f);
@@ -1558,6 +1745,8 @@ int main(void)
 	    cmocka_unit_test(test_corpus_bboxes),
 	    cmocka_unit_test(test_corpus_roundtrip),
 	    cmocka_unit_test(test_corpus_scene),
+	    cmocka_unit_test(test_corpus_frames_packed),
+	    cmocka_unit_test(test_packed_bad_normals),
 	    cmocka_unit_test(test_load_file_registry),
 	    cmocka_unit_test(test_unsupported_variants),
 	    cmocka_unit_test(test_random_bytes),

@@ -16,6 +16,7 @@ typedef struct built {
 	int32_t root, inst_a, inst_b, joint_root, joint_child, joint2, skinned_node, skinned2_node,
 	    morph_node, light_node, camera_node;
 	int32_t crate, skinned, skinned2, morph;
+	gsio_packed_format *pf; /**< set by make_packed */
 } built;
 
 static void set_quad(gsio_mesh *m, float z)
@@ -299,6 +300,78 @@ static void br_extra_nan(built *b)
 	assert_int_equal(gsio_extras_set_float(b->s, &b->s->nodes[0].extras, "bad", NAN, NULL), 0);
 }
 static void br_count_without_array(built *b) { b->s->lights = NULL; }
+
+/* The blob's frame 2 packed as an MDL stores it: one byte per coordinate
+ * (scale 1, offset 0: the quad's corners, vertex 2 at z 2) and a normal
+ * index into a one-entry table (+z). */
+static const float up_table[1][3] = {{0, 0, 1}};
+static void make_packed(built *b)
+{
+	gsio_mesh *m = &b->s->meshes[b->morph];
+	gsio_morph_frame *fr = &m->frames[2];
+	b->pf = gsio_scene_alloc(b->s, 1, sizeof(gsio_packed_format), NULL);
+	uint8_t *rec = gsio_scene_alloc(b->s, 4, 4, NULL);
+	assert_true(b->pf && rec);
+	b->pf->coord_size = 1;
+	b->pf->vertex_stride = 4;
+	b->pf->normal_offset = 3;
+	b->pf->source_count = 4;
+	for (int k = 0; k < 3; k++) b->pf->scale[k] = 1;
+	b->pf->normal_table = up_table;
+	b->pf->normal_count = 1;
+	for (size_t v = 0; v < 4; v++) {
+		for (size_t k = 0; k < 3; k++) rec[4 * v + k] = (uint8_t)fr->positions[3 * v + k];
+		rec[4 * v + 3] = v == 1 ? 200 : 0; // past the table: read as entry 0
+	}
+	fr->positions = fr->normals = NULL;
+	fr->packed = rec;
+	fr->packed_size = 16;
+	m->packed = b->pf;
+}
+static void br_packed_index(built *b)
+{
+	make_packed(b);
+	uint32_t *sv = gsio_scene_alloc(b->s, 4, sizeof(uint32_t), NULL);
+	assert_non_null(sv);
+	for (uint32_t v = 0; v < 4; v++) sv[v] = v == 3 ? 7 : v;
+	b->s->meshes[b->morph].source_vertex = sv;
+}
+static void br_packed_short(built *b)
+{
+	make_packed(b);
+	b->s->meshes[b->morph].frames[2].packed_size = 15;
+}
+static void br_packed_stride(built *b)
+{
+	make_packed(b);
+	b->pf->vertex_stride = 2;
+}
+static void br_packed_coord(built *b)
+{
+	make_packed(b);
+	b->pf->coord_size = 3;
+}
+static void br_packed_normal_offset(built *b)
+{
+	make_packed(b);
+	b->pf->normal_offset = 4;
+}
+static void br_packed_no_format(built *b)
+{
+	make_packed(b);
+	b->s->meshes[b->morph].packed = NULL;
+}
+static void br_packed_scale(built *b)
+{
+	make_packed(b);
+	b->pf->scale[1] = INFINITY;
+}
+static void br_packed_more_vertices(built *b)
+{
+	make_packed(b);
+	b->pf->source_count = 3;
+	b->s->meshes[b->morph].frames[2].packed_size = 12;
+}
 static void br_image_empty(built *b) { b->s->images[0].rgba = NULL; }
 static void br_weights_without_skin(built *b) { b->s->meshes[b->skinned].skin = -1; }
 
@@ -338,7 +411,44 @@ static const struct {
 	{"count without array", br_count_without_array, "lights_count is 1 but lights is NULL"},
 	{"image without pixels", br_image_empty, "images[0] has neither pixels nor a uri"},
 	{"weights without skin", br_weights_without_skin, "meshes[1] has 4 weights but no skin"},
+	{"packed index", br_packed_index, "meshes[3].source_vertex[3] 7 is outside the 4 packed records"},
+	{"packed short", br_packed_short, "meshes[3].frames[2].packed_size 15 is less than 4 records of 4 bytes"},
+	{"packed stride", br_packed_stride, "meshes[3].packed->vertex_stride 2 cannot hold"},
+	{"packed coord", br_packed_coord, "meshes[3].packed->coord_size 3 is neither 1 nor 2"},
+	{"packed normal", br_packed_normal_offset, "meshes[3].packed->normal_offset 4 is outside"},
+	{"packed no format", br_packed_no_format, "meshes[3].frames[2] is packed but the mesh has no packed format"},
+	{"packed scale", br_packed_scale, "meshes[3].packed->scale[1] is not finite"},
+	{"packed count", br_packed_more_vertices, "meshes[3] has 4 vertices but 3 packed records"},
 };
+
+/* A packed frame reads back through gsio_mesh_frame_get() as the float frame
+ * it replaced; float frames read as stored; out of range is refused. */
+static void test_packed_frame_get(void **state)
+{
+	(void)state;
+	built b;
+	gsio_error err;
+	assert_int_equal(build(&b, NULL, &err), 0);
+	gsio_mesh *m = &b.s->meshes[b.morph];
+	float want[12], pos[12], nrm[12];
+	memcpy(want, m->frames[2].positions, sizeof(want));
+	assert_int_equal(gsio_mesh_frame_get(m, 1, pos, nrm), 1);
+	assert_memory_equal(pos, m->frames[1].positions, sizeof(pos));
+	make_packed(&b);
+	assert_int_equal(gsio_scene_validate(b.s, &err), 0);
+	memset(nrm, 0, sizeof(nrm));
+	assert_int_equal(gsio_mesh_frame_get(m, 2, pos, nrm), 1);
+	assert_memory_equal(pos, want, sizeof(pos));
+	for (size_t v = 0; v < 4; v++) assert_memory_equal(nrm + 3 * v, up_table[0], 3 * sizeof(float));
+	assert_int_equal(gsio_mesh_frame_get(m, 2, NULL, NULL), 1); // either may be NULL
+	b.pf->normal_table = NULL;                                 // a format without normals
+	memset(nrm, 0x7f, sizeof(nrm));
+	assert_int_equal(gsio_mesh_frame_get(m, 2, pos, nrm), 0);
+	assert_true(nrm[0] != 0); // left as it was
+	assert_int_equal(gsio_mesh_frame_get(m, 3, pos, nrm), -1);
+	assert_int_equal(gsio_mesh_frame_get(NULL, 0, pos, nrm), -1);
+	gsio_scene_free(b.s);
+}
 
 static void test_broken_scenes_refused(void **state)
 {
@@ -409,6 +519,7 @@ int main(void)
 	    cmocka_unit_test(test_built_scene_valid),
 	    cmocka_unit_test(test_builder_growth),
 	    cmocka_unit_test(test_broken_scenes_refused),
+	    cmocka_unit_test(test_packed_frame_get),
 	    cmocka_unit_test(test_builder_alloc_failure),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

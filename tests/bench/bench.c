@@ -13,6 +13,7 @@
  * contender once, in an order rotated per repetition (none always pays the
  * cold caches): memcpy (the floor), gsio decode (the codec), gsio full load
  * (every frame, every skin), gsio first-frame load (GSIO_OPT_NO_ANIMATION),
+ * gsio full load borrowing the caller's bytes (GSIO_OPT_BORROW),
  * Assimp aiImportFileFromMemory (stock loaders, no post-processing) and the
  * glTF writer (gsio_gltf_write into memory, on a loaded scene). Ratios are
  * medians of per-repetition ratios (paired), not ratios of medians.
@@ -465,7 +466,7 @@ static void make_synthetic(const char *dir)
 
 // -- In-process contenders
 
-enum { C_MEMCPY, C_DECODE, C_LOAD, C_FIRST, C_ASSIMP, C_WRITE, C_COUNT };
+enum { C_MEMCPY, C_DECODE, C_LOAD, C_FIRST, C_BORROW, C_ASSIMP, C_WRITE, C_COUNT };
 
 typedef enum { K_OTHER, K_MDL, K_HMP, K_MD5MESH, K_MD5ANIM } file_kind;
 
@@ -534,9 +535,11 @@ static double run_contender(int c, const bench_file *f, file_kind k, uint8_t *sc
 		}
 		return NAN;
 	case C_LOAD:
-	case C_FIRST: {
+	case C_FIRST:
+	case C_BORROW: {
 		if (k == K_MD5ANIM) return NAN;
 		if (c == C_FIRST) opts.flags = GSIO_OPT_NO_ANIMATION;
+		if (c == C_BORROW) opts.flags = GSIO_OPT_BORROW; // the scene may point into f->data
 		gsio_scene *s = gsio_load_memory(f->data, f->size, load_path(f, k), &opts, &err);
 		t = now_ms() - t0;
 		gsio_scene_free(s);
@@ -579,6 +582,7 @@ typedef struct file_result {
 	double med[C_COUNT];    // median ms per contender (NAN: n/a)
 	double load_vs_assimp;  // median of paired ratios, time / Assimp's time
 	double first_vs_assimp;
+	double borrow_vs_assimp;
 	double load_vs_memcpy;
 	size_t gltf_bytes;
 	// end to end
@@ -632,6 +636,7 @@ static void bench_in_process(bench_file *f, int reps, file_result *res)
 	}
 	res->load_vs_assimp = paired_ratio(t, reps, C_LOAD, C_ASSIMP);
 	res->first_vs_assimp = paired_ratio(t, reps, C_FIRST, C_ASSIMP);
+	res->borrow_vs_assimp = paired_ratio(t, reps, C_BORROW, C_ASSIMP);
 	res->load_vs_memcpy = paired_ratio(t, reps, isnan(res->med[C_LOAD]) ? C_DECODE : C_LOAD,
 	                                   C_MEMCPY);
 	free(col);
@@ -961,9 +966,9 @@ int main(int argc, char **argv)
 	printf("gsio_bench: %d in-process repetitions, %d end-to-end; times are medians, ratios "
 	       "medians of paired ratios (time / the other's time: < 1 is faster)\n\n",
 	       reps, e2e_reps);
-	printf("%-34s %9s %8s %8s %8s %8s %8s %7s %7s %7s %8s %9s\n", "in process (MB/s of file)",
-	       "KB", "memcpy", "decode", "load", "1stfr", "assimp", "ld/as", "1st/as", "ld/mcp",
-	       "write", "glTF KB");
+	printf("%-34s %9s %8s %8s %8s %8s %8s %8s %7s %7s %7s %7s %8s %9s\n",
+	       "in process (MB/s of file)", "KB", "memcpy", "decode", "load", "1stfr", "borrow",
+	       "assimp", "ld/as", "1st/as", "bw/as", "ld/mcp", "write", "glTF KB");
 	for (size_t fi = 0; fi < files_count; fi++) {
 		bench_file *f = &files[fi];
 		gsio_error err;
@@ -977,23 +982,25 @@ int main(int argc, char **argv)
 			printf("%-34.34s %9zu skipped: gsio does not read it\n", base_name(f->path),
 			       f->size / 1024);
 		} else {
-			char c[C_COUNT][16], q[3][16], w[16];
+			char c[C_COUNT][16], q[4][16], w[16];
 			for (int k = 0; k < C_COUNT; k++)
 				fmt_num(c[k], sizeof(c[k]), k == C_WRITE ? mbps(r->gltf_bytes, r->med[k])
 				                                         : mbps(f->size, r->med[k]), "%.0f");
 			fmt_num(q[0], sizeof(q[0]), r->load_vs_assimp, "%.2f");
 			fmt_num(q[1], sizeof(q[1]), r->first_vs_assimp, "%.2f");
 			fmt_num(q[2], sizeof(q[2]), r->load_vs_memcpy, "%.1f");
+			fmt_num(q[3], sizeof(q[3]), r->borrow_vs_assimp, "%.2f");
 			fmt_num(w, sizeof(w), r->gltf_bytes ? (double)r->gltf_bytes / 1024 : NAN, "%.0f");
-			printf("%-34.34s %9zu %8s %8s %8s %8s %8s %7s %7s %7s %8s %9s\n", base_name(f->path),
-			       f->size / 1024, c[C_MEMCPY], c[C_DECODE], c[C_LOAD], c[C_FIRST], c[C_ASSIMP],
-			       q[0], q[1], q[2], c[C_WRITE], w);
+			printf("%-34.34s %9zu %8s %8s %8s %8s %8s %8s %7s %7s %7s %7s %8s %9s\n",
+			       base_name(f->path), f->size / 1024, c[C_MEMCPY], c[C_DECODE], c[C_LOAD],
+			       c[C_FIRST], c[C_BORROW], c[C_ASSIMP], q[0], q[1], q[3], q[2], c[C_WRITE], w);
 		}
 		fflush(stdout);
 		free(f->data);
 		f->data = NULL;
 	}
-	printf("(write: the glTF writer on a loaded scene, MB/s of GLB written; ld/mcp: a load "
+	printf("(borrow: full load with GSIO_OPT_BORROW, the scene pointing into the caller's bytes; "
+	       "write: the glTF writer on a loaded scene, MB/s of GLB written; ld/mcp: a load "
 	       "costs this many memcpys of the file)\n");
 
 	if (e2e) {

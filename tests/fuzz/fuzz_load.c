@@ -123,11 +123,20 @@ static void check_mesh(const gsio_scene *s, const gsio_mesh *me)
 	if (me->source_uv)
 		for (size_t i = 0; i < vc; i++) fuzz_sink_len = me->source_uv[i];
 	if (me->frames_count && !me->frames) abort();
+	// Every frame through the accessor (packed frames are read from their
+	// records: every source_vertex must address one).
+	float *fp = vc ? malloc(vc * 3 * sizeof(float)) : NULL;
+	float *fn = vc ? malloc(vc * 3 * sizeof(float)) : NULL;
+	if (vc && (!fp || !fn)) abort();
 	for (size_t f = 0; f < me->frames_count; f++) {
 		touch_str(me->frames[f].name);
-		touch_floats(me->frames[f].positions, vc * 3);
-		if (me->frames[f].normals) touch_floats(me->frames[f].normals, vc * 3);
+		int got = gsio_mesh_frame_get(me, f, fp, fn);
+		if (got < 0) abort();
+		touch_floats(fp, vc * 3);
+		if (got == 1) touch_floats(fn, vc * 3);
 	}
+	free(fp);
+	free(fn);
 	if (bad_index(me->skin, s->skins_count)) abort();
 	const gsio_weights *w = &me->weights;
 	if (w->count) {

@@ -1,0 +1,231 @@
+/* Morph frames as floats, whether the scene keeps them as floats or packed
+ * as the file stored them (gsio_packed_format): the one reader every
+ * consumer goes through, and the bounds a packed frame's loader fills in. */
+#include <math.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "gsio_internal.h"
+
+// -- One packed frame
+
+/* Coordinate k of a record: 1 byte, or 2 little-endian. */
+static inline unsigned coord(const uint8_t *rec, uint32_t size, int k)
+{
+	return size == 1 ? rec[k] : gsioi_le16(rec + 2 * k);
+}
+
+/* The same expression the float frames were made with (scale * raw + offset,
+ * in float), so the floats are bit for bit the old ones. */
+static void unpack_positions(const gsio_packed_format *pf, const uint8_t *data,
+                             const uint32_t *sv, size_t n, float *pos)
+{
+	size_t st = pf->vertex_stride;
+	float s0 = pf->scale[0], s1 = pf->scale[1], s2 = pf->scale[2];
+	float o0 = pf->offset[0], o1 = pf->offset[1], o2 = pf->offset[2];
+	if (pf->coord_size == 1) {
+		for (size_t v = 0; v < n; v++, pos += 3) {
+			const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
+			pos[0] = s0 * (float)r[0] + o0;
+			pos[1] = s1 * (float)r[1] + o1;
+			pos[2] = s2 * (float)r[2] + o2;
+		}
+	} else {
+		for (size_t v = 0; v < n; v++, pos += 3) {
+			const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
+			pos[0] = s0 * (float)gsioi_le16(r) + o0;
+			pos[1] = s1 * (float)gsioi_le16(r + 2) + o1;
+			pos[2] = s2 * (float)gsioi_le16(r + 4) + o2;
+		}
+	}
+}
+
+static void unpack_normals(const gsio_packed_format *pf, const uint8_t *data, const uint32_t *sv,
+                           size_t n, float *nrm)
+{
+	size_t st = pf->vertex_stride;
+	const uint8_t *idx = data + pf->normal_offset;
+	for (size_t v = 0; v < n; v++, nrm += 3) {
+		size_t i = idx[(size_t)(sv ? sv[v] : v) * st];
+		if (i >= pf->normal_count) i = 0; // documented: out-of-table reads as 0
+		memcpy(nrm, pf->normal_table[i], 3 * sizeof(float));
+	}
+}
+
+// -- The accessor
+
+int gsio_mesh_frame_get(const gsio_mesh *m, size_t frame, float *positions, float *normals)
+{
+	if (!m || !m->frames || frame >= m->frames_count) return -1;
+	const gsio_morph_frame *fr = &m->frames[frame];
+	size_t n = m->vertex_count;
+	if (fr->positions) {
+		if (positions && n) memcpy(positions, fr->positions, n * 3 * sizeof(float));
+		if (!fr->normals) return 0;
+		if (normals && n) memcpy(normals, fr->normals, n * 3 * sizeof(float));
+		return 1;
+	}
+	const gsio_packed_format *pf = m->packed;
+	if (!pf || !fr->packed) return -1;
+	if (positions) unpack_positions(pf, fr->packed, m->source_vertex, n, positions);
+	if (!pf->normal_table) return 0;
+	if (normals) unpack_normals(pf, fr->packed, m->source_vertex, n, normals);
+	return 1;
+}
+
+// -- Bounds at load
+
+/* The extreme raw values of n records laid out as MDL stores them (4
+ * coordinate-sized lanes: x, y, z, then the normal index in the low byte),
+ * read as blocks of lanes with one min/max per lane: loops the compiler turns
+ * into vector min/max (this pass over every frame was most of a packed
+ * load). *max_normal gets the largest normal index. False for another
+ * layout or a big-endian host (the caller then goes vertex by vertex). */
+static bool bounds_lanes(const gsio_packed_format *pf, const uint8_t *data, size_t n,
+                         unsigned lo[3], unsigned hi[3], unsigned *max_normal)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (pf->vertex_stride != 4 * pf->coord_size || pf->normal_offset != 3 * pf->coord_size)
+		return false;
+	if (pf->coord_size == 2) {
+		// 8 lanes = 2 records; the normal lane keeps its low byte (the high
+		// one is a bone). Lanes are biased to int16 (v ^ 0x8000, order kept):
+		// SSE2 has signed 16-bit min/max, not unsigned.
+		static const uint16_t mask[8] = {0xFFFF, 0xFFFF, 0xFFFF, 0x00FF,
+		                                 0xFFFF, 0xFFFF, 0xFFFF, 0x00FF};
+		int16_t l[8], h[8];
+		uint16_t w[8];
+		for (int j = 0; j < 8; j++) l[j] = INT16_MAX, h[j] = INT16_MIN;
+		size_t i = 0;
+#ifdef __SSE2__
+		// GCC does not vectorise the lane loop below (it keeps the lanes on
+		// the stack): the same thing, written with SSE2 (x86-64 baseline).
+		const __m128i vmask = _mm_loadu_si128((const __m128i *)(const void *)mask);
+		const __m128i bias = _mm_set1_epi16(INT16_MIN);
+		__m128i vl = _mm_set1_epi16(INT16_MAX), vh = _mm_set1_epi16(INT16_MIN);
+		for (; i + 2 <= n; i += 2) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(data + 8 * i));
+			v = _mm_xor_si128(_mm_and_si128(v, vmask), bias);
+			vl = _mm_min_epi16(vl, v);
+			vh = _mm_max_epi16(vh, v);
+		}
+		_mm_storeu_si128((__m128i *)(void *)l, vl);
+		_mm_storeu_si128((__m128i *)(void *)h, vh);
+#endif
+		for (; i + 2 <= n; i += 2) {
+			memcpy(w, data + 8 * i, 16);
+			for (int j = 0; j < 8; j++) {
+				int16_t v = (int16_t)((w[j] & mask[j]) ^ 0x8000);
+				l[j] = v < l[j] ? v : l[j];
+				h[j] = v > h[j] ? v : h[j];
+			}
+		}
+		if (i < n) { // one record left: counts as both halves
+			memcpy(w, data + 8 * i, 8);
+			memcpy(w + 4, w, 8);
+			for (int j = 0; j < 8; j++) {
+				int16_t v = (int16_t)((w[j] & mask[j]) ^ 0x8000);
+				l[j] = v < l[j] ? v : l[j];
+				h[j] = v > h[j] ? v : h[j];
+			}
+		}
+		for (int k = 0; k < 3; k++) {
+			lo[k] = (unsigned)((uint16_t)(l[k] < l[k + 4] ? l[k] : l[k + 4]) ^ 0x8000);
+			hi[k] = (unsigned)((uint16_t)(h[k] > h[k + 4] ? h[k] : h[k + 4]) ^ 0x8000);
+		}
+		*max_normal = (unsigned)((uint16_t)(h[3] > h[7] ? h[3] : h[7]) ^ 0x8000);
+		return true;
+	}
+	// 16 lanes = 4 records of x, y, z, normal bytes.
+	uint8_t l[16], h[16], b[16];
+	for (int j = 0; j < 16; j++) l[j] = 0xFF, h[j] = 0;
+	size_t i = 0;
+#ifdef __SSE2__
+	__m128i vl = _mm_set1_epi8(-1), vh = _mm_setzero_si128();
+	for (; i + 4 <= n; i += 4) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(data + 4 * i));
+		vl = _mm_min_epu8(vl, v);
+		vh = _mm_max_epu8(vh, v);
+	}
+	_mm_storeu_si128((__m128i *)(void *)l, vl);
+	_mm_storeu_si128((__m128i *)(void *)h, vh);
+#endif
+	for (; i + 4 <= n; i += 4) {
+		memcpy(b, data + 4 * i, 16);
+		for (int j = 0; j < 16; j++) {
+			l[j] = b[j] < l[j] ? b[j] : l[j];
+			h[j] = b[j] > h[j] ? b[j] : h[j];
+		}
+	}
+	for (; i < n; i++) // up to 3 records left, into lanes 0..3
+		for (int j = 0; j < 4; j++) {
+			uint8_t v = data[4 * i + (size_t)j];
+			l[j] = v < l[j] ? v : l[j];
+			h[j] = v > h[j] ? v : h[j];
+		}
+	for (int k = 0; k < 3; k++) {
+		lo[k] = hi[k] = 0;
+		unsigned a = 0xFF, z = 0;
+		for (int r = 0; r < 4; r++) {
+			a = l[k + 4 * r] < a ? l[k + 4 * r] : a;
+			z = h[k + 4 * r] > z ? h[k + 4 * r] : z;
+		}
+		lo[k] = a, hi[k] = z;
+	}
+	unsigned mxn = 0;
+	for (int r = 0; r < 4; r++) mxn = h[3 + 4 * r] > mxn ? h[3 + 4 * r] : mxn;
+	*max_normal = mxn;
+	return true;
+#else
+	(void)pf, (void)data, (void)n, (void)lo, (void)hi, (void)max_normal;
+	return false;
+#endif
+}
+
+/* Extreme raw values and out-of-table normal indices, record by record. */
+static size_t bounds_scalar(const gsio_packed_format *pf, const uint8_t *data, const uint32_t *used,
+                            size_t n, unsigned lo[3], unsigned hi[3])
+{
+	size_t st = pf->vertex_stride, bad = 0;
+	const uint8_t *nb = data + pf->normal_offset;
+	bool nrm = pf->normal_table != NULL;
+	for (size_t i = 0; i < n; i++) {
+		size_t at = (size_t)(used ? used[i] : i) * st;
+		const uint8_t *r = data + at;
+		for (int k = 0; k < 3; k++) {
+			unsigned c = coord(r, pf->coord_size, k);
+			lo[k] = c < lo[k] ? c : lo[k];
+			hi[k] = c > hi[k] ? c : hi[k];
+		}
+		bad += nrm && nb[at] >= pf->normal_count;
+	}
+	return bad;
+}
+
+/* Float rounding is monotonic, so the box of scale * raw + offset over the
+ * vertices is that of the extreme raw values: no float per vertex. */
+void gsioi_packed_bounds(const gsio_packed_format *pf, const uint8_t *data, const uint32_t *used,
+                         size_t used_count, float mn[3], float mx[3], size_t *bad_normals)
+{
+	unsigned lo[3] = {65535, 65535, 65535}, hi[3] = {0, 0, 0}, max_normal = 0;
+	size_t n = used ? used_count : pf->source_count, bad = 0;
+	if (!used && n && bounds_lanes(pf, data, n, lo, hi, &max_normal)) {
+		if (pf->normal_table && max_normal >= pf->normal_count) // rare: count them one by one
+			bad = bounds_scalar(pf, data, NULL, n, lo, hi);
+	} else {
+		bad = bounds_scalar(pf, data, used, n, lo, hi);
+	}
+	for (int k = 0; k < 3; k++) {
+		if (!n) {
+			mn[k] = mx[k] = 0;
+			continue;
+		}
+		float a = pf->scale[k] * (float)lo[k] + pf->offset[k];
+		float b = pf->scale[k] * (float)hi[k] + pf->offset[k];
+		mn[k] = a < b ? a : b;
+		mx[k] = a < b ? b : a;
+	}
+	*bad_normals += bad;
+}
