@@ -291,6 +291,26 @@ def slerp(a, b, f):
     return [s0 * x + s1 * y for x, y in zip(a, b)]
 
 
+def lerp(a, b, f):
+    return [x + (y - x) * f for x, y in zip(a, b)]
+
+
+def sampler_value(doc, binary, smp, t, mix):
+    """A LINEAR or STEP sampler's value at time t (its outputs split into
+    one key per input time; mix(a, b, f) blends two keys)."""
+    times = accessor(doc, binary, smp["input"])
+    vals = accessor(doc, binary, smp["output"])
+    n = len(vals) // len(times)
+    keys = [vals[i * n:(i + 1) * n] for i in range(len(times))]
+    if t <= times[0]:
+        return keys[0]
+    if t >= times[-1]:
+        return keys[-1]
+    k = max(i for i in range(len(times)) if times[i] <= t)
+    f = (t - times[k]) / (times[k + 1] - times[k]) if times[k + 1] > times[k] else 0.0
+    return keys[k] if smp.get("interpolation", "LINEAR") == "STEP" else mix(keys[k], keys[k + 1], f)
+
+
 def sample(doc, binary, anim, t):
     """node index -> [translation, rotation, scale] overrides of an
     animation at time t (glTF LINEAR and STEP; None for CUBICSPLINE)."""
@@ -304,23 +324,7 @@ def sample(doc, binary, anim, t):
         mode = smp.get("interpolation", "LINEAR")
         if mode == "CUBICSPLINE":
             return None
-        times = accessor(doc, binary, smp["input"])
-        width = 4 if path == "rotation" else 3
-        vals = accessor(doc, binary, smp["output"])
-        keys = [vals[i * width:(i + 1) * width] for i in range(len(times))]
-        if t <= times[0]:
-            v = keys[0]
-        elif t >= times[-1]:
-            v = keys[-1]
-        else:
-            k = max(i for i in range(len(times)) if times[i] <= t)
-            f = (t - times[k]) / (times[k + 1] - times[k]) if times[k + 1] > times[k] else 0.0
-            if mode == "STEP":
-                v = keys[k]
-            elif path == "rotation":
-                v = slerp(keys[k], keys[k + 1], f)
-            else:
-                v = [x + (y - x) * f for x, y in zip(keys[k], keys[k + 1])]
+        v = sampler_value(doc, binary, smp, t, slerp if path == "rotation" else lerp)
         node = c["target"]["node"]
         out.setdefault(node, node_trs(doc["nodes"][node]))[slot[path]] = v
     return out
@@ -603,18 +607,7 @@ def glb_weights(doc, binary, anim, t):
         mode = smp.get("interpolation", "LINEAR")
         if mode == "CUBICSPLINE":
             return None
-        times = accessor(doc, binary, smp["input"])
-        vals = accessor(doc, binary, smp["output"])
-        n = len(vals) // len(times)
-        keys = [vals[i * n:(i + 1) * n] for i in range(len(times))]
-        if t <= times[0]:
-            v = keys[0]
-        elif t >= times[-1]:
-            v = keys[-1]
-        else:
-            k = max(i for i in range(len(times)) if times[i] <= t)
-            f = (t - times[k]) / (times[k + 1] - times[k]) if times[k + 1] > times[k] else 0.0
-            v = keys[k] if mode == "STEP" else [x + (y - x) * f for x, y in zip(keys[k], keys[k + 1])]
+        v = sampler_value(doc, binary, smp, t, lerp)
         out += [[i, w] for i, w in enumerate(v)]
     return out
 
