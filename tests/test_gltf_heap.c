@@ -113,41 +113,11 @@ static size_t heap_peak_above(size_t base)
 
 // -- Test
 
-/** One mesh of nv vertices (positions, normals, uvs, indices), no image:
- *  the output is nv * 36 bytes of buffer and a small JSON. */
-static gsio_scene *large_scene(uint32_t nv)
-{
-	gsio_error err;
-	gsio_scene *s = gsio_scene_new(NULL, &err);
-	assert_non_null(s);
-	int32_t mat = gsio_scene_add_material(s, "plain", &err);
-	assert_true(mat >= 0);
-	int32_t mi = gsio_scene_add_mesh(s, "big", nv, nv, GSIO_MESH_NORMALS | GSIO_MESH_UVS, mat, &err);
-	if (mi < 0) fail_msg("add_mesh: %s", err.message);
-	gsio_mesh *m = &s->meshes[mi];
-	for (uint32_t v = 0; v < nv; v++) {
-		m->positions[3 * v] = (float)(v % 1000);
-		m->positions[3 * v + 1] = (float)(v / 1000);
-		m->positions[3 * v + 2] = (float)(v % 7);
-		m->normals[3 * v] = 0;
-		m->normals[3 * v + 1] = 1;
-		m->normals[3 * v + 2] = 0;
-		m->uvs[2 * v] = 0.5f;
-		m->uvs[2 * v + 1] = 0.25f;
-		m->indices[v] = v;
-	}
-	int32_t n = gsio_scene_add_node(s, "big", -1, &err);
-	assert_true(n >= 0);
-	s->nodes[n].mesh = mi;
-	if (gsio_scene_validate(s, &err)) fail_msg("invalid scene: %s", err.message);
-	return s;
-}
-
 static void test_writer_peak_heap(void **state)
 {
 	(void)state;
 	const uint32_t nv = 399999; // a multiple of 3: one index a vertex
-	gsio_scene *s = large_scene(nv);
+	gsio_scene *s = t_large_scene(nv, 0);
 	gsio_error err;
 
 	size_t base = atomic_load(&t_in_use);

@@ -22,45 +22,6 @@
 
 // -- Helpers
 
-/** A model whose binary buffer is several MB: one mesh of nv vertices
- *  (positions, normals, uvs, 32-bit indices) and a w x w noisy skin (a PNG
- *  of about w*w*3 bytes, written as one large buffer view). */
-static gsio_scene *large_scene(uint32_t nv, uint32_t w)
-{
-	gsio_error err;
-	gsio_scene *s = gsio_scene_new(NULL, &err);
-	assert_non_null(s);
-	int32_t im = gsio_scene_add_image(s, "skin0", w, w, NULL, &err);
-	assert_true(im >= 0);
-	uint32_t x = 12345;
-	for (size_t i = 0; i < (size_t)w * w * 4; i++) {
-		x = x * 1103515245u + 12345u;
-		s->images[im].rgba[i] = (i % 4 == 3) ? 255 : (uint8_t)(x >> 24);
-	}
-	int32_t mat = gsio_scene_add_material(s, "skin0", &err);
-	assert_true(mat >= 0);
-	s->materials[mat].base_color_texture.image = im;
-	int32_t mi = gsio_scene_add_mesh(s, "big", nv, nv, GSIO_MESH_NORMALS | GSIO_MESH_UVS, mat, &err);
-	assert_true(mi >= 0);
-	gsio_mesh *m = &s->meshes[mi];
-	for (uint32_t v = 0; v < nv; v++) {
-		m->positions[3 * v] = (float)(v % 1000);
-		m->positions[3 * v + 1] = (float)(v / 1000);
-		m->positions[3 * v + 2] = (float)(v % 7) * 0.25f;
-		m->normals[3 * v] = 0;
-		m->normals[3 * v + 1] = 0;
-		m->normals[3 * v + 2] = 1;
-		m->uvs[2 * v] = (float)(v % 1000) / 1000.0f;
-		m->uvs[2 * v + 1] = (float)(v / 1000 % 1000) / 1000.0f;
-		m->indices[v] = v;
-	}
-	int32_t n = gsio_scene_add_node(s, "big", -1, &err);
-	assert_true(n >= 0);
-	s->nodes[n].mesh = mi;
-	if (gsio_scene_validate(s, &err)) fail_msg("invalid scene: %s", err.message);
-	return s;
-}
-
 static void work_dir(char *dir, size_t size, const char *name)
 {
 	snprintf(dir, size, "%s/test_gltf_stream_%s", GSIO_BINARY_DIR, name);
@@ -142,7 +103,7 @@ static void test_large_identical(void **state)
 	(void)state;
 	char dir[4096];
 	work_dir(dir, sizeof(dir), "large");
-	gsio_scene *s = large_scene(150000, 512);
+	gsio_scene *s = t_large_scene(150000, 512);
 	size_t glb = check_same(s, dir, "big", "glb", "large .glb");
 	size_t gltf = check_same(s, dir, "big", "gltf", "large .gltf");
 	print_message("large model: %zu bytes as .glb, %zu as .gltf + .bin + .png, same as in memory\n", glb,
@@ -190,7 +151,7 @@ static void test_write_fails(void **state)
 	char dir[4096];
 	work_dir(dir, sizeof(dir), "fail");
 	empty_dir(dir);
-	gsio_scene *s = large_scene(150000, 512);
+	gsio_scene *s = t_large_scene(150000, 512);
 	struct rlimit old;
 	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
 	void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);
@@ -252,7 +213,7 @@ static void test_no_replace_spilled(void **state)
 	char dir[4096];
 	work_dir(dir, sizeof(dir), "noreplace");
 	empty_dir(dir);
-	gsio_scene *s = large_scene(150000, 64);
+	gsio_scene *s = t_large_scene(150000, 64);
 	char path[4400], bin[4400];
 	snprintf(path, sizeof(path), "%s/n.gltf", dir);
 	snprintf(bin, sizeof(bin), "%s/n.bin", dir);

@@ -108,3 +108,42 @@ gsio_allocator t_fail_allocator(t_fail_alloc *state)
 	gsio_allocator a = {t_alloc, t_free, state};
 	return a;
 }
+
+gsio_scene *t_large_scene(uint32_t nv, uint32_t w)
+{
+	gsio_error err;
+	gsio_scene *s = gsio_scene_new(NULL, &err);
+	assert_non_null(s);
+	int32_t im = -1;
+	if (w) {
+		im = gsio_scene_add_image(s, "skin0", w, w, NULL, &err);
+		assert_true(im >= 0);
+		uint32_t x = 12345;
+		for (size_t i = 0; i < (size_t)w * w * 4; i++) {
+			x = x * 1103515245u + 12345u;
+			s->images[im].rgba[i] = (i % 4 == 3) ? 255 : (uint8_t)(x >> 24);
+		}
+	}
+	int32_t mat = gsio_scene_add_material(s, "skin0", &err);
+	assert_true(mat >= 0);
+	s->materials[mat].base_color_texture.image = im;
+	int32_t mi = gsio_scene_add_mesh(s, "big", nv, nv, GSIO_MESH_NORMALS | GSIO_MESH_UVS, mat, &err);
+	if (mi < 0) fail_msg("add_mesh: %s", err.message);
+	gsio_mesh *m = &s->meshes[mi];
+	for (uint32_t v = 0; v < nv; v++) {
+		m->positions[3 * v] = (float)(v % 1000);
+		m->positions[3 * v + 1] = (float)(v / 1000);
+		m->positions[3 * v + 2] = (float)(v % 7) * 0.25f;
+		m->normals[3 * v] = 0;
+		m->normals[3 * v + 1] = 0;
+		m->normals[3 * v + 2] = 1;
+		m->uvs[2 * v] = (float)(v % 1000) / 1000.0f;
+		m->uvs[2 * v + 1] = (float)(v / 1000 % 1000) / 1000.0f;
+		m->indices[v] = v;
+	}
+	int32_t n = gsio_scene_add_node(s, "big", -1, &err);
+	assert_true(n >= 0);
+	s->nodes[n].mesh = mi;
+	if (gsio_scene_validate(s, &err)) fail_msg("invalid scene: %s", err.message);
+	return s;
+}

@@ -34,6 +34,11 @@ void t_free_list(char **list, size_t n);
 /** Writes bytes to a file; fails the test when it cannot. */
 void t_write_file(const char *path, const uint8_t *data, size_t size);
 
+/** A valid scene with one mesh of nv vertices (positions, normals, uvs,
+ *  32-bit indices, one node) and, when w > 0, a w x w noisy opaque skin (a
+ *  PNG of about w*w*3 bytes): large outputs for the writer tests. */
+gsio_scene *t_large_scene(uint32_t nv, uint32_t w);
+
 /** An allocator that fails the N-th allocation (counting from 1; 0 = never)
  *  and counts live blocks, for allocation-failure and leak tests. */
 typedef struct t_fail_alloc {
