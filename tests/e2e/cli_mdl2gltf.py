@@ -236,16 +236,21 @@ def glb_images(path):
 
 
 def png_rows(png):
-    # (width, height, channels, rows without filter bytes) of an 8-bit PNG.
-    i, idat = 8, b""
+    # (width, height, channels, rows without filter bytes) of an 8-bit PNG;
+    # a palette PNG's rows are given as RGB (or RGBA with a tRNS chunk).
+    i, idat, plte, trns = 8, b"", b"", b""
     while i < len(png):
         n, kind = struct.unpack(">I4s", png[i:i + 8])
         if kind == b"IHDR":
             w, h, depth, ctype = struct.unpack(">IIBB", png[i + 8:i + 18])
         elif kind == b"IDAT":
             idat += png[i + 8:i + 8 + n]
+        elif kind == b"PLTE":
+            plte = png[i + 8:i + 8 + n]
+        elif kind == b"tRNS":
+            trns = png[i + 8:i + 8 + n]
         i += 12 + n
-    ch = {2: 3, 6: 4}[ctype]
+    ch = {2: 3, 3: 1, 6: 4}[ctype]
     raw = zlib.decompress(idat)
     stride = w * ch + 1
     rows, prev = [], bytearray(w * ch)
@@ -267,6 +272,12 @@ def png_rows(png):
                 line[k] = (line[k] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
         rows.append(bytes(line))
         prev = line
+    if ctype == 3:
+        def entry(k):
+            rgb = plte[3 * k:3 * k + 3]
+            return rgb + bytes([trns[k] if k < len(trns) else 255]) if trns else rgb
+        rows = [b"".join(entry(k) for k in row) for row in rows]
+        ch = 4 if trns else 3
     return w, h, ch, rows
 
 
