@@ -949,12 +949,27 @@ static bool write_images(gltf_ctx *c)
 		}
 		uint8_t *png;
 		size_t png_size;
-		// Kept palettised by the importer: one byte a pixel, as stored.
-		int rc = im->indices ? gsio_png_encode_indexed(im->indices, im->width, im->height,
-		                                               im->palette, im->palette_count, &png,
-		                                               &png_size, c->err)
-		                     : gsio_png_encode(im->rgba, im->width, im->height, &png, &png_size,
-		                                       c->err);
+		const char *mime = "image/png", *ext = "png";
+		int rc;
+		if (im->file_data && image_is_embeddable(im->file_data, im->file_size, &mime, &ext)) {
+			// The PNG or JPEG file it was decoded from, as it is: no second
+			// encoding, and nothing lost.
+			png_size = im->file_size;
+			png = malloc(png_size);
+			if (!png) return fail_nomem(c, "an image file");
+			memcpy(png, im->file_data, png_size);
+			rc = 0;
+		} else if (im->indices) {
+			// Kept palettised by the importer: one byte a pixel, as stored.
+			mime = "image/png";
+			ext = "png";
+			rc = gsio_png_encode_indexed(im->indices, im->width, im->height, im->palette,
+			                             im->palette_count, &png, &png_size, c->err);
+		} else {
+			mime = "image/png";
+			ext = "png";
+			rc = gsio_png_encode(im->rgba, im->width, im->height, &png, &png_size, c->err);
+		}
 		if (rc) {
 			c->err->offset = -1;
 			snprintf(c->err->message, sizeof(c->err->message), "image %zu (%s, %ux%u): cannot encode as PNG",
@@ -969,7 +984,7 @@ static bool write_images(gltf_ctx *c)
 		jstr(c, j, "name", name);
 		if (c->separate) {
 			char file[512], uri[1600];
-			image_file_name(c, i, "png", file, sizeof(file));
+			image_file_name(c, i, ext, file, sizeof(file));
 			uri_encode(file, uri, sizeof(uri));
 			jstr(c, j, "uri", uri);
 			if (!add_file(c->out, file, png, png_size)) {
@@ -985,7 +1000,7 @@ static bool write_images(gltf_ctx *c)
 				return false;
 			}
 			jnum(c, j, "bufferView", view);
-			jstr(c, j, "mimeType", "image/png");
+			jstr(c, j, "mimeType", mime);
 		}
 		if (im->extras.count) jset(c, j, "extras", extras_json(c, NULL, &im->extras));
 		c->image_index[i] = jpush(c, c->images, j);

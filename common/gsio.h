@@ -273,6 +273,13 @@ typedef struct gsio_image {
 	uint8_t *indices;          /**< width*height bytes, top row first, each < palette_count */
 	uint8_t *palette;          /**< palette_count RGBA8 entries, straight alpha */
 	uint32_t palette_count;    /**< 1..256 with indices, 0 without */
+	/** The PNG or JPEG file the pixels were decoded from, byte for byte, when
+	 *  the importer read one (MD5 textures, external skins, level textures
+	 *  and sprites); else NULL and 0. rgba is filled all the same and is the
+	 *  picture; a writer may store these bytes instead of encoding rgba again
+	 *  (the glTF writer embeds them as they are). In the scene's arena. */
+	const uint8_t *file_data;
+	size_t file_size;
 	gsio_extras extras;
 } gsio_image;
 

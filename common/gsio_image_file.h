@@ -12,7 +12,8 @@
 
 /** Decodes an image file in memory into RGBA8, top row first, allocated in
  *  arena (so the arena's memory limit applies). Fills out->width, height and
- *  rgba; leaves the other fields alone. `file` names it in errors. False with
+ *  rgba, and for a PNG or JPEG file_data/file_size (a copy of the file in
+ *  arena); leaves the other fields alone. `file` names it in errors. False with
  *  err set (GSIO_ERR_UNSUPPORTED for a format or variant stb_image cannot
  *  read, GSIO_ERR_CORRUPT for a damaged file, GSIO_ERR_LIMIT when too big). */
 GSIO_NODISCARD bool gsioi_image_file_decode(const uint8_t *data, size_t size, const char *file,

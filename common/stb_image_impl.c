@@ -139,6 +139,17 @@ bool gsioi_image_file_decode(const uint8_t *data, size_t size, const char *file,
 	}
 	memcpy(rgba, pixels, bytes);
 	stbi_image_free(pixels);
+	// A PNG or JPEG is kept as it is too (gsio_image.file_data): writers can
+	// store it unchanged instead of encoding the pixels again.
+	static const uint8_t png_sig[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+	if ((size >= 8 && !memcmp(data, png_sig, 8)) ||
+	    (size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF)) {
+		uint8_t *copy = gsioi_arena_alloc_uninit(arena, size, err);
+		if (!copy) return false;
+		memcpy(copy, data, size);
+		out->file_data = copy;
+		out->file_size = size;
+	}
 	out->width = (uint32_t)w;
 	out->height = (uint32_t)h;
 	out->rgba = rgba;

@@ -376,6 +376,9 @@ static bool materials_ok(vctx *v)
 		} else if (!im->uri || !*im->uri) {
 			return bad(v, "images[%zu] has neither pixels nor a uri", i);
 		}
+		if ((im->file_data != NULL) != (im->file_size != 0) || (im->file_data && !im->rgba))
+			return bad(v, "images[%zu] has file data of %zu bytes at %p and %s pixels", i,
+			           im->file_size, (const void *)im->file_data, im->rgba ? "its" : "no");
 		V_CHECK(indexed_ok(v, im, i));
 		V_CHECK(extras_ok(v, &im->extras, "images", i));
 	}

@@ -523,6 +523,13 @@ static bool graft_model(sctx *c, model_entry *me, const char *file)
 			memcpy(d->palette, im->palette, (size_t)im->palette_count * 4);
 			d->palette_count = im->palette_count;
 		}
+		if (im->rgba && im->file_data) { // the PNG/JPEG file it came from
+			uint8_t *fd = gsioi_arena_alloc_uninit(s->arena, im->file_size, c->err);
+			GSIO_CHECK(fd);
+			memcpy(fd, im->file_data, im->file_size);
+			d->file_data = fd;
+			d->file_size = im->file_size;
+		}
 		d->source_type = im->source_type;
 		d->source_format = im->source_format;
 		d->source_mip_count = im->source_mip_count;

@@ -1195,6 +1195,78 @@ static size_t count_tmp_files(const char *dir)
 	return n;
 }
 
+/* Images decoded from a PNG or JPEG file keep the file (gsio_image.file_data)
+ * and the writer embeds it as it is: on the corpus's Bob (five PNG textures
+ * beside the .md5mesh) every embedded image equals its file byte for byte;
+ * a built scene's file bytes are embedded unless they are no PNG/JPEG (then
+ * the pixels are encoded); the validator refuses file data without pixels
+ * or a size without data. */
+static void test_image_files_passed_through(void **state)
+{
+	(void)state;
+	gsio_scene *s = triangle_scene();
+	gsio_error err;
+	uint8_t *png;
+	size_t png_size;
+	const uint8_t other[8] = {0, 0, 255, 255, 255, 0, 0, 255}; // not the scene's pixels
+	assert_int_equal(gsio_png_encode(other, 2, 1, &png, &png_size, &err), 0);
+	s->images[0].file_data = png;
+	s->images[0].file_size = png_size;
+	glb g = {0};
+	glb_write(&g, s, 0, 1);
+	size_t n;
+	const uint8_t *v = view_bytes(&g, num(item(g.doc, "images", 0), "bufferView", -1), &n);
+	assert_int_equal(n, png_size);
+	assert_memory_equal(v, png, png_size);
+	assert_string_equal(str(item(g.doc, "images", 0), "mimeType"), "image/png");
+	glb_free(&g);
+	// Bytes that are no PNG or JPEG: the pixels are encoded instead.
+	const uint8_t bmp[4] = {'B', 'M', 0, 0};
+	s->images[0].file_data = bmp;
+	s->images[0].file_size = sizeof(bmp);
+	glb_write(&g, s, 0, 1);
+	v = view_bytes(&g, num(item(g.doc, "images", 0), "bufferView", -1), &n);
+	assert_true(n > 8 && memcmp(v, bmp, 2));
+	glb_free(&g);
+	// The validator: a size without data, data without pixels.
+	s->images[0].file_data = NULL;
+	assert_int_not_equal(gsio_scene_validate(s, &err), 0);
+	s->images[0].file_data = png;
+	uint8_t *rgba = s->images[0].rgba;
+	s->images[0].rgba = NULL;
+	assert_int_not_equal(gsio_scene_validate(s, &err), 0);
+	s->images[0].rgba = rgba;
+	s->images[0].file_data = NULL;
+	s->images[0].file_size = 0;
+	free(png);
+	gsio_scene_free(s);
+
+	T_REQUIRE_CORPUS();
+	const char *bob = t_corpus_path("md5/bob/Bob.md5mesh");
+	gsio_scene *b = gsio_load_file(bob, NULL, &err);
+	if (!b) fail_msg("%s", err.message);
+	glb_write(&g, b, 0, 1);
+	size_t passed = 0;
+	for (size_t i = 0; i < b->images_count; i++) {
+		const gsio_image *im = &b->images[i];
+		assert_non_null(im->source_path);
+		size_t fn;
+		uint8_t *file = t_read_file(im->source_path, &fn);
+		assert_non_null(im->file_data);
+		assert_int_equal(im->file_size, fn);
+		assert_memory_equal(im->file_data, file, fn);
+		const uint8_t *e = view_bytes(&g, num(item(g.doc, "images", (int)i), "bufferView", -1), &n);
+		assert_int_equal(n, fn);
+		assert_memory_equal(e, file, fn);
+		free(file);
+		passed++;
+	}
+	print_message("Bob: %zu texture files embedded byte for byte\n", passed);
+	assert_true(passed >= 4);
+	glb_free(&g);
+	gsio_scene_free(b);
+}
+
 static void test_write_file(void **state)
 {
 	(void)state;
@@ -1286,6 +1358,7 @@ int main(void)
 	    cmocka_unit_test(test_static_model),
 	    cmocka_unit_test(test_invalid_scene),
 	    cmocka_unit_test(test_uri_image),
+	    cmocka_unit_test(test_image_files_passed_through),
 	    cmocka_unit_test(test_write_file),
 	    cmocka_unit_test(test_deterministic),
 	    cmocka_unit_test(test_corpus),
