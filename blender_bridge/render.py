@@ -14,6 +14,7 @@ names start with NAME, on the armatures and the shape keys they drive)
 instead of the first one; `--frame` then counts from its start.
 """
 import math
+import os
 import sys
 
 import numpy
@@ -22,6 +23,9 @@ numpy.bool = bool  # Blender 3.4's glTF importer still uses the removed alias
 
 import bpy  # noqa: E402
 from mathutils import Vector  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from render_common import render_png  # noqa: E402
 
 
 def parse(argv):
@@ -122,23 +126,8 @@ def main():
     scene.collection.objects.link(sun)
     sun.rotation_euler = (Vector((0, 0, 0)) - (d + Vector((0.3, 0, 0.8)))).to_track_quat("-Z", "Y").to_euler()
 
-    world = bpy.data.worlds.new("render_world")
-    world.use_nodes = True
-    world.node_tree.nodes["Background"].inputs[0].default_value = (0.25, 0.25, 0.28, 1)
-    world.node_tree.nodes["Background"].inputs[1].default_value = 0.6
-    scene.world = world
-
-    scene.render.engine = "CYCLES"
-    scene.cycles.device = "CPU"
-    scene.cycles.samples = opts["samples"]
-    scene.cycles.use_denoising = False
-    scene.render.resolution_x = opts["size"]
-    scene.render.resolution_y = opts["size"]
-    scene.render.resolution_percentage = 100
-    scene.render.image_settings.file_format = "PNG"
-    scene.render.filepath = dst
-    bpy.ops.render.render(write_still=True)
-    print("render.py: wrote", dst)
+    render_png(scene, dst, opts["samples"], opts["size"], opts["size"], (0.25, 0.25, 0.28, 1), 0.6,
+               "render.py")
 
 
 main()

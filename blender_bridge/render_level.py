@@ -23,6 +23,7 @@ levels rely on an ambient term that glTF does not have). Every line of output
 starts with "render_level:".
 """
 import math
+import os
 import sys
 
 import numpy
@@ -31,6 +32,9 @@ numpy.bool = bool  # Blender 3.4's glTF importer still uses the removed alias
 
 import bpy  # noqa: E402
 from mathutils import Vector  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from render_common import render_png  # noqa: E402
 
 
 def parse(argv):
@@ -154,22 +158,8 @@ def main():
         ho.location = cam.location
         scene.collection.objects.link(ho)
 
-    world = bpy.data.worlds.new("render_world")
-    world.use_nodes = True
-    world.node_tree.nodes["Background"].inputs[0].default_value = (0.5, 0.5, 0.55, 1)
-    world.node_tree.nodes["Background"].inputs[1].default_value = 0.8
-    scene.world = world
-    scene.render.engine = "CYCLES"
-    scene.cycles.device = "CPU"
-    scene.cycles.samples = opts["samples"]
-    scene.cycles.use_denoising = False
-    scene.render.resolution_x = opts["width"]
-    scene.render.resolution_y = opts["height"]
-    scene.render.resolution_percentage = 100
-    scene.render.image_settings.file_format = "PNG"
-    scene.render.filepath = dst
-    bpy.ops.render.render(write_still=True)
-    print("render_level: wrote", dst)
+    render_png(scene, dst, opts["samples"], opts["width"], opts["height"], (0.5, 0.5, 0.55, 1), 0.8,
+               "render_level")
 
 
 main()
