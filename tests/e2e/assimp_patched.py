@@ -26,6 +26,8 @@ import struct
 import subprocess
 import sys
 
+from e2e_common import skip, fail  # noqa: E402
+
 MODELS = {
     "export_gate": "mdl/gate-101.mdl",
     "export_golem": "mdl/mdl4-golem.mdl",
@@ -34,16 +36,6 @@ MODELS = {
 }
 INFO_FILES = ["mdl/gate-101.mdl", "mdl/mdl4-golem.mdl", "mdl/minigun_mdl5.mdl",
               "mdl/minigun_mdl3.mdl", "hmp/shadow-5.hmp", "md5/bob/Bob.md5mesh"]
-
-
-def skip(msg):
-    print("SKIPPED: " + msg)
-    sys.exit(77)
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
 
 
 def run(cmd, **kw):

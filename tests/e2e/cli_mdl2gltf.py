@@ -38,15 +38,7 @@ import sys
 import time
 import zlib
 
-
-def skip(msg):
-    print("SKIPPED: " + msg)
-    sys.exit(77)
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
+from e2e_common import skip, fail  # noqa: E402
 
 
 def run(args, expect=None):

@@ -20,21 +20,13 @@ import shutil
 import subprocess
 import sys
 
+from e2e_common import skip, fail  # noqa: E402
+
 if len(sys.argv) != 5:
     print(__doc__)
     sys.exit(2)
 TOOL, MDL2GLTF, WORK, E2E = sys.argv[1:5]
 TOL_MDL5, TOL_MD5 = "2e-5", "1e-5"
-
-
-def skip(msg):
-    print("SKIPPED: " + msg)
-    sys.exit(77)
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
 
 
 def blender_env():

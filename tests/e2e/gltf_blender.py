@@ -27,22 +27,14 @@ import shutil
 import subprocess
 import sys
 
+from e2e_common import skip, fail  # noqa: E402
+
 CONCRETE = {
     "gate-101": {"frames": 30},
     "mdl4-golem": {"frames": 231},
     "mdl4-human": {"frames": 249},
     "minigun_mdl5": {"frames": 8, "clips": ["shot"]},
 }
-
-
-def skip(msg):
-    print("SKIPPED: " + msg)
-    sys.exit(77)
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
 
 
 def main():

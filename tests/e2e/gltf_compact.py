@@ -23,15 +23,7 @@ import struct
 import subprocess
 import sys
 
-
-def skip(msg):
-    print("SKIPPED: " + msg)
-    sys.exit(77)
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
+from e2e_common import skip, fail  # noqa: E402
 
 
 def glb_json(path):

@@ -18,15 +18,7 @@ import subprocess
 import sys
 import time
 
-
-def skip(msg):
-    print("SKIPPED: " + msg)
-    sys.exit(77)
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
+from e2e_common import skip, fail  # noqa: E402
 
 
 def main():

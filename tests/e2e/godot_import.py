@@ -71,6 +71,8 @@ import subprocess
 import sys
 import time
 
+from e2e_common import skip  # noqa: E402
+
 # (project name, path under the corpus, mdl2gltf options)
 CASES = [
     ("gate-101", "mdl/gate-101.mdl", []),
@@ -131,11 +133,6 @@ def say(name, msg):
 def fail(name, msg):
     failures.append("%s: %s" % (name, msg))
     say(name, "FAIL: %s: %s" % (name, msg))
-
-
-def skip(msg):
-    print("SKIPPED: " + msg)
-    sys.exit(77)
 
 
 # -- GLB reading
