@@ -24,7 +24,10 @@ rm -rf "$out" && mkdir -p "$out" || fail "cannot create $out"
 # The skin, decoded by gsio inside the patched library: Qt 3D's plugin draws
 # no embedded texture and none on a mesh with morph targets, so the viewer
 # is handed the image (see viewer.qml).
-"$prefix/bin/assimp" extract "$model" "$out/gate-101" >"$out/extract.log" 2>&1 \
+# assimp extract cuts its output name at the first '.' of the whole path (a
+# build under /tmp/tmp.XXXX wrote /tmp/tmp_img0.png): it runs inside $out
+# with a name that has no dot.
+(cd "$out" && "$prefix/bin/assimp" extract "$model" gate-101) >"$out/extract.log" 2>&1 \
   || { cat "$out/extract.log"; fail "assimp extract failed"; }
 skin=$out/gate-101_img0.png
 [ -f "$skin" ] || { cat "$out/extract.log"; fail "assimp extract wrote no $skin"; }
