@@ -1,14 +1,19 @@
 /* PNG encoding for writers (glTF images, extracted skins): the PNG chunks
- * written here, the zlib stream and CRCs by libdeflate.
+ * and row filtering written here, the zlib stream by ISA-L's igzip, the
+ * CRCs by ISA-L's crc32.
  *
  * Why not a PNG library's encoder: on the corpus skins, libspng's adaptive
  * per-row filter choice took half of the encoding time, and zlib the rest;
  * PNG encoding was 57-84% of converting a textured model. One fixed filter
- * (UP: each byte minus the byte above) and libdeflate level 1 encode the
- * same skins 3-6 times faster (gate-101 30.7 -> 5.1 ms, shadow-5 110 -> 27
- * ms) at about the same size (476 -> 406 KB, 1787 -> 1861 KB): skins are
- * photographic or flat-shaded, where UP is what an adaptive choice mostly
- * picks anyway, and harder compression gains a few percent at best.
+ * (UP: each byte minus the byte above) is what an adaptive choice mostly
+ * picks on photographic or flat-shaded skins anyway.
+ *
+ * Why igzip (Debian libisal-dev) and not libdeflate: on the filtered corpus
+ * skins igzip level 1 compresses 2.0-4.5 times faster than libdeflate's
+ * fastest level (shadow-5 26.3 -> 10.8 ms, flamemother 10.3 -> 2.3 ms,
+ * gate-101 6.0 -> 3.0 ms) for 1-8% more bytes; and it compresses a stream
+ * piece by piece, so the filtered image is made a strip of rows at a time
+ * (64 KiB) instead of a whole second copy of the image.
  *
  * Palette PNGs (colour type 3): an image kept palettised by its importer
  * (gsio_image.indices) or one with at most 256 distinct colours is written
@@ -19,14 +24,12 @@
 #include "gsio.h"
 #include "gsio_internal.h"
 
-#include <libdeflate.h>
+#include <isa-l/crc.h>
+#include <isa-l/igzip_lib.h>
 #include <stdlib.h>
 #include <string.h>
 
 // -- Chunks
-
-// libdeflate level 1: its fastest (greedy hashing); measured above.
-#define PNG_DEFLATE_LEVEL 1
 
 static void put_be32(uint8_t *p, uint32_t v)
 {
@@ -43,13 +46,138 @@ static size_t put_chunk(uint8_t *p, const char type[4], const uint8_t *data, uin
 	put_be32(p, len);
 	memcpy(p + 4, type, 4);
 	if (len && data != p + 8) memmove(p + 8, data, len);
-	put_be32(p + 8 + len, (uint32_t)libdeflate_crc32(0, p + 4, (size_t)len + 4));
+	put_be32(p + 8 + len, crc32_gzip_refl(0, p + 4, (uint64_t)len + 4));
 	return (size_t)len + 12;
+}
+
+// -- Rows
+
+/* The image as PNG rows: row(r, y, dst) writes row y's filter byte and its
+ * row_bytes filtered bytes at dst. */
+typedef struct png_rows {
+	void (*row)(const struct png_rows *r, uint32_t y, uint8_t *dst);
+	const uint8_t *pixels; // RGBA, or one byte a pixel
+	uint32_t width;
+	size_t row_bytes;      // without the filter byte
+} png_rows;
+
+/* Filter 0 rows of one byte a pixel (palette indices). */
+static void row_indices(const png_rows *r, uint32_t y, uint8_t *dst)
+{
+	dst[0] = 0; // filter: none
+	memcpy(dst + 1, r->pixels + (size_t)y * r->width, r->width);
+}
+
+/* UP rows of RGB from RGBA whose alpha is 255 throughout: each byte minus
+ * the one above (above the first row: zeros). */
+static void row_up_rgb(const png_rows *r, uint32_t y, uint8_t *dst)
+{
+	const uint8_t *src = r->pixels + (size_t)y * r->width * 4;
+	*dst++ = 2; // UP
+	if (!y) {
+		for (size_t x = 0; x < r->width; x++) memcpy(dst + 3 * x, src + 4 * x, 3);
+		return;
+	}
+	const uint8_t *above = src - (size_t)r->width * 4;
+	for (size_t x = 0; x < r->width; x++)
+		for (int k = 0; k < 3; k++) dst[3 * x + k] = (uint8_t)(src[4 * x + k] - above[4 * x + k]);
+}
+
+/* UP rows of RGBA. */
+static void row_up_rgba(const png_rows *r, uint32_t y, uint8_t *dst)
+{
+	const uint8_t *src = r->pixels + (size_t)y * r->width * 4;
+	*dst++ = 2; // UP
+	if (!y) {
+		memcpy(dst, src, r->row_bytes);
+		return;
+	}
+	const uint8_t *above = src - r->row_bytes;
+	for (size_t i = 0; i < r->row_bytes; i++) dst[i] = (uint8_t)(src[i] - above[i]);
+}
+
+// -- Compression
+
+// igzip level 1 (its fastest with matches; level 0 is 10% faster on these
+// images but 20-40% larger).
+#define PNG_DEFLATE_LEVEL 1
+// Rows are filtered into a strip of about this many bytes and compressed.
+#define PNG_STRIP_BYTES ((size_t)64 << 10)
+
+/* The deflate state and its strip buffer, in one allocation. */
+typedef struct png_deflater {
+	struct isal_zstream z;
+	uint8_t level_buf[ISAL_DEF_LVL1_SMALL];
+} png_deflater;
+
+/* Room for at least `more` output bytes after `used` at *buf (capacity *cap). */
+static bool out_reserve(uint8_t **buf, size_t *cap, size_t used, size_t more)
+{
+	if (*cap - used >= more) return true;
+	size_t want = *cap;
+	while (want - used < more) {
+		if (want > SIZE_MAX / 2) return false;
+		want *= 2;
+	}
+	uint8_t *b = realloc(*buf, want);
+	if (!b) return false;
+	*buf = b;
+	*cap = want;
+	return true;
+}
+
+/* Compresses the rows as one zlib stream into *buf from byte `at` on
+ * (growing it as needed); returns the stream's length, 0 on failure. */
+static size_t deflate_rows(const png_rows *r, uint32_t height, uint8_t **buf, size_t *cap, size_t at,
+                           gsio_error *err)
+{
+	const size_t line = r->row_bytes + 1;
+	const size_t strip_rows = line >= PNG_STRIP_BYTES ? 1 : PNG_STRIP_BYTES / line;
+	png_deflater *d = malloc(sizeof(*d));
+	uint8_t *strip = malloc(line * (strip_rows < height ? strip_rows : height));
+	size_t used = at;
+	if (!d || !strip) goto nomem;
+	isal_deflate_init(&d->z);
+	d->z.level = PNG_DEFLATE_LEVEL;
+	d->z.level_buf = d->level_buf;
+	d->z.level_buf_size = sizeof(d->level_buf);
+	d->z.gzip_flag = IGZIP_ZLIB;
+	d->z.flush = NO_FLUSH;
+	for (uint32_t y = 0; y < height;) {
+		uint32_t n = height - y < strip_rows ? height - y : (uint32_t)strip_rows;
+		for (uint32_t k = 0; k < n; k++) r->row(r, y + k, strip + (size_t)k * line);
+		y += n;
+		d->z.next_in = strip;
+		d->z.avail_in = (uint32_t)(n * line);
+		d->z.end_of_stream = y == height;
+		do {
+			// Room for the strip as stored blocks and the zlib trailer.
+			if (!out_reserve(buf, cap, used, n * line + 1024)) goto nomem;
+			size_t room = *cap - used < UINT32_MAX ? *cap - used : UINT32_MAX;
+			d->z.next_out = *buf + used;
+			d->z.avail_out = (uint32_t)room;
+			if (isal_deflate(&d->z) != COMP_OK) {
+				free(d);
+				free(strip);
+				GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "PNG encoding failed in deflate");
+				return 0;
+			}
+			used += room - d->z.avail_out;
+		} while (d->z.avail_in || (d->z.end_of_stream && d->z.internal_state.state != ZSTATE_END));
+	}
+	free(d);
+	free(strip);
+	return used - at;
+nomem:
+	free(d);
+	free(strip);
+	GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
+	return 0;
 }
 
 // -- Writing the file
 
-/** What the IHDR, PLTE and tRNS chunks say; raw is the filtered image. */
+/** What the IHDR, PLTE and tRNS chunks say. */
 typedef struct png_layout {
 	uint32_t width, height;
 	uint8_t colour_type;          // 2 truecolour, 3 palette, 6 truecolour + alpha
@@ -59,23 +187,16 @@ typedef struct png_layout {
 	uint32_t trns_len;
 } png_layout;
 
-/* Compresses raw (filter bytes included) and writes the whole file into
- * malloc'd memory. */
-static int write_png(const png_layout *l, const uint8_t *raw, size_t raw_size, uint8_t **png,
-                     size_t *png_size, gsio_error *err)
+/* Writes the whole file into malloc'd memory. The output buffer starts at
+ * the size of the filtered image: pages never written are never touched. */
+static int write_png(const png_layout *l, const png_rows *rows, uint8_t **png, size_t *png_size,
+                     gsio_error *err)
 {
-	struct libdeflate_compressor *z = libdeflate_alloc_compressor(PNG_DEFLATE_LEVEL);
-	size_t bound = z ? libdeflate_zlib_compress_bound(z, raw_size) : 0;
 	// signature 8, IHDR 25, PLTE 12 + 768, tRNS 12 + 256, IDAT 12 + data, IEND 12
-	size_t total_bound = bound + 8 + 25 + 780 + 268 + 12 + 12;
-	uint8_t *out = (z && bound < SIZE_MAX - 2048 && bound <= UINT32_MAX) ? malloc(total_bound) : NULL;
-	if (!z || !out) {
-		if (z) libdeflate_free_compressor(z);
-		if (bound > UINT32_MAX) {
-			GSIO_FAIL(err, GSIO_ERR_LIMIT, NULL, -1, "a %ux%u PNG exceeds 4 GiB",
-			          (unsigned)l->width, (unsigned)l->height);
-			return -1;
-		}
+	const size_t head_bound = 8 + 25 + 780 + 268 + 8;
+	size_t cap = (rows->row_bytes + 1) * l->height + head_bound + 4096;
+	uint8_t *out = malloc(cap);
+	if (!out) {
 		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
 		return -1;
 	}
@@ -93,13 +214,23 @@ static int write_png(const png_layout *l, const uint8_t *raw, size_t raw_size, u
 	if (l->plte) p += put_chunk(p, "PLTE", l->plte, l->plte_len);
 	if (l->trns) p += put_chunk(p, "tRNS", l->trns, l->trns_len);
 	// The IDAT data goes straight to its place in the file.
-	size_t zlen = libdeflate_zlib_compress(z, raw, raw_size, p + 8, bound);
-	libdeflate_free_compressor(z);
-	if (!zlen) { // cannot happen with the bound; checked all the same
+	size_t idat = (size_t)(p - out);
+	size_t zlen = deflate_rows(rows, l->height, &out, &cap, idat + 8, err);
+	if (!zlen) {
 		free(out);
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "PNG encoding failed: deflate overflow");
 		return -1;
 	}
+	if (zlen > INT32_MAX || !out_reserve(&out, &cap, idat + 8 + zlen, 24)) {
+		free(out);
+		if (zlen > INT32_MAX) {
+			GSIO_FAIL(err, GSIO_ERR_LIMIT, NULL, -1, "a %ux%u PNG exceeds 2 GiB of data",
+			          (unsigned)l->width, (unsigned)l->height);
+			return -1;
+		}
+		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
+		return -1;
+	}
+	p = out + idat;
 	p += put_chunk(p, "IDAT", p + 8, (uint32_t)zlen);
 	p += put_chunk(p, "IEND", NULL, 0);
 	size_t size = (size_t)(p - out);
@@ -109,10 +240,10 @@ static int write_png(const png_layout *l, const uint8_t *raw, size_t raw_size, u
 	return 0;
 }
 
-/* Writes a palette PNG from raw rows of filter byte 0 and indices, all below
- * count: PLTE up to the highest index used, tRNS up to the last entry of
- * those that is not opaque (the entries after it are opaque by the rule). */
-static int write_palette_png(uint32_t width, uint32_t height, const uint8_t *raw, size_t raw_size,
+/* Writes a palette PNG from indices (one byte a pixel), all below count:
+ * PLTE up to the highest index used, tRNS up to the last entry of those
+ * that is not opaque (the entries after it are opaque by the rule). */
+static int write_palette_png(uint32_t width, uint32_t height, const uint8_t *indices,
                              const uint8_t *palette, uint32_t used, uint8_t **png,
                              size_t *png_size, gsio_error *err)
 {
@@ -124,7 +255,8 @@ static int write_palette_png(uint32_t width, uint32_t height, const uint8_t *raw
 		if (trns[k] != 255) trns_len = k + 1;
 	}
 	png_layout l = {width, height, 3, plte, 3 * used, trns_len ? trns : NULL, trns_len};
-	return write_png(&l, raw, raw_size, png, png_size, err);
+	png_rows rows = {row_indices, indices, width, width};
+	return write_png(&l, &rows, png, png_size, err);
 }
 
 // -- Sizes
@@ -173,14 +305,13 @@ static inline int colour_index(colour_set *cs, uint32_t key)
 	return (int)cs->count++;
 }
 
-/* Builds the palette PNG's raw rows (filter byte 0, one index a pixel) from
- * RGBA pixels while collecting their distinct colours in order of first
+/* Builds the palette PNG's indices (one byte a pixel) from RGBA pixels while collecting their distinct colours in order of first
  * appearance; false when there are more than 256. A probe of about 4096
  * pixels spread over the image finds most photographic skins out at once
  * (a skin whose first rows are one flat colour would otherwise be scanned
  * far); then a pixel equal to the one before needs no lookup (flat-shaded
  * skins are long runs). */
-static bool palettise(const uint8_t *rgba, uint32_t width, uint32_t height, uint8_t *raw,
+static bool palettise(const uint8_t *rgba, uint32_t width, uint32_t height, uint8_t *indices,
                       uint8_t palette[256 * 4], uint32_t *count)
 {
 	const size_t texels = (size_t)width * height;
@@ -197,9 +328,8 @@ static bool palettise(const uint8_t *rgba, uint32_t width, uint32_t height, uint
 	uint8_t prev_index = 0;
 	bool have_prev = false;
 	for (uint32_t y = 0; y < height; y++) {
-		uint8_t *dst = raw + (size_t)y * ((size_t)width + 1);
+		uint8_t *dst = indices + (size_t)y * width;
 		const uint8_t *src = rgba + (size_t)y * width * 4;
-		*dst++ = 0; // filter: none
 		for (uint32_t x = 0; x < width; x++) {
 			uint32_t key;
 			memcpy(&key, src + 4 * (size_t)x, 4);
@@ -220,48 +350,18 @@ static bool palettise(const uint8_t *rgba, uint32_t width, uint32_t height, uint
 
 // -- Truecolour
 
-/* RGB8 (every alpha 255) or RGBA8 rows with the UP filter. Not inlined:
- * inlined into gsio_png_encode beside the palette scan, GCC 12 made its
- * loops slower (callgrind on shadow-5: +2.1 M instructions, 1%). */
-__attribute__((noinline)) static int truecolour_png(const uint8_t *rgba, uint32_t width, uint32_t height, uint8_t **png,
+/* RGB8 (every alpha 255) or RGBA8 rows with the UP filter, filtered a strip
+ * at a time while they are compressed. */
+static int truecolour_png(const uint8_t *rgba, uint32_t width, uint32_t height, uint8_t **png,
                           size_t *png_size, gsio_error *err)
 {
 	const size_t texels = (size_t)width * height;
 	bool opaque = true;
 	for (size_t i = 0; i < texels && opaque; i++) opaque = rgba[4 * i + 3] == 255;
 	// Opaque skins (565, 888: most of them) are written as RGB: a quarter smaller.
-	const size_t channels = opaque ? 3 : 4;
-	const size_t row = (size_t)width * channels;
-	const size_t raw_size = (row + 1) * height;
-
-	// The filtered image: each row is filter byte 2 (UP) and the difference
-	// to the row above (the row above the first is zeros, so row 0 is raw).
-	uint8_t *raw = malloc(raw_size);
-	if (!raw) {
-		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
-		return -1;
-	}
-	for (uint32_t y = 0; y < height; y++) {
-		uint8_t *dst = raw + (size_t)y * (row + 1);
-		const uint8_t *src = rgba + (size_t)y * width * 4;
-		dst[0] = 2; // UP
-		uint8_t *cur = dst + 1; // the row unfiltered first
-		if (opaque) {
-			for (size_t x = 0; x < width; x++) memcpy(cur + 3 * x, src + 4 * x, 3);
-		} else {
-			memcpy(cur, src, row);
-		}
-	}
-	// Filter bottom-up in place: each row still has its unfiltered row above.
-	for (uint32_t y = height; y-- > 1;) {
-		uint8_t *cur = raw + (size_t)y * (row + 1) + 1;
-		const uint8_t *above = cur - (row + 1);
-		for (size_t i = 0; i < row; i++) cur[i] = (uint8_t)(cur[i] - above[i]);
-	}
+	png_rows rows = {opaque ? row_up_rgb : row_up_rgba, rgba, width, (size_t)width * (opaque ? 3 : 4)};
 	png_layout l = {width, height, (uint8_t)(opaque ? 2 : 6), NULL, 0, NULL, 0};
-	int rc = write_png(&l, raw, raw_size, png, png_size, err);
-	free(raw);
-	return rc;
+	return write_png(&l, &rows, png, png_size, err);
 }
 
 // -- PNG
@@ -282,22 +382,21 @@ int gsio_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, uint8_
 	}
 	if (!size_ok(width, height, 4, &raw_size, err)) return -1;
 
-	// Few colours: one byte a pixel. The palette rows are filled during the
-	// scan; most photographic images are found out by its first probe.
-	raw_size = ((size_t)width + 1) * height;
-	uint8_t *raw = malloc(raw_size);
-	if (!raw) {
+	// Few colours: one byte a pixel. The indices are filled during the scan;
+	// most photographic images are found out by its first probe.
+	uint8_t *indices = malloc((size_t)width * height);
+	if (!indices) {
 		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
 		return -1;
 	}
 	uint8_t palette[256 * 4];
 	uint32_t colours;
-	if (palettise(rgba, width, height, raw, palette, &colours)) {
-		int rc = write_palette_png(width, height, raw, raw_size, palette, colours, png, png_size, err);
-		free(raw);
+	if (palettise(rgba, width, height, indices, palette, &colours)) {
+		int rc = write_palette_png(width, height, indices, palette, colours, png, png_size, err);
+		free(indices);
 		return rc;
 	}
-	free(raw);
+	free(indices);
 	return truecolour_png(rgba, width, height, png, png_size, err);
 }
 
@@ -319,28 +418,15 @@ int gsio_png_encode_indexed(const uint8_t *indices, uint32_t width, uint32_t hei
 		return -1;
 	}
 	if (!size_ok(width, height, 1, &raw_size, err)) return -1;
-	uint8_t *raw = malloc(raw_size);
-	if (!raw) {
-		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
-		return -1;
-	}
 	uint8_t highest = 0;
-	for (uint32_t y = 0; y < height; y++) {
-		uint8_t *dst = raw + (size_t)y * ((size_t)width + 1);
-		const uint8_t *src = indices + (size_t)y * width;
-		dst[0] = 0; // filter: none
-		memcpy(dst + 1, src, width);
-		for (uint32_t x = 0; x < width; x++) highest = src[x] > highest ? src[x] : highest;
-	}
+	const size_t texels = (size_t)width * height;
+	for (size_t i = 0; i < texels; i++) highest = indices[i] > highest ? indices[i] : highest;
 	if (highest >= palette_count) {
-		free(raw);
 		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1,
 		          "gsio_png_encode_indexed: index %u with a palette of %u entries",
 		          (unsigned)highest, (unsigned)palette_count);
 		return -1;
 	}
-	int rc = write_palette_png(width, height, raw, raw_size, palette, (uint32_t)highest + 1, png,
-	                           png_size, err);
-	free(raw);
-	return rc;
+	return write_palette_png(width, height, indices, palette, (uint32_t)highest + 1, png, png_size,
+	                         err);
 }

@@ -549,6 +549,38 @@ static void test_png_forms(void **state)
 	free(rgba);
 }
 
+/** Images compressed a strip of rows at a time: many strips, a last strip
+ *  that is short, rows longer than a strip, incompressible pixels (the
+ *  output outgrows every estimate from the compressible case) and flat
+ *  ones; each decodes (libspng: CRCs and the zlib stream checked) to the
+ *  same pixels. */
+static void test_png_strips(void **state)
+{
+	(void)state;
+	static const struct { uint32_t w, h; bool alpha, noise; } cases[] = {
+	    {301, 707, false, true},  // RGB, ~13 strips of 64 KiB, the last short
+	    {300, 701, true, true},   // RGBA
+	    {17000, 3, true, true},   // one row is more than a strip (68 001 bytes)
+	    {16385, 2, false, false}, // RGB row just over 48 KiB, flat (a palette)
+	    {1024, 1024, false, false},
+	};
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		const uint32_t w = cases[k].w, h = cases[k].h;
+		uint8_t *rgba = malloc((size_t)w * h * 4);
+		assert_non_null(rgba);
+		for (size_t i = 0; i < (size_t)w * h; i++) {
+			for (int c = 0; c < 4; c++) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				rgba[4 * i + c] = cases[k].noise ? (uint8_t)x : (uint8_t)((i / w + c * 40) & 0xff);
+			}
+			if (!cases[k].alpha) rgba[4 * i + 3] = 255;
+		}
+		png_round_trip(rgba, w, h, !cases[k].noise ? 3 : cases[k].alpha ? 6 : 2);
+		free(rgba);
+	}
+}
+
 /** gsio_png_encode_indexed: the palette as given (up to the highest index
  *  used), tRNS only for a translucent entry, indices outside refused. */
 static void test_png_indexed(void **state)
@@ -1347,6 +1379,7 @@ int main(void)
 	    cmocka_unit_test(test_png_and_names),
 	    cmocka_unit_test(test_png_forms),
 	    cmocka_unit_test(test_png_indexed),
+	    cmocka_unit_test(test_png_strips),
 	    cmocka_unit_test(test_png_pixels_corpus),
 	    cmocka_unit_test(test_instances),
 	    cmocka_unit_test(test_two_skins),

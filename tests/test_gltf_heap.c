@@ -2,7 +2,7 @@
  * goes to disk as it is made, so the writer holds its per-mesh scratch
  * arrays, the JSON and at most the spill threshold of buffer, never the
  * output. gsio_gltf_opts has no allocator hooks (the writer mallocs, and so
- * do cJSON and libdeflate), so this program counts every allocation of the
+ * do cJSON and ISA-L), so this program counts every allocation of the
  * process by replacing malloc and friends (glibc's __libc_* underneath).
  * Under AddressSanitizer, which owns malloc, it is skipped. */
 #define _GNU_SOURCE
