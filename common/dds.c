@@ -187,8 +187,9 @@ static void decode_colour(const uint8_t *b, bool dxt1, uint8_t rgba[64])
 		pal[2][3] = 255;
 		pal[3][3] = 0;
 	}
-	uint32_t idx = gsioi_le32(b + 4);
-	for (int i = 0; i < 16; i++) memcpy(rgba + 4 * i, pal[(idx >> (2 * i)) & 3], 4);
+	uint32_t idx = gsioi_le32(b + 4), words[4];
+	memcpy(words, pal, sizeof(words));
+	for (int i = 0; i < 16; i++, idx >>= 2) memcpy(rgba + 4 * i, &words[idx & 3], 4);
 }
 
 // DXT3: 16 explicit 4-bit alphas, two per byte, low nibble first.
@@ -263,8 +264,11 @@ bool gsioi_dds_decode(const uint8_t *data, size_t size, const char *file, int64_
 			size_t cols = w - bx < 4 ? w - bx : 4;
 			gsioi_dds_decode_block(hdr.format, blocks, px);
 			blocks += block_size;
-			for (size_t y = 0; y < rows; y++)
-				memcpy(rgba + ((by + y) * w + bx) * 4, px + y * 16, cols * 4);
+			uint8_t *dst = rgba + (by * w + bx) * 4;
+			if (rows == 4 && cols == 4) // a whole block: fixed-size copies, no calls
+				for (size_t y = 0; y < 4; y++) memcpy(dst + y * w * 4, px + y * 16, 16);
+			else
+				for (size_t y = 0; y < rows; y++) memcpy(dst + y * w * 4, px + y * 16, cols * 4);
 		}
 	}
 	out->width = hdr.width;
