@@ -22,6 +22,7 @@
  * Rows use filter 0 (none), as the PNG specification recommends for
  * palette images: differences of indices mean nothing. */
 #include "gsio.h"
+#include "gsio_dds.h"
 #include "gsio_internal.h"
 
 #include <isa-l/crc.h>
@@ -56,15 +57,21 @@ static size_t put_chunk(uint8_t *p, const char type[4], const uint8_t *data, uin
 // -- Rows
 
 /* The image as PNG rows: row(r, y, dst) writes row y's filter byte and its
- * row_bytes filtered bytes at dst; rows are asked for in order, y = 0 first
- * (a row function may keep the row before in `prev`). dst has 4 bytes of
- * room after the row. */
+ * row_bytes filtered bytes at dst; rows are asked for in order, y = 0 first.
+ * dst has 4 bytes of room after the row. Truecolour rows come from RGBA
+ * rows that rgba_row(r, y) gives (in order too; a DDS source decodes them a
+ * band of 4 at a time, so a row may be gone once the next is asked for). */
 typedef struct png_rows {
 	void (*row)(struct png_rows *r, uint32_t y, uint8_t *dst);
+	const uint8_t *(*rgba_row)(struct png_rows *r, uint32_t y);
 	const uint8_t *pixels; // RGBA, or one byte a pixel
 	uint32_t width;
 	size_t row_bytes;      // without the filter byte
-	uint8_t *prev, *cur;   // RGB rows: row_bytes + 4 bytes each
+	uint8_t *prev, *cur;   // truecolour: the row before (as written), the row at hand
+	// A DDS source: the checked header, the file and one band of RGBA rows.
+	const gsioi_dds_info *dds;
+	const uint8_t *dds_data;
+	uint8_t *band;
 } png_rows;
 
 /* dst = a - b, bytewise (mod 256), n bytes. */
@@ -91,34 +98,45 @@ static void row_indices(png_rows *r, uint32_t y, uint8_t *dst)
 	memcpy(dst + 1, r->pixels + (size_t)y * r->width, r->width);
 }
 
-/* UP rows of RGB from RGBA whose alpha is 255 throughout: each byte minus
- * the one above (above the first row: zeros). The row is first packed to
+static const uint8_t *rgba_row_image(png_rows *r, uint32_t y)
+{
+	return r->pixels + (size_t)y * r->width * 4;
+}
+
+static const uint8_t *rgba_row_dds(png_rows *r, uint32_t y)
+{
+	if (y % 4 == 0) gsioi_dds_decode_band(r->dds, r->dds_data, y, r->band);
+	return r->band + (size_t)(y % 4) * r->width * 4;
+}
+
+/* UP rows (each byte minus the one above; above the first row: zeros) of
+ * RGB from RGBA whose alpha is 255 throughout. The row is first packed to
  * RGB (4-byte copies 3 bytes apart, hence the 4 bytes of room), then the
  * packed row before it is subtracted. */
 static void row_up_rgb(png_rows *r, uint32_t y, uint8_t *dst)
 {
-	const uint8_t *src = r->pixels + (size_t)y * r->width * 4;
-	uint8_t *rgb = y ? r->cur : dst + 1;
+	const uint8_t *src = r->rgba_row(r, y);
+	uint8_t *rgb = r->cur;
 	for (size_t x = 0; x < r->width; x++) memcpy(rgb + 3 * x, src + 4 * x, 4);
 	dst[0] = 2; // UP
-	if (!y) {
-		memcpy(r->prev, rgb, r->row_bytes);
-		return;
-	}
-	sub_bytes(dst + 1, rgb, r->prev, r->row_bytes);
+	if (y)
+		sub_bytes(dst + 1, rgb, r->prev, r->row_bytes);
+	else
+		memcpy(dst + 1, rgb, r->row_bytes);
 	r->cur = r->prev;
 	r->prev = rgb;
 }
 
-/* UP rows of RGBA. */
+/* UP rows of RGBA; the row before is kept when the source may lose it. */
 static void row_up_rgba(png_rows *r, uint32_t y, uint8_t *dst)
 {
-	const uint8_t *src = r->pixels + (size_t)y * r->width * 4;
+	const uint8_t *src = r->rgba_row(r, y);
 	dst[0] = 2; // UP
-	if (!y)
-		memcpy(dst + 1, src, r->row_bytes);
+	if (y)
+		sub_bytes(dst + 1, src, r->dds ? r->prev : src - r->row_bytes, r->row_bytes);
 	else
-		sub_bytes(dst + 1, src, src - r->row_bytes, r->row_bytes);
+		memcpy(dst + 1, src, r->row_bytes);
+	if (r->dds) memcpy(r->prev, src, r->row_bytes);
 }
 
 // -- Compression
@@ -280,7 +298,7 @@ static int write_palette_png(uint32_t width, uint32_t height, const uint8_t *ind
 		if (trns[k] != 255) trns_len = k + 1;
 	}
 	png_layout l = {width, height, 3, plte, 3 * used, trns_len ? trns : NULL, trns_len};
-	png_rows rows = {row_indices, indices, width, width, NULL, NULL};
+	png_rows rows = {.row = row_indices, .pixels = indices, .width = width, .row_bytes = width};
 	return write_png(&l, &rows, png, png_size, err);
 }
 
@@ -377,6 +395,22 @@ static bool palettise(const uint8_t *rgba, uint32_t width, uint32_t height, uint
 
 /* RGB8 (every alpha 255) or RGBA8 rows with the UP filter, filtered a strip
  * at a time while they are compressed. */
+/* The truecolour rows' buffers (the packed row and the one before it),
+ * when the rows need them: RGB rows, and RGBA rows of a DDS source. */
+static bool truecolour_scratch(png_rows *rows, bool opaque, uint8_t **scratch, gsio_error *err)
+{
+	*scratch = NULL;
+	if (!opaque && !rows->dds) return true; // RGBA rows of an image: the row above is there
+	*scratch = malloc(2 * (rows->row_bytes + 4));
+	if (!*scratch) {
+		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
+		return false;
+	}
+	rows->prev = *scratch;
+	rows->cur = *scratch + rows->row_bytes + 4;
+	return true;
+}
+
 static int truecolour_png(const uint8_t *rgba, uint32_t width, uint32_t height, uint8_t **png,
                           size_t *png_size, gsio_error *err)
 {
@@ -395,18 +429,10 @@ static int truecolour_png(const uint8_t *rgba, uint32_t width, uint32_t height, 
 		opaque = (all | colour_mask) == ~(uint64_t)0;
 	}
 	for (; i < texels && opaque; i++) opaque = rgba[4 * i + 3] == 255;
-	png_rows rows = {opaque ? row_up_rgb : row_up_rgba, rgba, width,
-	                 (size_t)width * (opaque ? 3 : 4), NULL, NULL};
+	png_rows rows = {.row = opaque ? row_up_rgb : row_up_rgba, .rgba_row = rgba_row_image,
+	                 .pixels = rgba, .width = width, .row_bytes = (size_t)width * (opaque ? 3 : 4)};
 	uint8_t *scratch = NULL;
-	if (opaque) {
-		scratch = malloc(2 * (rows.row_bytes + 4));
-		if (!scratch) {
-			GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
-			return -1;
-		}
-		rows.prev = scratch;
-		rows.cur = scratch + rows.row_bytes + 4;
-	}
+	if (!truecolour_scratch(&rows, opaque, &scratch, err)) return -1;
 	png_layout l = {width, height, (uint8_t)(opaque ? 2 : 6), NULL, 0, NULL, 0};
 	int rc = write_png(&l, &rows, png, png_size, err);
 	free(scratch);
@@ -478,4 +504,82 @@ int gsio_png_encode_indexed(const uint8_t *indices, uint32_t width, uint32_t hei
 	}
 	return write_palette_png(width, height, indices, palette, (uint32_t)highest + 1, png, png_size,
 	                         err);
+}
+
+// -- PNG from DDS
+
+/* True when the probe of palettise() finds at most 256 colours among the
+ * DDS image's pixels (decoding only the blocks that hold them): the image
+ * may then be a palette PNG. False means more than 256 for certain. */
+static bool dds_probe_few_colours(const gsioi_dds_info *info, const uint8_t *data)
+{
+	const size_t w = info->width, texels = (size_t)info->width * info->height;
+	const size_t block_size = info->format == GSIOI_DDS_DXT1 ? 8 : 16;
+	const size_t blocks_across = (w + 3) / 4;
+	colour_set cs;
+	colour_set_init(&cs);
+	uint8_t px[64];
+	size_t decoded = SIZE_MAX;
+	const size_t step = texels / 4096 + 1;
+	for (size_t i = 0; i < texels; i += step) {
+		size_t x = i % w, y = i / w, block = (y / 4) * blocks_across + x / 4;
+		if (block != decoded) {
+			gsioi_dds_decode_block(info->format, data + GSIOI_DDS_HEADER_SIZE + block * block_size, px);
+			decoded = block;
+		}
+		uint32_t key;
+		memcpy(&key, px + 4 * ((y % 4) * 4 + x % 4), 4);
+		if (colour_index(&cs, key) < 0) return false;
+	}
+	return true;
+}
+
+int gsio_png_encode_dds(const uint8_t *dds, size_t size, uint8_t **png, size_t *png_size,
+                        gsio_error *err)
+{
+	if (!png || !png_size) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_encode_dds: no output");
+		return -1;
+	}
+	*png = NULL;
+	*png_size = 0;
+	if (!dds) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_encode_dds: no data");
+		return -1;
+	}
+	gsioi_dds_info info;
+	if (!gsioi_dds_parse(dds, size, NULL, 0, &info, err)) return -1;
+	size_t raw_size;
+	if (!size_ok(info.width, info.height, 4, &raw_size, err)) return -1;
+	const size_t row_rgba = (size_t)info.width * 4;
+	if (dds_probe_few_colours(&info, dds)) {
+		// Perhaps a palette PNG: as gsio_png_encode decides, on every pixel.
+		uint8_t *rgba = malloc(row_rgba * info.height);
+		if (!rgba) {
+			GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
+			return -1;
+		}
+		for (uint32_t by = 0; by < info.height; by += 4)
+			gsioi_dds_decode_band(&info, dds, by, rgba + (size_t)by * row_rgba);
+		int rc = gsio_png_encode(rgba, info.width, info.height, png, png_size, err);
+		free(rgba);
+		return rc;
+	}
+	const bool opaque = gsioi_dds_opaque(&info, dds);
+	png_rows rows = {.row = opaque ? row_up_rgb : row_up_rgba, .rgba_row = rgba_row_dds,
+	                 .width = info.width, .row_bytes = (size_t)info.width * (opaque ? 3 : 4),
+	                 .dds = &info, .dds_data = dds};
+	uint8_t *scratch;
+	if (!truecolour_scratch(&rows, opaque, &scratch, err)) return -1;
+	rows.band = malloc(row_rgba * 4);
+	if (!rows.band) {
+		free(scratch);
+		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
+		return -1;
+	}
+	png_layout l = {info.width, info.height, (uint8_t)(opaque ? 2 : 6), NULL, 0, NULL, 0};
+	int rc = write_png(&l, &rows, png, png_size, err);
+	free(rows.band);
+	free(scratch);
+	return rc;
 }
