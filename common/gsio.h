@@ -660,6 +660,18 @@ GSIO_API GSIO_NODISCARD int gsio_png_encode_indexed(const uint8_t *indices, uint
 GSIO_API GSIO_NODISCARD int gsio_png_encode_dds(const uint8_t *dds, size_t size, uint8_t **png,
                                                 size_t *png_size, gsio_error *err);
 
+/** Encodes width*height pixels stored as `fmt` (src: width*height*
+ *  gsio_pixel_size(fmt) bytes, top row first; palette as for
+ *  gsio_decode_pixels) as PNG into malloc'd memory (free()): the PNG
+ *  gsio_png_encode writes from the decoded pixels, byte for byte, decoded a
+ *  row at a time instead of into a whole RGBA image (except when a probe
+ *  finds at most 256 colours, as gsio_png_encode_dds). Returns 0, or
+ *  non-zero with err set. */
+GSIO_API GSIO_NODISCARD int gsio_png_encode_stored(gsio_pixel_format fmt, const uint8_t *src,
+                                                   uint32_t width, uint32_t height,
+                                                   const uint8_t *palette, uint8_t **png,
+                                                   size_t *png_size, gsio_error *err);
+
 /** One file to place: its final path and its bytes. */
 typedef struct gsio_file_data {
 	const char *path;

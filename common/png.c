@@ -68,10 +68,15 @@ typedef struct png_rows {
 	uint32_t width;
 	size_t row_bytes;      // without the filter byte
 	uint8_t *prev, *cur;   // truecolour: the row before (as written), the row at hand
+	bool transient;        // rgba_row's rows do not outlive the next call
 	// A DDS source: the checked header, the file and one band of RGBA rows.
 	const gsioi_dds_info *dds;
 	const uint8_t *dds_data;
 	uint8_t *band;
+	// A stored pixel format (gsio_decode_pixels) decoded a row at a time.
+	gsio_pixel_format format;
+	const uint8_t *palette;
+	uint8_t *row_rgba;
 } png_rows;
 
 /* dst = a - b, bytewise (mod 256), n bytes. */
@@ -101,6 +106,15 @@ static void row_indices(png_rows *r, uint32_t y, uint8_t *dst)
 static const uint8_t *rgba_row_image(png_rows *r, uint32_t y)
 {
 	return r->pixels + (size_t)y * r->width * 4;
+}
+
+static const uint8_t *rgba_row_stored(png_rows *r, uint32_t y)
+{
+	const size_t ps = gsio_pixel_size(r->format);
+	if (gsio_decode_pixels(r->format, r->pixels + (size_t)y * r->width * ps, r->width, r->palette,
+	                       r->row_rgba))
+		memset(r->row_rgba, 0, (size_t)r->width * 4); // not reached: the format was checked
+	return r->row_rgba;
 }
 
 static const uint8_t *rgba_row_dds(png_rows *r, uint32_t y)
@@ -133,10 +147,10 @@ static void row_up_rgba(png_rows *r, uint32_t y, uint8_t *dst)
 	const uint8_t *src = r->rgba_row(r, y);
 	dst[0] = 2; // UP
 	if (y)
-		sub_bytes(dst + 1, src, r->dds ? r->prev : src - r->row_bytes, r->row_bytes);
+		sub_bytes(dst + 1, src, r->transient ? r->prev : src - r->row_bytes, r->row_bytes);
 	else
 		memcpy(dst + 1, src, r->row_bytes);
-	if (r->dds) memcpy(r->prev, src, r->row_bytes);
+	if (r->transient) memcpy(r->prev, src, r->row_bytes);
 }
 
 // -- Compression
@@ -396,11 +410,11 @@ static bool palettise(const uint8_t *rgba, uint32_t width, uint32_t height, uint
 /* RGB8 (every alpha 255) or RGBA8 rows with the UP filter, filtered a strip
  * at a time while they are compressed. */
 /* The truecolour rows' buffers (the packed row and the one before it),
- * when the rows need them: RGB rows, and RGBA rows of a DDS source. */
+ * when the rows need them: RGB rows, and RGBA rows of a transient source. */
 static bool truecolour_scratch(png_rows *rows, bool opaque, uint8_t **scratch, gsio_error *err)
 {
 	*scratch = NULL;
-	if (!opaque && !rows->dds) return true; // RGBA rows of an image: the row above is there
+	if (!opaque && !rows->transient) return true; // RGBA rows of an image: the row above is there
 	*scratch = malloc(2 * (rows->row_bytes + 4));
 	if (!*scratch) {
 		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
@@ -568,7 +582,7 @@ int gsio_png_encode_dds(const uint8_t *dds, size_t size, uint8_t **png, size_t *
 	const bool opaque = gsioi_dds_opaque(&info, dds);
 	png_rows rows = {.row = opaque ? row_up_rgb : row_up_rgba, .rgba_row = rgba_row_dds,
 	                 .width = info.width, .row_bytes = (size_t)info.width * (opaque ? 3 : 4),
-	                 .dds = &info, .dds_data = dds};
+	                 .transient = true, .dds = &info, .dds_data = dds};
 	uint8_t *scratch;
 	if (!truecolour_scratch(&rows, opaque, &scratch, err)) return -1;
 	rows.band = malloc(row_rgba * 4);
@@ -580,6 +594,95 @@ int gsio_png_encode_dds(const uint8_t *dds, size_t size, uint8_t **png, size_t *
 	png_layout l = {info.width, info.height, (uint8_t)(opaque ? 2 : 6), NULL, 0, NULL, 0};
 	int rc = write_png(&l, &rows, png, png_size, err);
 	free(rows.band);
+	free(scratch);
+	return rc;
+}
+
+// -- PNG from stored pixels
+
+/* True when the probe of palettise() finds at most 256 colours among the
+ * stored pixels (decoding only those). */
+static bool stored_probe_few_colours(gsio_pixel_format fmt, const uint8_t *src, size_t texels,
+                                     const uint8_t *palette)
+{
+	const size_t ps = gsio_pixel_size(fmt);
+	colour_set cs;
+	colour_set_init(&cs);
+	const size_t step = texels / 4096 + 1;
+	for (size_t i = 0; i < texels; i += step) {
+		uint8_t px[4];
+		uint32_t key;
+		if (gsio_decode_pixels(fmt, src + i * ps, 1, palette, px)) return true;
+		memcpy(&key, px, 4);
+		if (colour_index(&cs, key) < 0) return false;
+	}
+	return true;
+}
+
+/* Alpha 255 on every stored pixel: formats without alpha always; ARGB4444
+ * when each high nibble of the high byte is 15; 8888 when byte 3 is 255. */
+static bool stored_opaque(gsio_pixel_format fmt, const uint8_t *src, size_t texels)
+{
+	switch (fmt) {
+	case GSIO_PIXEL_ARGB4444:
+		for (size_t i = 0; i < texels; i++)
+			if ((src[2 * i + 1] >> 4) != 15) return false;
+		return true;
+	case GSIO_PIXEL_BGRA8888:
+	case GSIO_PIXEL_RGBA8888:
+		for (size_t i = 0; i < texels; i++)
+			if (src[4 * i + 3] != 255) return false;
+		return true;
+	default:
+		return true;
+	}
+}
+
+int gsio_png_encode_stored(gsio_pixel_format fmt, const uint8_t *src, uint32_t width,
+                           uint32_t height, const uint8_t *palette, uint8_t **png,
+                           size_t *png_size, gsio_error *err)
+{
+	if (!png || !png_size) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_encode_stored: no output");
+		return -1;
+	}
+	*png = NULL;
+	*png_size = 0;
+	size_t raw_size;
+	if (!src || !gsio_pixel_size(fmt)) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_encode_stored: %s",
+		          src ? "unknown pixel format" : "no pixels");
+		return -1;
+	}
+	if (!size_ok(width, height, 4, &raw_size, err)) return -1;
+	const size_t texels = (size_t)width * height, row_rgba = (size_t)width * 4;
+	if (stored_probe_few_colours(fmt, src, texels, palette)) {
+		// Perhaps a palette PNG: as gsio_png_encode decides, on every pixel.
+		uint8_t *rgba = malloc(texels * 4);
+		if (!rgba) {
+			GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
+			return -1;
+		}
+		int rc = gsio_decode_pixels(fmt, src, texels, palette, rgba);
+		if (!rc) rc = gsio_png_encode(rgba, width, height, png, png_size, err);
+		free(rgba);
+		return rc;
+	}
+	const bool opaque = stored_opaque(fmt, src, texels);
+	png_rows rows = {.row = opaque ? row_up_rgb : row_up_rgba, .rgba_row = rgba_row_stored,
+	                 .pixels = src, .width = width, .row_bytes = row_rgba / 4 * (opaque ? 3 : 4),
+	                 .transient = true, .format = fmt, .palette = palette};
+	uint8_t *scratch;
+	if (!truecolour_scratch(&rows, opaque, &scratch, err)) return -1;
+	rows.row_rgba = malloc(row_rgba);
+	if (!rows.row_rgba) {
+		free(scratch);
+		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
+		return -1;
+	}
+	png_layout l = {width, height, (uint8_t)(opaque ? 2 : 6), NULL, 0, NULL, 0};
+	int rc = write_png(&l, &rows, png, png_size, err);
+	free(rows.row_rgba);
 	free(scratch);
 	return rc;
 }
