@@ -9,11 +9,12 @@
  * picks on photographic or flat-shaded skins anyway.
  *
  * Why igzip (Debian libisal-dev) and not libdeflate: on the filtered corpus
- * skins igzip level 1 compresses 2.0-4.5 times faster than libdeflate's
- * fastest level (shadow-5 26.3 -> 10.8 ms, flamemother 10.3 -> 2.3 ms,
- * gate-101 6.0 -> 3.0 ms) for 1-8% more bytes; and it compresses a stream
- * piece by piece, so the filtered image is made a strip of rows at a time
- * (64 KiB) instead of a whole second copy of the image.
+ * skins igzip level 0 compresses 2-5 times faster than libdeflate's fastest
+ * level (shadow-5 24.3 -> 9.0 ms, flamemother 9.9 -> 1.9 ms, gate-101 4.8 ->
+ * 2.5 ms), for 20-47% more bytes per image (6% more on all the corpus's
+ * outputs together; see PNG_DEFLATE_LEVEL for why not level 1); and it
+ * compresses a stream piece by piece, so the filtered image is made a strip
+ * of rows at a time (64 KiB) instead of a whole second copy of the image.
  *
  * Palette PNGs (colour type 3): an image kept palettised by its importer
  * (gsio_image.indices) or one with at most 256 distinct colours is written
@@ -155,16 +156,23 @@ static void row_up_rgba(png_rows *r, uint32_t y, uint8_t *dst)
 
 // -- Compression
 
-// igzip level 1 (its fastest with matches; level 0 is 10% faster on these
-// images but 20-40% larger).
-#define PNG_DEFLATE_LEVEL 1
+// igzip level 0, its fastest. Levels 1 and 2 (ISA-L 2.30, Debian 12) make
+// 10-30% smaller files but are not deterministic: the same pixels came out
+// as other (valid) bytes when igzip's memory lay at other addresses, e.g. in
+// another run (test_png_deterministic). Level 3 is deterministic and as
+// small, but as slow as libdeflate on flat images (DDS skins: 7.9-11.4 ms
+// against 2 ms). Measured on the corpus skins, same pixels back:
+//   level 0: shadow-5 9.0 ms / 2678 KB, gate-101 2.5 / 499, flamemother 1.9 / 307
+//   level 1: 10.0 / 1875, 3.0 / 406, 2.1 / 256
+//   libdeflate level 1 (before): 24.3 / 1817, 4.8 / 396, 9.9 / 236
+// All corpus conversions together: 28.5 MB at level 1, 30.3 MB at level 0.
+#define PNG_DEFLATE_LEVEL 0
 // Rows are filtered into a strip of about this many bytes and compressed.
 #define PNG_STRIP_BYTES ((size_t)64 << 10)
 
-/* The deflate state and its strip buffer, in one allocation. */
+/* The deflate state (level 0 needs no level buffer). */
 typedef struct png_deflater {
 	struct isal_zstream z;
-	uint8_t level_buf[ISAL_DEF_LVL1_SMALL];
 } png_deflater;
 
 /* Room for at least `more` output bytes after `used` at *buf (capacity *cap). */
@@ -190,14 +198,14 @@ static size_t deflate_rows(png_rows *r, uint32_t height, uint8_t **buf, size_t *
 {
 	const size_t line = r->row_bytes + 1;
 	const size_t strip_rows = line >= PNG_STRIP_BYTES ? 1 : PNG_STRIP_BYTES / line;
-	png_deflater *d = malloc(sizeof(*d));
+	// Zeroed, so that nothing igzip reads of its state can depend on what
+	// the block held before.
+	png_deflater *d = calloc(1, sizeof(*d));
 	uint8_t *strip = malloc(line * (strip_rows < height ? strip_rows : height) + 4);
 	size_t used = at;
 	if (!d || !strip) goto nomem;
 	isal_deflate_init(&d->z);
 	d->z.level = PNG_DEFLATE_LEVEL;
-	d->z.level_buf = d->level_buf;
-	d->z.level_buf_size = sizeof(d->level_buf);
 	d->z.gzip_flag = IGZIP_ZLIB;
 	d->z.flush = NO_FLUSH;
 	for (uint32_t y = 0; y < height;) {
