@@ -74,6 +74,14 @@ static size_t cap_term(size_t a, size_t b, size_t c)
 #pragma GCC diagnostic pop
 #endif
 
+// By signature: the two formats glTF embeds, which writers may store as they are.
+static bool is_png_or_jpeg(const uint8_t *data, size_t size)
+{
+	static const uint8_t png_sig[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+	return (size >= 8 && !memcmp(data, png_sig, 8)) ||
+	       (size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF);
+}
+
 /* The header only (size, format, dimensions), before anything is allocated:
  * the pixels are then allocated under the arena's limit before stb_image
  * allocates its own copy. */
@@ -89,8 +97,16 @@ static bool probe(const uint8_t *data, size_t size, const char *file, int *w, in
 	stb_cap = cap_term((size_t)1 << 20, 2, size);
 	stb_refused = false;
 	if (!stbi_info_from_memory(data, (int)size, w, h, comp)) {
-		GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, file, -1, "not an image file stb_image reads (%s)",
-		          stbi_failure_reason());
+		// stb_image tries every format and reports the last refusal ("unknown
+		// image type"): a file that starts as a PNG or JPEG is named as one.
+		if (is_png_or_jpeg(data, size))
+			GSIO_FAIL(err, GSIO_ERR_CORRUPT, file, -1,
+			          "not an image file stb_image reads: a %s start, then a damaged or "
+			          "unsupported header (size 0 or over %d, or a wrong first block)",
+			          data[0] == 0xFF ? "JPEG" : "PNG", GSIO_IMAGE_FILE_MAX_DIM);
+		else
+			GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, file, -1, "not an image file stb_image reads (%s)",
+			          stbi_failure_reason());
 		return false;
 	}
 	if (*w <= 0 || *h <= 0 || *w > GSIO_IMAGE_FILE_MAX_DIM || *h > GSIO_IMAGE_FILE_MAX_DIM) {
@@ -99,14 +115,6 @@ static bool probe(const uint8_t *data, size_t size, const char *file, int *w, in
 		return false;
 	}
 	return true;
-}
-
-// By signature: the two formats glTF embeds, which writers may store as they are.
-static bool is_png_or_jpeg(const uint8_t *data, size_t size)
-{
-	static const uint8_t png_sig[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
-	return (size >= 8 && !memcmp(data, png_sig, 8)) ||
-	       (size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF);
 }
 
 // A copy of the file in arena as out->file_data.

@@ -316,8 +316,9 @@ static void test_levels_with_png(void **state)
 // -- Damaged files
 
 /* Bob with guard1_body.png damaged in its header (stb_image's header check
- * refuses a width of 0 or over GSIO_IMAGE_FILE_MAX_DIM itself): without the
- * flag and with it, the same warning, and the texture is left out. */
+ * refuses a width of 0 or over GSIO_IMAGE_FILE_MAX_DIM itself), or starting
+ * as a JPEG: without the flag and with it, the same warning, which names a
+ * file that starts as a PNG or JPEG as one, and the texture is left out. */
 static void test_damaged_header(void **state)
 {
 	(void)state;
@@ -329,21 +330,23 @@ static void test_damaged_header(void **state)
 	static const char *const names[] = {"guard1_body.png"};
 	static const struct {
 		const char *what;
-		size_t at, count; // bytes set to value
-		uint8_t value;
+		size_t at, count; // bytes written at `at`
+		const char *bytes;
+		const char *expect;
 	} cases[] = {
-	    {"signature", 1, 1, 'Q'},
-	    {"IHDR tag", 12, 1, 'X'},
-	    {"width 0", 16, 4, 0},
-	    {"width over the limit", 18, 1, 0x7F},
-	    {"height over the limit", 22, 1, 0x7F},
+	    {"signature", 1, 1, "Q", "not an image file stb_image reads (unknown image type)"},
+	    {"IHDR tag", 12, 1, "X", "a PNG start, then a damaged or unsupported header"},
+	    {"width 0", 16, 4, "\0\0\0\0", "a PNG start, then a damaged or unsupported header"},
+	    {"width over the limit", 18, 1, "\x7f", "a PNG start, then a damaged or unsupported header"},
+	    {"height over the limit", 22, 1, "\x7f", "a PNG start, then a damaged or unsupported header"},
+	    {"JPEG start", 0, 4, "\xff\xd8\xff\xe0", "a JPEG start, then a damaged or unsupported header"},
 	};
-	const char *expect = "not an image file stb_image reads";
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		const char *expect = cases[c].expect;
 		uint8_t *bad = malloc(size);
 		assert_non_null(bad);
 		memcpy(bad, good, size);
-		memset(bad + cases[c].at, cases[c].value, cases[c].count);
+		memcpy(bad + cases[c].at, cases[c].bytes, cases[c].count);
 		swap_io w = {names, 1, bad, size, 0};
 		gsio_io io = make_io(&w);
 		gsio_error e1, e2;
