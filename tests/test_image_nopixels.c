@@ -2,13 +2,34 @@
  * width and height from the header, rgba NULL) for callers that only write
  * the scene out. What must hold: the undecoded images carry the files' bytes
  * and the decoded sizes; a glTF written from such a load is byte for byte the
- * one written from a normal load (on every corpus file, and on levels whose
- * sprites and model skins are PNGs); damaged headers give the same warning or
- * error with and without the flag. */
-#define _XOPEN_SOURCE 700 // nftw
+ * one written from a normal load (on every corpus file, on levels whose
+ * sprites and model skins are PNGs, on Bob with a JPEG texture); damaged
+ * headers give the same warning with and without the flag. */
+#define _GNU_SOURCE // nftw, memmem
 #include "test_util.h"
 
 #include "gsio_gltf.h"
+
+// stb_image_write (Debian libstb-dev) makes the JPEG of test_jpeg: no JPEG
+// file is in the corpus, and gsio writes none. Third-party code, its
+// warnings silenced here only.
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wconversion"
+#pragma GCC diagnostic ignored "-Wsign-conversion"
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wdouble-promotion"
+#pragma GCC diagnostic ignored "-Wcast-qual"
+#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
+#endif
+#define STB_IMAGE_WRITE_STATIC
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#include <stb/stb_image_write.h>
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 #include <ftw.h>
 #include <stdio.h>
@@ -313,6 +334,68 @@ static void test_levels_with_png(void **state)
 	free(png);
 }
 
+// -- JPEG
+
+typedef struct bytes {
+	uint8_t *data;
+	size_t size;
+} bytes;
+
+static void append(void *user, void *data, int n)
+{
+	bytes *b = user;
+	uint8_t *p = realloc(b->data, b->size + (size_t)n);
+	if (!p) return;
+	memcpy(p + b->size, data, (size_t)n);
+	b->data = p;
+	b->size += (size_t)n;
+}
+
+/* Bob with guard1_body.png served as a JPEG of 24 x 16 pixels: the flagged
+ * load keeps the JPEG undecoded with its header's size, the normal one decodes
+ * it (and keeps the file); both GLBs embed it as image/jpeg, byte for byte the
+ * same. */
+static void test_jpeg(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	uint8_t rgb[24 * 16 * 3];
+	for (size_t i = 0; i < sizeof(rgb); i++) rgb[i] = (uint8_t)(i * 7);
+	bytes jpg = {NULL, 0};
+	assert_int_not_equal(stbi_write_jpg_to_func(append, &jpg, 24, 16, 3, rgb, 90), 0);
+	assert_true(jpg.size > 100 && jpg.data[0] == 0xFF && jpg.data[1] == 0xD8);
+	static const char *const names[] = {"guard1_body.png"};
+	swap_io w = {names, 1, jpg.data, jpg.size, 0};
+	gsio_io io = make_io(&w);
+	char bob[4200];
+	snprintf(bob, sizeof(bob), "%s", t_corpus_path("md5/bob/Bob.md5mesh"));
+	gsio_error err;
+	gsio_scene *normal = load(bob, 0, &io, &err);
+	if (!normal) fail_msg("%s", err.message);
+	gsio_scene *flagged = load(bob, GSIO_OPT_NO_PIXELS, &io, &err);
+	if (!flagged) fail_msg("%s", err.message);
+	assert_int_equal(compare_images(normal, flagged, "Bob with a JPEG"), 5);
+	size_t jpegs = 0;
+	for (size_t i = 0; i < flagged->images_count; i++) {
+		const gsio_image *im = &flagged->images[i];
+		if (im->file_size != jpg.size || memcmp(im->file_data, jpg.data, jpg.size)) continue;
+		assert_int_equal(im->width, 24);
+		assert_int_equal(im->height, 16);
+		jpegs++;
+	}
+	assert_int_equal(jpegs, 1);
+	gsio_gltf_output a = {0}, b = {0};
+	write_gltf(normal, false, &a);
+	write_gltf(flagged, false, &b);
+	assert_same_output(&a, &b, "Bob with a JPEG");
+	assert_non_null(memmem(b.files[0].data, b.files[0].size, "image/jpeg", 10));
+	gsio_gltf_output_free(&a);
+	gsio_gltf_output_free(&b);
+	gsio_scene_free(normal);
+	gsio_scene_free(flagged);
+	free(jpg.data);
+}
+
 // -- Damaged files
 
 /* Bob with guard1_body.png damaged in its header (stb_image's header check
@@ -376,6 +459,7 @@ int main(void)
 	    cmocka_unit_test(test_bob),
 	    cmocka_unit_test(test_corpus_same_output),
 	    cmocka_unit_test(test_levels_with_png),
+	    cmocka_unit_test(test_jpeg),
 	    cmocka_unit_test(test_damaged_header),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
