@@ -46,7 +46,8 @@ GSIO_NODISCARD bool gsioi_image_file_decode_gray16(const uint8_t *data, size_t s
  *  whose name differs only in case is taken (the games were made on
  *  Windows). Read through opts->io, decoded by stb_image (or kept
  *  undecoded: gsioi_image_file_load); sets name (the base name),
- *  source_path, source_format RGBA8888 and the pixels, not source_type. Anything that fails is a scene warning and *loaded stays
+ *  source_path, source_format RGBA8888 and the pixels (or the file), not
+ *  source_type. Anything that fails is a scene warning and *loaded stays
  *  false; false is returned only for out-of-memory or the memory limit. */
 GSIO_NODISCARD bool gsioi_external_image_load(gsio_scene *s, const char *stored, const char *path,
                                              const gsio_opts *opts, gsio_image *im, bool *loaded,
