@@ -938,7 +938,7 @@ static bool write_images(gltf_ctx *c)
 	for (size_t i = 0; i < s->images_count; i++) {
 		const gsio_image *im = &s->images[i];
 		c->image_index[i] = -1;
-		if (!im->rgba && !im->file_data) {
+		if (!im->rgba && !im->file_data && !im->stored && !im->indices) {
 			if (!im->uri || !im->uri[0]) {
 				warn(c, "image %zu (%s) has neither pixels nor a file: left out", i,
 				     or_default(im->name, ""));
@@ -951,7 +951,9 @@ static bool write_images(gltf_ctx *c)
 		size_t png_size;
 		const char *mime = "image/png", *ext = "png";
 		int rc;
+		bool passed = false; // a file embedded as it is, not a PNG encoded here
 		if (im->file_data && image_is_embeddable(im->file_data, im->file_size, &mime, &ext)) {
+			passed = true;
 			// The PNG or JPEG file it was decoded from, as it is: no second
 			// encoding, and nothing lost.
 			png_size = im->file_size;
@@ -959,21 +961,35 @@ static bool write_images(gltf_ctx *c)
 			if (!png) return fail_nomem(c, "an image file");
 			memcpy(png, im->file_data, png_size);
 			rc = 0;
-		} else if (!im->rgba) {
-			// Undecoded (GSIO_OPT_NO_PIXELS), and not a file glTF can hold.
-			warn(c, "image %zu (%s): its file is not a PNG or JPEG and was not decoded: left out",
-			     i, or_default(im->name, ""));
-			continue;
 		} else if (im->indices) {
 			// Kept palettised by the importer: one byte a pixel, as stored.
-			mime = "image/png";
-			ext = "png";
 			rc = gsio_png_encode_indexed(im->indices, im->width, im->height, im->palette,
 			                             im->palette_count, &png, &png_size, c->err);
-		} else {
-			mime = "image/png";
-			ext = "png";
+		} else if (im->rgba) {
 			rc = gsio_png_encode(im->rgba, im->width, im->height, &png, &png_size, c->err);
+		} else if (im->stored) {
+			// Skin pixels as the model stores them (GSIO_OPT_NO_PIXELS):
+			// the same PNG, decoded a row at a time.
+			rc = gsio_png_encode_stored(im->source_format, im->stored, im->width, im->height, NULL,
+			                            &png, &png_size, c->err);
+		} else if (im->file_size >= 4 && !memcmp(im->file_data, "DDS ", 4)) {
+			// An embedded DDS skin kept as it is: the same PNG as from its
+			// decoded pixels, decoded a band of 4 rows at a time.
+			rc = gsio_png_encode_dds(im->file_data, im->file_size, &png, &png_size, c->err);
+		} else {
+			// Undecoded (GSIO_OPT_NO_PIXELS), and not a file glTF can hold.
+			warn(c, "image %zu (%s): its file is not a PNG, JPEG or DDS and was not decoded: left out",
+			     i, or_default(im->name, ""));
+			continue;
+		}
+		if (!rc && c->compact && !passed) {
+			// Compact output: the PNG compressed again at zlib's best level.
+			uint8_t *small;
+			size_t small_size;
+			rc = gsio_png_shrink(png, png_size, &small, &small_size, c->err);
+			free(png);
+			png = rc ? NULL : small;
+			png_size = rc ? 0 : small_size;
 		}
 		if (rc) {
 			c->err->offset = -1;

@@ -314,7 +314,7 @@ bool gsioi_dds_decode(const uint8_t *data, size_t size, const char *file, int64_
 // -- Type-6 skins as scene images
 
 bool gsioi_dds_skin_image(gsio_scene *s, const uint8_t *px, size_t n, size_t index,
-                          gsio_image *im, bool *decoded, gsio_error *err)
+                          gsio_image *im, bool no_pixels, bool *decoded, gsio_error *err)
 {
 	*decoded = false;
 	gsio_error derr;
@@ -322,7 +322,22 @@ bool gsioi_dds_skin_image(gsio_scene *s, const uint8_t *px, size_t n, size_t ind
 	gsioi_dds_info info;
 	char name[32];
 	snprintf(name, sizeof(name), "skin%zu", index);
-	if (!gsioi_dds_decode(px, n, NULL, 0, s->arena, im, &info, &derr)) {
+	bool ok;
+	if (no_pixels) { // the file as it is: the glTF writer makes a PNG of it band by band
+		ok = gsioi_dds_parse(px, n, NULL, 0, &info, &derr);
+		uint8_t *copy = ok ? gsioi_arena_alloc_uninit(s->arena, n, err) : NULL;
+		if (ok && !copy) return false;
+		if (ok) {
+			memcpy(copy, px, n);
+			im->file_data = copy;
+			im->file_size = n;
+			im->width = info.width;
+			im->height = info.height;
+		}
+	} else {
+		ok = gsioi_dds_decode(px, n, NULL, 0, s->arena, im, &info, &derr);
+	}
+	if (!ok) {
 		if (derr.code == GSIO_ERR_NOMEM) {
 			*err = derr;
 			return false;

@@ -137,10 +137,14 @@ enum {
 	 *  decoded: they keep file_data/file_size and width/height (from the
 	 *  file's header, under the limits the decoder enforces), with rgba and
 	 *  indices NULL. For callers that only write the scene out (mdl2gltf:
-	 *  the glTF writer embeds such files as they are). Every other image
-	 *  (skins stored in the model, DDS, PCX, TGA, BMP, WAD textures) is
-	 *  decoded as without the flag. A file whose header reads but whose
-	 *  data is damaged is then not noticed: it is passed on as it is. */
+	 *  the glTF writer embeds such files as they are). Skins stored in the
+	 *  model (MDL2-5, HMP, MDL7) are not decoded either: raw pixels (types
+	 *  2-5) stay in `stored`, 8-bit skins in indices + palette, embedded DDS
+	 *  files (type 6) in file_data, each with rgba NULL (the glTF writer
+	 *  encodes PNGs from these forms, a row or 4-row band at a time). PCX,
+	 *  TGA, BMP and WAD textures are decoded as without the flag. A file
+	 *  whose header reads but whose data is damaged is then not noticed: it
+	 *  is passed on as it is. */
 	GSIO_OPT_NO_PIXELS = 1u << 2
 };
 
@@ -261,12 +265,13 @@ typedef struct gsio_extras {
 // -- Scene: images, materials
 
 /** An image: decoded RGBA8 pixels, a reference to an external file that
- *  was not (or could not be) decoded, or (GSIO_OPT_NO_PIXELS) a PNG or JPEG
- *  file kept undecoded in file_data. */
+ *  was not (or could not be) decoded, or (GSIO_OPT_NO_PIXELS) the image as
+ *  its source stores it: a PNG, JPEG or DDS file in file_data, raw pixels
+ *  in `stored`, or palette indices. */
 typedef struct gsio_image {
 	const char *name;       /**< "skin0", or the texture's file name; unique in the scene */
 	uint32_t width, height; /**< pixels; 0 x 0 for an undecoded reference (uri);
-	                             set for an undecoded file (file_data, rgba NULL) */
+	                             set for every other form, rgba or not */
 	uint8_t *rgba;          /**< width*height*4 bytes, top row first, straight
 	                             alpha; NULL when the image is only a reference
 	                             (uri) or an undecoded file (file_data, loaded
@@ -280,7 +285,8 @@ typedef struct gsio_image {
 	const char *source_path;   /**< external file it was decoded from, NULL when embedded */
 	/** The indexed form, kept when the source stored the image through a
 	 *  palette (MDL/HMP/MDL7 skin type 0, WAD and PCX 8-bit textures), else NULL
-	 *  and 0. rgba is filled all the same and stays the truth for every
+	 *  and 0. rgba is filled all the same (except with GSIO_OPT_NO_PIXELS:
+	 *  NULL, and the indices are the picture) and stays the truth for every
 	 *  consumer: indices[i] names palette entry palette[4*indices[i] ..
 	 *  +3], which equals rgba[4*i .. +3] (gsio_scene_validate checks it).
 	 *  Writers may use it to write the image as it was stored (the glTF
@@ -292,11 +298,19 @@ typedef struct gsio_image {
 	 *  the importer read one (MD5 textures, external skins, level textures
 	 *  and sprites); else NULL and 0. rgba is filled all the same and is the
 	 *  picture, except with GSIO_OPT_NO_PIXELS, where rgba is NULL and these
-	 *  bytes are the picture (width and height still set); a writer may
-	 *  store these bytes instead of encoding rgba again (the glTF writer
-	 *  embeds them as they are). In the scene's arena. */
+	 *  bytes are the picture (width and height still set); with the flag
+	 *  an embedded DDS skin (type 6) is kept so too. A writer may store
+	 *  these bytes instead of encoding rgba again (the glTF writer embeds a
+	 *  PNG or JPEG as it is, and turns a DDS into a PNG). In the scene's
+	 *  arena. */
 	const uint8_t *file_data;
 	size_t file_size;
+	/** With GSIO_OPT_NO_PIXELS, a skin the model stores as raw pixels (MDL,
+	 *  HMP and MDL7 skin types 2-5) keeps them here, undecoded:
+	 *  width*height*gsio_pixel_size(source_format) bytes, top row first, in
+	 *  the scene's arena; rgba is NULL then. gsio_decode_pixels() reads them,
+	 *  gsio_png_encode_stored() writes them as PNG. Else NULL. */
+	const uint8_t *stored;
 	gsio_extras extras;
 } gsio_image;
 

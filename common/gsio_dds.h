@@ -98,12 +98,14 @@ bool gsioi_dds_opaque(const gsioi_dds_info *info, const uint8_t *data);
 
 /** A type-6 skin (an embedded DDS file, its bytes px[0..n)) as scene image
  *  `im` named "skin<index>": decoded to RGBA8 in the scene's arena, with
- *  source_type 6 and source_mip_count from the header. A DDS that does not
+ *  source_type 6 and source_mip_count from the header; with no_pixels
+ *  (GSIO_OPT_NO_PIXELS) only its header is checked, and the file is kept
+ *  in file_data (a copy in the arena) with rgba NULL. A DDS that does not
  *  decode (cut short, unknown FourCC, ...) is a scene warning naming the
  *  skin and *decoded stays false: the rest of the model still loads. Only
  *  running out of memory (or the memory limit) returns false. */
 GSIO_NODISCARD bool gsioi_dds_skin_image(gsio_scene *s, const uint8_t *px, size_t n,
-                                        size_t index, gsio_image *im, bool *decoded,
-                                        gsio_error *err);
+                                        size_t index, gsio_image *im, bool no_pixels,
+                                        bool *decoded, gsio_error *err);
 
 #endif

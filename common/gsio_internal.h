@@ -93,6 +93,16 @@ GSIO_NODISCARD bool gsioi_arena_keep(gsio_arena *arena, void *block, gsio_error 
 #define GSIO_NEW_ARRAY(arena, type, count, err) \
 	((type *)gsioi_arena_array((arena), (count), sizeof(type), (err)))
 
+/** The pixels of a skin stored in a model (im->width, height and
+ *  source_format set; src holds width*height pixels of that format):
+ *  decoded to rgba (and for PAL8 the indexed form kept too), or with
+ *  no_pixels (GSIO_OPT_NO_PIXELS) kept as stored: PAL8 as indices +
+ *  palette, other formats copied to im->stored, rgba NULL. 0 on success,
+ *  1 for a pixel format gsio does not know (nothing set), -1 when memory
+ *  ran out (err set). */
+GSIO_NODISCARD int gsioi_skin_pixels(gsio_arena *arena, gsio_image *im, const uint8_t *src,
+                                     const uint8_t *palette, bool no_pixels, gsio_error *err);
+
 /** Keeps a PAL8 image's indexed form beside its rgba (gsio_image.indices):
  *  copies width*height indices from src into the arena and makes the RGBA
  *  palette from the 768-byte RGB one (NULL: the built-in palette) the way

@@ -211,3 +211,26 @@ bool gsioi_image_keep_indices(gsio_arena *arena, gsio_image *im, const uint8_t *
 	memcpy(idx, src, texels);
 	return gsioi_image_set_palette(arena, im, idx, palette, err);
 }
+
+// -- Skins
+
+int gsioi_skin_pixels(gsio_arena *arena, gsio_image *im, const uint8_t *src, const uint8_t *palette,
+                      bool no_pixels, gsio_error *err)
+{
+	const size_t texels = (size_t)im->width * im->height, ps = gsio_pixel_size(im->source_format);
+	if (!ps) return 1;
+	if (no_pixels) { // as stored: indices + palette, or the raw pixels
+		if (im->source_format == GSIO_PIXEL_PAL8)
+			return gsioi_image_keep_indices(arena, im, src, palette, err) ? 0 : -1;
+		uint8_t *copy = gsioi_arena_array_uninit(arena, texels, ps, err);
+		if (!copy) return -1;
+		memcpy(copy, src, texels * ps);
+		im->stored = copy;
+		return 0;
+	}
+	if (!(im->rgba = gsioi_arena_array_uninit(arena, texels, 4, err))) return -1;
+	if (gsio_decode_pixels(im->source_format, src, texels, palette, im->rgba)) return 1;
+	if (im->source_format == GSIO_PIXEL_PAL8 && !gsioi_image_keep_indices(arena, im, src, palette, err))
+		return -1;
+	return 0;
+}

@@ -327,7 +327,9 @@ static bool indexed_ok(vctx *v, const gsio_image *im, size_t i)
 			return bad(v, "images[%zu] has a palette but no indices", i);
 		return true;
 	}
-	if (!im->rgba) return bad(v, "images[%zu] has indices but no pixels", i);
+	if (!im->rgba && (im->file_data || im->stored || im->uri)) // undecoded: one form only
+		return bad(v, "images[%zu] has indices and also %s", i,
+		           im->file_data ? "file data" : im->stored ? "stored pixels" : "a uri");
 	if (!im->palette || !im->palette_count || im->palette_count > 256)
 		return bad(v, "images[%zu] has indices and a palette of %u entries (1..256)", i,
 		           (unsigned)im->palette_count);
@@ -337,7 +339,7 @@ static bool indexed_ok(vctx *v, const gsio_image *im, size_t i)
 		if (x >= im->palette_count)
 			return bad(v, "images[%zu] pixel %zu: index %u, the palette has %u entries", i, k,
 			           (unsigned)x, (unsigned)im->palette_count);
-		if (memcmp(im->palette + 4 * (size_t)x, im->rgba + 4 * k, 4))
+		if (im->rgba && memcmp(im->palette + 4 * (size_t)x, im->rgba + 4 * k, 4))
 			return bad(v, "images[%zu] pixel %zu: palette entry %u differs from its rgba", i, k,
 			           (unsigned)x);
 	}
@@ -373,12 +375,24 @@ static bool materials_ok(vctx *v)
 			return bad(v, "images[%zu] has file data of %zu bytes at %p", i, im->file_size,
 			           (const void *)im->file_data);
 		if (im->rgba) {
+			if (im->stored) return bad(v, "images[%zu] has pixels and stored pixels", i);
 			if (!im->width || !im->height)
 				return bad(v, "images[%zu] has pixels but a size of %ux%u", i, (unsigned)im->width,
 				           (unsigned)im->height);
+		} else if (im->stored || im->indices) {
+			// Undecoded skin pixels (GSIO_OPT_NO_PIXELS): raw in their stored
+			// format, or palette indices (checked below).
+			if (!im->width || !im->height)
+				return bad(v, "images[%zu] has undecoded pixels but a size of %ux%u", i,
+				           (unsigned)im->width, (unsigned)im->height);
+			if (im->stored && (im->indices || im->file_data || im->uri ||
+			                   im->source_format == GSIO_PIXEL_PAL8 || !gsio_pixel_size(im->source_format)))
+				return bad(v, "images[%zu] has stored pixels and %s", i,
+				           im->indices ? "indices" : im->file_data ? "file data" : im->uri ? "a uri"
+				           : "no pixel format of their own");
 		} else if (im->file_data) {
-			// An undecoded PNG/JPEG file (GSIO_OPT_NO_PIXELS): its size comes
-			// from its header, and it is the picture, not a reference.
+			// An undecoded PNG/JPEG/DDS file (GSIO_OPT_NO_PIXELS): its size
+			// comes from its header, and it is the picture, not a reference.
 			if (!im->width || !im->height)
 				return bad(v, "images[%zu] has an undecoded file of %zu bytes but a size of %ux%u", i,
 				           im->file_size, (unsigned)im->width, (unsigned)im->height);

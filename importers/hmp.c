@@ -443,7 +443,8 @@ static bool skins_to_images(gsio_scene *s, const gsio_hmp_file *f, const uint8_t
 		if (sk->type == GSIO_MDL_SKIN_DDS) {
 			bool decoded;
 			GSIO_CHECK(gsioi_dds_skin_image(s, sk->pixels, sk->pixels_size, i, &s->images[ni],
-			                                &decoded, err));
+			                                opts && (opts->flags & GSIO_OPT_NO_PIXELS), &decoded,
+			                                err));
 			if (decoded) image_of[i] = (int32_t)ni++;
 			continue;
 		}
@@ -464,14 +465,14 @@ static bool skins_to_images(gsio_scene *s, const gsio_hmp_file *f, const uint8_t
 		im->source_type = sk->type;
 		im->source_format = (gsio_pixel_format)(sk->type & 7);
 		im->source_mip_count = (sk->type & GSIO_MDL_SKIN_MIPS) ? 3 : 0;
-		size_t texels = (size_t)im->width * im->height; // < 2^28, checked at decode
-		GSIO_CHECK((im->rgba = gsioi_arena_array(s->arena, texels, 4, err)));
-		if (gsio_decode_pixels(im->source_format, sk->pixels, texels, palette, im->rgba)) {
+		// < 2^28 texels, checked at decode
+		int rc = gsioi_skin_pixels(s->arena, im, sk->pixels, palette,
+		                           opts && (opts->flags & GSIO_OPT_NO_PIXELS), err);
+		if (rc > 0) {
 			GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, NULL, -1, "skin %zu: type %d", i, (int)sk->type);
 			return false;
 		}
-		if (im->source_format == GSIO_PIXEL_PAL8)
-			GSIO_CHECK(gsioi_image_keep_indices(s->arena, im, sk->pixels, palette, err));
+		GSIO_CHECK(rc == 0);
 		image_of[i] = (int32_t)ni++;
 	}
 	s->images_count = ni;

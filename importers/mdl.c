@@ -525,7 +525,7 @@ static bool frame_name(const gsio_mdl_frame *fr, gsio_arena *a, gsio_error *err,
 }
 
 static bool skins_to_images(gsio_scene *s, const gsio_mdl_file *f, const uint8_t *palette,
-                            gsio_error *err)
+                            bool no_pixels, gsio_error *err)
 {
 	s->images = GSIO_NEW_ARRAY(s->arena, gsio_image, f->skins_count, err);
 	s->materials = GSIO_NEW_ARRAY(s->arena, gsio_material, f->skins_count, err);
@@ -536,7 +536,8 @@ static bool skins_to_images(gsio_scene *s, const gsio_mdl_file *f, const uint8_t
 		gsio_image *im = &s->images[ni];
 		if (sk->type == GSIO_MDL_SKIN_DDS) {
 			bool decoded;
-			GSIO_CHECK(gsioi_dds_skin_image(s, sk->pixels, sk->pixels_size, i, im, &decoded, err));
+			GSIO_CHECK(gsioi_dds_skin_image(s, sk->pixels, sk->pixels_size, i, im, no_pixels,
+			                                &decoded, err));
 			if (!decoded) continue;
 		} else {
 			char name[32];
@@ -547,14 +548,12 @@ static bool skins_to_images(gsio_scene *s, const gsio_mdl_file *f, const uint8_t
 			im->source_type = sk->type;
 			im->source_format = (gsio_pixel_format)(sk->type & 7);
 			im->source_mip_count = (sk->type & GSIO_MDL_SKIN_MIPS) ? 3 : 0;
-			size_t texels = (size_t)im->width * im->height;
-			GSIO_CHECK((im->rgba = gsioi_arena_array_uninit(s->arena, texels, 4, err)));
-			if (gsio_decode_pixels(im->source_format, sk->pixels, texels, palette, im->rgba)) {
+			int rc = gsioi_skin_pixels(s->arena, im, sk->pixels, palette, no_pixels, err);
+			if (rc > 0) {
 				GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, NULL, -1, "skin %zu: type %d", i, (int)sk->type);
 				return false;
 			}
-			if (im->source_format == GSIO_PIXEL_PAL8)
-				GSIO_CHECK(gsioi_image_keep_indices(s->arena, im, sk->pixels, palette, err));
+			GSIO_CHECK(rc == 0);
 		}
 		// One material per skin: the mesh uses the first, the others are the
 		// alternative skins the engine can switch to (glTF variants).
@@ -904,7 +903,7 @@ static gsio_scene *mdl_to_scene(const gsio_mdl_file *f, const uint8_t *const *ra
 	s->source.vertices = (size_t)h->numverts;
 	s->source.triangles = f->version == 2 ? f->mdl2_triangles_count : f->triangles_count;
 	s->source.uvs = f->version == 2 ? f->mdl2_uvs_count : f->uvs_count;
-	if (!skins_to_images(s, f, palette, err)) goto fail;
+	if (!skins_to_images(s, f, palette, opts && (opts->flags & GSIO_OPT_NO_PIXELS), err)) goto fail;
 
 	if (f->frames_count == 0 || h->numverts == 0) {
 		// A model without frames has no positions: an empty scene, said out loud.

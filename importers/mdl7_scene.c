@@ -123,7 +123,9 @@ static bool skin_image(build *b, const gsio_mdl7_skin *sk, size_t gidx, int32_t 
 	gsio_image *im = &s->images[s->images_count];
 	if (fmt == GSIO_MDL7_SKIN_DDS) {
 		bool decoded;
-		GSIO_CHECK(gsioi_dds_skin_image(s, sk->data, sk->data_size, gidx, im, &decoded, b->err));
+		GSIO_CHECK(gsioi_dds_skin_image(s, sk->data, sk->data_size, gidx, im,
+		                                b->opts && (b->opts->flags & GSIO_OPT_NO_PIXELS), &decoded,
+		                                b->err));
 		if (decoded) *image = (int32_t)s->images_count++;
 		return true;
 	}
@@ -162,15 +164,15 @@ static bool skin_image(build *b, const gsio_mdl7_skin *sk, size_t gidx, int32_t 
 	im->source_type = sk->type;
 	im->source_format = (gsio_pixel_format)fmt;
 	im->source_mip_count = (sk->type & GSIO_MDL7_SKIN_MIPS) ? 3 : 0;
-	size_t texels = (size_t)im->width * im->height; // < 2^28, checked at decode
-	GSIO_CHECK((im->rgba = gsioi_arena_array_uninit(s->arena, texels, 4, b->err)));
-	if (gsio_decode_pixels(im->source_format, sk->data, texels, b->palette, im->rgba)) {
+	// < 2^28 texels, checked at decode
+	int rc = gsioi_skin_pixels(s->arena, im, sk->data, b->palette,
+	                           b->opts && (b->opts->flags & GSIO_OPT_NO_PIXELS), b->err);
+	if (rc > 0) {
 		GSIO_FAIL(b->err, GSIO_ERR_UNSUPPORTED, NULL, -1, "skin %zu: type 0x%02x", gidx,
 		          (unsigned)sk->type);
 		return false;
 	}
-	if (im->source_format == GSIO_PIXEL_PAL8)
-		GSIO_CHECK(gsioi_image_keep_indices(s->arena, im, sk->data, b->palette, b->err));
+	GSIO_CHECK(rc == 0);
 	*image = (int32_t)s->images_count++;
 	return true;
 }

@@ -511,7 +511,9 @@ static bool graft_model(sctx *c, model_entry *me, const char *file)
 		const gsio_image *im = &ms->images[i];
 		snprintf(nm, sizeof(nm), "%s/%s", file, im->name ? im->name : "image");
 		int32_t k;
-		if (!im->rgba && im->file_data) { // an undecoded PNG/JPEG file (GSIO_OPT_NO_PIXELS)
+		if (!im->rgba && (im->file_data || im->stored || im->indices)) {
+			// Undecoded (GSIO_OPT_NO_PIXELS): a PNG/JPEG/DDS file, stored
+			// skin pixels or palette indices, copied below.
 			gsio_image ref;
 			memset(&ref, 0, sizeof(ref));
 			ref.name = nm;
@@ -525,7 +527,14 @@ static bool graft_model(sctx *c, model_entry *me, const char *file)
 		GSIO_CHECK(k >= 0);
 		gsio_image *d = &s->images[k];
 		if (im->rgba) memcpy(d->rgba, im->rgba, (size_t)im->width * im->height * 4);
-		if (im->rgba && im->indices) { // the indexed form too (an 8-bit skin)
+		if (im->stored) { // skin pixels as the model stores them
+			size_t bytes = (size_t)im->width * im->height * gsio_pixel_size(im->source_format);
+			uint8_t *st = gsioi_arena_alloc_uninit(s->arena, bytes, c->err);
+			GSIO_CHECK(st);
+			memcpy(st, im->stored, bytes);
+			d->stored = st;
+		}
+		if (im->indices) { // the indexed form (an 8-bit skin; the only form undecoded)
 			size_t texels = (size_t)im->width * im->height;
 			GSIO_CHECK((d->indices = gsioi_arena_alloc_uninit(s->arena, texels, c->err)));
 			GSIO_CHECK((d->palette = gsioi_arena_array_uninit(s->arena, im->palette_count, 4, c->err)));
@@ -533,7 +542,7 @@ static bool graft_model(sctx *c, model_entry *me, const char *file)
 			memcpy(d->palette, im->palette, (size_t)im->palette_count * 4);
 			d->palette_count = im->palette_count;
 		}
-		if (im->file_data) { // the PNG/JPEG file it came from
+		if (im->file_data) { // the PNG/JPEG/DDS file it came from
 			uint8_t *fd = gsioi_arena_alloc_uninit(s->arena, im->file_size, c->err);
 			GSIO_CHECK(fd);
 			memcpy(fd, im->file_data, im->file_size);

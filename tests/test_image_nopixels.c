@@ -1,6 +1,8 @@
 /* GSIO_OPT_NO_PIXELS: PNG and JPEG texture files kept undecoded (file_data,
  * width and height from the header, rgba NULL) for callers that only write
- * the scene out. What must hold: the undecoded images carry the files' bytes
+ * the scene out, and skins stored in models kept as stored (raw pixels,
+ * palette indices, embedded DDS files), each decoding to the normal load's
+ * pixels. What must hold: the undecoded images carry the files' bytes
  * and the decoded sizes; a glTF written from such a load is byte for byte the
  * one written from a normal load (on every corpus file, on levels whose
  * sprites and model skins are PNGs, on Bob with a JPEG texture); damaged
@@ -8,6 +10,7 @@
 #define _GNU_SOURCE // nftw, memmem
 #include "test_util.h"
 
+#include "gsio_dds.h"
 #include "gsio_gltf.h"
 
 // stb_image_write (Debian libstb-dev) makes the JPEG of test_jpeg: no JPEG
@@ -90,10 +93,48 @@ static void assert_same_warnings(const gsio_scene *a, const gsio_scene *b)
 	for (size_t i = 0; i < a->warnings_count; i++) assert_string_equal(a->warnings[i], b->warnings[i]);
 }
 
+/* Skins left as the model stores them (raw pixels, palette indices, an
+ * embedded DDS file), counted over a test. */
+static size_t skins_kept;
+
+/* f (flagged) holds n's decoded skin in a stored form: raw pixels, palette
+ * indices or a DDS file; each must decode to n's rgba. */
+static void compare_kept_skin(const gsio_image *n, const gsio_image *f, const char *what)
+{
+	const size_t texels = (size_t)n->width * n->height;
+	uint8_t *px = malloc(texels * 4);
+	assert_non_null(px);
+	if (f->stored) {
+		assert_int_equal(f->source_format, n->source_format);
+		assert_int_equal(gsio_decode_pixels(f->source_format, f->stored, texels, NULL, px), 0);
+	} else if (f->indices) {
+		assert_non_null(n->indices);
+		assert_memory_equal(f->indices, n->indices, texels);
+		assert_int_equal(f->palette_count, n->palette_count);
+		for (size_t k = 0; k < texels; k++) memcpy(px + 4 * k, f->palette + 4 * (size_t)f->indices[k], 4);
+	} else {
+		assert_true(f->file_size >= 4 && !memcmp(f->file_data, "DDS ", 4));
+		gsio_arena *a = gsioi_arena_create(NULL, 0);
+		assert_non_null(a);
+		gsio_image im;
+		memset(&im, 0, sizeof(im));
+		gsio_error err;
+		gsio_error_clear(&err);
+		if (!gsioi_dds_decode(f->file_data, f->file_size, NULL, 0, a, &im, NULL, &err))
+			fail_msg("%s: %s", what, err.message);
+		memcpy(px, im.rgba, texels * 4);
+		gsioi_arena_destroy(a);
+	}
+	if (memcmp(px, n->rgba, texels * 4)) fail_msg("%s: kept skin %s decodes to other pixels", what, n->name);
+	free(px);
+	skins_kept++;
+}
+
 /* normal and flagged are loads of one file without and with the flag: the
  * same images, where each one the normal load decoded from a PNG/JPEG file is
- * that file undecoded in the flagged one (same size, same bytes), and every
- * other image is the same. Returns how many images were left undecoded. */
+ * that file undecoded in the flagged one (same size, same bytes), each skin
+ * stored in the model is kept as stored (compare_kept_skin), and every other
+ * image is the same. Returns how many PNG/JPEG files were left undecoded. */
 static size_t compare_images(const gsio_scene *normal, const gsio_scene *flagged, const char *what)
 {
 	assert_int_equal(normal->images_count, flagged->images_count);
@@ -104,6 +145,10 @@ static size_t compare_images(const gsio_scene *normal, const gsio_scene *flagged
 		if (n->width != f->width || n->height != f->height)
 			fail_msg("%s: image %s is %ux%u decoded, %ux%u from its header", what, n->name, n->width,
 			         n->height, f->width, f->height);
+		if (n->rgba && !f->rgba && !n->file_data) {
+			compare_kept_skin(n, f, what);
+			continue;
+		}
 		assert_int_equal(n->file_size, f->file_size);
 		if (n->file_size) assert_memory_equal(n->file_data, f->file_data, n->file_size);
 		if (n->file_data) {
@@ -223,11 +268,14 @@ static void test_corpus_same_output(void **state)
 	(void)state;
 	T_REQUIRE_CORPUS();
 	memset(&walk_count, 0, sizeof(walk_count));
+	skins_kept = 0;
 	assert_int_equal(nftw(GSIO_CORPUS_DIR, visit, 16, FTW_PHYS), 0);
-	print_message("%zu files (%zu refused alike), %zu images left undecoded, same GLB each\n",
-	              walk_count.files, walk_count.failed, walk_count.undecoded);
+	print_message("%zu files (%zu refused alike), %zu image files left undecoded, %zu skins kept "
+	              "as stored, same GLB each\n",
+	              walk_count.files, walk_count.failed, walk_count.undecoded, skins_kept);
 	assert_true(walk_count.files >= 40);
 	assert_true(walk_count.undecoded >= 5); // Bob's
+	assert_true(skins_kept >= 30);          // the MDL/HMP skins, DDS ones among them
 }
 
 // -- Levels with PNG sprites and skins

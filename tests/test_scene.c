@@ -398,6 +398,50 @@ static void br_file_with_indices(built *b)
 	static uint8_t idx[1];
 	b->s->images[0].indices = idx;
 }
+/* Stored skin pixels (GSIO_OPT_NO_PIXELS): 565, in place of rgba. */
+static uint8_t stored565[64 * 64 * 2];
+static void stored(built *b)
+{
+	gsio_image *im = &b->s->images[0];
+	im->rgba = NULL;
+	im->stored = stored565;
+	im->source_format = GSIO_PIXEL_RGB565;
+}
+static void br_stored_and_rgba(built *b)
+{
+	static uint8_t px[4];
+	stored(b);
+	b->s->images[0].rgba = px;
+}
+static void br_stored_and_indices(built *b)
+{
+	static uint8_t idx[1], pal[4];
+	stored(b);
+	b->s->images[0].indices = idx;
+	b->s->images[0].palette = pal;
+	b->s->images[0].palette_count = 1;
+}
+static void br_stored_pal8(built *b)
+{
+	stored(b);
+	b->s->images[0].source_format = GSIO_PIXEL_PAL8;
+}
+static void br_stored_unknown_format(built *b)
+{
+	stored(b);
+	b->s->images[0].source_format = (gsio_pixel_format)9;
+}
+static void br_stored_without_size(built *b)
+{
+	stored(b);
+	b->s->images[0].height = 0;
+}
+static void br_indices_without_palette(built *b)
+{
+	static uint8_t idx[64 * 64];
+	b->s->images[0].rgba = NULL;
+	b->s->images[0].indices = idx;
+}
 static void br_file_size_without_data(built *b) { b->s->images[0].file_size = 5; }
 static void br_file_data_without_size(built *b) { b->s->images[0].file_data = fake_file; }
 static void br_weights_without_skin(built *b) { b->s->meshes[b->skinned].skin = -1; }
@@ -440,7 +484,13 @@ static const struct {
 	{"undecoded file without size", br_file_without_size,
 	 "images[0] has an undecoded file of 4 bytes but a size of 0x0"},
 	{"undecoded file and uri", br_file_and_uri, "images[0] has an undecoded file and a uri"},
-	{"undecoded file with indices", br_file_with_indices, "images[0] has indices but no pixels"},
+	{"undecoded file with indices", br_file_with_indices, "images[0] has indices and also file data"},
+	{"stored and rgba", br_stored_and_rgba, "images[0] has pixels and stored pixels"},
+	{"stored and indices", br_stored_and_indices, "images[0] has stored pixels and indices"},
+	{"stored PAL8", br_stored_pal8, "images[0] has stored pixels and no pixel format of their own"},
+	{"stored format", br_stored_unknown_format, "images[0] has stored pixels and no pixel format"},
+	{"stored without size", br_stored_without_size, "images[0] has undecoded pixels but a size of 2x0"},
+	{"indices without palette", br_indices_without_palette, "images[0] has indices and a palette of 0 entries"},
 	{"file size without data", br_file_size_without_data, "images[0] has file data of 5 bytes"},
 	{"file data without size", br_file_data_without_size, "images[0] has file data of 0 bytes"},
 	{"weights without skin", br_weights_without_skin, "meshes[1] has 4 weights but no skin"},
@@ -495,6 +545,18 @@ static void test_undecoded_file_accepted(void **state)
 	b.s->images[0].file_size = sizeof(fake_file);
 	assert_int_equal(gsio_scene_validate(b.s, &err), 0);
 	undecoded(&b);
+	assert_int_equal(gsio_scene_validate(b.s, &err), 0);
+	// Stored skin pixels, and palette indices alone, are whole images too.
+	b.s->images[0].file_data = NULL;
+	b.s->images[0].file_size = 0;
+	stored(&b);
+	assert_int_equal(gsio_scene_validate(b.s, &err), 0);
+	static uint8_t idx[64 * 64], pal[4 * 2] = {1, 2, 3, 255, 4, 5, 6, 255};
+	idx[7] = 1;
+	b.s->images[0].stored = NULL;
+	b.s->images[0].indices = idx;
+	b.s->images[0].palette = pal;
+	b.s->images[0].palette_count = 2;
 	assert_int_equal(gsio_scene_validate(b.s, &err), 0);
 	gsio_scene_free(b.s);
 }
