@@ -13,6 +13,7 @@
  * empty mesh, a weight of 0 everywhere, ...) is handled here. */
 #define _POSIX_C_SOURCE 200809L
 #include "gsio_gltf.h"
+#include "json_float.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -230,9 +231,28 @@ static void jset(gltf_ctx *c, cJSON *obj, const char *key, cJSON *item)
 	}
 }
 
+/** A JSON number. cJSON (1.7.15) prints every number with sprintf("%1.15g")
+ *  and reads it back with sscanf, a few thousand instructions, and a model
+ *  with many morph targets has a dozen integers (views, offsets, counts) per
+ *  target. An integer below 1e15 is the text of its digits in "%1.15g"
+ *  too, so it goes in as that text (a raw item), written here. */
+static cJSON *jnumber(double v)
+{
+	if (!(v == floor(v) && fabs(v) < 1e15) || (v == 0 && signbit(v))) return cJSON_CreateNumber(v);
+	char buf[24], *p = buf + sizeof(buf);
+	*--p = 0;
+	uint64_t u = (uint64_t)fabs(v);
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0) *--p = '-';
+	return cJSON_CreateRaw(p);
+}
+
 static void jnum(gltf_ctx *c, cJSON *obj, const char *key, double v)
 {
-	jset(c, obj, key, cJSON_CreateNumber(v));
+	jset(c, obj, key, jnumber(v));
 }
 
 static void jstr(gltf_ctx *c, cJSON *obj, const char *key, const char *v)
@@ -278,32 +298,18 @@ static int jpush(gltf_ctx *c, cJSON *arr, cJSON *item)
 
 static void jpush_num(gltf_ctx *c, cJSON *arr, double v)
 {
-	jpush(c, arr, cJSON_CreateNumber(v));
+	jpush(c, arr, jnumber(v));
 }
 
 /** A float as JSON text that reads back as exactly that float's value.
  *  cJSON's own printer settles for 15 digits when they read back "close
  *  enough", which breaks the rule that accessor min/max equal the data;
- *  17 significant digits name every double (so every float) exactly.
- *  Whatever the C locale's decimal point is, the JSON gets a '.'. */
+ *  17 significant digits name every double (so every float) exactly
+ *  (gsioi_json_float: printf's "%.17g", with a '.' in any locale). */
 static cJSON *jfloat(float f)
 {
-	char buf[48], out[48];
-	if (!isfinite(f)) f = 0; // callers check; JSON has no NaN
-	snprintf(buf, sizeof(buf), "%.17g", (double)f);
-	size_t n = 0;
-	bool in_point = false;
-	for (const char *p = buf; *p && n + 1 < sizeof(out); p++) {
-		bool plain = (*p >= '0' && *p <= '9') || *p == '-' || *p == '+' || *p == 'e' || *p == 'E';
-		if (plain) {
-			out[n++] = *p;
-			in_point = false;
-		} else if (!in_point) {
-			out[n++] = '.';
-			in_point = true;
-		}
-	}
-	out[n] = 0;
+	char out[GSIOI_JSON_FLOAT_MAX];
+	gsioi_json_float(f, out);
 	return cJSON_CreateRaw(out);
 }
 
@@ -548,10 +554,10 @@ static void min_max(const float *v, size_t count, int ncomp, float *mn, float *m
 		}
 }
 
-/** A float accessor over its own view. min/max when asked (POSITION,
- *  animation inputs). Returns the accessor index or -1. */
-static int float_accessor(gltf_ctx *c, const float *data, size_t count, int ncomp,
-                          bool with_min_max, int target)
+/** A float accessor over its own view, with the given min/max (of `ncomp`
+ *  floats each) unless they are NULL. Returns the accessor index or -1. */
+static int float_accessor_mm(gltf_ctx *c, const float *data, size_t count, int ncomp,
+                             const float *mn, const float *mx, int target)
 {
 	size_t bytes;
 	if (!mul_size(count, (size_t)ncomp * sizeof(float), &bytes)) {
@@ -565,29 +571,37 @@ static int float_accessor(gltf_ctx *c, const float *data, size_t count, int ncom
 	jnum(c, a, "componentType", GLTF_FLOAT);
 	jnum(c, a, "count", (double)count);
 	jstr(c, a, "type", type_name(ncomp));
-	if (with_min_max) {
-		float mn[16], mx[16];
-		min_max(data, count, ncomp, mn, mx);
+	if (mn && mx) {
 		jset(c, a, "min", jfloats(c, mn, ncomp));
 		jset(c, a, "max", jfloats(c, mx, ncomp));
 	}
 	return jpush(c, c->accessors, a);
 }
 
-/** A morph-target delta accessor (VEC3, `count` elements, min/max). Dense
+/** A float accessor over its own view. min/max when asked (POSITION,
+ *  animation inputs). Returns the accessor index or -1. */
+static int float_accessor(gltf_ctx *c, const float *data, size_t count, int ncomp,
+                          bool with_min_max, int target)
+{
+	float mn[16], mx[16];
+	if (with_min_max) min_max(data, count, ncomp, mn, mx);
+	return float_accessor_mm(c, data, count, ncomp, with_min_max ? mn : NULL,
+	                         with_min_max ? mx : NULL, target);
+}
+
+/** A morph-target delta accessor (VEC3, `count` elements, min/max of the
+ *  dense values given, as min_max() finds them). Dense
  *  with its own view by default: Godot 3.2.3 reads sparse accessors, and
  *  accessors without a view, as garbage or hangs. With GSIO_GLTF_SPARSE_MORPH
  *  only the k elements listed in idx (strictly increasing) are stored: no
  *  view at all when k == 0 (the spec fills such an accessor with zeros),
  *  sparse when that is smaller than dense storage. */
-static int delta_accessor(gltf_ctx *c, const float *dense, size_t count, const uint32_t *idx,
-                          size_t k, float *scratch)
+static int delta_accessor(gltf_ctx *c, const float *dense, size_t count, const float mn[3],
+                          const float mx[3], const uint32_t *idx, size_t k, float *scratch)
 {
 	size_t index_size = count <= 65535 ? 2 : 4;
 	if (!c->sparse || (k > 0 && k * (12 + index_size) >= count * 12))
-		return float_accessor(c, dense, count, 3, true, GLTF_ARRAY_BUFFER);
-	float mn[3], mx[3];
-	min_max(dense, count, 3, mn, mx);
+		return float_accessor_mm(c, dense, count, 3, mn, mx, GLTF_ARRAY_BUFFER);
 	cJSON *a = jobj(c);
 	jnum(c, a, "componentType", GLTF_FLOAT);
 	jnum(c, a, "count", (double)count);
@@ -1338,6 +1352,86 @@ static int index_accessor(gltf_ctx *c, int view, size_t first, size_t count, boo
 	return jpush(c, c->accessors, a);
 }
 
+/** A packed normal table (scene axes) turned into output axes and
+ *  normalised once per entry, as write_mesh() turns each vertex normal
+ *  (normalize3, up when that fails: bad[i]), so a frame's normals become a
+ *  lookup instead of a square root per vertex. An index is one byte: at
+ *  most 256 entries are reachable. */
+typedef struct normal_lut {
+	const float *source; // the table converted, NULL before the first use
+	float n[256][3];
+	bool bad[256];
+} normal_lut;
+
+static void normal_lut_fill(const gltf_ctx *c, normal_lut *t, const float *table, size_t count,
+                            const float up_out[3])
+{
+	size_t n = count < 256 ? count : 256;
+	for (size_t i = 0; i < n; i++) {
+		xf_dir(c, table + 3 * i, t->n[i]);
+		t->bad[i] = !normalize3(t->n[i], up_out);
+	}
+	t->source = table;
+}
+
+/** Bounds and moved vertices of a frame's deltas, kept as deltas() makes
+ *  them: min/max as min_max() finds them (the first value, then every
+ *  smaller / larger one: the same floats, -0 and 0 included), the vertices
+ *  whose delta is not 0 listed in `moved`. */
+typedef struct delta_bounds {
+	float l0, l1, l2, h0, h1, h2;
+	size_t moved;
+} delta_bounds;
+
+static inline void bounds_add(delta_bounds *b, size_t v, float d0, float d1, float d2, uint32_t *moved)
+{
+	if (v == 0) b->l0 = b->h0 = d0, b->l1 = b->h1 = d1, b->l2 = b->h2 = d2;
+	b->l0 = d0 < b->l0 ? d0 : b->l0;
+	b->l1 = d1 < b->l1 ? d1 : b->l1;
+	b->l2 = d2 < b->l2 ? d2 : b->l2;
+	b->h0 = d0 > b->h0 ? d0 : b->h0;
+	b->h1 = d1 > b->h1 ? d1 : b->h1;
+	b->h2 = d2 > b->h2 ? d2 : b->h2;
+	moved[b->moved] = (uint32_t)v; // kept when it moved
+	b->moved += (d0 != 0) | (d1 != 0) | (d2 != 0);
+}
+
+/** The position deltas of one frame into out: xf_pos of the frame's
+ *  scene-axis positions `a` (output component k is a's component perm[k],
+ *  times scale) less the base pose b. One pass: the deltas are not read
+ *  again for their bounds. Returns how many vertices moved. */
+static size_t pos_deltas(const float *a, const int perm[3], float scale, const float *b, size_t nv,
+                         float *out, float mn[3], float mx[3], uint32_t *moved)
+{
+	delta_bounds db = {0, 0, 0, 0, 0, 0, 0};
+	const int p0 = perm[0], p1 = perm[1], p2 = perm[2];
+	for (size_t v = 0; v < nv; v++, a += 3, b += 3, out += 3) {
+		float d0 = a[p0] * scale - b[0], d1 = a[p1] * scale - b[1], d2 = a[p2] * scale - b[2];
+		out[0] = d0, out[1] = d1, out[2] = d2;
+		bounds_add(&db, v, d0, d1, d2, moved);
+	}
+	mn[0] = db.l0, mn[1] = db.l1, mn[2] = db.l2;
+	mx[0] = db.h0, mx[1] = db.h1, mx[2] = db.h2;
+	return db.moved;
+}
+
+/** The normal deltas of one frame into out: rows[v] (output axes) less the
+ *  base normals b; as pos_deltas(). */
+static size_t row_deltas(const float *const *rows, const float *b, size_t nv, float *out,
+                         float mn[3], float mx[3], uint32_t *moved)
+{
+	delta_bounds db = {0, 0, 0, 0, 0, 0, 0};
+	for (size_t v = 0; v < nv; v++, b += 3, out += 3) {
+		const float *r = rows[v];
+		float d0 = r[0] - b[0], d1 = r[1] - b[1], d2 = r[2] - b[2];
+		out[0] = d0, out[1] = d1, out[2] = d2;
+		bounds_add(&db, v, d0, d1, d2, moved);
+	}
+	mn[0] = db.l0, mn[1] = db.l1, mn[2] = db.l2;
+	mx[0] = db.h0, mx[1] = db.h1, mx[2] = db.h2;
+	return db.moved;
+}
+
 /** Morph targets of a mesh: one per frame, deltas from the base pose (pos,
  *  nrm: output axes). NULL on failure. */
 static cJSON *write_targets(gltf_ctx *c, size_t mi, const float *pos, const float *nrm,
@@ -1354,43 +1448,53 @@ static cJSON *write_targets(gltf_ctx *c, size_t mi, const float *pos, const floa
 	float *scratch = xmalloc_array(c, nv, 4 * sizeof(float));
 	uint32_t *ip = xmalloc_array(c, nv, sizeof(uint32_t));
 	uint32_t *in = xmalloc_array(c, nv, sizeof(uint32_t));
-	// One frame at a time as floats (packed frames are expanded here only).
+	// One frame at a time as floats (packed frames are expanded here only);
+	// packed normals as table indices.
 	float *fpos = xmalloc_array(c, nv, 3 * sizeof(float));
 	float *fnrm = xmalloc_array(c, nv, 3 * sizeof(float));
-	bool ok = targets && dp && dn && scratch && ip && in && fpos && fnrm;
+	uint8_t *nidx = xmalloc_array(c, nv, 1);
+	const float **rows = xmalloc_array(c, nv, sizeof(*rows));
+	normal_lut *lut = m->normals ? xmalloc_array(c, 1, sizeof(normal_lut)) : NULL;
+	bool ok = targets && dp && dn && scratch && ip && in && fpos && fnrm && nidx && rows &&
+	          (lut || !m->normals);
+	if (lut) lut->source = NULL;
+	// xf_pos as a permutation: output component k is source component perm[k].
+	int perm[3] = {0, 1, 2};
+	if (c->convert_axes) perm[0] = 1, perm[1] = 2, perm[2] = 0;
 	for (size_t f = 0; ok && f < m->frames_count; f++) {
 		const gsio_morph_frame *fr = &m->frames[f];
-		int got = gsio_mesh_frame_get(m, f, fpos, fnrm);
-		ok = got >= 0;
-		size_t kp = 0, kn = 0;
-		for (size_t v = 0; ok && v < nv; v++) {
-			float p[3], n[3];
-			xf_pos(c, fpos + 3 * v, p);
-			bool moved = false;
-			for (int k = 0; k < 3; k++) {
-				dp[3 * v + k] = p[k] - pos[3 * v + k];
-				moved = moved || dp[3 * v + k] != 0;
-			}
-			if (moved) ip[kp++] = (uint32_t)v;
-			if (m->normals) {
-				bool turned = false;
-				if (got == 1) {
-					xf_dir(c, fnrm + 3 * v, n);
-					if (!normalize3(n, up_out)) (*bad_normals)++;
-				} else {
-					memcpy(n, nrm + 3 * v, sizeof(n));
-				}
-				for (int k = 0; k < 3; k++) {
-					dn[3 * v + k] = n[k] - nrm[3 * v + k];
-					turned = turned || dn[3 * v + k] != 0;
-				}
-				if (turned) in[kn++] = (uint32_t)v;
-			}
-		}
+		const float *table = NULL;
+		size_t table_count = 0;
+		int indexed = m->normals ? gsio_mesh_frame_normal_indices(m, f, nidx, &table, &table_count) : 0;
+		int got = gsio_mesh_frame_get(m, f, fpos, indexed == 1 || !m->normals ? NULL : fnrm);
+		ok = got >= 0 && indexed >= 0;
 		if (!ok) break;
+		float pmn[3], pmx[3], nmn[3], nmx[3];
+		size_t kp = pos_deltas(fpos, perm, c->scale, pos, nv, dp, pmn, pmx, ip), kn = 0;
+		if (m->normals) {
+			// The frame's normals as rows: a lookup for packed frames, each
+			// vertex's own (converted here) for float frames, the base's
+			// when the frame has none.
+			if (indexed == 1) {
+				if (lut->source != table) normal_lut_fill(c, lut, table, table_count, up_out);
+				for (size_t v = 0; v < nv; v++) {
+					rows[v] = lut->n[nidx[v]];
+					*bad_normals += lut->bad[nidx[v]];
+				}
+			} else if (got == 1) {
+				for (size_t v = 0; v < nv; v++) {
+					xf_dir(c, fnrm + 3 * v, fnrm + 3 * v);
+					if (!normalize3(fnrm + 3 * v, up_out)) (*bad_normals)++;
+					rows[v] = fnrm + 3 * v;
+				}
+			} else {
+				for (size_t v = 0; v < nv; v++) rows[v] = nrm + 3 * v;
+			}
+			kn = row_deltas(rows, nrm, nv, dn, nmn, nmx, in);
+		}
 		cJSON *t = jobj(c);
-		int pa = delta_accessor(c, dp, nv, ip, kp, scratch);
-		int na = m->normals ? delta_accessor(c, dn, nv, in, kn, scratch) : 0;
+		int pa = delta_accessor(c, dp, nv, pmn, pmx, ip, kp, scratch);
+		int na = m->normals ? delta_accessor(c, dn, nv, nmn, nmx, in, kn, scratch) : 0;
 		ok = pa >= 0 && na >= 0;
 		jnum(c, t, "POSITION", pa);
 		if (m->normals) jnum(c, t, "NORMAL", na);
@@ -1406,6 +1510,9 @@ static cJSON *write_targets(gltf_ctx *c, size_t mi, const float *pos, const floa
 	free(in);
 	free(fpos);
 	free(fnrm);
+	free(nidx);
+	free(rows);
+	free(lut);
 	if (!ok) {
 		cJSON_Delete(targets);
 		return NULL;

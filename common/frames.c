@@ -75,6 +75,25 @@ int gsio_mesh_frame_get(const gsio_mesh *m, size_t frame, float *positions, floa
 	return 1;
 }
 
+int gsio_mesh_frame_normal_indices(const gsio_mesh *m, size_t frame, uint8_t *indices,
+                                   const float **table, size_t *table_count)
+{
+	if (!m || !m->frames || frame >= m->frames_count) return -1;
+	const gsio_morph_frame *fr = &m->frames[frame];
+	const gsio_packed_format *pf = m->packed;
+	if (fr->positions || !fr->packed || !pf || !pf->normal_table) return 0;
+	size_t st = pf->vertex_stride, n = m->vertex_count, count = pf->normal_count;
+	const uint8_t *idx = fr->packed + pf->normal_offset;
+	const uint32_t *sv = m->source_vertex;
+	for (size_t v = 0; v < n; v++) {
+		uint8_t i = idx[(size_t)(sv ? sv[v] : v) * st];
+		indices[v] = i < count ? i : 0; // documented: out-of-table reads as 0
+	}
+	*table = pf->normal_table[0];
+	*table_count = count;
+	return 1;
+}
+
 // -- Bounds at load
 
 /* The extreme raw values of n records laid out as MDL stores them (4
