@@ -23,6 +23,9 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 // The buffers are written with memcpy of host floats and integers: glTF is
 // little-endian, and so is every host this builds on. Say so loudly otherwise.
@@ -1374,62 +1377,124 @@ static void normal_lut_fill(const gltf_ctx *c, normal_lut *t, const float *table
 	t->source = table;
 }
 
-/** Bounds and moved vertices of a frame's deltas, kept as deltas() makes
- *  them: min/max as min_max() finds them (the first value, then every
- *  smaller / larger one: the same floats, -0 and 0 included), the vertices
- *  whose delta is not 0 listed in `moved`. */
-typedef struct delta_bounds {
-	float l0, l1, l2, h0, h1, h2;
-	size_t moved;
-} delta_bounds;
-
-static inline void bounds_add(delta_bounds *b, size_t v, float d0, float d1, float d2, uint32_t *moved)
+/** The deltas of one frame, d[v] = a'[v] - b[v] for nv VEC3s, into out:
+ *  a' is `a` turned as xf_pos turns a position (its components y, z, x when
+ *  `conv`, then times scale; scale 1 and no turn for normals already in
+ *  output axes). Their min/max as min_max() finds them (the first value,
+ *  then every smaller / larger one: the same floats, -0 and 0 included),
+ *  and, when `moved` is not NULL, the vertices whose delta is not 0 listed
+ *  there (returns how many; 0 without a list). One pass: the deltas are
+ *  not read again for their bounds. */
+static size_t deltas(const float *a, bool conv, float scale, const float *b, size_t nv, float *out,
+                     float mn[3], float mx[3], uint32_t *moved)
 {
-	if (v == 0) b->l0 = b->h0 = d0, b->l1 = b->h1 = d1, b->l2 = b->h2 = d2;
-	b->l0 = d0 < b->l0 ? d0 : b->l0;
-	b->l1 = d1 < b->l1 ? d1 : b->l1;
-	b->l2 = d2 < b->l2 ? d2 : b->l2;
-	b->h0 = d0 > b->h0 ? d0 : b->h0;
-	b->h1 = d1 > b->h1 ? d1 : b->h1;
-	b->h2 = d2 > b->h2 ? d2 : b->h2;
-	moved[b->moved] = (uint32_t)v; // kept when it moved
-	b->moved += (d0 != 0) | (d1 != 0) | (d2 != 0);
+	for (int k = 0; k < 3; k++) mn[k] = mx[k] = 0;
+	if (!nv) return 0;
+	size_t km = 0, v = 0;
+	float l[4] = {0, 0, 0, 0}, h[4] = {0, 0, 0, 0};
+#ifdef __SSE2__
+	// A vertex a vector (the 4th lane is the next vertex's x, ignored), so
+	// the last vertex goes to the scalar loop below. minps(d, lo) is
+	// d < lo ? d : lo, the comparison min_max() makes.
+	if (nv >= 2) {
+		const __m128 vs = _mm_set1_ps(scale), zero = _mm_setzero_ps();
+		__m128 q = _mm_loadu_ps(a);
+		if (conv) q = _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 0, 2, 1));
+		__m128 d = _mm_sub_ps(_mm_mul_ps(q, vs), _mm_loadu_ps(b));
+		__m128 lo = d, hi = d;
+		for (; v + 1 < nv; v++) {
+			q = _mm_loadu_ps(a + 3 * v);
+			if (conv) q = _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 0, 2, 1));
+			d = _mm_sub_ps(_mm_mul_ps(q, vs), _mm_loadu_ps(b + 3 * v));
+			_mm_storeu_ps(out + 3 * v, d); // lane 3 is rewritten by the next vertex
+			lo = _mm_min_ps(d, lo);
+			hi = _mm_max_ps(d, hi);
+			if (moved) {
+				moved[km] = (uint32_t)v; // kept when it moved
+				km += (_mm_movemask_ps(_mm_cmpneq_ps(d, zero)) & 7) != 0;
+			}
+		}
+		_mm_storeu_ps(l, lo);
+		_mm_storeu_ps(h, hi);
+	}
+#endif
+	for (; v < nv; v++) {
+		const float *q = a + 3 * v;
+		float d[3] = {(conv ? q[1] : q[0]) * scale - b[3 * v], (conv ? q[2] : q[1]) * scale - b[3 * v + 1],
+		              (conv ? q[0] : q[2]) * scale - b[3 * v + 2]};
+		bool nz = false;
+		for (int k = 0; k < 3; k++) {
+			out[3 * v + k] = d[k];
+			if (v == 0) l[k] = h[k] = d[k];
+			l[k] = d[k] < l[k] ? d[k] : l[k];
+			h[k] = d[k] > h[k] ? d[k] : h[k];
+			nz = nz || d[k] != 0;
+		}
+		if (moved && nz) moved[km++] = (uint32_t)v;
+	}
+	for (int k = 0; k < 3; k++) mn[k] = l[k], mx[k] = h[k];
+	return km;
 }
 
-/** The position deltas of one frame into out: xf_pos of the frame's
- *  scene-axis positions `a` (output component k is a's component perm[k],
- *  times scale) less the base pose b. One pass: the deltas are not read
- *  again for their bounds. Returns how many vertices moved. */
-static size_t pos_deltas(const float *a, const int perm[3], float scale, const float *b, size_t nv,
-                         float *out, float mn[3], float mx[3], uint32_t *moved)
+/** Room at the end of the binary buffer for a new view of `bytes` bytes,
+ *  4-byte aligned, in memory: filled by the caller, then claimed with
+ *  add_claimed_view(). NULL when such a view would be written past memory
+ *  (SPILL_BYTES or more: add_view() from the caller's array instead) or on
+ *  failure (then c->bin.failed or err is set). The bytes are the ones
+ *  add_view() would write. */
+static float *view_room(gltf_ctx *c, size_t bytes)
 {
-	delta_bounds db = {0, 0, 0, 0, 0, 0, 0};
-	const int p0 = perm[0], p1 = perm[1], p2 = perm[2];
-	for (size_t v = 0; v < nv; v++, a += 3, b += 3, out += 3) {
-		float d0 = a[p0] * scale - b[0], d1 = a[p1] * scale - b[1], d2 = a[p2] * scale - b[2];
-		out[0] = d0, out[1] = d1, out[2] = d2;
-		bounds_add(&db, v, d0, d1, d2, moved);
+	if (c->sink && bytes >= SPILL_BYTES) return NULL;
+	if (!buffer_align(c)) return NULL;
+	byte_buf *b = &c->bin;
+	if (c->sink && b->size - b->spilled + bytes > SPILL_BYTES && !buf_spill(c)) {
+		broken(b);
+		return NULL;
 	}
-	mn[0] = db.l0, mn[1] = db.l1, mn[2] = db.l2;
-	mx[0] = db.h0, mx[1] = db.h1, mx[2] = db.h2;
-	return db.moved;
+	if (bytes > BUFFER_LIMIT - b->size) return NULL; // buf_append reports it
+	if (!buf_reserve(c, bytes ? bytes : 1)) return NULL;
+	return (float *)(void *)(b->data + (b->size - b->spilled));
 }
 
-/** The normal deltas of one frame into out: rows[v] (output axes) less the
- *  base normals b; as pos_deltas(). */
-static size_t row_deltas(const float *const *rows, const float *b, size_t nv, float *out,
-                         float mn[3], float mx[3], uint32_t *moved)
+/** The `bytes` filled at view_room() as a buffer view; its index or -1. */
+static int add_claimed_view(gltf_ctx *c, size_t bytes, int target)
 {
-	delta_bounds db = {0, 0, 0, 0, 0, 0, 0};
-	for (size_t v = 0; v < nv; v++, b += 3, out += 3) {
-		const float *r = rows[v];
-		float d0 = r[0] - b[0], d1 = r[1] - b[1], d2 = r[2] - b[2];
-		out[0] = d0, out[1] = d1, out[2] = d2;
-		bounds_add(&db, v, d0, d1, d2, moved);
+	size_t off = c->bin.size;
+	c->bin.size += bytes;
+	cJSON *v = jobj(c);
+	jnum(c, v, "buffer", 0);
+	if (off) jnum(c, v, "byteOffset", (double)off);
+	jnum(c, v, "byteLength", (double)bytes);
+	if (target) jnum(c, v, "target", target);
+	return jpush(c, c->views, v);
+}
+
+/** One morph target's delta accessor for frame data `a` against base b
+ *  (see deltas()): dense deltas go straight into the binary buffer when
+ *  they fit in memory, else (and for sparse targets, which need the dense
+ *  values first) through `dense`. Returns the accessor or -1. */
+static int target_accessor(gltf_ctx *c, const float *a, bool conv, float scale, const float *b,
+                           size_t nv, float *dense, uint32_t *idx, float *scratch)
+{
+	float mn[3], mx[3];
+	size_t bytes = nv * 12; // nv * 24 bytes fit: the writer holds pos and nrm
+	float *room = c->sparse ? NULL : view_room(c, bytes);
+	if (room) {
+		deltas(a, conv, scale, b, nv, room, mn, mx, NULL);
+		int view = add_claimed_view(c, bytes, GLTF_ARRAY_BUFFER);
+		if (view < 0) return -1;
+		cJSON *acc = jobj(c);
+		jnum(c, acc, "bufferView", view);
+		jnum(c, acc, "componentType", GLTF_FLOAT);
+		jnum(c, acc, "count", (double)nv);
+		jstr(c, acc, "type", "VEC3");
+		jset(c, acc, "min", jfloats(c, mn, 3));
+		jset(c, acc, "max", jfloats(c, mx, 3));
+		return jpush(c, c->accessors, acc);
 	}
-	mn[0] = db.l0, mn[1] = db.l1, mn[2] = db.l2;
-	mx[0] = db.h0, mx[1] = db.h1, mx[2] = db.h2;
-	return db.moved;
+	if (c->bin.failed) return -1;
+	size_t k = deltas(a, conv, scale, b, nv, dense, mn, mx, c->sparse ? idx : NULL);
+	return delta_accessor(c, dense, nv, mn, mx, idx, k, scratch);
 }
 
 /** Morph targets of a mesh: one per frame, deltas from the base pose (pos,
@@ -1453,14 +1518,10 @@ static cJSON *write_targets(gltf_ctx *c, size_t mi, const float *pos, const floa
 	float *fpos = xmalloc_array(c, nv, 3 * sizeof(float));
 	float *fnrm = xmalloc_array(c, nv, 3 * sizeof(float));
 	uint8_t *nidx = xmalloc_array(c, nv, 1);
-	const float **rows = xmalloc_array(c, nv, sizeof(*rows));
 	normal_lut *lut = m->normals ? xmalloc_array(c, 1, sizeof(normal_lut)) : NULL;
-	bool ok = targets && dp && dn && scratch && ip && in && fpos && fnrm && nidx && rows &&
+	bool ok = targets && dp && dn && scratch && ip && in && fpos && fnrm && nidx &&
 	          (lut || !m->normals);
 	if (lut) lut->source = NULL;
-	// xf_pos as a permutation: output component k is source component perm[k].
-	int perm[3] = {0, 1, 2};
-	if (c->convert_axes) perm[0] = 1, perm[1] = 2, perm[2] = 0;
 	for (size_t f = 0; ok && f < m->frames_count; f++) {
 		const gsio_morph_frame *fr = &m->frames[f];
 		const float *table = NULL;
@@ -1469,32 +1530,29 @@ static cJSON *write_targets(gltf_ctx *c, size_t mi, const float *pos, const floa
 		int got = gsio_mesh_frame_get(m, f, fpos, indexed == 1 || !m->normals ? NULL : fnrm);
 		ok = got >= 0 && indexed >= 0;
 		if (!ok) break;
-		float pmn[3], pmx[3], nmn[3], nmx[3];
-		size_t kp = pos_deltas(fpos, perm, c->scale, pos, nv, dp, pmn, pmx, ip), kn = 0;
+		int pa = target_accessor(c, fpos, c->convert_axes, c->scale, pos, nv, dp, ip, scratch), na = 0;
 		if (m->normals) {
-			// The frame's normals as rows: a lookup for packed frames, each
-			// vertex's own (converted here) for float frames, the base's
-			// when the frame has none.
+			// The frame's normals in output axes: table lookups for a
+			// packed frame, each vertex's own (converted here) for a float
+			// frame, the base's when the frame has none.
+			const float *fn = nrm;
 			if (indexed == 1) {
 				if (lut->source != table) normal_lut_fill(c, lut, table, table_count, up_out);
 				for (size_t v = 0; v < nv; v++) {
-					rows[v] = lut->n[nidx[v]];
+					memcpy(fnrm + 3 * v, lut->n[nidx[v]], 3 * sizeof(float));
 					*bad_normals += lut->bad[nidx[v]];
 				}
+				fn = fnrm;
 			} else if (got == 1) {
 				for (size_t v = 0; v < nv; v++) {
 					xf_dir(c, fnrm + 3 * v, fnrm + 3 * v);
 					if (!normalize3(fnrm + 3 * v, up_out)) (*bad_normals)++;
-					rows[v] = fnrm + 3 * v;
 				}
-			} else {
-				for (size_t v = 0; v < nv; v++) rows[v] = nrm + 3 * v;
+				fn = fnrm;
 			}
-			kn = row_deltas(rows, nrm, nv, dn, nmn, nmx, in);
+			na = target_accessor(c, fn, false, 1, nrm, nv, dn, in, scratch);
 		}
 		cJSON *t = jobj(c);
-		int pa = delta_accessor(c, dp, nv, pmn, pmx, ip, kp, scratch);
-		int na = m->normals ? delta_accessor(c, dn, nv, nmn, nmx, in, kn, scratch) : 0;
 		ok = pa >= 0 && na >= 0;
 		jnum(c, t, "POSITION", pa);
 		if (m->normals) jnum(c, t, "NORMAL", na);
@@ -1511,7 +1569,6 @@ static cJSON *write_targets(gltf_ctx *c, size_t mi, const float *pos, const floa
 	free(fpos);
 	free(fnrm);
 	free(nidx);
-	free(rows);
 	free(lut);
 	if (!ok) {
 		cJSON_Delete(targets);
