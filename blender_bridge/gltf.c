@@ -221,7 +221,25 @@ static const char *or_default(const char *s, const char *fallback)
 // -- JSON helpers: every helper records an allocation failure instead of
 // returning it, and the writer checks json_failed once before printing.
 
+/** obj[key] = item. The key is not copied (a document of many morph targets
+ *  made a copy of "bufferView", "count", ... for every accessor): it must
+ *  outlive the document, a string literal or one of the scene's strings;
+ *  jset_copy() for any other. */
 static void jset(gltf_ctx *c, cJSON *obj, const char *key, cJSON *item)
+{
+	if (!item || !obj) {
+		c->json_failed = true;
+		cJSON_Delete(item);
+		return;
+	}
+	if (!cJSON_AddItemToObjectCS(obj, key, item)) {
+		cJSON_Delete(item);
+		c->json_failed = true;
+	}
+}
+
+/** jset() with a key of any lifetime (copied). */
+static void jset_copy(gltf_ctx *c, cJSON *obj, const char *key, cJSON *item)
 {
 	if (!item || !obj) {
 		c->json_failed = true;
@@ -422,7 +440,7 @@ static cJSON *extras_json(gltf_ctx *c, cJSON *into, const gsio_extras *x)
 		default: continue;
 		}
 		cJSON_DeleteItemFromObjectCaseSensitive(into, e->key);
-		jset(c, into, e->key, v);
+		jset_copy(c, into, e->key, v);
 	}
 	return into;
 }
@@ -1326,9 +1344,9 @@ static bool write_skin_attributes(gltf_ctx *c, size_t mi, cJSON *attrs)
 			ok = ja >= 0 && wa >= 0;
 			char key[32];
 			snprintf(key, sizeof(key), "JOINTS_%zu", set);
-			jnum(c, attrs, key, ja);
+			jset_copy(c, attrs, key, jnumber(ja));
 			snprintf(key, sizeof(key), "WEIGHTS_%zu", set);
-			jnum(c, attrs, key, wa);
+			jset_copy(c, attrs, key, jnumber(wa));
 		}
 		free(js);
 		free(ws);
