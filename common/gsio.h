@@ -332,7 +332,8 @@ typedef struct gsio_material {
  *      position[k] = scale[k] * (float)xyz[k] + offset[k]   (float arithmetic)
  *      normal      = normal_table[index]; an index >= normal_count reads as 0
  *
- *  Read frames with gsio_mesh_frame_get(), not through these fields. */
+ *  Read frames with gsio_mesh_frame_get() (normals also as indices into
+ *  the table: gsio_mesh_frame_normal_indices()), not through these fields. */
 typedef struct gsio_packed_format {
 	uint32_t coord_size;     /**< bytes per coordinate: 1 or 2 */
 	uint32_t vertex_stride;  /**< bytes per record, 3 * coord_size..256 (MDL: 4 or 8) */
