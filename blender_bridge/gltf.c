@@ -1380,31 +1380,36 @@ static int index_accessor(gltf_ctx *c, int view, size_t first, size_t count, boo
  *  most 256 entries are reachable. */
 typedef struct normal_lut {
 	const float *source; // the table converted, NULL before the first use
-	float n[256][3];
+	float n[257][3];     // a row is read as 4 floats: one row more
 	bool bad[256];
+	bool any_bad;
 } normal_lut;
 
 static void normal_lut_fill(const gltf_ctx *c, normal_lut *t, const float *table, size_t count,
                             const float up_out[3])
 {
 	size_t n = count < 256 ? count : 256;
+	memset(t->n, 0, sizeof(t->n));
+	t->any_bad = false;
 	for (size_t i = 0; i < n; i++) {
 		xf_dir(c, table + 3 * i, t->n[i]);
 		t->bad[i] = !normalize3(t->n[i], up_out);
+		t->any_bad = t->any_bad || t->bad[i];
 	}
 	t->source = table;
 }
 
 /** The deltas of one frame, d[v] = a'[v] - b[v] for nv VEC3s, into out:
- *  a' is `a` turned as xf_pos turns a position (its components y, z, x when
- *  `conv`, then times scale; scale 1 and no turn for normals already in
- *  output axes). Their min/max as min_max() finds them (the first value,
+ *  a' is row v of `a`, or row idx[v] when idx is not NULL (a lookup table
+ *  with one row more than idx reaches), turned as xf_pos turns a position
+ *  (its components y, z, x when `conv`, then times scale; scale 1 and no
+ *  turn for normals already in output axes). Their min/max as min_max() finds them (the first value,
  *  then every smaller / larger one: the same floats, -0 and 0 included),
  *  and, when `moved` is not NULL, the vertices whose delta is not 0 listed
  *  there (returns how many; 0 without a list). One pass: the deltas are
  *  not read again for their bounds. */
-static size_t deltas(const float *a, bool conv, float scale, const float *b, size_t nv, float *out,
-                     float mn[3], float mx[3], uint32_t *moved)
+static size_t deltas(const float *a, const uint8_t *idx, bool conv, float scale, const float *b,
+                     size_t nv, float *out, float mn[3], float mx[3], uint32_t *moved)
 {
 	for (int k = 0; k < 3; k++) mn[k] = mx[k] = 0;
 	if (!nv) return 0;
@@ -1416,12 +1421,12 @@ static size_t deltas(const float *a, bool conv, float scale, const float *b, siz
 	// d < lo ? d : lo, the comparison min_max() makes.
 	if (nv >= 2) {
 		const __m128 vs = _mm_set1_ps(scale), zero = _mm_setzero_ps();
-		__m128 q = _mm_loadu_ps(a);
+		__m128 q = _mm_loadu_ps(idx ? a + 3 * (size_t)idx[0] : a);
 		if (conv) q = _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 0, 2, 1));
 		__m128 d = _mm_sub_ps(_mm_mul_ps(q, vs), _mm_loadu_ps(b));
 		__m128 lo = d, hi = d;
 		for (; v + 1 < nv; v++) {
-			q = _mm_loadu_ps(a + 3 * v);
+			q = _mm_loadu_ps(idx ? a + 3 * (size_t)idx[v] : a + 3 * v);
 			if (conv) q = _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 0, 2, 1));
 			d = _mm_sub_ps(_mm_mul_ps(q, vs), _mm_loadu_ps(b + 3 * v));
 			_mm_storeu_ps(out + 3 * v, d); // lane 3 is rewritten by the next vertex
@@ -1437,7 +1442,7 @@ static size_t deltas(const float *a, bool conv, float scale, const float *b, siz
 	}
 #endif
 	for (; v < nv; v++) {
-		const float *q = a + 3 * v;
+		const float *q = idx ? a + 3 * (size_t)idx[v] : a + 3 * v;
 		float d[3] = {(conv ? q[1] : q[0]) * scale - b[3 * v], (conv ? q[2] : q[1]) * scale - b[3 * v + 1],
 		              (conv ? q[0] : q[2]) * scale - b[3 * v + 2]};
 		bool nz = false;
@@ -1487,18 +1492,18 @@ static int add_claimed_view(gltf_ctx *c, size_t bytes, int target)
 	return jpush(c, c->views, v);
 }
 
-/** One morph target's delta accessor for frame data `a` against base b
- *  (see deltas()): dense deltas go straight into the binary buffer when
+/** One morph target's delta accessor for frame data `a` (rows `rows` of
+ *  it when not NULL) against base b (see deltas()): dense deltas go straight into the binary buffer when
  *  they fit in memory, else (and for sparse targets, which need the dense
  *  values first) through `dense`. Returns the accessor or -1. */
-static int target_accessor(gltf_ctx *c, const float *a, bool conv, float scale, const float *b,
-                           size_t nv, float *dense, uint32_t *idx, float *scratch)
+static int target_accessor(gltf_ctx *c, const float *a, const uint8_t *rows, bool conv, float scale,
+                           const float *b, size_t nv, float *dense, uint32_t *idx, float *scratch)
 {
 	float mn[3], mx[3];
 	size_t bytes = nv * 12; // nv * 24 bytes fit: the writer holds pos and nrm
 	float *room = c->sparse ? NULL : view_room(c, bytes);
 	if (room) {
-		deltas(a, conv, scale, b, nv, room, mn, mx, NULL);
+		deltas(a, rows, conv, scale, b, nv, room, mn, mx, NULL);
 		int view = add_claimed_view(c, bytes, GLTF_ARRAY_BUFFER);
 		if (view < 0) return -1;
 		cJSON *acc = jobj(c);
@@ -1511,7 +1516,7 @@ static int target_accessor(gltf_ctx *c, const float *a, bool conv, float scale, 
 		return jpush(c, c->accessors, acc);
 	}
 	if (c->bin.failed) return -1;
-	size_t k = deltas(a, conv, scale, b, nv, dense, mn, mx, c->sparse ? idx : NULL);
+	size_t k = deltas(a, rows, conv, scale, b, nv, dense, mn, mx, c->sparse ? idx : NULL);
 	return delta_accessor(c, dense, nv, mn, mx, idx, k, scratch);
 }
 
@@ -1548,19 +1553,18 @@ static cJSON *write_targets(gltf_ctx *c, size_t mi, const float *pos, const floa
 		int got = gsio_mesh_frame_get(m, f, fpos, indexed == 1 || !m->normals ? NULL : fnrm);
 		ok = got >= 0 && indexed >= 0;
 		if (!ok) break;
-		int pa = target_accessor(c, fpos, c->convert_axes, c->scale, pos, nv, dp, ip, scratch), na = 0;
+		int pa = target_accessor(c, fpos, NULL, c->convert_axes, c->scale, pos, nv, dp, ip, scratch), na = 0;
 		if (m->normals) {
 			// The frame's normals in output axes: table lookups for a
 			// packed frame, each vertex's own (converted here) for a float
 			// frame, the base's when the frame has none.
 			const float *fn = nrm;
+			const uint8_t *rows = NULL;
 			if (indexed == 1) {
 				if (lut->source != table) normal_lut_fill(c, lut, table, table_count, up_out);
-				for (size_t v = 0; v < nv; v++) {
-					memcpy(fnrm + 3 * v, lut->n[nidx[v]], 3 * sizeof(float));
-					*bad_normals += lut->bad[nidx[v]];
-				}
-				fn = fnrm;
+				for (size_t v = 0; lut->any_bad && v < nv; v++) *bad_normals += lut->bad[nidx[v]];
+				fn = lut->n[0];
+				rows = nidx;
 			} else if (got == 1) {
 				for (size_t v = 0; v < nv; v++) {
 					xf_dir(c, fnrm + 3 * v, fnrm + 3 * v);
@@ -1568,7 +1572,7 @@ static cJSON *write_targets(gltf_ctx *c, size_t mi, const float *pos, const floa
 				}
 				fn = fnrm;
 			}
-			na = target_accessor(c, fn, false, 1, nrm, nv, dn, in, scratch);
+			na = target_accessor(c, fn, rows, false, 1, nrm, nv, dn, in, scratch);
 		}
 		cJSON *t = jobj(c);
 		ok = pa >= 0 && na >= 0;
