@@ -187,8 +187,9 @@ static void decode_colour(const uint8_t *b, bool dxt1, uint8_t rgba[64])
 		pal[2][3] = 255;
 		pal[3][3] = 0;
 	}
-	uint32_t idx = gsioi_le32(b + 4);
-	for (int i = 0; i < 16; i++) memcpy(rgba + 4 * i, pal[(idx >> (2 * i)) & 3], 4);
+	uint32_t idx = gsioi_le32(b + 4), words[4];
+	memcpy(words, pal, sizeof(words));
+	for (int i = 0; i < 16; i++, idx >>= 2) memcpy(rgba + 4 * i, &words[idx & 3], 4);
 }
 
 // DXT3: 16 explicit 4-bit alphas, two per byte, low nibble first.
@@ -241,6 +242,57 @@ void gsioi_dds_decode_block(gsioi_dds_format format, const uint8_t *block, uint8
 
 // -- Image
 
+void gsioi_dds_decode_band(const gsioi_dds_info *info, const uint8_t *data, uint32_t by,
+                           uint8_t *rgba)
+{
+	const size_t w = info->width, h = info->height;
+	const size_t block_size = info->format == GSIOI_DDS_DXT1 ? 8 : 16;
+	const uint8_t *blocks = data + GSIOI_DDS_HEADER_SIZE + (size_t)(by / 4) * ((w + 3) / 4) * block_size;
+	const size_t rows = h - by < 4 ? h - by : 4;
+	uint8_t px[64];
+	// Blocks run left to right, then down; rows are stored top row first,
+	// which is gsio_image's order. Edge blocks of a size that is not a
+	// multiple of 4 are cut to the pixels inside the image.
+	for (size_t bx = 0; bx < w; bx += 4) {
+		size_t cols = w - bx < 4 ? w - bx : 4;
+		gsioi_dds_decode_block(info->format, blocks, px);
+		blocks += block_size;
+		uint8_t *dst = rgba + bx * 4;
+		if (rows == 4 && cols == 4) // a whole block: fixed-size copies, no calls
+			for (size_t y = 0; y < 4; y++) memcpy(dst + y * w * 4, px + y * 16, 16);
+		else
+			for (size_t y = 0; y < rows; y++) memcpy(dst + y * w * 4, px + y * 16, cols * 4);
+	}
+}
+
+bool gsioi_dds_opaque(const gsioi_dds_info *info, const uint8_t *data)
+{
+	const size_t w = info->width, h = info->height;
+	const size_t block_size = info->format == GSIOI_DDS_DXT1 ? 8 : 16;
+	const uint8_t *b = data + GSIOI_DDS_HEADER_SIZE;
+	uint8_t px[64];
+	for (size_t by = 0; by < h; by += 4)
+		for (size_t bx = 0; bx < w; bx += 4, b += block_size) {
+			if (info->format == GSIOI_DDS_DXT1 && gsioi_le16(b) > gsioi_le16(b + 2))
+				continue; // four colours: opaque
+			uint32_t inside = 0xFFFF; // pixels of the block inside the image
+			for (size_t y = 0; y < 4; y++)
+				for (size_t x = 0; x < 4; x++)
+					if (by + y >= h || bx + x >= w) inside &= ~(1u << (4 * y + x));
+			if (info->format == GSIOI_DDS_DXT1) {
+				// Three colours: index 3 is transparent black.
+				uint32_t idx = gsioi_le32(b + 4);
+				for (int i = 0; i < 16; i++)
+					if ((inside >> i & 1) && ((idx >> (2 * i)) & 3) == 3) return false;
+				continue;
+			}
+			gsioi_dds_decode_block(info->format, b, px);
+			for (int i = 0; i < 16; i++)
+				if ((inside >> i & 1) && px[4 * i + 3] != 255) return false;
+		}
+	return true;
+}
+
 bool gsioi_dds_decode(const uint8_t *data, size_t size, const char *file, int64_t base,
                       gsio_arena *arena, gsio_image *out, gsioi_dds_info *info, gsio_error *err)
 {
@@ -251,22 +303,7 @@ bool gsioi_dds_decode(const uint8_t *data, size_t size, const char *file, int64_
 	// arena's limit decides whether that much may be had.
 	uint8_t *rgba = gsioi_arena_array_uninit(arena, w * h, 4, err);
 	if (!rgba) return false;
-	size_t block_size = hdr.format == GSIOI_DDS_DXT1 ? 8 : 16;
-	const uint8_t *blocks = data + GSIOI_DDS_HEADER_SIZE;
-	uint8_t px[64];
-	// Blocks run left to right, then down; rows are stored top row first,
-	// which is gsio_image's order. Edge blocks of a size that is not a
-	// multiple of 4 are cut to the pixels inside the image.
-	for (size_t by = 0; by < h; by += 4) {
-		size_t rows = h - by < 4 ? h - by : 4;
-		for (size_t bx = 0; bx < w; bx += 4) {
-			size_t cols = w - bx < 4 ? w - bx : 4;
-			gsioi_dds_decode_block(hdr.format, blocks, px);
-			blocks += block_size;
-			for (size_t y = 0; y < rows; y++)
-				memcpy(rgba + ((by + y) * w + bx) * 4, px + y * 16, cols * 4);
-		}
-	}
+	for (uint32_t by = 0; by < h; by += 4) gsioi_dds_decode_band(&hdr, data, by, rgba + (size_t)by * w * 4);
 	out->width = hdr.width;
 	out->height = hdr.height;
 	out->rgba = rgba;

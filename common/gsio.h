@@ -664,6 +664,29 @@ GSIO_API GSIO_NODISCARD int gsio_png_encode_indexed(const uint8_t *indices, uint
                                                     uint32_t palette_count, uint8_t **png,
                                                     size_t *png_size, gsio_error *err);
 
+/** Encodes the top level of a DDS file (DXT1, DXT3 or DXT5; data[0..size)
+ *  from the "DDS " magic on) as PNG into malloc'd memory (free()): the PNG
+ *  gsio_png_encode would write from the decoded pixels, byte for byte, but
+ *  decoded a band of 4 rows at a time, so without the whole RGBA image in
+ *  memory (except when a probe finds at most 256 colours: the image may
+ *  then be a palette PNG, and is decoded whole to decide). Returns 0, or
+ *  non-zero with err set (the DDS header's errors: GSIO_ERR_TRUNCATED,
+ *  CORRUPT, UNSUPPORTED, LIMIT). */
+GSIO_API GSIO_NODISCARD int gsio_png_encode_dds(const uint8_t *dds, size_t size, uint8_t **png,
+                                                size_t *png_size, gsio_error *err);
+
+/** Encodes width*height pixels stored as `fmt` (src: width*height*
+ *  gsio_pixel_size(fmt) bytes, top row first; palette as for
+ *  gsio_decode_pixels) as PNG into malloc'd memory (free()): the PNG
+ *  gsio_png_encode writes from the decoded pixels, byte for byte, decoded a
+ *  row at a time instead of into a whole RGBA image (except when a probe
+ *  finds at most 256 colours, as gsio_png_encode_dds). Returns 0, or
+ *  non-zero with err set. */
+GSIO_API GSIO_NODISCARD int gsio_png_encode_stored(gsio_pixel_format fmt, const uint8_t *src,
+                                                   uint32_t width, uint32_t height,
+                                                   const uint8_t *palette, uint8_t **png,
+                                                   size_t *png_size, gsio_error *err);
+
 /** One file to place: its final path and its bytes. */
 typedef struct gsio_file_data {
 	const char *path;

@@ -84,6 +84,17 @@ GSIO_NODISCARD bool gsioi_dds_decode(const uint8_t *data, size_t size, const cha
  *  pixels, row by row. */
 void gsioi_dds_decode_block(gsioi_dds_format format, const uint8_t *block, uint8_t rgba[64]);
 
+/** Decodes the band of rows by..by+3 (fewer at the bottom edge; by a
+ *  multiple of 4) of a DDS file checked by gsioi_dds_parse into rgba: its
+ *  rows, width * 4 bytes each. */
+void gsioi_dds_decode_band(const gsioi_dds_info *info, const uint8_t *data, uint32_t by,
+                           uint8_t *rgba);
+
+/** True when every pixel of the top level (inside the image: edge blocks
+ *  are cut) decodes with alpha 255; DXT1 blocks in four-colour mode are
+ *  passed over without decoding. */
+bool gsioi_dds_opaque(const gsioi_dds_info *info, const uint8_t *data);
+
 
 /** A type-6 skin (an embedded DDS file, its bytes px[0..n)) as scene image
  *  `im` named "skin<index>": decoded to RGBA8 in the scene's arena, with

@@ -81,11 +81,22 @@ int gsio_decode_pixels(gsio_pixel_format fmt, const uint8_t *restrict src, size_
 		}
 		return 0;
 	}
-	case GSIO_PIXEL_BGR888:
-		for (size_t i = 0; i < count; i++) {
-			put_rgba(dst + 4 * i, src[3 * i + 2], src[3 * i + 1], src[3 * i], 255);
+	case GSIO_PIXEL_BGR888: {
+		size_t i = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		// B G R read as one word with the next texel's B on top: swapped,
+		// that is (B, G, R) in the high three bytes read as R G B from the
+		// bottom; the top byte becomes alpha. The last texel is read alone.
+		for (; i + 1 < count; i++) {
+			uint32_t v;
+			memcpy(&v, src + 3 * i, 4);
+			v = (__builtin_bswap32(v) >> 8) | 0xFF000000u;
+			memcpy(dst + 4 * i, &v, 4);
 		}
+#endif
+		for (; i < count; i++) put_rgba(dst + 4 * i, src[3 * i + 2], src[3 * i + 1], src[3 * i], 255);
 		return 0;
+	}
 	case GSIO_PIXEL_BGRA8888:
 		for (size_t i = 0; i < count; i++) {
 			dst[4 * i + 0] = src[4 * i + 2];

@@ -22,10 +22,14 @@
  * Rows use filter 0 (none), as the PNG specification recommends for
  * palette images: differences of indices mean nothing. */
 #include "gsio.h"
+#include "gsio_dds.h"
 #include "gsio_internal.h"
 
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,47 +57,100 @@ static size_t put_chunk(uint8_t *p, const char type[4], const uint8_t *data, uin
 // -- Rows
 
 /* The image as PNG rows: row(r, y, dst) writes row y's filter byte and its
- * row_bytes filtered bytes at dst. */
+ * row_bytes filtered bytes at dst; rows are asked for in order, y = 0 first.
+ * dst has 4 bytes of room after the row. Truecolour rows come from RGBA
+ * rows that rgba_row(r, y) gives (in order too; a DDS source decodes them a
+ * band of 4 at a time, so a row may be gone once the next is asked for). */
 typedef struct png_rows {
-	void (*row)(const struct png_rows *r, uint32_t y, uint8_t *dst);
+	void (*row)(struct png_rows *r, uint32_t y, uint8_t *dst);
+	const uint8_t *(*rgba_row)(struct png_rows *r, uint32_t y);
 	const uint8_t *pixels; // RGBA, or one byte a pixel
 	uint32_t width;
 	size_t row_bytes;      // without the filter byte
+	uint8_t *prev, *cur;   // truecolour: the row before (as written), the row at hand
+	bool transient;        // rgba_row's rows do not outlive the next call
+	// A DDS source: the checked header, the file and one band of RGBA rows.
+	const gsioi_dds_info *dds;
+	const uint8_t *dds_data;
+	uint8_t *band;
+	// A stored pixel format (gsio_decode_pixels) decoded a row at a time.
+	gsio_pixel_format format;
+	const uint8_t *palette;
+	uint8_t *row_rgba;
 } png_rows;
 
+/* dst = a - b, bytewise (mod 256), n bytes. */
+static void sub_bytes(uint8_t *restrict dst, const uint8_t *restrict a, const uint8_t *restrict b,
+                      size_t n)
+{
+	size_t i = 0;
+#ifdef __SSE2__
+	// GCC 12 at -O2 does not vectorise this loop (its cheap cost model);
+	// SSE2 is the x86-64 baseline.
+	for (; i + 16 <= n; i += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + i));
+		__m128i y = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
+		_mm_storeu_si128((__m128i *)(void *)(dst + i), _mm_sub_epi8(x, y));
+	}
+#endif
+	for (; i < n; i++) dst[i] = (uint8_t)(a[i] - b[i]);
+}
+
 /* Filter 0 rows of one byte a pixel (palette indices). */
-static void row_indices(const png_rows *r, uint32_t y, uint8_t *dst)
+static void row_indices(png_rows *r, uint32_t y, uint8_t *dst)
 {
 	dst[0] = 0; // filter: none
 	memcpy(dst + 1, r->pixels + (size_t)y * r->width, r->width);
 }
 
-/* UP rows of RGB from RGBA whose alpha is 255 throughout: each byte minus
- * the one above (above the first row: zeros). */
-static void row_up_rgb(const png_rows *r, uint32_t y, uint8_t *dst)
+static const uint8_t *rgba_row_image(png_rows *r, uint32_t y)
 {
-	const uint8_t *src = r->pixels + (size_t)y * r->width * 4;
-	*dst++ = 2; // UP
-	if (!y) {
-		for (size_t x = 0; x < r->width; x++) memcpy(dst + 3 * x, src + 4 * x, 3);
-		return;
-	}
-	const uint8_t *above = src - (size_t)r->width * 4;
-	for (size_t x = 0; x < r->width; x++)
-		for (int k = 0; k < 3; k++) dst[3 * x + k] = (uint8_t)(src[4 * x + k] - above[4 * x + k]);
+	return r->pixels + (size_t)y * r->width * 4;
 }
 
-/* UP rows of RGBA. */
-static void row_up_rgba(const png_rows *r, uint32_t y, uint8_t *dst)
+static const uint8_t *rgba_row_stored(png_rows *r, uint32_t y)
 {
-	const uint8_t *src = r->pixels + (size_t)y * r->width * 4;
-	*dst++ = 2; // UP
-	if (!y) {
-		memcpy(dst, src, r->row_bytes);
-		return;
-	}
-	const uint8_t *above = src - r->row_bytes;
-	for (size_t i = 0; i < r->row_bytes; i++) dst[i] = (uint8_t)(src[i] - above[i]);
+	const size_t ps = gsio_pixel_size(r->format);
+	if (gsio_decode_pixels(r->format, r->pixels + (size_t)y * r->width * ps, r->width, r->palette,
+	                       r->row_rgba))
+		memset(r->row_rgba, 0, (size_t)r->width * 4); // not reached: the format was checked
+	return r->row_rgba;
+}
+
+static const uint8_t *rgba_row_dds(png_rows *r, uint32_t y)
+{
+	if (y % 4 == 0) gsioi_dds_decode_band(r->dds, r->dds_data, y, r->band);
+	return r->band + (size_t)(y % 4) * r->width * 4;
+}
+
+/* UP rows (each byte minus the one above; above the first row: zeros) of
+ * RGB from RGBA whose alpha is 255 throughout. The row is first packed to
+ * RGB (4-byte copies 3 bytes apart, hence the 4 bytes of room), then the
+ * packed row before it is subtracted. */
+static void row_up_rgb(png_rows *r, uint32_t y, uint8_t *dst)
+{
+	const uint8_t *src = r->rgba_row(r, y);
+	uint8_t *rgb = r->cur;
+	for (size_t x = 0; x < r->width; x++) memcpy(rgb + 3 * x, src + 4 * x, 4);
+	dst[0] = 2; // UP
+	if (y)
+		sub_bytes(dst + 1, rgb, r->prev, r->row_bytes);
+	else
+		memcpy(dst + 1, rgb, r->row_bytes);
+	r->cur = r->prev;
+	r->prev = rgb;
+}
+
+/* UP rows of RGBA; the row before is kept when the source may lose it. */
+static void row_up_rgba(png_rows *r, uint32_t y, uint8_t *dst)
+{
+	const uint8_t *src = r->rgba_row(r, y);
+	dst[0] = 2; // UP
+	if (y)
+		sub_bytes(dst + 1, src, r->transient ? r->prev : src - r->row_bytes, r->row_bytes);
+	else
+		memcpy(dst + 1, src, r->row_bytes);
+	if (r->transient) memcpy(r->prev, src, r->row_bytes);
 }
 
 // -- Compression
@@ -128,13 +185,13 @@ static bool out_reserve(uint8_t **buf, size_t *cap, size_t used, size_t more)
 
 /* Compresses the rows as one zlib stream into *buf from byte `at` on
  * (growing it as needed); returns the stream's length, 0 on failure. */
-static size_t deflate_rows(const png_rows *r, uint32_t height, uint8_t **buf, size_t *cap, size_t at,
+static size_t deflate_rows(png_rows *r, uint32_t height, uint8_t **buf, size_t *cap, size_t at,
                            gsio_error *err)
 {
 	const size_t line = r->row_bytes + 1;
 	const size_t strip_rows = line >= PNG_STRIP_BYTES ? 1 : PNG_STRIP_BYTES / line;
 	png_deflater *d = malloc(sizeof(*d));
-	uint8_t *strip = malloc(line * (strip_rows < height ? strip_rows : height));
+	uint8_t *strip = malloc(line * (strip_rows < height ? strip_rows : height) + 4);
 	size_t used = at;
 	if (!d || !strip) goto nomem;
 	isal_deflate_init(&d->z);
@@ -189,7 +246,7 @@ typedef struct png_layout {
 
 /* Writes the whole file into malloc'd memory. The output buffer starts at
  * the size of the filtered image: pages never written are never touched. */
-static int write_png(const png_layout *l, const png_rows *rows, uint8_t **png, size_t *png_size,
+static int write_png(const png_layout *l, png_rows *rows, uint8_t **png, size_t *png_size,
                      gsio_error *err)
 {
 	// signature 8, IHDR 25, PLTE 12 + 768, tRNS 12 + 256, IDAT 12 + data, IEND 12
@@ -255,7 +312,7 @@ static int write_palette_png(uint32_t width, uint32_t height, const uint8_t *ind
 		if (trns[k] != 255) trns_len = k + 1;
 	}
 	png_layout l = {width, height, 3, plte, 3 * used, trns_len ? trns : NULL, trns_len};
-	png_rows rows = {row_indices, indices, width, width};
+	png_rows rows = {.row = row_indices, .pixels = indices, .width = width, .row_bytes = width};
 	return write_png(&l, &rows, png, png_size, err);
 }
 
@@ -352,16 +409,48 @@ static bool palettise(const uint8_t *rgba, uint32_t width, uint32_t height, uint
 
 /* RGB8 (every alpha 255) or RGBA8 rows with the UP filter, filtered a strip
  * at a time while they are compressed. */
+/* The truecolour rows' buffers (the packed row and the one before it),
+ * when the rows need them: RGB rows, and RGBA rows of a transient source. */
+static bool truecolour_scratch(png_rows *rows, bool opaque, uint8_t **scratch, gsio_error *err)
+{
+	*scratch = NULL;
+	if (!opaque && !rows->transient) return true; // RGBA rows of an image: the row above is there
+	*scratch = malloc(2 * (rows->row_bytes + 4));
+	if (!*scratch) {
+		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
+		return false;
+	}
+	rows->prev = *scratch;
+	rows->cur = *scratch + rows->row_bytes + 4;
+	return true;
+}
+
 static int truecolour_png(const uint8_t *rgba, uint32_t width, uint32_t height, uint8_t **png,
                           size_t *png_size, gsio_error *err)
 {
+	// Opaque skins (565, 888: most of them) are written as RGB: a quarter
+	// smaller. Alpha bytes are ANDed 8 pixels at a time.
 	const size_t texels = (size_t)width * height;
+	static const uint8_t colour_bytes[8] = {255, 255, 255, 0, 255, 255, 255, 0};
+	uint64_t colour_mask;
+	memcpy(&colour_mask, colour_bytes, 8); // the same bytes in either byte order
 	bool opaque = true;
-	for (size_t i = 0; i < texels && opaque; i++) opaque = rgba[4 * i + 3] == 255;
-	// Opaque skins (565, 888: most of them) are written as RGB: a quarter smaller.
-	png_rows rows = {opaque ? row_up_rgb : row_up_rgba, rgba, width, (size_t)width * (opaque ? 3 : 4)};
+	size_t i = 0;
+	for (; i + 8 <= texels && opaque; i += 8) {
+		uint64_t w[4], all = ~(uint64_t)0;
+		memcpy(w, rgba + 4 * i, 32);
+		for (int k = 0; k < 4; k++) all &= w[k];
+		opaque = (all | colour_mask) == ~(uint64_t)0;
+	}
+	for (; i < texels && opaque; i++) opaque = rgba[4 * i + 3] == 255;
+	png_rows rows = {.row = opaque ? row_up_rgb : row_up_rgba, .rgba_row = rgba_row_image,
+	                 .pixels = rgba, .width = width, .row_bytes = (size_t)width * (opaque ? 3 : 4)};
+	uint8_t *scratch = NULL;
+	if (!truecolour_scratch(&rows, opaque, &scratch, err)) return -1;
 	png_layout l = {width, height, (uint8_t)(opaque ? 2 : 6), NULL, 0, NULL, 0};
-	return write_png(&l, &rows, png, png_size, err);
+	int rc = write_png(&l, &rows, png, png_size, err);
+	free(scratch);
+	return rc;
 }
 
 // -- PNG
@@ -429,4 +518,171 @@ int gsio_png_encode_indexed(const uint8_t *indices, uint32_t width, uint32_t hei
 	}
 	return write_palette_png(width, height, indices, palette, (uint32_t)highest + 1, png, png_size,
 	                         err);
+}
+
+// -- PNG from DDS
+
+/* True when the probe of palettise() finds at most 256 colours among the
+ * DDS image's pixels (decoding only the blocks that hold them): the image
+ * may then be a palette PNG. False means more than 256 for certain. */
+static bool dds_probe_few_colours(const gsioi_dds_info *info, const uint8_t *data)
+{
+	const size_t w = info->width, texels = (size_t)info->width * info->height;
+	const size_t block_size = info->format == GSIOI_DDS_DXT1 ? 8 : 16;
+	const size_t blocks_across = (w + 3) / 4;
+	colour_set cs;
+	colour_set_init(&cs);
+	uint8_t px[64];
+	size_t decoded = SIZE_MAX;
+	const size_t step = texels / 4096 + 1;
+	for (size_t i = 0; i < texels; i += step) {
+		size_t x = i % w, y = i / w, block = (y / 4) * blocks_across + x / 4;
+		if (block != decoded) {
+			gsioi_dds_decode_block(info->format, data + GSIOI_DDS_HEADER_SIZE + block * block_size, px);
+			decoded = block;
+		}
+		uint32_t key;
+		memcpy(&key, px + 4 * ((y % 4) * 4 + x % 4), 4);
+		if (colour_index(&cs, key) < 0) return false;
+	}
+	return true;
+}
+
+int gsio_png_encode_dds(const uint8_t *dds, size_t size, uint8_t **png, size_t *png_size,
+                        gsio_error *err)
+{
+	if (!png || !png_size) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_encode_dds: no output");
+		return -1;
+	}
+	*png = NULL;
+	*png_size = 0;
+	if (!dds) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_encode_dds: no data");
+		return -1;
+	}
+	gsioi_dds_info info;
+	if (!gsioi_dds_parse(dds, size, NULL, 0, &info, err)) return -1;
+	size_t raw_size;
+	if (!size_ok(info.width, info.height, 4, &raw_size, err)) return -1;
+	const size_t row_rgba = (size_t)info.width * 4;
+	if (dds_probe_few_colours(&info, dds)) {
+		// Perhaps a palette PNG: as gsio_png_encode decides, on every pixel.
+		uint8_t *rgba = malloc(row_rgba * info.height);
+		if (!rgba) {
+			GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
+			return -1;
+		}
+		for (uint32_t by = 0; by < info.height; by += 4)
+			gsioi_dds_decode_band(&info, dds, by, rgba + (size_t)by * row_rgba);
+		int rc = gsio_png_encode(rgba, info.width, info.height, png, png_size, err);
+		free(rgba);
+		return rc;
+	}
+	const bool opaque = gsioi_dds_opaque(&info, dds);
+	png_rows rows = {.row = opaque ? row_up_rgb : row_up_rgba, .rgba_row = rgba_row_dds,
+	                 .width = info.width, .row_bytes = (size_t)info.width * (opaque ? 3 : 4),
+	                 .transient = true, .dds = &info, .dds_data = dds};
+	uint8_t *scratch;
+	if (!truecolour_scratch(&rows, opaque, &scratch, err)) return -1;
+	rows.band = malloc(row_rgba * 4);
+	if (!rows.band) {
+		free(scratch);
+		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
+		return -1;
+	}
+	png_layout l = {info.width, info.height, (uint8_t)(opaque ? 2 : 6), NULL, 0, NULL, 0};
+	int rc = write_png(&l, &rows, png, png_size, err);
+	free(rows.band);
+	free(scratch);
+	return rc;
+}
+
+// -- PNG from stored pixels
+
+/* True when the probe of palettise() finds at most 256 colours among the
+ * stored pixels (decoding only those). */
+static bool stored_probe_few_colours(gsio_pixel_format fmt, const uint8_t *src, size_t texels,
+                                     const uint8_t *palette)
+{
+	const size_t ps = gsio_pixel_size(fmt);
+	colour_set cs;
+	colour_set_init(&cs);
+	const size_t step = texels / 4096 + 1;
+	for (size_t i = 0; i < texels; i += step) {
+		uint8_t px[4];
+		uint32_t key;
+		if (gsio_decode_pixels(fmt, src + i * ps, 1, palette, px)) return true;
+		memcpy(&key, px, 4);
+		if (colour_index(&cs, key) < 0) return false;
+	}
+	return true;
+}
+
+/* Alpha 255 on every stored pixel: formats without alpha always; ARGB4444
+ * when each high nibble of the high byte is 15; 8888 when byte 3 is 255. */
+static bool stored_opaque(gsio_pixel_format fmt, const uint8_t *src, size_t texels)
+{
+	switch (fmt) {
+	case GSIO_PIXEL_ARGB4444:
+		for (size_t i = 0; i < texels; i++)
+			if ((src[2 * i + 1] >> 4) != 15) return false;
+		return true;
+	case GSIO_PIXEL_BGRA8888:
+	case GSIO_PIXEL_RGBA8888:
+		for (size_t i = 0; i < texels; i++)
+			if (src[4 * i + 3] != 255) return false;
+		return true;
+	default:
+		return true;
+	}
+}
+
+int gsio_png_encode_stored(gsio_pixel_format fmt, const uint8_t *src, uint32_t width,
+                           uint32_t height, const uint8_t *palette, uint8_t **png,
+                           size_t *png_size, gsio_error *err)
+{
+	if (!png || !png_size) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_encode_stored: no output");
+		return -1;
+	}
+	*png = NULL;
+	*png_size = 0;
+	size_t raw_size;
+	if (!src || !gsio_pixel_size(fmt)) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_encode_stored: %s",
+		          src ? "unknown pixel format" : "no pixels");
+		return -1;
+	}
+	if (!size_ok(width, height, 4, &raw_size, err)) return -1;
+	const size_t texels = (size_t)width * height, row_rgba = (size_t)width * 4;
+	if (stored_probe_few_colours(fmt, src, texels, palette)) {
+		// Perhaps a palette PNG: as gsio_png_encode decides, on every pixel.
+		uint8_t *rgba = malloc(texels * 4);
+		if (!rgba) {
+			GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
+			return -1;
+		}
+		int rc = gsio_decode_pixels(fmt, src, texels, palette, rgba);
+		if (!rc) rc = gsio_png_encode(rgba, width, height, png, png_size, err);
+		free(rgba);
+		return rc;
+	}
+	const bool opaque = stored_opaque(fmt, src, texels);
+	png_rows rows = {.row = opaque ? row_up_rgb : row_up_rgba, .rgba_row = rgba_row_stored,
+	                 .pixels = src, .width = width, .row_bytes = row_rgba / 4 * (opaque ? 3 : 4),
+	                 .transient = true, .format = fmt, .palette = palette};
+	uint8_t *scratch;
+	if (!truecolour_scratch(&rows, opaque, &scratch, err)) return -1;
+	rows.row_rgba = malloc(row_rgba);
+	if (!rows.row_rgba) {
+		free(scratch);
+		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
+		return -1;
+	}
+	png_layout l = {width, height, (uint8_t)(opaque ? 2 : 6), NULL, 0, NULL, 0};
+	int rc = write_png(&l, &rows, png, png_size, err);
+	free(rows.row_rgba);
+	free(scratch);
+	return rc;
 }

@@ -150,6 +150,31 @@ static int split_key_cmp(const void *pa, const void *pb)
 	return x->tri < y->tri ? -1 : x->tri > y->tri;
 }
 
+/* 1 when two of the n keys have the same vertex triple (a, b, c), found
+ * with an open-addressing table of key indices in tmp, else 0; -1 when the
+ * table cannot be had (err set). */
+static int any_repeat(const split_key *keys, size_t n, gsio_arena *tmp, gsio_error *err)
+{
+	if (n < 2) return 0;
+	size_t cap = 16;
+	while (cap < 2 * n) cap *= 2;
+	uint32_t *slot = GSIO_NEW_ARRAY(tmp, uint32_t, cap, err); // key index + 1; 0 empty
+	if (!slot) return -1;
+	memset(slot, 0, cap * sizeof(*slot));
+	for (size_t i = 0; i < n; i++) {
+		const split_key *k = &keys[i];
+		uint64_t h = ((uint64_t)k->a * 0x9E3779B97F4A7C15u) ^ ((uint64_t)k->b * 0xC2B2AE3D27D4EB4Fu) ^
+		             ((uint64_t)k->c * 0x165667B19E3779F9u);
+		size_t at = (size_t)(h >> 32) & (cap - 1);
+		for (; slot[at]; at = (at + 1) & (cap - 1)) {
+			const split_key *o = &keys[slot[at] - 1];
+			if (o->a == k->a && o->b == k->b && o->c == k->c) return 1;
+		}
+		slot[at] = (uint32_t)i + 1;
+	}
+	return 0;
+}
+
 /* How well the triangle's face normal agrees with its vertices' normals:
  * the sum of the dot products (the face normal unnormalised). */
 static double face_agreement(const gsio_mesh *m, size_t t)
@@ -236,6 +261,11 @@ bool gsioi_mesh_fold_double_sided(gsio_scene *s, gsio_mesh *m, gsio_arena *tmp,
 			uint32_t a = p[r], x = p[(r + 1) % 3], y = p[(r + 2) % 3];
 			keys[nk++] = (split_key){a, x < y ? x : y, x < y ? y : x, x > y, (uint32_t)t};
 		}
+		// Most parts have no triangle twice: a hash of the vertex triples
+		// says so in one pass, and only parts with a repeat are sorted.
+		int repeat = any_repeat(keys, nk, tmp, err);
+		if (repeat < 0) return false;
+		if (!repeat) continue;
 		qsort(keys, nk, sizeof(*keys), split_key_cmp);
 		for (size_t i = 0; i < nk;) {
 			size_t j = i, mid;

@@ -461,6 +461,106 @@ static void test_corpus_skins(void **state)
 	}
 }
 
+// -- PNG straight from DDS
+
+/* gsio_png_encode_dds must write the PNG gsio_png_encode writes from the
+ * decoded pixels, byte for byte. */
+static void expect_same_png(const uint8_t *dds, size_t size, int colour_type)
+{
+	gsio_arena *a = arena_of(0);
+	gsio_image im;
+	memset(&im, 0, sizeof(im));
+	gsio_error err;
+	gsio_error_clear(&err);
+	if (!gsioi_dds_decode(dds, size, NULL, 0, a, &im, NULL, &err)) fail_msg("%s", err.message);
+	uint8_t *want, *got;
+	size_t want_size, got_size;
+	if (gsio_png_encode(im.rgba, im.width, im.height, &want, &want_size, &err))
+		fail_msg("%s", err.message);
+	if (gsio_png_encode_dds(dds, size, &got, &got_size, &err)) fail_msg("%s", err.message);
+	assert_int_equal(got_size, want_size);
+	assert_memory_equal(got, want, want_size);
+	assert_int_equal(got[25], colour_type);
+	free(want);
+	free(got);
+	gsioi_arena_destroy(a);
+}
+
+static void test_png_from_dds(void **state)
+{
+	(void)state;
+	uint64_t seed = 12345;
+	static const struct { uint32_t w, h; const char *cc; int type; } cases[] = {
+	    {511, 511, "DXT1", 6}, // random DXT1 blocks: some three-colour ones with index 3
+	    {870, 3, "DXT3", 6}, {1024, 8, "DXT5", 6},
+	    {5, 5, "DXT1", 3}, {64, 1, "DXT5", 3}, // at most 256 pixels: a palette
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		size_t size;
+		uint8_t *d = make_dds(cases[k].w, cases[k].h, cases[k].cc, &size);
+		for (size_t i = 128; i < size; i++) {
+			seed = seed * 6364136223846793005u + 1442695040888963407u;
+			d[i] = (uint8_t)(seed >> 33);
+		}
+		expect_same_png(d, size, cases[k].type);
+		free(d);
+	}
+	// Opaque DXT1 (c0 > c1 everywhere): RGB rows; many colours.
+	size_t size;
+	uint8_t *d = make_dds(257, 130, "DXT1", &size);
+	for (size_t i = 128; i + 8 <= size; i += 8) {
+		uint16_t c0 = (uint16_t)(0x8000 | ((i * 2654435761u) & 0x7fff)), c1 = (uint16_t)(c0 - 1 - (i % 500));
+		colour_block(d + i, c0, c1, idx0123);
+	}
+	expect_same_png(d, size, 2);
+	// Index 3 of a three-colour block only in pixels the edge cuts off (x >=
+	// 257 % 4 = 1 of the last column of blocks): still opaque.
+	static const uint8_t edge_idx[16] = {0, 3, 3, 3, 1, 3, 3, 3, 2, 3, 3, 3, 0, 3, 3, 3};
+	size_t across = (257 + 3) / 4;
+	for (size_t by = 0; by < (130 + 3) / 4; by++) colour_block(d + 128 + (by * across + across - 1) * 8, 0x1000, 0x2000, edge_idx);
+	expect_same_png(d, size, 2);
+	// ... and once inside: RGBA.
+	colour_block(d + 128, 0x1000, 0x2000, edge_idx);
+	expect_same_png(d, size, 6);
+	free(d);
+	// Few colours: a palette PNG, as from the pixels.
+	d = make_dds(300, 200, "DXT1", &size);
+	for (size_t i = 128; i + 8 <= size; i += 8) colour_block(d + i, 0xF800, 0x001F, idx0123);
+	expect_same_png(d, size, 3);
+	// Header errors as the decoder's; no output.
+	uint8_t *png = (uint8_t *)1;
+	size_t png_size = 1;
+	gsio_error err;
+	gsio_error_clear(&err);
+	assert_int_not_equal(gsio_png_encode_dds(d, size - 1, &png, &png_size, &err), 0);
+	assert_int_equal(err.code, GSIO_ERR_TRUNCATED);
+	assert_null(png);
+	assert_int_equal(png_size, 0);
+	d[0] = 'X';
+	gsio_error_clear(&err);
+	assert_int_not_equal(gsio_png_encode_dds(d, size, &png, &png_size, &err), 0);
+	assert_int_equal(err.code, GSIO_ERR_CORRUPT);
+	free(d);
+}
+
+/* The corpus's type-6 skins: the same PNG both ways. */
+static void test_png_from_corpus_dds(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	for (size_t k = 0; k < sizeof(corpus_skins) / sizeof(corpus_skins[0]); k++) {
+		const corpus_skin *c = &corpus_skins[k];
+		size_t size;
+		uint8_t *file = t_read_file(t_corpus_path(c->path), &size);
+		const uint8_t *rec = file + c->record;
+		uint32_t bytes = (uint32_t)rec[4] | (uint32_t)rec[5] << 8 | (uint32_t)rec[6] << 16 |
+		                 (uint32_t)rec[7] << 24;
+		assert_true(size > c->record + 28 && bytes <= size - c->record - 28);
+		expect_same_png(rec + 28, bytes, 2);
+		free(file);
+	}
+}
+
 // -- libsquish cross-check
 
 // squish::Decompress(u8 *rgba, void const *block, int flags), a plain
@@ -536,6 +636,8 @@ int main(void)
 		cmocka_unit_test(test_header_errors),
 		cmocka_unit_test(test_corpus_skins),
 		cmocka_unit_test(test_random_blocks_vs_libsquish),
+		cmocka_unit_test(test_png_from_dds),
+		cmocka_unit_test(test_png_from_corpus_dds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -583,6 +583,63 @@ static void test_png_strips(void **state)
 	}
 }
 
+/** gsio_png_encode_stored: for every stored format, the PNG gsio_png_encode
+ *  writes from the decoded pixels, byte for byte: many colours (truecolour
+ *  rows decoded one at a time, opaque or not), few colours (a palette). */
+static void test_png_stored(void **state)
+{
+	(void)state;
+	static const gsio_pixel_format fmts[] = {GSIO_PIXEL_PAL8,     GSIO_PIXEL_RGB565,
+	                                         GSIO_PIXEL_ARGB4444, GSIO_PIXEL_BGR888,
+	                                         GSIO_PIXEL_BGRA8888, GSIO_PIXEL_RGBA8888};
+	enum { W = 301, H = 203 };
+	uint8_t pal[768];
+	for (int i = 0; i < 768; i++) pal[i] = (uint8_t)(i * 37 + 11);
+	uint64_t x = 88172645463325252u;
+	for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++) {
+		size_t ps = gsio_pixel_size(fmts[f]);
+		uint8_t *src = malloc((size_t)W * H * ps), *rgba = malloc((size_t)W * H * 4);
+		assert_non_null(src);
+		assert_non_null(rgba);
+		for (int mode = 0; mode < 3; mode++) { // noise, noise made opaque, few colours
+			for (size_t i = 0; i < (size_t)W * H * ps; i++) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				src[i] = mode == 2 ? (uint8_t)((i / ps / 97) * 5) : (uint8_t)x;
+			}
+			if (mode == 1 && fmts[f] == GSIO_PIXEL_ARGB4444)
+				for (size_t i = 0; i < (size_t)W * H; i++) src[2 * i + 1] |= 0xF0;
+			if (mode == 1 && ps == 4)
+				for (size_t i = 0; i < (size_t)W * H; i++) src[4 * i + 3] = 255;
+			const uint8_t *p = fmts[f] == GSIO_PIXEL_PAL8 ? pal : NULL;
+			assert_int_equal(gsio_decode_pixels(fmts[f], src, (size_t)W * H, p, rgba), 0);
+			uint8_t *want, *got;
+			size_t want_size, got_size;
+			gsio_error err;
+			gsio_error_clear(&err);
+			if (gsio_png_encode(rgba, W, H, &want, &want_size, &err)) fail_msg("%s", err.message);
+			if (gsio_png_encode_stored(fmts[f], src, W, H, p, &got, &got_size, &err))
+				fail_msg("%s", err.message);
+			if (got_size != want_size || memcmp(got, want, want_size))
+				fail_msg("format %d, mode %d: the PNGs differ", (int)fmts[f], mode);
+			if (mode == 2) assert_int_equal(got[25], 3);
+			if (mode == 1 && fmts[f] != GSIO_PIXEL_PAL8) assert_int_equal(got[25], 2);
+			free(want);
+			free(got);
+		}
+		free(src);
+		free(rgba);
+	}
+	uint8_t *png = (uint8_t *)1;
+	size_t size = 1;
+	gsio_error err;
+	gsio_error_clear(&err);
+	uint8_t one[4] = {0};
+	assert_int_not_equal(gsio_png_encode_stored((gsio_pixel_format)7, one, 1, 1, NULL, &png, &size, &err), 0);
+	assert_null(png);
+	assert_int_equal(size, 0);
+	assert_int_not_equal(gsio_png_encode_stored(GSIO_PIXEL_RGB565, one, 0, 1, NULL, &png, &size, &err), 0);
+}
+
 /** gsio_png_encode_indexed: the palette as given (up to the highest index
  *  used), tRNS only for a translucent entry, indices outside refused. */
 static void test_png_indexed(void **state)
@@ -1587,6 +1644,7 @@ int main(void)
 	    cmocka_unit_test(test_png_forms),
 	    cmocka_unit_test(test_png_indexed),
 	    cmocka_unit_test(test_png_strips),
+	    cmocka_unit_test(test_png_stored),
 	    cmocka_unit_test(test_png_pixels_corpus),
 	    cmocka_unit_test(test_instances),
 	    cmocka_unit_test(test_two_skins),
