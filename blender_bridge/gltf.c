@@ -1425,11 +1425,30 @@ static size_t deltas(const float *a, const uint8_t *idx, bool conv, float scale,
 		if (conv) q = _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 0, 2, 1));
 		__m128 d = _mm_sub_ps(_mm_mul_ps(q, vs), _mm_loadu_ps(b));
 		__m128 lo = d, hi = d;
+		// The common cases without a test per vertex: positions (no rows,
+		// turned), packed normals (rows, not turned), no moved list.
+		if (!moved && !idx && conv) {
+			for (; v + 1 < nv; v++) {
+				q = _mm_loadu_ps(a + 3 * v);
+				q = _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 0, 2, 1));
+				d = _mm_sub_ps(_mm_mul_ps(q, vs), _mm_loadu_ps(b + 3 * v));
+				_mm_storeu_ps(out + 3 * v, d); // lane 3 is rewritten by the next vertex
+				lo = _mm_min_ps(d, lo);
+				hi = _mm_max_ps(d, hi);
+			}
+		} else if (!moved && idx && !conv) {
+			for (; v + 1 < nv; v++) {
+				d = _mm_sub_ps(_mm_mul_ps(_mm_loadu_ps(a + 3 * (size_t)idx[v]), vs), _mm_loadu_ps(b + 3 * v));
+				_mm_storeu_ps(out + 3 * v, d);
+				lo = _mm_min_ps(d, lo);
+				hi = _mm_max_ps(d, hi);
+			}
+		}
 		for (; v + 1 < nv; v++) {
 			q = _mm_loadu_ps(idx ? a + 3 * (size_t)idx[v] : a + 3 * v);
 			if (conv) q = _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 0, 2, 1));
 			d = _mm_sub_ps(_mm_mul_ps(q, vs), _mm_loadu_ps(b + 3 * v));
-			_mm_storeu_ps(out + 3 * v, d); // lane 3 is rewritten by the next vertex
+			_mm_storeu_ps(out + 3 * v, d);
 			lo = _mm_min_ps(d, lo);
 			hi = _mm_max_ps(d, hi);
 			if (moved) {
