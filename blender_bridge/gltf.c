@@ -336,6 +336,24 @@ static cJSON *jfloat(float f)
 
 static cJSON *jfloats(gltf_ctx *c, const float *v, int n)
 {
+	if (!c->separate && n >= 0 && n <= 16) {
+		// A GLB's JSON is printed unformatted: the array goes in as the text
+		// cJSON would print for it, "[a,b,c]", one allocation instead of
+		// 2n + 1 (accessor min/max: four arrays a morph target). cJSON_Print
+		// (the .gltf) spaces arrays out, so there they stay arrays.
+		char text[16 * (GSIOI_JSON_FLOAT_MAX + 1) + 2];
+		size_t len = 0;
+		text[len++] = '[';
+		for (int i = 0; i < n; i++) {
+			if (i) text[len++] = ',';
+			len += gsioi_json_float(v[i], text + len);
+		}
+		text[len++] = ']';
+		text[len] = 0;
+		cJSON *r = cJSON_CreateRaw(text);
+		if (!r) c->json_failed = true;
+		return r;
+	}
 	cJSON *a = cJSON_CreateArray();
 	for (int i = 0; a && i < n; i++) {
 		cJSON *x = jfloat(v[i]);
