@@ -1586,8 +1586,8 @@ static cJSON *write_targets(gltf_ctx *c, size_t mi, const float *pos, const floa
 		const gsio_morph_frame *fr = &m->frames[f];
 		const float *table = NULL;
 		size_t table_count = 0;
-		int indexed = m->normals ? gsio_mesh_frame_normal_indices(m, f, nidx, &table, &table_count) : 0;
-		int got = gsio_mesh_frame_get(m, f, fpos, indexed == 1 || !m->normals ? NULL : fnrm);
+		int indexed = m->normals ? gsio_mesh_frame_normal_indices(m, f, fpos, nidx, &table, &table_count) : 0;
+		int got = indexed == 1 ? 1 : gsio_mesh_frame_get(m, f, fpos, m->normals ? fnrm : NULL);
 		ok = got >= 0 && indexed >= 0;
 		if (!ok) break;
 		int pa = target_accessor(c, fpos, NULL, c->convert_axes, c->scale, pos, nv, dp, ip, scratch), na = 0;

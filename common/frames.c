@@ -17,10 +17,18 @@ static inline unsigned coord(const uint8_t *rec, uint32_t size, int k)
 	return size == 1 ? rec[k] : gsioi_le16(rec + 2 * k);
 }
 
+/* A record's normal index, as the table reads it. */
+static inline uint8_t normal_index(const gsio_packed_format *pf, const uint8_t *rec)
+{
+	uint8_t i = rec[pf->normal_offset];
+	return i < pf->normal_count ? i : 0; // documented: out-of-table reads as 0
+}
+
 /* The same expression the float frames were made with (scale * raw + offset,
- * in float), so the floats are bit for bit the old ones. */
+ * in float), so the floats are bit for bit the old ones. With nidx, the
+ * normal indices too, in the same pass over the records. */
 static void unpack_positions(const gsio_packed_format *pf, const uint8_t *data,
-                             const uint32_t *sv, size_t n, float *pos)
+                             const uint32_t *sv, size_t n, float *pos, uint8_t *nidx)
 {
 	size_t st = pf->vertex_stride, v = 0;
 	float s0 = pf->scale[0], s1 = pf->scale[1], s2 = pf->scale[2];
@@ -47,6 +55,7 @@ static void unpack_positions(const gsio_packed_format *pf, const uint8_t *data,
 			}
 			__m128 f = _mm_cvtepi32_ps(_mm_unpacklo_epi16(w, zero));
 			_mm_storeu_ps(pos + 3 * v, _mm_add_ps(_mm_mul_ps(f, vs), vo));
+			if (nidx) nidx[v] = normal_index(pf, r);
 		}
 	}
 #endif
@@ -56,6 +65,7 @@ static void unpack_positions(const gsio_packed_format *pf, const uint8_t *data,
 			pos[3 * v] = s0 * (float)r[0] + o0;
 			pos[3 * v + 1] = s1 * (float)r[1] + o1;
 			pos[3 * v + 2] = s2 * (float)r[2] + o2;
+			if (nidx) nidx[v] = normal_index(pf, r);
 		}
 	} else {
 		for (; v < n; v++) {
@@ -63,6 +73,7 @@ static void unpack_positions(const gsio_packed_format *pf, const uint8_t *data,
 			pos[3 * v] = s0 * (float)gsioi_le16(r) + o0;
 			pos[3 * v + 1] = s1 * (float)gsioi_le16(r + 2) + o1;
 			pos[3 * v + 2] = s2 * (float)gsioi_le16(r + 4) + o2;
+			if (nidx) nidx[v] = normal_index(pf, r);
 		}
 	}
 }
@@ -94,28 +105,28 @@ int gsio_mesh_frame_get(const gsio_mesh *m, size_t frame, float *positions, floa
 	}
 	const gsio_packed_format *pf = m->packed;
 	if (!pf || !fr->packed) return -1;
-	if (positions) unpack_positions(pf, fr->packed, m->source_vertex, n, positions);
+	if (positions) unpack_positions(pf, fr->packed, m->source_vertex, n, positions, NULL);
 	if (!pf->normal_table) return 0;
 	if (normals) unpack_normals(pf, fr->packed, m->source_vertex, n, normals);
 	return 1;
 }
 
-int gsio_mesh_frame_normal_indices(const gsio_mesh *m, size_t frame, uint8_t *indices,
-                                   const float **table, size_t *table_count)
+int gsio_mesh_frame_normal_indices(const gsio_mesh *m, size_t frame, float *positions,
+                                   uint8_t *indices, const float **table, size_t *table_count)
 {
 	if (!m || !m->frames || frame >= m->frames_count) return -1;
 	const gsio_morph_frame *fr = &m->frames[frame];
 	const gsio_packed_format *pf = m->packed;
 	if (fr->positions || !fr->packed || !pf || !pf->normal_table) return 0;
-	size_t st = pf->vertex_stride, n = m->vertex_count, count = pf->normal_count;
-	const uint8_t *idx = fr->packed + pf->normal_offset;
+	size_t st = pf->vertex_stride, n = m->vertex_count;
 	const uint32_t *sv = m->source_vertex;
-	for (size_t v = 0; v < n; v++) {
-		uint8_t i = idx[(size_t)(sv ? sv[v] : v) * st];
-		indices[v] = i < count ? i : 0; // documented: out-of-table reads as 0
+	if (positions) {
+		unpack_positions(pf, fr->packed, sv, n, positions, indices);
+	} else {
+		for (size_t v = 0; v < n; v++) indices[v] = normal_index(pf, fr->packed + (size_t)(sv ? sv[v] : v) * st);
 	}
 	*table = pf->normal_table[0];
-	*table_count = count;
+	*table_count = pf->normal_count;
 	return 1;
 }
 

@@ -626,14 +626,17 @@ GSIO_API int gsio_mesh_frame_get(const gsio_mesh *m, size_t frame, float *positi
  *  vertex: when the frame is packed with normals (it has no float arrays and
  *  the mesh's packed format has a normal table), writes vertex_count indices
  *  into `indices` (an index the table does not hold reads as 0, as in
- *  gsio_mesh_frame_get), sets *table to the table (*table_count entries of
- *  3 floats: unit outward normals, scene axes) and returns 1: the frame's
- *  normals are table[3 * indices[v] + k], exactly the floats
- *  gsio_mesh_frame_get() gives. Returns 0 when the frame is floats or has
- *  no normals (read it with gsio_mesh_frame_get; nothing written), -1 when
- *  frame >= frames_count. The mesh must have passed gsio_scene_validate. */
-GSIO_API int gsio_mesh_frame_normal_indices(const gsio_mesh *m, size_t frame, uint8_t *indices,
-                                            const float **table, size_t *table_count);
+ *  gsio_mesh_frame_get) and, unless `positions` is NULL, the positions as
+ *  gsio_mesh_frame_get() gives them, in the same pass over the records;
+ *  sets *table to the table (*table_count entries of 3 floats: unit outward
+ *  normals, scene axes) and returns 1: the frame's normals are
+ *  table[3 * indices[v] + k], exactly the floats gsio_mesh_frame_get()
+ *  gives. Returns 0 when the frame is floats or has no normals (read it
+ *  with gsio_mesh_frame_get; nothing written), -1 when frame >=
+ *  frames_count. The mesh must have passed gsio_scene_validate. */
+GSIO_API int gsio_mesh_frame_normal_indices(const gsio_mesh *m, size_t frame, float *positions,
+                                            uint8_t *indices, const float **table,
+                                            size_t *table_count);
 
 /** World (model-space) transform of node i as a column-major 4x4 matrix:
  *  the product of its ancestors' local transforms and its own. */

@@ -1470,8 +1470,8 @@ static void test_json_float(void **state)
 }
 
 /** gsio_mesh_frame_normal_indices(): a packed frame's normals as indices
- *  into the format's table (out-of-table indices as 0), equal to what
- *  gsio_mesh_frame_get() gives; float frames, frames without normals and
+ *  into the format's table (out-of-table indices as 0) and its positions
+ *  (when asked), equal to what gsio_mesh_frame_get() gives; float frames, frames without normals and
  *  frames out of range say so. */
 static void test_frame_normal_indices(void **state)
 {
@@ -1480,16 +1480,17 @@ static void test_frame_normal_indices(void **state)
 	gsio_scene *s = t_morph_scene(nv, 4, true, true);
 	const gsio_mesh *m = &s->meshes[0];
 	uint8_t idx[50];
-	float nrm[150];
+	float nrm[150], pos[150], want_pos[150];
 	const float *table = NULL;
 	size_t count = 0;
 	size_t out_of_table = 0;
 	for (size_t f = 1; f < 4; f++) {
 		memset(idx, 0xEE, sizeof(idx));
-		assert_int_equal(gsio_mesh_frame_normal_indices(m, f, idx, &table, &count), 1);
+		assert_int_equal(gsio_mesh_frame_normal_indices(m, f, f == 2 ? NULL : pos, idx, &table, &count), 1);
 		assert_ptr_equal(table, &t_morph_normals[0][0]);
 		assert_int_equal(count, 6);
-		assert_int_equal(gsio_mesh_frame_get(m, f, NULL, nrm), 1);
+		assert_int_equal(gsio_mesh_frame_get(m, f, want_pos, nrm), 1);
+		if (f != 2) assert_memory_equal(pos, want_pos, sizeof(pos)); // frame 2: indices alone
 		for (uint32_t v = 0; v < nv; v++) {
 			uint8_t raw = m->frames[f].packed[4 * (size_t)m->source_vertex[v] + 3];
 			assert_int_equal(idx[v], raw < 6 ? raw : 0);
@@ -1501,18 +1502,18 @@ static void test_frame_normal_indices(void **state)
 	// Frame 0 is floats (as the MDL loader keeps it): read with frame_get.
 	memset(idx, 0xEE, sizeof(idx));
 	table = NULL;
-	assert_int_equal(gsio_mesh_frame_normal_indices(m, 0, idx, &table, &count), 0);
+	assert_int_equal(gsio_mesh_frame_normal_indices(m, 0, pos, idx, &table, &count), 0);
 	assert_null(table);
 	assert_int_equal(idx[0], 0xEE);
-	assert_int_equal(gsio_mesh_frame_normal_indices(m, 4, idx, &table, &count), -1);
+	assert_int_equal(gsio_mesh_frame_normal_indices(m, 4, pos, idx, &table, &count), -1);
 	gsio_scene_free(s);
 	s = t_morph_scene(nv, 3, true, false); // no normal table
-	assert_int_equal(gsio_mesh_frame_normal_indices(&s->meshes[0], 1, idx, &table, &count), 0);
+	assert_int_equal(gsio_mesh_frame_normal_indices(&s->meshes[0], 1, pos, idx, &table, &count), 0);
 	gsio_scene_free(s);
 	s = t_morph_scene(nv, 3, false, true); // float frames
-	assert_int_equal(gsio_mesh_frame_normal_indices(&s->meshes[0], 1, idx, &table, &count), 0);
+	assert_int_equal(gsio_mesh_frame_normal_indices(&s->meshes[0], 1, pos, idx, &table, &count), 0);
 	gsio_scene_free(s);
-	assert_int_equal(gsio_mesh_frame_normal_indices(NULL, 0, idx, &table, &count), -1);
+	assert_int_equal(gsio_mesh_frame_normal_indices(NULL, 0, pos, idx, &table, &count), -1);
 }
 
 /** The writer's normal the way write_mesh makes it: output axes, unit
