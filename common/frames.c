@@ -18,10 +18,10 @@ static inline unsigned coord(const uint8_t *rec, uint32_t size, int k)
 }
 
 /* A record's normal index, as the table reads it. */
-static inline uint8_t normal_index(const gsio_packed_format *pf, const uint8_t *rec)
+static inline uint8_t normal_index(const uint8_t *rec, size_t offset, size_t count)
 {
-	uint8_t i = rec[pf->normal_offset];
-	return i < pf->normal_count ? i : 0; // documented: out-of-table reads as 0
+	uint8_t i = rec[offset];
+	return i < count ? i : 0; // documented: out-of-table reads as 0
 }
 
 /* The same expression the float frames were made with (scale * raw + offset,
@@ -30,9 +30,12 @@ static inline uint8_t normal_index(const gsio_packed_format *pf, const uint8_t *
 static void unpack_positions(const gsio_packed_format *pf, const uint8_t *data,
                              const uint32_t *sv, size_t n, float *pos, uint8_t *nidx)
 {
-	size_t st = pf->vertex_stride, v = 0;
-	float s0 = pf->scale[0], s1 = pf->scale[1], s2 = pf->scale[2];
-	float o0 = pf->offset[0], o1 = pf->offset[1], o2 = pf->offset[2];
+	// Fields in locals: a store through nidx may alias *pf for the compiler.
+	const size_t st = pf->vertex_stride, no = pf->normal_offset, nc = pf->normal_count;
+	const bool bytes = pf->coord_size == 1;
+	const float s0 = pf->scale[0], s1 = pf->scale[1], s2 = pf->scale[2];
+	const float o0 = pf->offset[0], o1 = pf->offset[1], o2 = pf->offset[2];
+	size_t v = 0;
 #ifdef __SSE2__
 	// A vertex a vector: the record's first 4 coordinates (x, y, z and the
 	// one after, inside the record when the stride is 4 coordinates or more)
@@ -46,7 +49,7 @@ static void unpack_positions(const gsio_packed_format *pf, const uint8_t *data,
 		for (; v + 1 < n; v++) {
 			const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
 			__m128i w;
-			if (pf->coord_size == 1) {
+			if (bytes) {
 				int32_t b4;
 				memcpy(&b4, r, 4);
 				w = _mm_unpacklo_epi8(_mm_cvtsi32_si128(b4), zero);
@@ -55,17 +58,17 @@ static void unpack_positions(const gsio_packed_format *pf, const uint8_t *data,
 			}
 			__m128 f = _mm_cvtepi32_ps(_mm_unpacklo_epi16(w, zero));
 			_mm_storeu_ps(pos + 3 * v, _mm_add_ps(_mm_mul_ps(f, vs), vo));
-			if (nidx) nidx[v] = normal_index(pf, r);
+			if (nidx) nidx[v] = normal_index(r, no, nc);
 		}
 	}
 #endif
-	if (pf->coord_size == 1) {
+	if (bytes) {
 		for (; v < n; v++) {
 			const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
 			pos[3 * v] = s0 * (float)r[0] + o0;
 			pos[3 * v + 1] = s1 * (float)r[1] + o1;
 			pos[3 * v + 2] = s2 * (float)r[2] + o2;
-			if (nidx) nidx[v] = normal_index(pf, r);
+			if (nidx) nidx[v] = normal_index(r, no, nc);
 		}
 	} else {
 		for (; v < n; v++) {
@@ -73,7 +76,7 @@ static void unpack_positions(const gsio_packed_format *pf, const uint8_t *data,
 			pos[3 * v] = s0 * (float)gsioi_le16(r) + o0;
 			pos[3 * v + 1] = s1 * (float)gsioi_le16(r + 2) + o1;
 			pos[3 * v + 2] = s2 * (float)gsioi_le16(r + 4) + o2;
-			if (nidx) nidx[v] = normal_index(pf, r);
+			if (nidx) nidx[v] = normal_index(r, no, nc);
 		}
 	}
 }
@@ -123,7 +126,8 @@ int gsio_mesh_frame_normal_indices(const gsio_mesh *m, size_t frame, float *posi
 	if (positions) {
 		unpack_positions(pf, fr->packed, sv, n, positions, indices);
 	} else {
-		for (size_t v = 0; v < n; v++) indices[v] = normal_index(pf, fr->packed + (size_t)(sv ? sv[v] : v) * st);
+		size_t no = pf->normal_offset, nc = pf->normal_count;
+		for (size_t v = 0; v < n; v++) indices[v] = normal_index(fr->packed + (size_t)(sv ? sv[v] : v) * st, no, nc);
 	}
 	*table = pf->normal_table[0];
 	*table_count = pf->normal_count;
