@@ -326,11 +326,11 @@ static void jpush_num(gltf_ctx *c, cJSON *arr, double v)
  *  cJSON's own printer settles for 15 digits when they read back "close
  *  enough", which breaks the rule that accessor min/max equal the data;
  *  17 significant digits name every double (so every float) exactly
- *  (gsioi_json_float: printf's "%.17g", with a '.' in any locale). */
+ *  (gltf_json_float: printf's "%.17g", with a '.' in any locale). */
 static cJSON *jfloat(float f)
 {
-	char out[GSIOI_JSON_FLOAT_MAX];
-	gsioi_json_float(f, out);
+	char out[GLTF_JSON_FLOAT_MAX];
+	gltf_json_float(f, out);
 	return cJSON_CreateRaw(out);
 }
 
@@ -341,12 +341,12 @@ static cJSON *jfloats(gltf_ctx *c, const float *v, int n)
 		// cJSON would print for it, "[a,b,c]", one allocation instead of
 		// 2n + 1 (accessor min/max: four arrays a morph target). cJSON_Print
 		// (the .gltf) spaces arrays out, so there they stay arrays.
-		char text[16 * (GSIOI_JSON_FLOAT_MAX + 1) + 2];
+		char text[16 * (GLTF_JSON_FLOAT_MAX + 1) + 2];
 		size_t len = 0;
 		text[len++] = '[';
 		for (int i = 0; i < n; i++) {
 			if (i) text[len++] = ',';
-			len += gsioi_json_float(v[i], text + len);
+			len += gltf_json_float(v[i], text + len);
 		}
 		text[len++] = ']';
 		text[len] = 0;

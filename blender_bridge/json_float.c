@@ -23,14 +23,14 @@
 
 // -- printf, for every float
 
-static size_t printf_float(float f, char out[GSIOI_JSON_FLOAT_MAX])
+static size_t printf_float(float f, char out[GLTF_JSON_FLOAT_MAX])
 {
 	char buf[48];
 	snprintf(buf, sizeof(buf), "%.17g", (double)f);
 	// Whatever the C locale's decimal point is, the JSON gets a '.'.
 	size_t n = 0;
 	bool in_point = false;
-	for (const char *p = buf; *p && n + 1 < GSIOI_JSON_FLOAT_MAX; p++) {
+	for (const char *p = buf; *p && n + 1 < GLTF_JSON_FLOAT_MAX; p++) {
 		bool plain = (*p >= '0' && *p <= '9') || *p == '-' || *p == '+' || *p == 'e' || *p == 'E';
 		if (plain) {
 			out[n++] = *p;
@@ -98,7 +98,7 @@ static void digits17(uint32_t mant, int e2, int q, uint64_t *digits, int *exp10)
 /** %.17g of a normal float with 1e-4 <= |f| < 1e15: fixed notation with
  *  16 - q decimals (q the exponent after rounding, -4..14), trailing zeros
  *  and a bare point cut. */
-static size_t digits_float(float f, char out[GSIOI_JSON_FLOAT_MAX])
+static size_t digits_float(float f, char out[GLTF_JSON_FLOAT_MAX])
 {
 	uint32_t bits;
 	memcpy(&bits, &f, sizeof(bits));
@@ -134,7 +134,7 @@ static size_t digits_float(float f, char out[GSIOI_JSON_FLOAT_MAX])
 
 // -- Entry
 
-size_t gsioi_json_float(float f, char out[GSIOI_JSON_FLOAT_MAX])
+size_t gltf_json_float(float f, char out[GLTF_JSON_FLOAT_MAX])
 {
 	if (!isfinite(f)) f = 0;
 #ifdef __SIZEOF_INT128__

@@ -1419,14 +1419,14 @@ static void test_write_file(void **state)
 
 // -- Morph targets from packed and float frames
 
-/** gsioi_json_float() (accessor min/max text) gives printf's "%.17g" text:
+/** gltf_json_float() (accessor min/max text) gives printf's "%.17g" text:
  *  around every power of ten and the ends of its fast path, on values whose
  *  18th digit is a tie (m / 2^17 for odd m), zeros, subnormals, extremes and
  *  pseudo-random bit patterns; non-finite floats as 0. */
 static void check_json_float(float f, size_t *checked)
 {
-	char got[GSIOI_JSON_FLOAT_MAX], want[64];
-	size_t n = gsioi_json_float(f, got);
+	char got[GLTF_JSON_FLOAT_MAX], want[64];
+	size_t n = gltf_json_float(f, got);
 	if (isfinite(f))
 		snprintf(want, sizeof(want), "%.17g", (double)f);
 	else
