@@ -9,11 +9,12 @@
  * picks on photographic or flat-shaded skins anyway.
  *
  * Why igzip (Debian libisal-dev) and not libdeflate: on the filtered corpus
- * skins igzip level 1 compresses 2.0-4.5 times faster than libdeflate's
- * fastest level (shadow-5 26.3 -> 10.8 ms, flamemother 10.3 -> 2.3 ms,
- * gate-101 6.0 -> 3.0 ms) for 1-8% more bytes; and it compresses a stream
- * piece by piece, so the filtered image is made a strip of rows at a time
- * (64 KiB) instead of a whole second copy of the image.
+ * skins igzip level 0 compresses 2-5 times faster than libdeflate's fastest
+ * level (shadow-5 24.3 -> 9.0 ms, flamemother 9.9 -> 1.9 ms, gate-101 4.8 ->
+ * 2.5 ms), for 20-47% more bytes per image (6% more on all the corpus's
+ * outputs together; see PNG_DEFLATE_LEVEL for why not level 1); and it
+ * compresses a stream piece by piece, so the filtered image is made a strip
+ * of rows at a time (64 KiB) instead of a whole second copy of the image.
  *
  * Palette PNGs (colour type 3): an image kept palettised by its importer
  * (gsio_image.indices) or one with at most 256 distinct colours is written
@@ -27,11 +28,13 @@
 
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
+#include <limits.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 // -- Chunks
 
@@ -155,16 +158,23 @@ static void row_up_rgba(png_rows *r, uint32_t y, uint8_t *dst)
 
 // -- Compression
 
-// igzip level 1 (its fastest with matches; level 0 is 10% faster on these
-// images but 20-40% larger).
-#define PNG_DEFLATE_LEVEL 1
+// igzip level 0, its fastest. Levels 1 and 2 (ISA-L 2.30, Debian 12) make
+// 10-30% smaller files but are not deterministic: the same pixels came out
+// as other (valid) bytes when igzip's memory lay at other addresses, e.g. in
+// another run (test_png_deterministic). Level 3 is deterministic and as
+// small, but as slow as libdeflate on flat images (DDS skins: 7.9-11.4 ms
+// against 2 ms). Measured on the corpus skins, same pixels back:
+//   level 0: shadow-5 9.0 ms / 2678 KB, gate-101 2.5 / 499, flamemother 1.9 / 307
+//   level 1: 10.0 / 1875, 3.0 / 406, 2.1 / 256
+//   libdeflate level 1 (before): 24.3 / 1817, 4.8 / 396, 9.9 / 236
+// All corpus conversions together: 28.5 MB at level 1, 30.3 MB at level 0.
+#define PNG_DEFLATE_LEVEL 0
 // Rows are filtered into a strip of about this many bytes and compressed.
 #define PNG_STRIP_BYTES ((size_t)64 << 10)
 
-/* The deflate state and its strip buffer, in one allocation. */
+/* The deflate state (level 0 needs no level buffer). */
 typedef struct png_deflater {
 	struct isal_zstream z;
-	uint8_t level_buf[ISAL_DEF_LVL1_SMALL];
 } png_deflater;
 
 /* Room for at least `more` output bytes after `used` at *buf (capacity *cap). */
@@ -190,14 +200,14 @@ static size_t deflate_rows(png_rows *r, uint32_t height, uint8_t **buf, size_t *
 {
 	const size_t line = r->row_bytes + 1;
 	const size_t strip_rows = line >= PNG_STRIP_BYTES ? 1 : PNG_STRIP_BYTES / line;
-	png_deflater *d = malloc(sizeof(*d));
+	// Zeroed, so that nothing igzip reads of its state can depend on what
+	// the block held before.
+	png_deflater *d = calloc(1, sizeof(*d));
 	uint8_t *strip = malloc(line * (strip_rows < height ? strip_rows : height) + 4);
 	size_t used = at;
 	if (!d || !strip) goto nomem;
 	isal_deflate_init(&d->z);
 	d->z.level = PNG_DEFLATE_LEVEL;
-	d->z.level_buf = d->level_buf;
-	d->z.level_buf_size = sizeof(d->level_buf);
 	d->z.gzip_flag = IGZIP_ZLIB;
 	d->z.flush = NO_FLUSH;
 	for (uint32_t y = 0; y < height;) {
@@ -685,4 +695,115 @@ int gsio_png_encode_stored(gsio_pixel_format fmt, const uint8_t *src, uint32_t w
 	free(rows.row_rgba);
 	free(scratch);
 	return rc;
+}
+
+// -- Smaller PNGs
+
+/* Bytes of one row without its filter byte: 8-bit samples only. */
+static bool png_row_bytes(const uint8_t *ihdr, size_t *row)
+{
+	uint32_t w = (uint32_t)ihdr[0] << 24 | (uint32_t)ihdr[1] << 16 | (uint32_t)ihdr[2] << 8 | ihdr[3];
+	static const uint8_t channels[7] = {1, 0, 3, 1, 2, 0, 4}; // by colour type
+	if (ihdr[8] != 8 || ihdr[9] > 6 || !channels[ihdr[9]] || ihdr[10] || ihdr[11] || ihdr[12])
+		return false;
+	return gsioi_mul_size(w, channels[ihdr[9]], row);
+}
+
+int gsio_png_shrink(const uint8_t *png, size_t size, uint8_t **out, size_t *out_size,
+                    gsio_error *err)
+{
+	if (!out || !out_size || !png) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_shrink: no %s", png ? "output" : "input");
+		return -1;
+	}
+	*out = NULL;
+	*out_size = 0;
+	static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+	// Chunks: the first IDAT's offset, the end of the last, their data's total.
+	size_t first_idat = 0, after_idat = 0, idat_total = 0, raw_size = 0, at = 8;
+	const uint8_t *ihdr = NULL;
+	bool ok = size >= 8 && !memcmp(png, signature, 8);
+	while (ok && at < size) {
+		if (size - at < 12) {
+			ok = false;
+			break;
+		}
+		size_t len = (size_t)png[at] << 24 | (size_t)png[at + 1] << 16 | (size_t)png[at + 2] << 8 | png[at + 3];
+		if (len > size - at - 12) {
+			ok = false;
+			break;
+		}
+		const uint8_t *type = png + at + 4;
+		if (!memcmp(type, "IHDR", 4) && len == 13 && at == 8) ihdr = png + at + 8;
+		if (!memcmp(type, "IDAT", 4)) {
+			if (!first_idat) first_idat = at;
+			else if (after_idat != at) ok = false; // IDATs must follow each other
+			idat_total += len;
+			after_idat = at + 12 + len;
+		}
+		at += 12 + len;
+		if (!memcmp(type, "IEND", 4)) break;
+	}
+	size_t row = 0;
+	uint32_t height = ihdr ? (uint32_t)ihdr[4] << 24 | (uint32_t)ihdr[5] << 16 | (uint32_t)ihdr[6] << 8 | ihdr[7] : 0;
+	ok = ok && ihdr && first_idat && png_row_bytes(ihdr, &row) && row < SIZE_MAX &&
+	     gsioi_mul_size(row + 1, height, &raw_size) && raw_size <= ULONG_MAX && idat_total <= ULONG_MAX;
+	if (!ok) {
+		GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, NULL, -1,
+		          "gsio_png_shrink: not a PNG of 8-bit samples without interlacing");
+		return -1;
+	}
+	// The IDATs' data in one piece, then the filtered image.
+	uint8_t *z = malloc(idat_total ? idat_total : 1), *raw = malloc(raw_size ? raw_size : 1);
+	uLong zbound = compressBound((uLong)raw_size);
+	uint8_t *res = malloc(first_idat + 12 + zbound + (size - after_idat));
+	if (!z || !raw || !res) {
+		free(z), free(raw), free(res);
+		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory shrinking a PNG");
+		return -1;
+	}
+	size_t zn = 0;
+	for (at = first_idat; at < after_idat;) {
+		size_t len = (size_t)png[at] << 24 | (size_t)png[at + 1] << 16 | (size_t)png[at + 2] << 8 | png[at + 3];
+		memcpy(z + zn, png + at + 8, len);
+		zn += len;
+		at += 12 + len;
+	}
+	uLongf got = (uLongf)raw_size;
+	int zr = uncompress(raw, &got, z, (uLong)zn);
+	free(z);
+	if (zr != Z_OK || got != raw_size) {
+		free(raw), free(res);
+		GSIO_FAIL(err, GSIO_ERR_CORRUPT, NULL, -1, "gsio_png_shrink: the image data does not inflate to %zu bytes",
+		          raw_size);
+		return -1;
+	}
+	// zlib's best level: deterministic, 10-15% smaller than igzip level 0
+	// on the corpus skins, and some 10 times slower.
+	uLongf zlen = zbound;
+	zr = compress2(res + first_idat + 8, &zlen, raw, (uLong)raw_size, Z_BEST_COMPRESSION);
+	free(raw);
+	if (zr != Z_OK || zlen >= idat_total || zlen > INT32_MAX) { // not smaller: the PNG as it was
+		free(res);
+		if (zr == Z_MEM_ERROR) {
+			GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory shrinking a PNG");
+			return -1;
+		}
+		if (!(*out = malloc(size))) {
+			GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory shrinking a PNG");
+			return -1;
+		}
+		memcpy(*out, png, size);
+		*out_size = size;
+		return 0;
+	}
+	memcpy(res, png, first_idat);
+	uint8_t *p = res + first_idat;
+	p += put_chunk(p, "IDAT", p + 8, (uint32_t)zlen);
+	memcpy(p, png + after_idat, size - after_idat);
+	p += size - after_idat;
+	*out_size = (size_t)(p - res);
+	uint8_t *shrunk = realloc(res, *out_size);
+	*out = shrunk ? shrunk : res;
+	return 0;
 }

@@ -640,6 +640,106 @@ static void test_png_stored(void **state)
 	assert_int_not_equal(gsio_png_encode_stored(GSIO_PIXEL_RGB565, one, 0, 1, NULL, &png, &size, &err), 0);
 }
 
+/** The same pixels give the same PNG bytes wherever the encoder's memory
+ *  lies: igzip's levels 1 and 2 (ISA-L 2.30) chose other matches for the
+ *  same input at other addresses (seen under ASan, whose allocator moves
+ *  blocks more than glibc's, on about 1 in 100 encodings of the image
+ *  below), so the encoder uses level 0. The heap is stirred between runs. */
+static void test_png_deterministic(void **state)
+{
+	(void)state;
+	// A 5x6 image of 6 colours (a palette PNG), from a DDS the fuzzer built.
+	static const uint8_t idx[30] = {0, 1, 2, 3, 1, 0, 1, 2, 3, 1, 0, 1, 2, 3, 1,
+	                                0, 1, 2, 3, 1, 4, 4, 4, 5, 5, 4, 4, 4, 5, 5};
+	uint8_t rgba[30 * 4];
+	for (int i = 0; i < 30; i++) {
+		rgba[4 * i] = (uint8_t)(idx[i] * 50), rgba[4 * i + 1] = (uint8_t)(255 - idx[i] * 40);
+		rgba[4 * i + 2] = 7, rgba[4 * i + 3] = 255;
+	}
+	uint8_t *first = NULL;
+	size_t first_size = 0;
+	for (int run = 0; run < 400; run++) {
+		void *junk = malloc(1000 + (size_t)run * 37);
+		assert_non_null(junk);
+		memset(junk, run, 1000 + (size_t)run * 37);
+		uint8_t *png;
+		size_t size;
+		gsio_error err;
+		gsio_error_clear(&err);
+		if (gsio_png_encode(rgba, 5, 6, &png, &size, &err)) fail_msg("%s", err.message);
+		free(junk);
+		if (!first) {
+			first = png;
+			first_size = size;
+			continue;
+		}
+		if (size != first_size || memcmp(png, first, size))
+			fail_msg("run %d: other PNG bytes (%zu, first %zu)", run, size, first_size);
+		free(png);
+	}
+	free(first);
+}
+
+/** gsio_png_shrink: the same pixels and chunks, fewer bytes (or a copy
+ *  when there is nothing to gain); PNGs it cannot take are refused. */
+static void test_png_shrink(void **state)
+{
+	(void)state;
+	enum { W = 256, H = 200 };
+	uint8_t *rgba = malloc((size_t)W * H * 4);
+	assert_non_null(rgba);
+	for (int kind = 0; kind < 3; kind++) { // smooth RGB, smooth RGBA, few colours
+		for (size_t i = 0; i < (size_t)W * H; i++) {
+			size_t x = i % W, y = i / W;
+			rgba[4 * i] = (uint8_t)(kind == 2 ? (x / 32) * 30 : (x * y) >> 6);
+			rgba[4 * i + 1] = (uint8_t)(kind == 2 ? (y / 50) * 60 : x + y);
+			rgba[4 * i + 2] = (uint8_t)(kind == 2 ? 0 : (x ^ y));
+			rgba[4 * i + 3] = (uint8_t)(kind == 1 ? (x + 2 * y) : 255);
+		}
+		uint8_t *png, *small;
+		size_t size, small_size;
+		gsio_error err;
+		gsio_error_clear(&err);
+		if (gsio_png_encode(rgba, W, H, &png, &size, &err)) fail_msg("%s", err.message);
+		if (gsio_png_shrink(png, size, &small, &small_size, &err)) fail_msg("%s", err.message);
+		print_message("kind %d: %zu -> %zu bytes\n", kind, size, small_size);
+		assert_true(small_size <= size);
+		if (kind < 2) assert_true(small_size < size); // smooth images: zlib -9 does better
+		assert_memory_equal(small, png, 33); // signature and IHDR as they were
+		assert_int_equal(png_has_chunk(small, small_size, "PLTE"), png_has_chunk(png, size, "PLTE"));
+		uint32_t w, h;
+		uint8_t *px = decode_png(small, small_size, &w, &h);
+		assert_int_equal(w, W);
+		assert_int_equal(h, H);
+		assert_memory_equal(px, rgba, (size_t)W * H * 4);
+		free(px);
+		// A PNG already as small: a copy. Shrinking twice gives it back.
+		uint8_t *again;
+		size_t again_size;
+		if (gsio_png_shrink(small, small_size, &again, &again_size, &err)) fail_msg("%s", err.message);
+		assert_int_equal(again_size, small_size);
+		assert_memory_equal(again, small, small_size);
+		free(again);
+		// Refusals: not a PNG; cut short; image data that does not inflate.
+		uint8_t *none = (uint8_t *)1;
+		size_t none_size = 1;
+		gsio_error_clear(&err);
+		assert_int_not_equal(gsio_png_shrink(png + 1, size - 1, &none, &none_size, &err), 0);
+		assert_int_equal(err.code, GSIO_ERR_UNSUPPORTED);
+		assert_null(none);
+		assert_int_equal(none_size, 0);
+		gsio_error_clear(&err);
+		assert_int_not_equal(gsio_png_shrink(png, size - 20, &none, &none_size, &err), 0);
+		png[size - 30] ^= 0x55; // inside the last IDAT's data
+		gsio_error_clear(&err);
+		assert_int_not_equal(gsio_png_shrink(png, size, &none, &none_size, &err), 0);
+		assert_int_equal(err.code, GSIO_ERR_CORRUPT);
+		free(png);
+		free(small);
+	}
+	free(rgba);
+}
+
 /** gsio_png_encode_indexed: the palette as given (up to the highest index
  *  used), tRNS only for a translucent entry, indices outside refused. */
 static void test_png_indexed(void **state)
@@ -1646,6 +1746,8 @@ int main(void)
 	    cmocka_unit_test(test_png_indexed),
 	    cmocka_unit_test(test_png_strips),
 	    cmocka_unit_test(test_png_stored),
+	    cmocka_unit_test(test_png_deterministic),
+	    cmocka_unit_test(test_png_shrink),
 	    cmocka_unit_test(test_png_pixels_corpus),
 	    cmocka_unit_test(test_instances),
 	    cmocka_unit_test(test_two_skins),
