@@ -222,13 +222,29 @@ static aiMaterial *make_material(const gsio_material &m, const std::vector<std::
 	return mat;
 }
 
+// An image Assimp can embed: pixels (encoded as PNG here), or an undecoded
+// PNG/JPEG file (GSIO_OPT_NO_PIXELS), stored as it is.
+static bool embeddable(const gsio_image &img)
+{
+	return img.width && img.height && (img.rgba || (img.file_data && img.file_size));
+}
+
 static aiTexture *make_texture(const gsio_image &img)
 {
 	uint8_t *png = nullptr;
 	size_t png_size = 0;
-	gsio_error err;
-	if (gsio_png_encode(img.rgba, img.width, img.height, &png, &png_size, &err))
-		throw gsio_failure(err);
+	const char *hint = "png";
+	if (img.rgba) {
+		gsio_error err;
+		if (gsio_png_encode(img.rgba, img.width, img.height, &png, &png_size, &err))
+			throw gsio_failure(err);
+	} else {
+		png = static_cast<uint8_t *>(malloc(img.file_size ? img.file_size : 1));
+		if (!png) throw std::bad_alloc();
+		memcpy(png, img.file_data, img.file_size);
+		png_size = img.file_size;
+		if (png_size >= 2 && png[0] == 0xFF && png[1] == 0xD8) hint = "jpg";
+	}
 	aiTexture *t = new (std::nothrow) aiTexture();
 	if (!t || png_size > UINT_MAX) {
 		delete t;
@@ -247,7 +263,7 @@ static aiTexture *make_texture(const gsio_image &img)
 	free(png);
 	t->mWidth = static_cast<unsigned int>(png_size);
 	t->mHeight = 0;
-	strncpy(t->achFormatHint, "png", sizeof(t->achFormatHint) - 1);
+	strncpy(t->achFormatHint, hint, sizeof(t->achFormatHint) - 1);
 	set_string(t->mFilename, img.name);
 	return t;
 }
@@ -496,14 +512,14 @@ static void convert(const gsio_scene &s, aiScene *out)
 	std::vector<std::string> image_paths(s.images_count);
 	size_t embedded = 0;
 	for (size_t i = 0; i < s.images_count; i++)
-		if (s.images[i].rgba && s.images[i].width && s.images[i].height) embedded++;
+		if (embeddable(s.images[i])) embedded++;
 	if (embedded) {
 		out->mTextures = new aiTexture *[embedded]();
 		out->mNumTextures = to_uint(embedded, "images");
 		size_t k = 0;
 		for (size_t i = 0; i < s.images_count; i++) {
 			const gsio_image &img = s.images[i];
-			if (img.rgba && img.width && img.height) {
+			if (embeddable(img)) {
 				out->mTextures[k] = make_texture(img);
 				image_paths[i] = "*" + std::to_string(k);
 				k++;

@@ -991,7 +991,7 @@ static bool write_images(gltf_ctx *c)
 	for (size_t i = 0; i < s->images_count; i++) {
 		const gsio_image *im = &s->images[i];
 		c->image_index[i] = -1;
-		if (!im->rgba) {
+		if (!im->rgba && !im->file_data) {
 			if (!im->uri || !im->uri[0]) {
 				warn(c, "image %zu (%s) has neither pixels nor a file: left out", i,
 				     or_default(im->name, ""));
@@ -1012,6 +1012,11 @@ static bool write_images(gltf_ctx *c)
 			if (!png) return fail_nomem(c, "an image file");
 			memcpy(png, im->file_data, png_size);
 			rc = 0;
+		} else if (!im->rgba) {
+			// Undecoded (GSIO_OPT_NO_PIXELS), and not a file glTF can hold.
+			warn(c, "image %zu (%s): its file is not a PNG or JPEG and was not decoded: left out",
+			     i, or_default(im->name, ""));
+			continue;
 		} else if (im->indices) {
 			// Kept palettised by the importer: one byte a pixel, as stored.
 			mime = "image/png";

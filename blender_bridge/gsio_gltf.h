@@ -15,9 +15,11 @@
  *   mesh with 0 or 1 frames is plain;
  * - every skin -> a glTF skin (joints are nodes, inverse bind matrices from
  *   the scene); a skinned mesh's nodes get "skin";
- * - every image -> one PNG (RGBA8, or RGB8 when fully opaque); an image that
- *   is only a reference keeps its uri beside a .gltf and is embedded in a GLB
- *   when it is a readable PNG or JPEG (else left out with a warning);
+ * - every image -> one PNG (RGBA8, or RGB8 when fully opaque), or the PNG or
+ *   JPEG file it came from as it is (gsio_image.file_data: also the only
+ *   form of an image loaded with GSIO_OPT_NO_PIXELS); an image that is only
+ *   a reference keeps its uri beside a .gltf and is embedded in a GLB when
+ *   it is a readable PNG or JPEG (else left out with a warning);
  * - every material -> pbrMetallicRoughness (metallic 0, roughness 1), with
  *   sampler wrap modes, alpha mode, doubleSided, emissive and
  *   KHR_materials_unlit; material, image and texture names are prefixed

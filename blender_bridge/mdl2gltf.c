@@ -113,6 +113,10 @@ static void usage(FILE *f)
 	        "  --version       print the version and exit\n"
 	        "  --help          print this text and exit\n"
 	        "\n"
+	        "PNG and JPEG texture files are embedded as they are, without decoding them\n"
+	        "(only their header is read): one whose image data is damaged is embedded\n"
+	        "as it is. Other texture files and skins stored in the model are decoded.\n"
+	        "\n"
 	        "A progress bar is drawn on stderr when it is a terminal (not with --quiet).\n"
 	        "Exit status: 0 when every input was converted, 1 when any failed (or there was\n"
 	        "nothing to convert), 2 on a usage error (bad option, no input, unreadable\n"
@@ -313,6 +317,11 @@ static void convert(pool *p, job *j)
 	lo.fps = o->fps;
 	if (o->palette) lo.palette = o->palette_rgb;
 	if (o->no_animation) lo.flags |= GSIO_OPT_NO_ANIMATION;
+	// No output of this command needs pixels of a PNG or JPEG texture: the
+	// writer embeds (or, with --gltf, writes beside) the file as it is, and
+	// --compact only quantises vertex data. Reading the header only saves
+	// decoding them (Bob.md5mesh: five PNGs, most of the time left).
+	lo.flags |= GSIO_OPT_NO_PIXELS;
 	lo.anim_paths = o->anims;
 	lo.anim_paths_count = o->anims_count;
 	lo.search_paths = o->paths;

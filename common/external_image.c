@@ -70,7 +70,7 @@ bool gsioi_external_image_load(gsio_scene *s, const char *stored, const char *pa
 		                       full);
 	}
 	gsio_error_clear(&sub);
-	bool ok = gsioi_image_file_decode(data, size, full, s->arena, im, &sub);
+	bool ok = gsioi_image_file_load(data, size, full, opts, s->arena, im, &sub);
 	gsioi_io_free(opts, data);
 	if (!ok) {
 		if (sub.code == GSIO_ERR_NOMEM || sub.code == GSIO_ERR_LIMIT) {

@@ -131,7 +131,17 @@ enum {
 	/** gsio_load_memory() only: the scene may point into the caller's bytes
 	 *  instead of copying them (today: MDL2-5 packed frames). The caller keeps
 	 *  the bytes alive and unchanged until gsio_scene_free(). */
-	GSIO_OPT_BORROW = 1u << 1
+	GSIO_OPT_BORROW = 1u << 1,
+	/** Images read from PNG or JPEG files (MD5 textures, MDL7/HMP7 external
+	 *  skins, level sprites, and so the skins of a level's models) are not
+	 *  decoded: they keep file_data/file_size and width/height (from the
+	 *  file's header, under the limits the decoder enforces), with rgba and
+	 *  indices NULL. For callers that only write the scene out (mdl2gltf:
+	 *  the glTF writer embeds such files as they are). Every other image
+	 *  (skins stored in the model, DDS, PCX, TGA, BMP, WAD textures) is
+	 *  decoded as without the flag. A file whose header reads but whose
+	 *  data is damaged is then not noticed: it is passed on as it is. */
+	GSIO_OPT_NO_PIXELS = 1u << 2
 };
 
 /** Load options. A zeroed struct gives the defaults documented per field. */
@@ -250,15 +260,20 @@ typedef struct gsio_extras {
 
 // -- Scene: images, materials
 
-/** An image: decoded RGBA8 pixels, or a reference to an external file that
- *  was not (or could not be) decoded. */
+/** An image: decoded RGBA8 pixels, a reference to an external file that
+ *  was not (or could not be) decoded, or (GSIO_OPT_NO_PIXELS) a PNG or JPEG
+ *  file kept undecoded in file_data. */
 typedef struct gsio_image {
 	const char *name;       /**< "skin0", or the texture's file name; unique in the scene */
-	uint32_t width, height; /**< pixels; 0 x 0 for an undecoded reference */
+	uint32_t width, height; /**< pixels; 0 x 0 for an undecoded reference (uri);
+	                             set for an undecoded file (file_data, rgba NULL) */
 	uint8_t *rgba;          /**< width*height*4 bytes, top row first, straight
-	                             alpha; NULL when the image is only a reference */
+	                             alpha; NULL when the image is only a reference
+	                             (uri) or an undecoded file (file_data, loaded
+	                             with GSIO_OPT_NO_PIXELS) */
 	const char *uri;        /**< external file (relative to the scene's file, '/'
-	                             separators) when rgba is NULL; else NULL */
+	                             separators) when rgba and file_data are NULL;
+	                             else NULL */
 	int32_t source_type;    /**< the format's own type code (MDL skin type), -1 if none */
 	gsio_pixel_format source_format; /**< pixel layout it was stored in */
 	uint32_t source_mip_count; /**< mip levels stored after the full image (kept in the codec layer) */
@@ -276,8 +291,10 @@ typedef struct gsio_image {
 	/** The PNG or JPEG file the pixels were decoded from, byte for byte, when
 	 *  the importer read one (MD5 textures, external skins, level textures
 	 *  and sprites); else NULL and 0. rgba is filled all the same and is the
-	 *  picture; a writer may store these bytes instead of encoding rgba again
-	 *  (the glTF writer embeds them as they are). In the scene's arena. */
+	 *  picture, except with GSIO_OPT_NO_PIXELS, where rgba is NULL and these
+	 *  bytes are the picture (width and height still set); a writer may
+	 *  store these bytes instead of encoding rgba again (the glTF writer
+	 *  embeds them as they are). In the scene's arena. */
 	const uint8_t *file_data;
 	size_t file_size;
 	gsio_extras extras;

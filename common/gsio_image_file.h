@@ -19,6 +19,16 @@
 GSIO_NODISCARD bool gsioi_image_file_decode(const uint8_t *data, size_t size, const char *file,
                                            gsio_arena *arena, gsio_image *out, gsio_error *err);
 
+/** gsioi_image_file_decode(), except that with GSIO_OPT_NO_PIXELS in opts
+ *  (may be NULL) a PNG or JPEG file is not decoded: only its header is read
+ *  (same checks, limits and errors as the decoder's first step), out gets
+ *  width, height and file_data/file_size, and rgba and indices stay NULL.
+ *  The importers' entry for texture files; callers that need the pixels
+ *  whatever the options call gsioi_image_file_decode(). */
+GSIO_NODISCARD bool gsioi_image_file_load(const uint8_t *data, size_t size, const char *file,
+                                         const gsio_opts *opts, gsio_arena *arena,
+                                         gsio_image *out, gsio_error *err);
+
 /** Decodes an image file into one 16-bit grey channel per pixel (8-bit
  *  images widened: 255 -> 65535; colour images reduced to luminance), for
  *  heightmaps. Same limits and errors as gsioi_image_file_decode. */
@@ -34,8 +44,9 @@ GSIO_NODISCARD bool gsioi_image_file_decode_gray16(const uint8_t *data, size_t s
  *  in the model's folder (gsioi_path_inside: no symbolic link out of it).
  *  When the exact name is missing and the io can list the folder, a file
  *  whose name differs only in case is taken (the games were made on
- *  Windows). Read through opts->io, decoded by stb_image; sets name (the
- *  base name), source_path, source_format RGBA8888 and the pixels, not
+ *  Windows). Read through opts->io, decoded by stb_image (or kept
+ *  undecoded: gsioi_image_file_load); sets name (the base name),
+ *  source_path, source_format RGBA8888 and the pixels (or the file), not
  *  source_type. Anything that fails is a scene warning and *loaded stays
  *  false; false is returned only for out-of-memory or the memory limit. */
 GSIO_NODISCARD bool gsioi_external_image_load(gsio_scene *s, const char *stored, const char *path,

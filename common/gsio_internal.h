@@ -106,6 +106,12 @@ GSIO_NODISCARD bool gsioi_image_set_palette(gsio_arena *arena, gsio_image *im, u
 
 /** A new empty scene with its own arena (per opts). NULL on failure. */
 gsio_scene *gsioi_scene_create(const gsio_opts *opts, gsio_error *err);
+/** Appends a copy of *image as it is (its name copied into the arena; its
+ *  other pointers must already live in the scene's arena), for an image the
+ *  public builder cannot make: one decoded in place, or a PNG/JPEG file kept
+ *  undecoded (GSIO_OPT_NO_PIXELS). Returns its index, or -1 with err set. */
+GSIO_NODISCARD int32_t gsioi_scene_push_image(gsio_scene *s, const gsio_image *image,
+                                              gsio_error *err);
 /** Appends a warning (formatted) to the scene. Returns false only when out of memory. */
 bool gsioi_scene_warn(gsio_scene *scene, gsio_error *err, const char *fmt, ...) GSIO_PRINTF(3, 4);
 

@@ -206,6 +206,18 @@ int32_t gsio_scene_add_image(gsio_scene *s, const char *name, uint32_t width, ui
 	return (int32_t)(s->images_count - 1);
 }
 
+int32_t gsioi_scene_push_image(gsio_scene *s, const gsio_image *image, gsio_error *err)
+{
+	if (!check_scene(s, err)) return -1;
+	char *nm = image->name ? gsio_scene_strdup(s, image->name, err) : NULL;
+	if (image->name && !nm) return -1;
+	gsio_image *im = GROW(s, ARR_IMAGES, images, err);
+	if (!im) return -1;
+	*im = *image;
+	im->name = nm;
+	return (int32_t)(s->images_count - 1);
+}
+
 int32_t gsio_scene_add_skin(gsio_scene *s, const char *name, size_t joints_count,
                             gsio_error *err)
 {

@@ -74,6 +74,14 @@ static size_t cap_term(size_t a, size_t b, size_t c)
 #pragma GCC diagnostic pop
 #endif
 
+// By signature: the two formats glTF embeds, which writers may store as they are.
+static bool is_png_or_jpeg(const uint8_t *data, size_t size)
+{
+	static const uint8_t png_sig[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+	return (size >= 8 && !memcmp(data, png_sig, 8)) ||
+	       (size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF);
+}
+
 /* The header only (size, format, dimensions), before anything is allocated:
  * the pixels are then allocated under the arena's limit before stb_image
  * allocates its own copy. */
@@ -89,8 +97,16 @@ static bool probe(const uint8_t *data, size_t size, const char *file, int *w, in
 	stb_cap = cap_term((size_t)1 << 20, 2, size);
 	stb_refused = false;
 	if (!stbi_info_from_memory(data, (int)size, w, h, comp)) {
-		GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, file, -1, "not an image file stb_image reads (%s)",
-		          stbi_failure_reason());
+		// stb_image tries every format and reports the last refusal ("unknown
+		// image type"): a file that starts as a PNG or JPEG is named as one.
+		if (is_png_or_jpeg(data, size))
+			GSIO_FAIL(err, GSIO_ERR_CORRUPT, file, -1,
+			          "not an image file stb_image reads: a %s start, then a damaged or "
+			          "unsupported header (size 0 or over %d, or a wrong first block)",
+			          data[0] == 0xFF ? "JPEG" : "PNG", GSIO_IMAGE_FILE_MAX_DIM);
+		else
+			GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, file, -1, "not an image file stb_image reads (%s)",
+			          stbi_failure_reason());
 		return false;
 	}
 	if (*w <= 0 || *h <= 0 || *w > GSIO_IMAGE_FILE_MAX_DIM || *h > GSIO_IMAGE_FILE_MAX_DIM) {
@@ -98,6 +114,18 @@ static bool probe(const uint8_t *data, size_t size, const char *file, int *w, in
 		          *w, *h, GSIO_IMAGE_FILE_MAX_DIM);
 		return false;
 	}
+	return true;
+}
+
+// A copy of the file in arena as out->file_data.
+static bool keep_file(const uint8_t *data, size_t size, gsio_arena *arena, gsio_image *out,
+                      gsio_error *err)
+{
+	uint8_t *copy = gsioi_arena_alloc_uninit(arena, size, err);
+	if (!copy) return false;
+	memcpy(copy, data, size);
+	out->file_data = copy;
+	out->file_size = size;
 	return true;
 }
 
@@ -141,18 +169,28 @@ bool gsioi_image_file_decode(const uint8_t *data, size_t size, const char *file,
 	stbi_image_free(pixels);
 	// A PNG or JPEG is kept as it is too (gsio_image.file_data): writers can
 	// store it unchanged instead of encoding the pixels again.
-	static const uint8_t png_sig[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
-	if ((size >= 8 && !memcmp(data, png_sig, 8)) ||
-	    (size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF)) {
-		uint8_t *copy = gsioi_arena_alloc_uninit(arena, size, err);
-		if (!copy) return false;
-		memcpy(copy, data, size);
-		out->file_data = copy;
-		out->file_size = size;
-	}
+	if (is_png_or_jpeg(data, size) && !keep_file(data, size, arena, out, err)) return false;
 	out->width = (uint32_t)w;
 	out->height = (uint32_t)h;
 	out->rgba = rgba;
+	return true;
+}
+
+bool gsioi_image_file_load(const uint8_t *data, size_t size, const char *file,
+                          const gsio_opts *opts, gsio_arena *arena, gsio_image *out,
+                          gsio_error *err)
+{
+	if (!opts || !(opts->flags & GSIO_OPT_NO_PIXELS) || !is_png_or_jpeg(data, size))
+		return gsioi_image_file_decode(data, size, file, arena, out, err);
+	// The header only, with the decoder's checks and messages: a file the
+	// decoder would refuse before reading its pixels is refused alike.
+	int w, h, comp;
+	if (!probe(data, size, file, &w, &h, &comp, err)) return false;
+	if (!keep_file(data, size, arena, out, err)) return false;
+	out->width = (uint32_t)w;
+	out->height = (uint32_t)h;
+	out->rgba = NULL;
+	out->indices = NULL;
 	return true;
 }
 

@@ -369,16 +369,24 @@ static bool materials_ok(vctx *v)
 	                  offsetof(gsio_material, name), "materials"));
 	for (size_t i = 0; i < s->images_count; i++) {
 		const gsio_image *im = &s->images[i];
+		if ((im->file_data != NULL) != (im->file_size != 0))
+			return bad(v, "images[%zu] has file data of %zu bytes at %p", i, im->file_size,
+			           (const void *)im->file_data);
 		if (im->rgba) {
 			if (!im->width || !im->height)
 				return bad(v, "images[%zu] has pixels but a size of %ux%u", i, (unsigned)im->width,
 				           (unsigned)im->height);
+		} else if (im->file_data) {
+			// An undecoded PNG/JPEG file (GSIO_OPT_NO_PIXELS): its size comes
+			// from its header, and it is the picture, not a reference.
+			if (!im->width || !im->height)
+				return bad(v, "images[%zu] has an undecoded file of %zu bytes but a size of %ux%u", i,
+				           im->file_size, (unsigned)im->width, (unsigned)im->height);
+			if (im->uri)
+				return bad(v, "images[%zu] has an undecoded file and a uri", i);
 		} else if (!im->uri || !*im->uri) {
-			return bad(v, "images[%zu] has neither pixels nor a uri", i);
+			return bad(v, "images[%zu] has neither pixels nor a file nor a uri", i);
 		}
-		if ((im->file_data != NULL) != (im->file_size != 0) || (im->file_data && !im->rgba))
-			return bad(v, "images[%zu] has file data of %zu bytes at %p and %s pixels", i,
-			           im->file_size, (const void *)im->file_data, im->rgba ? "its" : "no");
 		V_CHECK(indexed_ok(v, im, i));
 		V_CHECK(extras_ok(v, &im->extras, "images", i));
 	}

@@ -623,9 +623,11 @@ static bool build_skins(wctx *c, gsio_mdl_file *f)
 			int32_t im = s->materials[mat].base_color_texture.image;
 			if (im < 0) continue;
 			if (!s->images[im].rgba) {
-				gsioi_wwarn(&c->warner, "image '%s' of material '%s' is a file reference, not pixels: no skin",
+				gsioi_wwarn(&c->warner, "image '%s' of material '%s' is %s, not pixels: no skin",
 				            s->images[im].name ? s->images[im].name : "",
-				            s->materials[mat].name ? s->materials[mat].name : "");
+				            s->materials[mat].name ? s->materials[mat].name : "",
+				            s->images[im].file_data ? "an undecoded file (GSIO_OPT_NO_PIXELS)"
+				                                    : "a file reference");
 				continue;
 			}
 			if (skin_of_image[im] >= 0) continue;

@@ -195,7 +195,7 @@ bool gsioi_md5_resolve_texture(gsio_scene *s, gsio_arena *tmp, gsio_material *ma
 		}
 		gsio_image im = {0};
 		gsio_error_clear(&sub);
-		bool decoded = gsioi_image_file_decode(data, size, c->paths[i], s->arena, &im, &sub);
+		bool decoded = gsioi_image_file_load(data, size, c->paths[i], opts, s->arena, &im, &sub);
 		gsioi_io_free(opts, data);
 		if (!decoded) {
 			if (sub.code == GSIO_ERR_NOMEM || sub.code == GSIO_ERR_LIMIT) {

@@ -510,8 +510,18 @@ static bool graft_model(sctx *c, model_entry *me, const char *file)
 	for (size_t i = 0; i < ms->images_count; i++) {
 		const gsio_image *im = &ms->images[i];
 		snprintf(nm, sizeof(nm), "%s/%s", file, im->name ? im->name : "image");
-		int32_t k = gsio_scene_add_image(s, nm, im->rgba ? im->width : 0, im->rgba ? im->height : 0,
-		                                 im->rgba ? NULL : (im->uri ? im->uri : "missing"), c->err);
+		int32_t k;
+		if (!im->rgba && im->file_data) { // an undecoded PNG/JPEG file (GSIO_OPT_NO_PIXELS)
+			gsio_image ref;
+			memset(&ref, 0, sizeof(ref));
+			ref.name = nm;
+			ref.width = im->width;
+			ref.height = im->height;
+			k = gsioi_scene_push_image(s, &ref, c->err);
+		} else {
+			k = gsio_scene_add_image(s, nm, im->rgba ? im->width : 0, im->rgba ? im->height : 0,
+			                         im->rgba ? NULL : (im->uri ? im->uri : "missing"), c->err);
+		}
 		GSIO_CHECK(k >= 0);
 		gsio_image *d = &s->images[k];
 		if (im->rgba) memcpy(d->rgba, im->rgba, (size_t)im->width * im->height * 4);
@@ -523,7 +533,7 @@ static bool graft_model(sctx *c, model_entry *me, const char *file)
 			memcpy(d->palette, im->palette, (size_t)im->palette_count * 4);
 			d->palette_count = im->palette_count;
 		}
-		if (im->rgba && im->file_data) { // the PNG/JPEG file it came from
+		if (im->file_data) { // the PNG/JPEG file it came from
 			uint8_t *fd = gsioi_arena_alloc_uninit(s->arena, im->file_size, c->err);
 			GSIO_CHECK(fd);
 			memcpy(fd, im->file_data, im->file_size);
@@ -795,7 +805,7 @@ static bool build_sprite(sctx *c, const char *stored, int32_t node)
 		return warn(c, "sprite %s: %.200s: an empty node", clean, sub.message);
 	gsio_image im;
 	memset(&im, 0, sizeof(im));
-	bool ok = gsioi_image_file_decode(data, size, full, s->arena, &im, &sub);
+	bool ok = gsioi_image_file_load(data, size, full, c->opts, s->arena, &im, &sub);
 	gsioi_io_free(c->opts, data);
 	if (!ok) {
 		if (sub.code == GSIO_ERR_NOMEM || sub.code == GSIO_ERR_LIMIT) {
@@ -811,10 +821,13 @@ static bool build_sprite(sctx *c, const char *stored, int32_t node)
 		if (!strcmp(s->images[i].name, nm)) img = (int32_t)i;
 	int32_t mat = -1;
 	if (img < 0) {
-		img = gsio_scene_add_image(s, nm, im.width, im.height, NULL, c->err);
+		// Decoded into the scene's arena already: taken as it is, with the
+		// PNG/JPEG file it came from (or only that, GSIO_OPT_NO_PIXELS).
+		im.name = nm;
+		im.source_type = -1;
+		im.source_format = GSIO_PIXEL_RGBA8888;
+		img = gsioi_scene_push_image(s, &im, c->err);
 		GSIO_CHECK(img >= 0);
-		memcpy(s->images[img].rgba, im.rgba, (size_t)im.width * im.height * 4);
-		s->images[img].source_type = -1;
 		mat = gsio_scene_add_material(s, nm, c->err);
 		GSIO_CHECK(mat >= 0);
 		gsio_material *mt = &s->materials[mat];

@@ -1419,13 +1419,36 @@ static void test_image_files_passed_through(void **state)
 	v = view_bytes(&g, num(item(g.doc, "images", 0), "bufferView", -1), &n);
 	assert_true(n > 8 && memcmp(v, bmp, 2));
 	glb_free(&g);
-	// The validator: a size without data, data without pixels.
+	// The validator: a size without data; data without pixels is an
+	// undecoded file (GSIO_OPT_NO_PIXELS), valid only with its size, and
+	// written as it is.
 	s->images[0].file_data = NULL;
 	assert_int_not_equal(gsio_scene_validate(s, &err), 0);
 	s->images[0].file_data = png;
+	s->images[0].file_size = png_size;
 	uint8_t *rgba = s->images[0].rgba;
 	s->images[0].rgba = NULL;
+	assert_int_equal(gsio_scene_validate(s, &err), 0);
+	glb_write(&g, s, 0, 1);
+	v = view_bytes(&g, num(item(g.doc, "images", 0), "bufferView", -1), &n);
+	assert_int_equal(n, png_size);
+	assert_memory_equal(v, png, png_size);
+	glb_free(&g);
+	s->images[0].width = 0;
 	assert_int_not_equal(gsio_scene_validate(s, &err), 0);
+	s->images[0].width = 2;
+	// Undecoded bytes that are no PNG or JPEG: left out with a warning.
+	s->images[0].file_data = bmp;
+	s->images[0].file_size = sizeof(bmp);
+	gsio_gltf_output out = {0};
+	assert_int_equal(gsio_gltf_write(s, NULL, &out, &err), 0);
+	bool warned = false;
+	for (size_t i = 0; i < out.warnings_count; i++)
+		warned = warned || strstr(out.warnings[i], "not a PNG or JPEG and was not decoded");
+	assert_true(warned);
+	gsio_gltf_output_free(&out);
+	s->images[0].file_data = png;
+	s->images[0].file_size = png_size;
 	s->images[0].rgba = rgba;
 	s->images[0].file_data = NULL;
 	s->images[0].file_size = 0;

@@ -373,6 +373,33 @@ static void br_packed_more_vertices(built *b)
 	b->s->meshes[b->morph].frames[2].packed_size = 12;
 }
 static void br_image_empty(built *b) { b->s->images[0].rgba = NULL; }
+/* An undecoded PNG/JPEG file (GSIO_OPT_NO_PIXELS) in place of the pixels:
+ * valid with its size (test_undecoded_file_accepted); these forms are not. */
+static const uint8_t fake_file[4] = {0xFF, 0xD8, 0xFF, 0xE0};
+static void undecoded(built *b)
+{
+	b->s->images[0].rgba = NULL;
+	b->s->images[0].file_data = fake_file;
+	b->s->images[0].file_size = sizeof(fake_file);
+}
+static void br_file_without_size(built *b)
+{
+	undecoded(b);
+	b->s->images[0].width = b->s->images[0].height = 0;
+}
+static void br_file_and_uri(built *b)
+{
+	undecoded(b);
+	b->s->images[0].uri = "skin.png";
+}
+static void br_file_with_indices(built *b)
+{
+	undecoded(b);
+	static uint8_t idx[1];
+	b->s->images[0].indices = idx;
+}
+static void br_file_size_without_data(built *b) { b->s->images[0].file_size = 5; }
+static void br_file_data_without_size(built *b) { b->s->images[0].file_data = fake_file; }
 static void br_weights_without_skin(built *b) { b->s->meshes[b->skinned].skin = -1; }
 
 static const struct {
@@ -409,7 +436,13 @@ static const struct {
 	{"camera fov", br_camera_fov, "cameras[0].fov is 180"},
 	{"extra NaN", br_extra_nan, "nodes[0].extras \"bad\" is not finite"},
 	{"count without array", br_count_without_array, "lights_count is 1 but lights is NULL"},
-	{"image without pixels", br_image_empty, "images[0] has neither pixels nor a uri"},
+	{"image without pixels", br_image_empty, "images[0] has neither pixels nor a file nor a uri"},
+	{"undecoded file without size", br_file_without_size,
+	 "images[0] has an undecoded file of 4 bytes but a size of 0x0"},
+	{"undecoded file and uri", br_file_and_uri, "images[0] has an undecoded file and a uri"},
+	{"undecoded file with indices", br_file_with_indices, "images[0] has indices but no pixels"},
+	{"file size without data", br_file_size_without_data, "images[0] has file data of 5 bytes"},
+	{"file data without size", br_file_data_without_size, "images[0] has file data of 0 bytes"},
 	{"weights without skin", br_weights_without_skin, "meshes[1] has 4 weights but no skin"},
 	{"packed index", br_packed_index, "meshes[3].source_vertex[3] 7 is outside the 4 packed records"},
 	{"packed short", br_packed_short, "meshes[3].frames[2].packed_size 15 is less than 4 records of 4 bytes"},
@@ -447,6 +480,22 @@ static void test_packed_frame_get(void **state)
 	assert_true(nrm[0] != 0); // left as it was
 	assert_int_equal(gsio_mesh_frame_get(m, 3, pos, nrm), -1);
 	assert_int_equal(gsio_mesh_frame_get(NULL, 0, pos, nrm), -1);
+	gsio_scene_free(b.s);
+}
+
+/* An image kept as an undecoded file (GSIO_OPT_NO_PIXELS: file_data, its
+ * size from the header, no rgba) is valid; so is one with both. */
+static void test_undecoded_file_accepted(void **state)
+{
+	(void)state;
+	built b;
+	gsio_error err;
+	assert_int_equal(build(&b, NULL, &err), 0);
+	b.s->images[0].file_data = fake_file; // pixels and the file they came from
+	b.s->images[0].file_size = sizeof(fake_file);
+	assert_int_equal(gsio_scene_validate(b.s, &err), 0);
+	undecoded(&b);
+	assert_int_equal(gsio_scene_validate(b.s, &err), 0);
 	gsio_scene_free(b.s);
 }
 
@@ -519,6 +568,7 @@ int main(void)
 	    cmocka_unit_test(test_built_scene_valid),
 	    cmocka_unit_test(test_builder_growth),
 	    cmocka_unit_test(test_broken_scenes_refused),
+	    cmocka_unit_test(test_undecoded_file_accepted),
 	    cmocka_unit_test(test_packed_frame_get),
 	    cmocka_unit_test(test_builder_alloc_failure),
 	};

@@ -199,11 +199,56 @@ static void test_aiscene_to_gsio(void **state)
 	}
 }
 
+/* Bob loaded with GSIO_OPT_NO_PIXELS (its five PNGs undecoded): the adapter
+ * embeds each file as it is (a compressed aiTexture, hint "png"), where a
+ * normal load's textures are the pixels encoded again; the materials name
+ * the same embedded textures. */
+static void test_undecoded_images_to_aiscene(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	std::string path = t_corpus() + "/md5/bob/Bob.md5mesh";
+	gsio_opts o;
+	memset(&o, 0, sizeof(o));
+	o.flags = GSIO_OPT_NO_PIXELS;
+	gsio_error err;
+	gsio_scene *gs = gsio_load_file(path.c_str(), &o, &err);
+	assert_non_null(gs);
+	assert_int_equal(gs->images_count, 5);
+	aiScene flagged, normal;
+	assert_int_equal(gsio_scene_to_aiscene(gs, &flagged, &err), 0);
+	gsio_scene *gn = gsio_load_file(path.c_str(), nullptr, &err);
+	assert_non_null(gn);
+	assert_int_equal(gsio_scene_to_aiscene(gn, &normal, &err), 0);
+	assert_int_equal(flagged.mNumTextures, 5);
+	assert_int_equal(normal.mNumTextures, 5);
+	for (unsigned i = 0; i < flagged.mNumTextures; i++) {
+		const aiTexture *t = flagged.mTextures[i];
+		const gsio_image &im = gs->images[i];
+		assert_null(im.rgba);
+		assert_int_equal(t->mHeight, 0);
+		assert_int_equal(t->mWidth, im.file_size);
+		assert_memory_equal(t->pcData, im.file_data, im.file_size);
+		assert_string_equal(t->achFormatHint, "png");
+	}
+	assert_int_equal(flagged.mNumMaterials, normal.mNumMaterials);
+	for (unsigned m = 0; m < flagged.mNumMaterials; m++) {
+		aiString a, b;
+		bool ha = flagged.mMaterials[m]->GetTexture(aiTextureType_DIFFUSE, 0, &a) == AI_SUCCESS;
+		bool hb = normal.mMaterials[m]->GetTexture(aiTextureType_DIFFUSE, 0, &b) == AI_SUCCESS;
+		assert_int_equal(ha, hb);
+		if (ha) assert_string_equal(a.C_Str(), b.C_Str());
+	}
+	gsio_scene_free(gs);
+	gsio_scene_free(gn);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_glb_agrees_with_aiscene),
 	    cmocka_unit_test(test_aiscene_to_gsio),
+	    cmocka_unit_test(test_undecoded_images_to_aiscene),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,8 @@
  *                      content of EVERY sibling the loader opens (an
  *                      .md5anim beside a mesh, an MD5 texture, an HMP7
  *                      external texture through stb_image)
+ *   byte 0, bit 4      1: load with GSIO_OPT_NO_PIXELS (PNG/JPEG siblings
+ *                      read up to their header only)
  *   the rest           the file itself
  * The io is always the fake one below, so a load never touches the disk. */
 #define _POSIX_C_SOURCE 200809L // clock_gettime
@@ -189,9 +191,13 @@ static void check_scene(const gsio_scene *s)
 		touch_str(im->source_path);
 		touch_str(im->uri);
 		size_t px = (size_t)im->width * im->height;
-		if (px && !im->rgba && !im->uri) abort();
-		// First and last byte: the allocation covers the whole image.
+		// A size with neither pixels, nor a file (GSIO_OPT_NO_PIXELS), nor a uri.
+		if (px && !im->rgba && !im->uri && !im->file_data) abort();
+		// First and last byte: the allocation covers the whole image (file).
 		if (px && im->rgba) fuzz_sink_len = (size_t)im->rgba[0] + im->rgba[px * 4 - 1];
+		if ((im->file_data != NULL) != (im->file_size != 0)) abort();
+		if (im->file_data)
+			fuzz_sink_len = (size_t)im->file_data[0] + im->file_data[im->file_size - 1];
 		touch_extras(&im->extras);
 	}
 	for (size_t i = 0; i < s->nodes_count; i++) {
@@ -297,6 +303,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&opts, 0, sizeof(opts));
 	opts.memory_limit = (size_t)256 << 20;
 	opts.io = &io;
+	if (data[0] & 16) opts.flags |= GSIO_OPT_NO_PIXELS;
 	gsio_error err;
 	gsio_scene *s = gsio_load_memory(copy, file_size, name, &opts, &err);
 	fuzz_last_err = err;

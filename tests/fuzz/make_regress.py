@@ -5,7 +5,8 @@ Each input is built by hand here, field by field, in the shape of the input
 the fuzzer found (never a slice of a corpus file: those are not ours to
 commit). The layout is fuzz_load.c's: byte 0 names the format (0 .mdl,
 1 .hmp, 2 .md5mesh, 3 .md5anim, 4 .md5camera; | 8: bytes 1..4 give the length
-of a sibling blob at the end, served for every sibling file the loader opens).
+of a sibling blob at the end, served for every sibling file the loader opens;
+| 16: loaded with GSIO_OPT_NO_PIXELS).
 
     python3 tests/fuzz/make_regress.py            # rewrites regress/*
     python3 tests/fuzz/make_regress.py --big DIR  # the large ones, into DIR
@@ -109,6 +110,17 @@ def main():
           with_sibling(1, hmp7_external(b"t.png"),
                        png(1, 1, [png_chunk(b"IDAT", pixels[:8], length=0x7FFFFF00)])),
           "HMP7 external texture, PNG IDAT length 0x7fffff00")
+    # GSIO_OPT_NO_PIXELS (byte 0 | 16): PNG siblings read up to their header.
+    write("hmp7-png-nopixels.bin",
+          with_sibling(1 | 16, hmp7_external(b"t.png"), png(1, 1, [png_chunk(b"IDAT", pixels)])),
+          "HMP7 external texture, PNG kept undecoded")
+    write("hmp7-png-nopixels-16384.bin",
+          with_sibling(1 | 16, hmp7_external(b"t.png"),
+                       png(16384, 16384, [png_chunk(b"IDAT", pixels[:8])])),
+          "HMP7 external texture, undecoded PNG claiming 16384 x 16384 in a few bytes")
+    write("hmp7-png-nopixels-too-wide.bin",
+          with_sibling(1 | 16, hmp7_external(b"t.png"), png(16385, 1, [png_chunk(b"IDAT", pixels)])),
+          "HMP7 external texture, undecoded PNG over the size limit")
 
 
 if __name__ == "__main__":

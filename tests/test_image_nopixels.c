@@ -1,0 +1,466 @@
+/* GSIO_OPT_NO_PIXELS: PNG and JPEG texture files kept undecoded (file_data,
+ * width and height from the header, rgba NULL) for callers that only write
+ * the scene out. What must hold: the undecoded images carry the files' bytes
+ * and the decoded sizes; a glTF written from such a load is byte for byte the
+ * one written from a normal load (on every corpus file, on levels whose
+ * sprites and model skins are PNGs, on Bob with a JPEG texture); damaged
+ * headers give the same warning with and without the flag. */
+#define _GNU_SOURCE // nftw, memmem
+#include "test_util.h"
+
+#include "gsio_gltf.h"
+
+// stb_image_write (Debian libstb-dev) makes the JPEG of test_jpeg: no JPEG
+// file is in the corpus, and gsio writes none. Third-party code, its
+// warnings silenced here only.
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wconversion"
+#pragma GCC diagnostic ignored "-Wsign-conversion"
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wdouble-promotion"
+#pragma GCC diagnostic ignored "-Wcast-qual"
+#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
+#endif
+#define STB_IMAGE_WRITE_STATIC
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#include <stb/stb_image_write.h>
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+// -- Loading and writing
+
+/* Loads path with flags (and, for the lottershock levels, their Assets
+ * folder as a search path, as test_wmp does); io may be NULL. */
+static gsio_scene *load(const char *path, uint32_t flags, const gsio_io *io, gsio_error *err)
+{
+	static char assets[4200];
+	const char *paths[1] = {assets};
+	snprintf(assets, sizeof(assets), "%s/lottershock/Game/Assets", GSIO_CORPUS_DIR);
+	gsio_opts o;
+	memset(&o, 0, sizeof(o));
+	o.flags = flags;
+	o.io = io;
+	o.search_paths = paths;
+	o.search_paths_count = 1;
+	return gsio_load_file(path, &o, err);
+}
+
+/* Writes s as glTF in memory (GLB, or .gltf + files when separate). */
+static void write_gltf(const gsio_scene *s, bool separate, gsio_gltf_output *out)
+{
+	gsio_gltf_opts o;
+	memset(&o, 0, sizeof(o));
+	o.name = "model";
+	o.generator = "test";
+	if (separate) o.flags |= GSIO_GLTF_SEPARATE;
+	gsio_error err;
+	if (gsio_gltf_write(s, &o, out, &err)) fail_msg("glTF write: %s", err.message);
+}
+
+/* The two outputs are the same files with the same bytes, and the same
+ * writer warnings. */
+static void assert_same_output(const gsio_gltf_output *a, const gsio_gltf_output *b, const char *what)
+{
+	if (a->files_count != b->files_count) fail_msg("%s: %zu files against %zu", what, a->files_count,
+	                                               b->files_count);
+	for (size_t i = 0; i < a->files_count; i++) {
+		assert_string_equal(a->files[i].name, b->files[i].name);
+		if (a->files[i].size != b->files[i].size ||
+		    memcmp(a->files[i].data, b->files[i].data, a->files[i].size))
+			fail_msg("%s: %s differs (%zu and %zu bytes)", what, a->files[i].name, a->files[i].size,
+			         b->files[i].size);
+	}
+	assert_int_equal(a->warnings_count, b->warnings_count);
+	for (size_t i = 0; i < a->warnings_count; i++) assert_string_equal(a->warnings[i], b->warnings[i]);
+}
+
+static void assert_same_warnings(const gsio_scene *a, const gsio_scene *b)
+{
+	assert_int_equal(a->warnings_count, b->warnings_count);
+	for (size_t i = 0; i < a->warnings_count; i++) assert_string_equal(a->warnings[i], b->warnings[i]);
+}
+
+/* normal and flagged are loads of one file without and with the flag: the
+ * same images, where each one the normal load decoded from a PNG/JPEG file is
+ * that file undecoded in the flagged one (same size, same bytes), and every
+ * other image is the same. Returns how many images were left undecoded. */
+static size_t compare_images(const gsio_scene *normal, const gsio_scene *flagged, const char *what)
+{
+	assert_int_equal(normal->images_count, flagged->images_count);
+	size_t undecoded = 0;
+	for (size_t i = 0; i < normal->images_count; i++) {
+		const gsio_image *n = &normal->images[i], *f = &flagged->images[i];
+		assert_string_equal(n->name, f->name);
+		if (n->width != f->width || n->height != f->height)
+			fail_msg("%s: image %s is %ux%u decoded, %ux%u from its header", what, n->name, n->width,
+			         n->height, f->width, f->height);
+		assert_int_equal(n->file_size, f->file_size);
+		if (n->file_size) assert_memory_equal(n->file_data, f->file_data, n->file_size);
+		if (n->file_data) {
+			assert_non_null(n->rgba);
+			assert_null(f->rgba);
+			assert_null(f->indices);
+			undecoded++;
+		} else if (n->rgba) {
+			assert_non_null(f->rgba);
+			assert_memory_equal(n->rgba, f->rgba, (size_t)n->width * n->height * 4);
+		} else {
+			assert_null(f->rgba);
+		}
+	}
+	return undecoded;
+}
+
+// -- Bob
+
+/* Bob's five PNG textures, loaded with the flag: no pixels, the files' bytes,
+ * the decoded sizes; a valid scene; the GLB (and the .gltf with its files)
+ * written from it is byte for byte the one written from a normal load. */
+static void test_bob(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	const char *bob = t_corpus_path("md5/bob/Bob.md5mesh");
+	gsio_error err;
+	gsio_scene *normal = load(bob, 0, NULL, &err);
+	if (!normal) fail_msg("%s", err.message);
+	gsio_scene *flagged = load(bob, GSIO_OPT_NO_PIXELS, NULL, &err);
+	if (!flagged) fail_msg("%s", err.message);
+	assert_int_equal(gsio_scene_validate(flagged, &err), 0);
+	assert_int_equal(flagged->images_count, 5);
+	for (size_t i = 0; i < flagged->images_count; i++) {
+		const gsio_image *im = &flagged->images[i];
+		assert_null(im->rgba);
+		assert_null(im->indices);
+		assert_null(im->uri);
+		assert_non_null(im->source_path);
+		size_t n;
+		uint8_t *file = t_read_file(im->source_path, &n);
+		assert_int_equal(im->file_size, n);
+		assert_memory_equal(im->file_data, file, n);
+		free(file);
+		assert_true(im->width > 0 && im->height > 0);
+	}
+	assert_int_equal(compare_images(normal, flagged, "Bob"), 5);
+	assert_same_warnings(normal, flagged);
+	for (int separate = 0; separate < 2; separate++) {
+		gsio_gltf_output a = {0}, b = {0};
+		write_gltf(normal, separate, &a);
+		write_gltf(flagged, separate, &b);
+		assert_same_output(&a, &b, separate ? "Bob.gltf" : "Bob.glb");
+		if (separate) assert_int_equal(a.files_count, 2 + 5); // .gltf, .bin, the PNGs
+		gsio_gltf_output_free(&a);
+		gsio_gltf_output_free(&b);
+	}
+	gsio_scene_free(normal);
+	gsio_scene_free(flagged);
+}
+
+// -- Every corpus file
+
+static struct {
+	size_t files, failed, undecoded;
+} walk_count;
+
+static bool is_model(const char *path)
+{
+	static const char *const exts[] = {".mdl", ".hmp", ".md5mesh", ".md5camera", ".wmp"};
+	size_t l = strlen(path);
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+		size_t e = strlen(exts[i]);
+		if (l > e && !strcasecmp(path + l - e, exts[i])) return true;
+	}
+	return false;
+}
+
+static int visit(const char *path, const struct stat *st, int kind, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (kind != FTW_F || !is_model(path)) return 0;
+	gsio_error e1, e2;
+	gsio_scene *normal = load(path, 0, NULL, &e1);
+	gsio_scene *flagged = load(path, GSIO_OPT_NO_PIXELS, NULL, &e2);
+	walk_count.files++;
+	if (!normal || !flagged) {
+		// Refused alike, with the same words.
+		if (normal || flagged) fail_msg("%s: loads %s without the flag and %s with it", path,
+		                                normal ? "ok" : "fails", flagged ? "ok" : "fails");
+		assert_int_equal(e1.code, e2.code);
+		assert_string_equal(e1.message, e2.message);
+		walk_count.failed++;
+		return 0;
+	}
+	if (gsio_scene_validate(flagged, &e2)) fail_msg("%s: %s", path, e2.message);
+	walk_count.undecoded += compare_images(normal, flagged, path);
+	assert_same_warnings(normal, flagged);
+	gsio_gltf_output a = {0}, b = {0};
+	write_gltf(normal, false, &a);
+	write_gltf(flagged, false, &b);
+	assert_same_output(&a, &b, path);
+	gsio_gltf_output_free(&a);
+	gsio_gltf_output_free(&b);
+	gsio_scene_free(normal);
+	gsio_scene_free(flagged);
+	return 0;
+}
+
+/* Every model, terrain, MD5 and level of the corpus: the same GLB with and
+ * without the flag (levels with their models' and WADs' textures, MDL7
+ * external skins; Bob is the corpus's file with PNG textures). */
+static void test_corpus_same_output(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	memset(&walk_count, 0, sizeof(walk_count));
+	assert_int_equal(nftw(GSIO_CORPUS_DIR, visit, 16, FTW_PHYS), 0);
+	print_message("%zu files (%zu refused alike), %zu images left undecoded, same GLB each\n",
+	              walk_count.files, walk_count.failed, walk_count.undecoded);
+	assert_true(walk_count.files >= 40);
+	assert_true(walk_count.undecoded >= 5); // Bob's
+}
+
+// -- Levels with PNG sprites and skins
+
+/* An io that reads real files, except those named in `swap` (by base name,
+ * case-insensitively), which it serves as the bytes given: a PNG where the
+ * corpus has a TGA or PCX, or a damaged file. */
+typedef struct swap_io {
+	const char *const *names;
+	size_t names_count;
+	const uint8_t *data;
+	size_t size;
+	size_t served;
+} swap_io;
+
+static int swap_read(void *user, const char *path, uint8_t **data, size_t *size, gsio_error *err)
+{
+	swap_io *w = user;
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < w->names_count; i++)
+		if (!strcasecmp(base, w->names[i])) {
+			*data = malloc(w->size);
+			if (!*data) return -1;
+			memcpy(*data, w->data, w->size);
+			*size = w->size;
+			w->served++;
+			return 0;
+		}
+	return gsio_default_io()->read_file(gsio_default_io()->user, path, data, size, err);
+}
+
+static void swap_free(void *user, uint8_t *data)
+{
+	(void)user;
+	free(data);
+}
+
+static gsio_io make_io(swap_io *w)
+{
+	gsio_io io;
+	memset(&io, 0, sizeof(io));
+	io.read_file = swap_read;
+	io.free_data = swap_free;
+	io.user = w;
+	return io;
+}
+
+/* A small opaque picture as a PNG (malloc'd). */
+static uint8_t *small_png(size_t *size)
+{
+	uint8_t rgba[8 * 4 * 4];
+	for (size_t i = 0; i < sizeof(rgba); i++) rgba[i] = (uint8_t)(i % 4 == 3 ? 255 : i * 37);
+	uint8_t *png;
+	gsio_error err;
+	if (gsio_png_encode(rgba, 8, 4, &png, size, &err)) fail_msg("%s", err.message);
+	return png;
+}
+
+/* The lottershock levels with their sprite (poster01.tga) and the level
+ * models' external skin (room_atlas_01.pcx) served as PNGs: the sprite and
+ * the grafted skins keep the PNG undecoded, and the GLB is the same. */
+static void test_levels_with_png(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	size_t png_size;
+	uint8_t *png = small_png(&png_size);
+	static const char *const names[] = {"poster01.tga", "room_atlas_01.pcx"};
+	static const char *const levels[] = {"lottershock/Game/Level/bestiary.wmp",
+	                                     "lottershock/Game/Level/menue.wmp",
+	                                     "lottershock/Game/Level/assettest.wmp"};
+	size_t undecoded = 0;
+	for (size_t l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
+		swap_io w = {names, 2, png, png_size, 0};
+		gsio_io io = make_io(&w);
+		gsio_error err;
+		char path[4200];
+		snprintf(path, sizeof(path), "%s", t_corpus_path(levels[l]));
+		gsio_scene *normal = load(path, 0, &io, &err);
+		if (!normal) fail_msg("%s: %s", path, err.message);
+		gsio_scene *flagged = load(path, GSIO_OPT_NO_PIXELS, &io, &err);
+		if (!flagged) fail_msg("%s: %s", path, err.message);
+		assert_int_equal(gsio_scene_validate(flagged, &err), 0);
+		size_t u = compare_images(normal, flagged, path);
+		for (size_t i = 0; i < flagged->images_count; i++)
+			if (flagged->images[i].file_data) {
+				assert_int_equal(flagged->images[i].width, 8);
+				assert_int_equal(flagged->images[i].height, 4);
+			}
+		print_message("%s: %zu PNG files served, %zu images undecoded\n", levels[l], w.served, u);
+		undecoded += u;
+		assert_same_warnings(normal, flagged);
+		gsio_gltf_output a = {0}, b = {0};
+		write_gltf(normal, false, &a);
+		write_gltf(flagged, false, &b);
+		assert_same_output(&a, &b, path);
+		gsio_gltf_output_free(&a);
+		gsio_gltf_output_free(&b);
+		gsio_scene_free(normal);
+		gsio_scene_free(flagged);
+	}
+	assert_true(undecoded >= 2); // the sprite, and a grafted model skin
+	free(png);
+}
+
+// -- JPEG
+
+typedef struct bytes {
+	uint8_t *data;
+	size_t size;
+} bytes;
+
+static void append(void *user, void *data, int n)
+{
+	bytes *b = user;
+	uint8_t *p = realloc(b->data, b->size + (size_t)n);
+	if (!p) return;
+	memcpy(p + b->size, data, (size_t)n);
+	b->data = p;
+	b->size += (size_t)n;
+}
+
+/* Bob with guard1_body.png served as a JPEG of 24 x 16 pixels: the flagged
+ * load keeps the JPEG undecoded with its header's size, the normal one decodes
+ * it (and keeps the file); both GLBs embed it as image/jpeg, byte for byte the
+ * same. */
+static void test_jpeg(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	uint8_t rgb[24 * 16 * 3];
+	for (size_t i = 0; i < sizeof(rgb); i++) rgb[i] = (uint8_t)(i * 7);
+	bytes jpg = {NULL, 0};
+	assert_int_not_equal(stbi_write_jpg_to_func(append, &jpg, 24, 16, 3, rgb, 90), 0);
+	assert_true(jpg.size > 100 && jpg.data[0] == 0xFF && jpg.data[1] == 0xD8);
+	static const char *const names[] = {"guard1_body.png"};
+	swap_io w = {names, 1, jpg.data, jpg.size, 0};
+	gsio_io io = make_io(&w);
+	char bob[4200];
+	snprintf(bob, sizeof(bob), "%s", t_corpus_path("md5/bob/Bob.md5mesh"));
+	gsio_error err;
+	gsio_scene *normal = load(bob, 0, &io, &err);
+	if (!normal) fail_msg("%s", err.message);
+	gsio_scene *flagged = load(bob, GSIO_OPT_NO_PIXELS, &io, &err);
+	if (!flagged) fail_msg("%s", err.message);
+	assert_int_equal(compare_images(normal, flagged, "Bob with a JPEG"), 5);
+	size_t jpegs = 0;
+	for (size_t i = 0; i < flagged->images_count; i++) {
+		const gsio_image *im = &flagged->images[i];
+		if (im->file_size != jpg.size || memcmp(im->file_data, jpg.data, jpg.size)) continue;
+		assert_int_equal(im->width, 24);
+		assert_int_equal(im->height, 16);
+		jpegs++;
+	}
+	assert_int_equal(jpegs, 1);
+	gsio_gltf_output a = {0}, b = {0};
+	write_gltf(normal, false, &a);
+	write_gltf(flagged, false, &b);
+	assert_same_output(&a, &b, "Bob with a JPEG");
+	assert_non_null(memmem(b.files[0].data, b.files[0].size, "image/jpeg", 10));
+	gsio_gltf_output_free(&a);
+	gsio_gltf_output_free(&b);
+	gsio_scene_free(normal);
+	gsio_scene_free(flagged);
+	free(jpg.data);
+}
+
+// -- Damaged files
+
+/* Bob with guard1_body.png damaged in its header (stb_image's header check
+ * refuses a width of 0 or over GSIO_IMAGE_FILE_MAX_DIM itself), or starting
+ * as a JPEG: without the flag and with it, the same warning, which names a
+ * file that starts as a PNG or JPEG as one, and the texture is left out. */
+static void test_damaged_header(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	char bob[4200];
+	snprintf(bob, sizeof(bob), "%s", t_corpus_path("md5/bob/Bob.md5mesh"));
+	size_t size;
+	uint8_t *good = t_read_file(t_corpus_path("md5/bob/guard1_body.png"), &size);
+	static const char *const names[] = {"guard1_body.png"};
+	static const struct {
+		const char *what;
+		size_t at, count; // bytes written at `at`
+		const char *bytes;
+		const char *expect;
+	} cases[] = {
+	    {"signature", 1, 1, "Q", "not an image file stb_image reads (unknown image type)"},
+	    {"IHDR tag", 12, 1, "X", "a PNG start, then a damaged or unsupported header"},
+	    {"width 0", 16, 4, "\0\0\0\0", "a PNG start, then a damaged or unsupported header"},
+	    {"width over the limit", 18, 1, "\x7f", "a PNG start, then a damaged or unsupported header"},
+	    {"height over the limit", 22, 1, "\x7f", "a PNG start, then a damaged or unsupported header"},
+	    {"JPEG start", 0, 4, "\xff\xd8\xff\xe0", "a JPEG start, then a damaged or unsupported header"},
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		const char *expect = cases[c].expect;
+		uint8_t *bad = malloc(size);
+		assert_non_null(bad);
+		memcpy(bad, good, size);
+		memcpy(bad + cases[c].at, cases[c].bytes, cases[c].count);
+		swap_io w = {names, 1, bad, size, 0};
+		gsio_io io = make_io(&w);
+		gsio_error e1, e2;
+		gsio_scene *normal = load(bob, 0, &io, &e1);
+		gsio_scene *flagged = load(bob, GSIO_OPT_NO_PIXELS, &io, &e2);
+		assert_true(w.served >= 2);
+		if (!normal || !flagged) fail_msg("%s: %s / %s", cases[c].what, e1.message, e2.message);
+		assert_same_warnings(normal, flagged);
+		const char *said = NULL;
+		for (size_t i = 0; i < flagged->warnings_count && !said; i++)
+			if (strstr(flagged->warnings[i], "guard1_body.png") && strstr(flagged->warnings[i], expect))
+				said = flagged->warnings[i];
+		if (!said) fail_msg("%s: no warning naming the file and '%s'", cases[c].what, expect);
+		assert_true(flagged->images_count < 5); // left out
+		assert_int_equal(compare_images(normal, flagged, cases[c].what), flagged->images_count);
+		print_message("%s: %s\n", cases[c].what, said);
+		gsio_scene_free(normal);
+		gsio_scene_free(flagged);
+		free(bad);
+	}
+	free(good);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_bob),
+	    cmocka_unit_test(test_corpus_same_output),
+	    cmocka_unit_test(test_levels_with_png),
+	    cmocka_unit_test(test_jpeg),
+	    cmocka_unit_test(test_damaged_header),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
