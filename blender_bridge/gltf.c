@@ -13,6 +13,7 @@
  * empty mesh, a weight of 0 everywhere, ...) is handled here. */
 #define _POSIX_C_SOURCE 200809L
 #include "gsio_gltf.h"
+#include "json_float.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -22,6 +23,9 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 // The buffers are written with memcpy of host floats and integers: glTF is
 // little-endian, and so is every host this builds on. Say so loudly otherwise.
@@ -217,7 +221,25 @@ static const char *or_default(const char *s, const char *fallback)
 // -- JSON helpers: every helper records an allocation failure instead of
 // returning it, and the writer checks json_failed once before printing.
 
+/** obj[key] = item. The key is not copied (a document of many morph targets
+ *  made a copy of "bufferView", "count", ... for every accessor): it must
+ *  outlive the document, a string literal or one of the scene's strings;
+ *  jset_copy() for any other. */
 static void jset(gltf_ctx *c, cJSON *obj, const char *key, cJSON *item)
+{
+	if (!item || !obj) {
+		c->json_failed = true;
+		cJSON_Delete(item);
+		return;
+	}
+	if (!cJSON_AddItemToObjectCS(obj, key, item)) {
+		cJSON_Delete(item);
+		c->json_failed = true;
+	}
+}
+
+/** jset() with a key of any lifetime (copied). */
+static void jset_copy(gltf_ctx *c, cJSON *obj, const char *key, cJSON *item)
 {
 	if (!item || !obj) {
 		c->json_failed = true;
@@ -230,9 +252,28 @@ static void jset(gltf_ctx *c, cJSON *obj, const char *key, cJSON *item)
 	}
 }
 
+/** A JSON number. cJSON (1.7.15) prints every number with sprintf("%1.15g")
+ *  and reads it back with sscanf, a few thousand instructions, and a model
+ *  with many morph targets has a dozen integers (views, offsets, counts) per
+ *  target. An integer below 1e15 is the text of its digits in "%1.15g"
+ *  too, so it goes in as that text (a raw item), written here. */
+static cJSON *jnumber(double v)
+{
+	if (!(v == floor(v) && fabs(v) < 1e15) || (v == 0 && signbit(v))) return cJSON_CreateNumber(v);
+	char buf[24], *p = buf + sizeof(buf);
+	*--p = 0;
+	uint64_t u = (uint64_t)fabs(v);
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0) *--p = '-';
+	return cJSON_CreateRaw(p);
+}
+
 static void jnum(gltf_ctx *c, cJSON *obj, const char *key, double v)
 {
-	jset(c, obj, key, cJSON_CreateNumber(v));
+	jset(c, obj, key, jnumber(v));
 }
 
 static void jstr(gltf_ctx *c, cJSON *obj, const char *key, const char *v)
@@ -278,37 +319,41 @@ static int jpush(gltf_ctx *c, cJSON *arr, cJSON *item)
 
 static void jpush_num(gltf_ctx *c, cJSON *arr, double v)
 {
-	jpush(c, arr, cJSON_CreateNumber(v));
+	jpush(c, arr, jnumber(v));
 }
 
 /** A float as JSON text that reads back as exactly that float's value.
  *  cJSON's own printer settles for 15 digits when they read back "close
  *  enough", which breaks the rule that accessor min/max equal the data;
- *  17 significant digits name every double (so every float) exactly.
- *  Whatever the C locale's decimal point is, the JSON gets a '.'. */
+ *  17 significant digits name every double (so every float) exactly
+ *  (gltf_json_float: printf's "%.17g", with a '.' in any locale). */
 static cJSON *jfloat(float f)
 {
-	char buf[48], out[48];
-	if (!isfinite(f)) f = 0; // callers check; JSON has no NaN
-	snprintf(buf, sizeof(buf), "%.17g", (double)f);
-	size_t n = 0;
-	bool in_point = false;
-	for (const char *p = buf; *p && n + 1 < sizeof(out); p++) {
-		bool plain = (*p >= '0' && *p <= '9') || *p == '-' || *p == '+' || *p == 'e' || *p == 'E';
-		if (plain) {
-			out[n++] = *p;
-			in_point = false;
-		} else if (!in_point) {
-			out[n++] = '.';
-			in_point = true;
-		}
-	}
-	out[n] = 0;
+	char out[GLTF_JSON_FLOAT_MAX];
+	gltf_json_float(f, out);
 	return cJSON_CreateRaw(out);
 }
 
 static cJSON *jfloats(gltf_ctx *c, const float *v, int n)
 {
+	if (!c->separate && n >= 0 && n <= 16) {
+		// A GLB's JSON is printed unformatted: the array goes in as the text
+		// cJSON would print for it, "[a,b,c]", one allocation instead of
+		// 2n + 1 (accessor min/max: four arrays a morph target). cJSON_Print
+		// (the .gltf) spaces arrays out, so there they stay arrays.
+		char text[16 * (GLTF_JSON_FLOAT_MAX + 1) + 2];
+		size_t len = 0;
+		text[len++] = '[';
+		for (int i = 0; i < n; i++) {
+			if (i) text[len++] = ',';
+			len += gltf_json_float(v[i], text + len);
+		}
+		text[len++] = ']';
+		text[len] = 0;
+		cJSON *r = cJSON_CreateRaw(text);
+		if (!r) c->json_failed = true;
+		return r;
+	}
 	cJSON *a = cJSON_CreateArray();
 	for (int i = 0; a && i < n; i++) {
 		cJSON *x = jfloat(v[i]);
@@ -413,7 +458,7 @@ static cJSON *extras_json(gltf_ctx *c, cJSON *into, const gsio_extras *x)
 		default: continue;
 		}
 		cJSON_DeleteItemFromObjectCaseSensitive(into, e->key);
-		jset(c, into, e->key, v);
+		jset_copy(c, into, e->key, v);
 	}
 	return into;
 }
@@ -548,10 +593,10 @@ static void min_max(const float *v, size_t count, int ncomp, float *mn, float *m
 		}
 }
 
-/** A float accessor over its own view. min/max when asked (POSITION,
- *  animation inputs). Returns the accessor index or -1. */
-static int float_accessor(gltf_ctx *c, const float *data, size_t count, int ncomp,
-                          bool with_min_max, int target)
+/** A float accessor over its own view, with the given min/max (of `ncomp`
+ *  floats each) unless they are NULL. Returns the accessor index or -1. */
+static int float_accessor_mm(gltf_ctx *c, const float *data, size_t count, int ncomp,
+                             const float *mn, const float *mx, int target)
 {
 	size_t bytes;
 	if (!mul_size(count, (size_t)ncomp * sizeof(float), &bytes)) {
@@ -565,29 +610,37 @@ static int float_accessor(gltf_ctx *c, const float *data, size_t count, int ncom
 	jnum(c, a, "componentType", GLTF_FLOAT);
 	jnum(c, a, "count", (double)count);
 	jstr(c, a, "type", type_name(ncomp));
-	if (with_min_max) {
-		float mn[16], mx[16];
-		min_max(data, count, ncomp, mn, mx);
+	if (mn && mx) {
 		jset(c, a, "min", jfloats(c, mn, ncomp));
 		jset(c, a, "max", jfloats(c, mx, ncomp));
 	}
 	return jpush(c, c->accessors, a);
 }
 
-/** A morph-target delta accessor (VEC3, `count` elements, min/max). Dense
+/** A float accessor over its own view. min/max when asked (POSITION,
+ *  animation inputs). Returns the accessor index or -1. */
+static int float_accessor(gltf_ctx *c, const float *data, size_t count, int ncomp,
+                          bool with_min_max, int target)
+{
+	float mn[16], mx[16];
+	if (with_min_max) min_max(data, count, ncomp, mn, mx);
+	return float_accessor_mm(c, data, count, ncomp, with_min_max ? mn : NULL,
+	                         with_min_max ? mx : NULL, target);
+}
+
+/** A morph-target delta accessor (VEC3, `count` elements, min/max of the
+ *  dense values given, as min_max() finds them). Dense
  *  with its own view by default: Godot 3.2.3 reads sparse accessors, and
  *  accessors without a view, as garbage or hangs. With GSIO_GLTF_SPARSE_MORPH
  *  only the k elements listed in idx (strictly increasing) are stored: no
  *  view at all when k == 0 (the spec fills such an accessor with zeros),
  *  sparse when that is smaller than dense storage. */
-static int delta_accessor(gltf_ctx *c, const float *dense, size_t count, const uint32_t *idx,
-                          size_t k, float *scratch)
+static int delta_accessor(gltf_ctx *c, const float *dense, size_t count, const float mn[3],
+                          const float mx[3], const uint32_t *idx, size_t k, float *scratch)
 {
 	size_t index_size = count <= 65535 ? 2 : 4;
 	if (!c->sparse || (k > 0 && k * (12 + index_size) >= count * 12))
-		return float_accessor(c, dense, count, 3, true, GLTF_ARRAY_BUFFER);
-	float mn[3], mx[3];
-	min_max(dense, count, 3, mn, mx);
+		return float_accessor_mm(c, dense, count, 3, mn, mx, GLTF_ARRAY_BUFFER);
 	cJSON *a = jobj(c);
 	jnum(c, a, "componentType", GLTF_FLOAT);
 	jnum(c, a, "count", (double)count);
@@ -1330,9 +1383,9 @@ static bool write_skin_attributes(gltf_ctx *c, size_t mi, cJSON *attrs)
 			ok = ja >= 0 && wa >= 0;
 			char key[32];
 			snprintf(key, sizeof(key), "JOINTS_%zu", set);
-			jnum(c, attrs, key, ja);
+			jset_copy(c, attrs, key, jnumber(ja));
 			snprintf(key, sizeof(key), "WEIGHTS_%zu", set);
-			jnum(c, attrs, key, wa);
+			jset_copy(c, attrs, key, jnumber(wa));
 		}
 		free(js);
 		free(ws);
@@ -1359,6 +1412,172 @@ static int index_accessor(gltf_ctx *c, int view, size_t first, size_t count, boo
 	return jpush(c, c->accessors, a);
 }
 
+/** A packed normal table (scene axes) turned into output axes and
+ *  normalised once per entry, as write_mesh() turns each vertex normal
+ *  (normalize3, up when that fails: bad[i]), so a frame's normals become a
+ *  lookup instead of a square root per vertex. An index is one byte: at
+ *  most 256 entries are reachable. */
+typedef struct normal_lut {
+	const float *source; // the table converted, NULL before the first use
+	float n[257][3];     // a row is read as 4 floats: one row more
+	bool bad[256];
+	bool any_bad;
+} normal_lut;
+
+static void normal_lut_fill(const gltf_ctx *c, normal_lut *t, const float *table, size_t count,
+                            const float up_out[3])
+{
+	size_t n = count < 256 ? count : 256;
+	memset(t->n, 0, sizeof(t->n));
+	t->any_bad = false;
+	for (size_t i = 0; i < n; i++) {
+		xf_dir(c, table + 3 * i, t->n[i]);
+		t->bad[i] = !normalize3(t->n[i], up_out);
+		t->any_bad = t->any_bad || t->bad[i];
+	}
+	t->source = table;
+}
+
+/** The deltas of one frame, d[v] = a'[v] - b[v] for nv VEC3s, into out:
+ *  a' is row v of `a`, or row idx[v] when idx is not NULL (a lookup table
+ *  with one row more than idx reaches), turned as xf_pos turns a position
+ *  (its components y, z, x when `conv`, then times scale; scale 1 and no
+ *  turn for normals already in output axes). Their min/max as min_max() finds them (the first value,
+ *  then every smaller / larger one: the same floats, -0 and 0 included),
+ *  and, when `moved` is not NULL, the vertices whose delta is not 0 listed
+ *  there (returns how many; 0 without a list). One pass: the deltas are
+ *  not read again for their bounds. */
+static size_t deltas(const float *a, const uint8_t *idx, bool conv, float scale, const float *b,
+                     size_t nv, float *out, float mn[3], float mx[3], uint32_t *moved)
+{
+	for (int k = 0; k < 3; k++) mn[k] = mx[k] = 0;
+	if (!nv) return 0;
+	size_t km = 0, v = 0;
+	float l[4] = {0, 0, 0, 0}, h[4] = {0, 0, 0, 0};
+#ifdef __SSE2__
+	// A vertex a vector (the 4th lane is the next vertex's x, ignored), so
+	// the last vertex goes to the scalar loop below. minps(d, lo) is
+	// d < lo ? d : lo, the comparison min_max() makes.
+	if (nv >= 2) {
+		const __m128 vs = _mm_set1_ps(scale), zero = _mm_setzero_ps();
+		__m128 q = _mm_loadu_ps(idx ? a + 3 * (size_t)idx[0] : a);
+		if (conv) q = _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 0, 2, 1));
+		__m128 d = _mm_sub_ps(_mm_mul_ps(q, vs), _mm_loadu_ps(b));
+		__m128 lo = d, hi = d;
+		// The common cases without a test per vertex: positions (no rows,
+		// turned), packed normals (rows, not turned), no moved list.
+		if (!moved && !idx && conv) {
+			for (; v + 1 < nv; v++) {
+				q = _mm_loadu_ps(a + 3 * v);
+				q = _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 0, 2, 1));
+				d = _mm_sub_ps(_mm_mul_ps(q, vs), _mm_loadu_ps(b + 3 * v));
+				_mm_storeu_ps(out + 3 * v, d); // lane 3 is rewritten by the next vertex
+				lo = _mm_min_ps(d, lo);
+				hi = _mm_max_ps(d, hi);
+			}
+		} else if (!moved && idx && !conv) {
+			for (; v + 1 < nv; v++) {
+				d = _mm_sub_ps(_mm_mul_ps(_mm_loadu_ps(a + 3 * (size_t)idx[v]), vs), _mm_loadu_ps(b + 3 * v));
+				_mm_storeu_ps(out + 3 * v, d);
+				lo = _mm_min_ps(d, lo);
+				hi = _mm_max_ps(d, hi);
+			}
+		}
+		for (; v + 1 < nv; v++) {
+			q = _mm_loadu_ps(idx ? a + 3 * (size_t)idx[v] : a + 3 * v);
+			if (conv) q = _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 0, 2, 1));
+			d = _mm_sub_ps(_mm_mul_ps(q, vs), _mm_loadu_ps(b + 3 * v));
+			_mm_storeu_ps(out + 3 * v, d);
+			lo = _mm_min_ps(d, lo);
+			hi = _mm_max_ps(d, hi);
+			if (moved) {
+				moved[km] = (uint32_t)v; // kept when it moved
+				km += (_mm_movemask_ps(_mm_cmpneq_ps(d, zero)) & 7) != 0;
+			}
+		}
+		_mm_storeu_ps(l, lo);
+		_mm_storeu_ps(h, hi);
+	}
+#endif
+	for (; v < nv; v++) {
+		const float *q = idx ? a + 3 * (size_t)idx[v] : a + 3 * v;
+		float d[3] = {(conv ? q[1] : q[0]) * scale - b[3 * v], (conv ? q[2] : q[1]) * scale - b[3 * v + 1],
+		              (conv ? q[0] : q[2]) * scale - b[3 * v + 2]};
+		bool nz = false;
+		for (int k = 0; k < 3; k++) {
+			out[3 * v + k] = d[k];
+			if (v == 0) l[k] = h[k] = d[k];
+			l[k] = d[k] < l[k] ? d[k] : l[k];
+			h[k] = d[k] > h[k] ? d[k] : h[k];
+			nz = nz || d[k] != 0;
+		}
+		if (moved && nz) moved[km++] = (uint32_t)v;
+	}
+	for (int k = 0; k < 3; k++) mn[k] = l[k], mx[k] = h[k];
+	return km;
+}
+
+/** Room at the end of the binary buffer for a new view of `bytes` bytes,
+ *  4-byte aligned, in memory: filled by the caller, then claimed with
+ *  add_claimed_view(). NULL when such a view would be written past memory
+ *  (SPILL_BYTES or more: add_view() from the caller's array instead) or on
+ *  failure (then c->bin.failed or err is set). The bytes are the ones
+ *  add_view() would write. */
+static float *view_room(gltf_ctx *c, size_t bytes)
+{
+	if (c->sink && bytes >= SPILL_BYTES) return NULL;
+	if (!buffer_align(c)) return NULL;
+	byte_buf *b = &c->bin;
+	if (c->sink && b->size - b->spilled + bytes > SPILL_BYTES && !buf_spill(c)) {
+		broken(b);
+		return NULL;
+	}
+	if (bytes > BUFFER_LIMIT - b->size) return NULL; // buf_append reports it
+	if (!buf_reserve(c, bytes ? bytes : 1)) return NULL;
+	return (float *)(void *)(b->data + (b->size - b->spilled));
+}
+
+/** The `bytes` filled at view_room() as a buffer view; its index or -1. */
+static int add_claimed_view(gltf_ctx *c, size_t bytes, int target)
+{
+	size_t off = c->bin.size;
+	c->bin.size += bytes;
+	cJSON *v = jobj(c);
+	jnum(c, v, "buffer", 0);
+	if (off) jnum(c, v, "byteOffset", (double)off);
+	jnum(c, v, "byteLength", (double)bytes);
+	if (target) jnum(c, v, "target", target);
+	return jpush(c, c->views, v);
+}
+
+/** One morph target's delta accessor for frame data `a` (rows `rows` of
+ *  it when not NULL) against base b (see deltas()): dense deltas go straight into the binary buffer when
+ *  they fit in memory, else (and for sparse targets, which need the dense
+ *  values first) through `dense`. Returns the accessor or -1. */
+static int target_accessor(gltf_ctx *c, const float *a, const uint8_t *rows, bool conv, float scale,
+                           const float *b, size_t nv, float *dense, uint32_t *idx, float *scratch)
+{
+	float mn[3], mx[3];
+	size_t bytes = nv * 12; // nv * 24 bytes fit: the writer holds pos and nrm
+	float *room = c->sparse ? NULL : view_room(c, bytes);
+	if (room) {
+		deltas(a, rows, conv, scale, b, nv, room, mn, mx, NULL);
+		int view = add_claimed_view(c, bytes, GLTF_ARRAY_BUFFER);
+		if (view < 0) return -1;
+		cJSON *acc = jobj(c);
+		jnum(c, acc, "bufferView", view);
+		jnum(c, acc, "componentType", GLTF_FLOAT);
+		jnum(c, acc, "count", (double)nv);
+		jstr(c, acc, "type", "VEC3");
+		jset(c, acc, "min", jfloats(c, mn, 3));
+		jset(c, acc, "max", jfloats(c, mx, 3));
+		return jpush(c, c->accessors, acc);
+	}
+	if (c->bin.failed) return -1;
+	size_t k = deltas(a, rows, conv, scale, b, nv, dense, mn, mx, c->sparse ? idx : NULL);
+	return delta_accessor(c, dense, nv, mn, mx, idx, k, scratch);
+}
+
 /** Morph targets of a mesh: one per frame, deltas from the base pose (pos,
  *  nrm: output axes). NULL on failure. */
 static cJSON *write_targets(gltf_ctx *c, size_t mi, const float *pos, const float *nrm,
@@ -1375,43 +1594,45 @@ static cJSON *write_targets(gltf_ctx *c, size_t mi, const float *pos, const floa
 	float *scratch = xmalloc_array(c, nv, 4 * sizeof(float));
 	uint32_t *ip = xmalloc_array(c, nv, sizeof(uint32_t));
 	uint32_t *in = xmalloc_array(c, nv, sizeof(uint32_t));
-	// One frame at a time as floats (packed frames are expanded here only).
+	// One frame at a time as floats (packed frames are expanded here only);
+	// packed normals as table indices.
 	float *fpos = xmalloc_array(c, nv, 3 * sizeof(float));
 	float *fnrm = xmalloc_array(c, nv, 3 * sizeof(float));
-	bool ok = targets && dp && dn && scratch && ip && in && fpos && fnrm;
+	uint8_t *nidx = xmalloc_array(c, nv, 1);
+	normal_lut *lut = m->normals ? xmalloc_array(c, 1, sizeof(normal_lut)) : NULL;
+	bool ok = targets && dp && dn && scratch && ip && in && fpos && fnrm && nidx &&
+	          (lut || !m->normals);
+	if (lut) lut->source = NULL;
 	for (size_t f = 0; ok && f < m->frames_count; f++) {
 		const gsio_morph_frame *fr = &m->frames[f];
-		int got = gsio_mesh_frame_get(m, f, fpos, fnrm);
-		ok = got >= 0;
-		size_t kp = 0, kn = 0;
-		for (size_t v = 0; ok && v < nv; v++) {
-			float p[3], n[3];
-			xf_pos(c, fpos + 3 * v, p);
-			bool moved = false;
-			for (int k = 0; k < 3; k++) {
-				dp[3 * v + k] = p[k] - pos[3 * v + k];
-				moved = moved || dp[3 * v + k] != 0;
-			}
-			if (moved) ip[kp++] = (uint32_t)v;
-			if (m->normals) {
-				bool turned = false;
-				if (got == 1) {
-					xf_dir(c, fnrm + 3 * v, n);
-					if (!normalize3(n, up_out)) (*bad_normals)++;
-				} else {
-					memcpy(n, nrm + 3 * v, sizeof(n));
-				}
-				for (int k = 0; k < 3; k++) {
-					dn[3 * v + k] = n[k] - nrm[3 * v + k];
-					turned = turned || dn[3 * v + k] != 0;
-				}
-				if (turned) in[kn++] = (uint32_t)v;
-			}
-		}
+		const float *table = NULL;
+		size_t table_count = 0;
+		int indexed = m->normals ? gsio_mesh_frame_normal_indices(m, f, fpos, nidx, &table, &table_count) : 0;
+		int got = indexed == 1 ? 1 : gsio_mesh_frame_get(m, f, fpos, m->normals ? fnrm : NULL);
+		ok = got >= 0 && indexed >= 0;
 		if (!ok) break;
+		int pa = target_accessor(c, fpos, NULL, c->convert_axes, c->scale, pos, nv, dp, ip, scratch), na = 0;
+		if (m->normals) {
+			// The frame's normals in output axes: table lookups for a
+			// packed frame, each vertex's own (converted here) for a float
+			// frame, the base's when the frame has none.
+			const float *fn = nrm;
+			const uint8_t *rows = NULL;
+			if (indexed == 1) {
+				if (lut->source != table) normal_lut_fill(c, lut, table, table_count, up_out);
+				for (size_t v = 0; lut->any_bad && v < nv; v++) *bad_normals += lut->bad[nidx[v]];
+				fn = lut->n[0];
+				rows = nidx;
+			} else if (got == 1) {
+				for (size_t v = 0; v < nv; v++) {
+					xf_dir(c, fnrm + 3 * v, fnrm + 3 * v);
+					if (!normalize3(fnrm + 3 * v, up_out)) (*bad_normals)++;
+				}
+				fn = fnrm;
+			}
+			na = target_accessor(c, fn, rows, false, 1, nrm, nv, dn, in, scratch);
+		}
 		cJSON *t = jobj(c);
-		int pa = delta_accessor(c, dp, nv, ip, kp, scratch);
-		int na = m->normals ? delta_accessor(c, dn, nv, in, kn, scratch) : 0;
 		ok = pa >= 0 && na >= 0;
 		jnum(c, t, "POSITION", pa);
 		if (m->normals) jnum(c, t, "NORMAL", na);
@@ -1427,6 +1648,8 @@ static cJSON *write_targets(gltf_ctx *c, size_t mi, const float *pos, const floa
 	free(in);
 	free(fpos);
 	free(fnrm);
+	free(nidx);
+	free(lut);
 	if (!ok) {
 		cJSON_Delete(targets);
 		return NULL;

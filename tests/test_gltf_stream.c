@@ -205,6 +205,28 @@ static void test_write_fails(void **state)
 	gsio_scene_free(s);
 }
 
+/** Morph targets written to a file: deltas of a view under the threshold
+ *  are made in the in-memory buffer between spills, those of a view at or
+ *  over it are written from the writer's array; either way the bytes are
+ *  those made in memory. */
+static void test_morph_spill_identical(void **state)
+{
+	(void)state;
+	char dir[4096];
+	work_dir(dir, sizeof(dir), "morph");
+	const uint32_t cases[][2] = {{30000, 4}, {3000, 120}}; // 360 KB and 36 KB a view
+	for (size_t i = 0; i < 2; i++) {
+		gsio_scene *s = t_morph_scene(cases[i][0], cases[i][1], true, true);
+		size_t glb = check_same(s, dir, "morph", "glb", "morph .glb");
+		size_t gltf = check_same(s, dir, "morph", "gltf", "morph .gltf");
+		print_message("%u vertices x %u frames: %zu bytes as .glb, %zu as .gltf + .bin, same as in memory\n",
+		              cases[i][0], cases[i][1], glb, gltf);
+		assert_true(glb > 1u << 20); // it spilled
+		gsio_scene_free(s);
+	}
+	empty_dir(dir);
+}
+
 /** NO_REPLACE with a spilled .bin: an existing .bin refuses the write, is
  *  left as it was, and no temporary stays. */
 static void test_no_replace_spilled(void **state)
@@ -319,6 +341,7 @@ int main(void)
 	    cmocka_unit_test(test_large_identical),
 	    cmocka_unit_test(test_write_fails),
 	    cmocka_unit_test(test_no_replace_spilled),
+	    cmocka_unit_test(test_morph_spill_identical),
 	    cmocka_unit_test(test_corpus_identical),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

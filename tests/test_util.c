@@ -109,6 +109,95 @@ gsio_allocator t_fail_allocator(t_fail_alloc *state)
 	return a;
 }
 
+const float t_morph_normals[6][3] = {{0, 0, 1}, {0, 1, 0}, {-1, 0, 0}, {0, 0, 0}, {0.6f, 0.8f, 0}, {1, 2, 2}};
+
+gsio_scene *t_morph_scene(uint32_t nv, uint32_t frames, bool packed, bool normals)
+{
+	gsio_error err;
+	gsio_scene *s = gsio_scene_new(NULL, &err);
+	assert_non_null(s);
+	uint32_t ni = nv >= 3 ? (nv - 2) * 3 : 3;
+	int32_t mi = gsio_scene_add_mesh(s, "morph", nv, ni, normals ? GSIO_MESH_NORMALS : 0, -1, &err);
+	if (mi < 0) fail_msg("add_mesh: %s", err.message);
+	gsio_mesh *m = &s->meshes[mi];
+	for (uint32_t i = 0; i < ni; i++) m->indices[i] = nv >= 3 ? i / 3 + i % 3 : 0;
+	size_t src = nv - nv / 4;
+	m->source_vertex = gsio_scene_alloc(s, nv, sizeof(uint32_t), &err);
+	assert_non_null(m->source_vertex);
+	for (uint32_t v = 0; v < nv; v++) m->source_vertex[v] = (uint32_t)((7 * (size_t)v) % src);
+	gsio_packed_format *pf = gsio_scene_alloc(s, 1, sizeof(*pf), &err);
+	assert_non_null(pf);
+	pf->coord_size = 1;
+	pf->vertex_stride = 4;
+	pf->normal_offset = 3;
+	pf->source_count = src;
+	const float scale[3] = {0.25f, -0.5f, 0.125f}, offset[3] = {-10, 3.5f, 0.1f};
+	memcpy(pf->scale, scale, sizeof(scale));
+	memcpy(pf->offset, offset, sizeof(offset));
+	pf->normal_table = normals ? t_morph_normals : NULL;
+	pf->normal_count = normals ? 6 : 0;
+	m->frames = gsio_scene_alloc(s, frames, sizeof(gsio_morph_frame), &err);
+	assert_non_null(m->frames);
+	m->frames_count = frames;
+	uint32_t x = 2463534242u;
+	const uint8_t *rec0 = NULL; // frame 0's records
+	for (uint32_t f = 0; f < frames; f++) {
+		gsio_morph_frame *fr = &m->frames[f];
+		char name[32];
+		snprintf(name, sizeof(name), "move%u", f);
+		fr->name = gsio_scene_strdup(s, name, &err);
+		uint8_t *rec = gsio_scene_alloc(s, src, 4, &err);
+		assert_non_null(rec);
+		for (size_t i = 0; i < src; i++) {
+			// Some vertices keep frame 0's place (a delta of 0) in every frame.
+			x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+			bool still = i % 5 == 0 && f > 0;
+			for (int k = 0; k < 4; k++)
+				rec[4 * i + (size_t)k] = still ? rec0[4 * i + (size_t)k]
+				                               : (uint8_t)(k == 3 ? (x >> 8) % 8 : x >> (8 * k));
+		}
+		fr->packed = rec;
+		fr->packed_size = src * 4;
+		if (f == 0) rec0 = rec;
+		if (packed && f > 0) continue;
+		fr->positions = gsio_scene_alloc(s, nv, 3 * sizeof(float), &err);
+		fr->normals = normals ? gsio_scene_alloc(s, nv, 3 * sizeof(float), &err) : NULL;
+		for (uint32_t v = 0; v < nv; v++) {
+			const uint8_t *r = rec + 4 * (size_t)m->source_vertex[v];
+			for (int k = 0; k < 3; k++) fr->positions[3 * v + k] = scale[k] * (float)r[k] + offset[k];
+			if (normals) memcpy(fr->normals + 3 * v, t_morph_normals[r[3] < 6 ? r[3] : 0], 3 * sizeof(float));
+		}
+		if (!packed) fr->packed = NULL, fr->packed_size = 0;
+	}
+	m->packed = packed ? pf : NULL;
+	if (frames) {
+		memcpy(m->positions, m->frames[0].positions, (size_t)nv * 3 * sizeof(float));
+		if (normals) memcpy(m->normals, m->frames[0].normals, (size_t)nv * 3 * sizeof(float));
+	}
+	for (uint32_t f = 0; f < frames; f++) {
+		gsio_morph_frame *fr = &m->frames[f];
+		float mn[3] = {0, 0, 0}, mx[3] = {0, 0, 0};
+		float *p = malloc((size_t)nv * 3 * sizeof(float));
+		assert_non_null(p);
+		assert_true(gsio_mesh_frame_get(m, f, p, NULL) >= 0);
+		for (uint32_t v = 0; v < nv; v++)
+			for (int k = 0; k < 3; k++) {
+				float c = p[3 * v + k];
+				if (v == 0 || c < mn[k]) mn[k] = c;
+				if (v == 0 || c > mx[k]) mx[k] = c;
+			}
+		free(p);
+		memcpy(fr->bbox_min, mn, sizeof(mn));
+		memcpy(fr->bbox_max, mx, sizeof(mx));
+		if (f == 0) memcpy(m->bbox_min, mn, sizeof(mn)), memcpy(m->bbox_max, mx, sizeof(mx));
+	}
+	int32_t n = gsio_scene_add_node(s, "morph", -1, &err);
+	assert_true(n >= 0);
+	s->nodes[n].mesh = mi;
+	if (gsio_scene_validate(s, &err)) fail_msg("invalid scene: %s", err.message);
+	return s;
+}
+
 gsio_scene *t_large_scene(uint32_t nv, uint32_t w)
 {
 	gsio_error err;

@@ -3,6 +3,7 @@
 #define GSIO_TEST_UTIL_H
 
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,6 +39,22 @@ void t_write_file(const char *path, const uint8_t *data, size_t size);
  *  32-bit indices, one node) and, when w > 0, a w x w noisy opaque skin (a
  *  PNG of about w*w*3 bytes): large outputs for the writer tests. */
 gsio_scene *t_large_scene(uint32_t nv, uint32_t w);
+
+/** A valid scene with one mesh of nv vertices (triangles over them, one
+ *  node) and `frames` morph frames whose positions and normals come from
+ *  MDL-style records (x, y, z bytes and a normal index; scale and offset per
+ *  axis) over nv - nv / 4 source vertices, scene vertex v showing source
+ *  vertex (7 * v) % source count. The records are pseudo-random; normal
+ *  indices run over 0..7 of a 6-entry table holding a zero vector (a bad
+ *  normal) and a vector that is not unit, so indices 6 and 7 are out of the
+ *  table (read as 0). With `packed` the frames are kept packed
+ *  (gsio_packed_format, frame 0 also as floats, as the MDL loader keeps
+ *  them), else as floats with the same values (scale * raw + offset in
+ *  float, table[index]). `normals`: false gives a mesh and frames without
+ *  normals (no normal table). The same arguments give the same values. */
+gsio_scene *t_morph_scene(uint32_t nv, uint32_t frames, bool packed, bool normals);
+/** The 6-entry normal table t_morph_scene() uses. */
+extern const float t_morph_normals[6][3];
 
 /** An allocator that fails the N-th allocation (counting from 1; 0 = never)
  *  and counts live blocks, for allocation-failure and leak tests. */
