@@ -96,8 +96,9 @@ static void usage(FILE *f)
 	        "  --axes source   keep the file's axes\n"
 	        "  --no-animation  write the first frame / bind pose only\n"
 	        "  --compact       smaller output with KHR_mesh_quantization (16-bit positions,\n"
-	        "                  8-bit normals and morph deltas, 16-bit UVs); Blender 3.4+\n"
-	        "                  reads it, older or simpler readers may not (default: floats)\n"
+	        "                  8-bit normals and morph deltas, 16-bit UVs) and skins\n"
+	        "                  compressed harder (zlib -9, slower); Blender 3.4+ reads it,\n"
+	        "                  older or simpler readers may not (default: floats)\n"
 	        "  --anim FILE     (repeatable) for .md5mesh inputs: these .md5anim files become\n"
 	        "                  the animations, instead of every .md5anim beside the mesh; one\n"
 	        "                  whose skeleton does not match the mesh's fails that input\n"
@@ -317,10 +318,11 @@ static void convert(pool *p, job *j)
 	lo.fps = o->fps;
 	if (o->palette) lo.palette = o->palette_rgb;
 	if (o->no_animation) lo.flags |= GSIO_OPT_NO_ANIMATION;
-	// No output of this command needs pixels of a PNG or JPEG texture: the
-	// writer embeds (or, with --gltf, writes beside) the file as it is, and
-	// --compact only quantises vertex data. Reading the header only saves
-	// decoding them (Bob.md5mesh: five PNGs, most of the time left).
+	// No output of this command needs decoded pixels: the writer embeds (or,
+	// with --gltf, writes beside) a PNG or JPEG texture as it is, and makes
+	// the PNG of a skin from the form the model stores it in. Reading the
+	// headers only saves decoding (Bob.md5mesh: five PNGs, most of the time
+	// left) and the whole RGBA copy of every skin.
 	lo.flags |= GSIO_OPT_NO_PIXELS;
 	lo.anim_paths = o->anims;
 	lo.anim_paths_count = o->anims_count;

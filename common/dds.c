@@ -273,17 +273,18 @@ bool gsioi_dds_opaque(const gsioi_dds_info *info, const uint8_t *data)
 	uint8_t px[64];
 	for (size_t by = 0; by < h; by += 4)
 		for (size_t bx = 0; bx < w; bx += 4, b += block_size) {
-			if (info->format == GSIOI_DDS_DXT1 && gsioi_le16(b) > gsioi_le16(b + 2))
-				continue; // four colours: opaque
-			uint32_t inside = 0xFFFF; // pixels of the block inside the image
-			for (size_t y = 0; y < 4; y++)
-				for (size_t x = 0; x < 4; x++)
-					if (by + y >= h || bx + x >= w) inside &= ~(1u << (4 * y + x));
+			// Pixels of the block inside the image (edge blocks are cut).
+			uint32_t inside = 0xFFFF;
+			if (by + 4 > h || bx + 4 > w)
+				for (size_t y = 0; y < 4; y++)
+					for (size_t x = 0; x < 4; x++)
+						if (by + y >= h || bx + x >= w) inside &= ~(1u << (4 * y + x));
 			if (info->format == GSIOI_DDS_DXT1) {
-				// Three colours: index 3 is transparent black.
-				uint32_t idx = gsioi_le32(b + 4);
-				for (int i = 0; i < 16; i++)
-					if ((inside >> i & 1) && ((idx >> (2 * i)) & 3) == 3) return false;
+				if (gsioi_le16(b) > gsioi_le16(b + 2)) continue; // four colours: opaque
+				// Three colours: index 3 (both bits set) is transparent black.
+				uint32_t idx = gsioi_le32(b + 4), threes = idx & (idx >> 1) & 0x55555555u;
+				for (int i = 0; threes && i < 16; i++)
+					if ((threes >> (2 * i) & 1) && (inside >> i & 1)) return false;
 				continue;
 			}
 			gsioi_dds_decode_block(info->format, b, px);
