@@ -129,7 +129,8 @@ GSIO_API GSIO_NODISCARD int gsio_read_whole_file(const char *path, uint8_t **dat
 enum {
 	GSIO_OPT_NO_ANIMATION = 1u << 0, /**< keep only the base pose / first frame */
 	/** gsio_load_memory() only: the scene may point into the caller's bytes
-	 *  instead of copying them (today: MDL2-5 packed frames). The caller keeps
+	 *  instead of copying them (today: MDL2-5 packed frames, and with
+	 *  GSIO_OPT_NO_PIXELS the stored skins of MDL2-5 and HMP). The caller keeps
 	 *  the bytes alive and unchanged until gsio_scene_free(). */
 	GSIO_OPT_BORROW = 1u << 1,
 	/** Images read from PNG or JPEG files (MD5 textures, MDL7/HMP7 external
@@ -308,7 +309,8 @@ typedef struct gsio_image {
 	/** With GSIO_OPT_NO_PIXELS, a skin the model stores as raw pixels (MDL,
 	 *  HMP and MDL7 skin types 2-5) keeps them here, undecoded:
 	 *  width*height*gsio_pixel_size(source_format) bytes, top row first, in
-	 *  the scene's arena; rgba is NULL then. gsio_decode_pixels() reads them,
+	 *  the scene's arena (or, with GSIO_OPT_BORROW, the caller's bytes);
+	 *  rgba is NULL then. gsio_decode_pixels() reads them,
 	 *  gsio_png_encode_stored() writes them as PNG. Else NULL. */
 	const uint8_t *stored;
 	gsio_extras extras;

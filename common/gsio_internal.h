@@ -97,11 +97,14 @@ GSIO_NODISCARD bool gsioi_arena_keep(gsio_arena *arena, void *block, gsio_error 
  *  source_format set; src holds width*height pixels of that format):
  *  decoded to rgba (and for PAL8 the indexed form kept too), or with
  *  no_pixels (GSIO_OPT_NO_PIXELS) kept as stored: PAL8 as indices +
- *  palette, other formats copied to im->stored, rgba NULL. 0 on success,
+ *  palette, other formats in im->stored, rgba NULL: src itself when it
+ *  lies inside lend[0..lend_size) (the caller's bytes, lent with
+ *  GSIO_OPT_BORROW; NULL: nothing lent), else a copy. 0 on success,
  *  1 for a pixel format gsio does not know (nothing set), -1 when memory
  *  ran out (err set). */
 GSIO_NODISCARD int gsioi_skin_pixels(gsio_arena *arena, gsio_image *im, const uint8_t *src,
-                                     const uint8_t *palette, bool no_pixels, gsio_error *err);
+                                     const uint8_t *palette, bool no_pixels, const uint8_t *lend,
+                                     size_t lend_size, gsio_error *err);
 
 /** Keeps a PAL8 image's indexed form beside its rgba (gsio_image.indices):
  *  copies width*height indices from src into the arena and makes the RGBA

@@ -215,13 +215,19 @@ bool gsioi_image_keep_indices(gsio_arena *arena, gsio_image *im, const uint8_t *
 // -- Skins
 
 int gsioi_skin_pixels(gsio_arena *arena, gsio_image *im, const uint8_t *src, const uint8_t *palette,
-                      bool no_pixels, gsio_error *err)
+                      bool no_pixels, const uint8_t *lend, size_t lend_size, gsio_error *err)
 {
 	const size_t texels = (size_t)im->width * im->height, ps = gsio_pixel_size(im->source_format);
 	if (!ps) return 1;
 	if (no_pixels) { // as stored: indices + palette, or the raw pixels
 		if (im->source_format == GSIO_PIXEL_PAL8)
 			return gsioi_image_keep_indices(arena, im, src, palette, err) ? 0 : -1;
+		// Inside bytes the caller lends (GSIO_OPT_BORROW): pointed at, not copied.
+		if (lend && src >= lend && (size_t)(src - lend) <= lend_size &&
+		    texels * ps <= lend_size - (size_t)(src - lend)) {
+			im->stored = src;
+			return 0;
+		}
 		uint8_t *copy = gsioi_arena_array_uninit(arena, texels, ps, err);
 		if (!copy) return -1;
 		memcpy(copy, src, texels * ps);

@@ -372,31 +372,22 @@ static inline int colour_index(colour_set *cs, uint32_t key)
 	return (int)cs->count++;
 }
 
-/* Builds the palette PNG's indices (one byte a pixel) from RGBA pixels while collecting their distinct colours in order of first
- * appearance; false when there are more than 256. A probe of about 4096
- * pixels spread over the image finds most photographic skins out at once
- * (a skin whose first rows are one flat colour would otherwise be scanned
- * far); then a pixel equal to the one before needs no lookup (flat-shaded
- * skins are long runs). */
-static bool palettise(const uint8_t *rgba, uint32_t width, uint32_t height, uint8_t *indices,
-                      uint8_t palette[256 * 4], uint32_t *count)
+/* The palette scan: indices (one byte a pixel) of the rows r->rgba_row
+ * gives (y = 0 first), collecting their distinct colours in order of first
+ * appearance; false when there are more than 256. A pixel equal to the one
+ * before needs no lookup (flat-shaded skins are long runs). */
+static bool palettise_rows(png_rows *r, uint32_t height, uint8_t *indices, uint8_t palette[256 * 4],
+                           uint32_t *count)
 {
-	const size_t texels = (size_t)width * height;
+	const uint32_t width = r->width;
 	colour_set cs;
-	colour_set_init(&cs);
-	const size_t step = texels / 4096 + 1;
-	for (size_t i = 0; i < texels; i += step) {
-		uint32_t key;
-		memcpy(&key, rgba + 4 * i, 4);
-		if (colour_index(&cs, key) < 0) return false;
-	}
 	colour_set_init(&cs);
 	uint32_t prev_key = 0;
 	uint8_t prev_index = 0;
 	bool have_prev = false;
 	for (uint32_t y = 0; y < height; y++) {
 		uint8_t *dst = indices + (size_t)y * width;
-		const uint8_t *src = rgba + (size_t)y * width * 4;
+		const uint8_t *src = r->rgba_row(r, y);
 		for (uint32_t x = 0; x < width; x++) {
 			uint32_t key;
 			memcpy(&key, src + 4 * (size_t)x, 4);
@@ -413,6 +404,47 @@ static bool palettise(const uint8_t *rgba, uint32_t width, uint32_t height, uint
 	}
 	*count = cs.count;
 	return true;
+}
+
+/* Builds the palette PNG's indices from RGBA pixels; false when there are
+ * more than 256 colours. A probe of about 4096 pixels spread over the image
+ * finds most photographic skins out at once (a skin whose first rows are
+ * one flat colour would otherwise be scanned far). */
+static bool palettise(const uint8_t *rgba, uint32_t width, uint32_t height, uint8_t *indices,
+                      uint8_t palette[256 * 4], uint32_t *count)
+{
+	const size_t texels = (size_t)width * height;
+	colour_set cs;
+	colour_set_init(&cs);
+	const size_t step = texels / 4096 + 1;
+	for (size_t i = 0; i < texels; i += step) {
+		uint32_t key;
+		memcpy(&key, rgba + 4 * i, 4);
+		if (colour_index(&cs, key) < 0) return false;
+	}
+	png_rows rows = {.rgba_row = rgba_row_image, .pixels = rgba, .width = width};
+	return palettise_rows(&rows, height, indices, palette, count);
+}
+
+/* For a source decoded row by row (stored pixels, DDS bands) whose probe
+ * found at most 256 colours: the palette PNG when the whole image has at
+ * most 256 colours (as gsio_png_encode would write it), without an RGBA copy
+ * of the image. 1 when it has more (nothing written), 0 written, -1 failed. */
+static int palette_png_from_rows(png_rows *r, uint32_t height, uint8_t **png, size_t *png_size,
+                                 gsio_error *err)
+{
+	uint8_t *indices = malloc((size_t)r->width * height);
+	if (!indices) {
+		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
+		return -1;
+	}
+	uint8_t palette[256 * 4];
+	uint32_t colours;
+	int rc = 1;
+	if (palettise_rows(r, height, indices, palette, &colours))
+		rc = write_palette_png(r->width, height, indices, palette, colours, png, png_size, err) ? -1 : 0;
+	free(indices);
+	return rc;
 }
 
 // -- Truecolour
@@ -576,34 +608,34 @@ int gsio_png_encode_dds(const uint8_t *dds, size_t size, uint8_t **png, size_t *
 	size_t raw_size;
 	if (!size_ok(info.width, info.height, 4, &raw_size, err)) return -1;
 	const size_t row_rgba = (size_t)info.width * 4;
+	uint8_t *band = malloc(row_rgba * 4);
+	if (!band) {
+		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
+		return -1;
+	}
 	if (dds_probe_few_colours(&info, dds)) {
-		// Perhaps a palette PNG: as gsio_png_encode decides, on every pixel.
-		uint8_t *rgba = malloc(row_rgba * info.height);
-		if (!rgba) {
-			GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
-			return -1;
+		// Perhaps a palette PNG: decided on every pixel, as gsio_png_encode.
+		png_rows scan = {.rgba_row = rgba_row_dds, .width = info.width, .transient = true,
+		                 .dds = &info, .dds_data = dds, .band = band};
+		int rc = palette_png_from_rows(&scan, info.height, png, png_size, err);
+		if (rc <= 0) {
+			free(band);
+			return rc;
 		}
-		for (uint32_t by = 0; by < info.height; by += 4)
-			gsioi_dds_decode_band(&info, dds, by, rgba + (size_t)by * row_rgba);
-		int rc = gsio_png_encode(rgba, info.width, info.height, png, png_size, err);
-		free(rgba);
-		return rc;
 	}
 	const bool opaque = gsioi_dds_opaque(&info, dds);
 	png_rows rows = {.row = opaque ? row_up_rgb : row_up_rgba, .rgba_row = rgba_row_dds,
 	                 .width = info.width, .row_bytes = (size_t)info.width * (opaque ? 3 : 4),
 	                 .transient = true, .dds = &info, .dds_data = dds};
+	rows.band = band;
 	uint8_t *scratch;
-	if (!truecolour_scratch(&rows, opaque, &scratch, err)) return -1;
-	rows.band = malloc(row_rgba * 4);
-	if (!rows.band) {
-		free(scratch);
-		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
+	if (!truecolour_scratch(&rows, opaque, &scratch, err)) {
+		free(band);
 		return -1;
 	}
 	png_layout l = {info.width, info.height, (uint8_t)(opaque ? 2 : 6), NULL, 0, NULL, 0};
 	int rc = write_png(&l, &rows, png, png_size, err);
-	free(rows.band);
+	free(band);
 	free(scratch);
 	return rc;
 }
@@ -666,33 +698,34 @@ int gsio_png_encode_stored(gsio_pixel_format fmt, const uint8_t *src, uint32_t w
 	}
 	if (!size_ok(width, height, 4, &raw_size, err)) return -1;
 	const size_t texels = (size_t)width * height, row_rgba = (size_t)width * 4;
+	uint8_t *row = malloc(row_rgba);
+	if (!row) {
+		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
+		return -1;
+	}
 	if (stored_probe_few_colours(fmt, src, texels, palette)) {
-		// Perhaps a palette PNG: as gsio_png_encode decides, on every pixel.
-		uint8_t *rgba = malloc(texels * 4);
-		if (!rgba) {
-			GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
-			return -1;
+		// Perhaps a palette PNG: decided on every pixel, as gsio_png_encode.
+		png_rows scan = {.rgba_row = rgba_row_stored, .pixels = src, .width = width,
+		                 .transient = true, .format = fmt, .palette = palette, .row_rgba = row};
+		int rc = palette_png_from_rows(&scan, height, png, png_size, err);
+		if (rc <= 0) {
+			free(row);
+			return rc;
 		}
-		int rc = gsio_decode_pixels(fmt, src, texels, palette, rgba);
-		if (!rc) rc = gsio_png_encode(rgba, width, height, png, png_size, err);
-		free(rgba);
-		return rc;
 	}
 	const bool opaque = stored_opaque(fmt, src, texels);
 	png_rows rows = {.row = opaque ? row_up_rgb : row_up_rgba, .rgba_row = rgba_row_stored,
 	                 .pixels = src, .width = width, .row_bytes = row_rgba / 4 * (opaque ? 3 : 4),
 	                 .transient = true, .format = fmt, .palette = palette};
+	rows.row_rgba = row;
 	uint8_t *scratch;
-	if (!truecolour_scratch(&rows, opaque, &scratch, err)) return -1;
-	rows.row_rgba = malloc(row_rgba);
-	if (!rows.row_rgba) {
-		free(scratch);
-		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
+	if (!truecolour_scratch(&rows, opaque, &scratch, err)) {
+		free(row);
 		return -1;
 	}
 	png_layout l = {width, height, (uint8_t)(opaque ? 2 : 6), NULL, 0, NULL, 0};
 	int rc = write_png(&l, &rows, png, png_size, err);
-	free(rows.row_rgba);
+	free(row);
 	free(scratch);
 	return rc;
 }

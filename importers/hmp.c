@@ -431,7 +431,8 @@ int gsioi_hmp_encode_with(const gsio_hmp_file *f, const gsio_allocator *allocato
  * warning; HMP7 external textures are loaded from beside the file when they
  * can be); image_of[i] is skin i's image index or -1. */
 static bool skins_to_images(gsio_scene *s, const gsio_hmp_file *f, const uint8_t *palette,
-                            const char *path, const gsio_opts *opts, int32_t *image_of,
+                            const char *path, const gsio_opts *opts, const uint8_t *lend,
+                            size_t lend_size, int32_t *image_of,
                             gsio_error *err)
 {
 	s->images = GSIO_NEW_ARRAY(s->arena, gsio_image, f->skins_count, err);
@@ -467,7 +468,7 @@ static bool skins_to_images(gsio_scene *s, const gsio_hmp_file *f, const uint8_t
 		im->source_mip_count = (sk->type & GSIO_MDL_SKIN_MIPS) ? 3 : 0;
 		// < 2^28 texels, checked at decode
 		int rc = gsioi_skin_pixels(s->arena, im, sk->pixels, palette,
-		                           opts && (opts->flags & GSIO_OPT_NO_PIXELS), err);
+		                           opts && (opts->flags & GSIO_OPT_NO_PIXELS), lend, lend_size, err);
 		if (rc > 0) {
 			GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, NULL, -1, "skin %zu: type %d", i, (int)sk->type);
 			return false;
@@ -688,8 +689,10 @@ static bool build_terrain(gsio_scene *s, const gsio_hmp_file *f, gsio_error *err
 	return true;
 }
 
-gsio_scene *gsio_hmp_to_scene(const gsio_hmp_file *f, const char *name, const gsio_opts *opts,
-                              gsio_error *err)
+/* lend: the caller's bytes f was decoded from (hmp_read; NULL: none): with
+ * GSIO_OPT_BORROW stored skins may point into them. */
+static gsio_scene *hmp_to_scene(const gsio_hmp_file *f, const char *name, const gsio_opts *opts,
+                                const uint8_t *lend, size_t lend_size, gsio_error *err)
 {
 	gsio_error local;
 	if (!err) err = &local;
@@ -712,7 +715,9 @@ gsio_scene *gsio_hmp_to_scene(const gsio_hmp_file *f, const char *name, const gs
 	gsio_arena *tmp = gsioi_arena_for(opts, "HMP scratch", err);
 	if (!tmp) goto fail;
 	int32_t *image_of = GSIO_NEW_ARRAY(tmp, int32_t, f->skins_count, err);
-	bool ok = image_of && skins_to_images(s, f, palette, name, opts, image_of, err) &&
+	bool lending = lend && opts && (opts->flags & GSIO_OPT_BORROW);
+	bool ok = image_of && skins_to_images(s, f, palette, name, opts, lending ? lend : NULL,
+	                                      lend_size, image_of, err) &&
 	          build_material(s, f, image_of, err);
 	gsioi_arena_destroy(tmp);
 	if (!ok) goto fail;
@@ -742,6 +747,12 @@ static int hmp_can_read(const uint8_t *head, size_t n, const char *ext)
 	return ext && !strcmp(ext, "hmp") ? 1 : 0;
 }
 
+gsio_scene *gsio_hmp_to_scene(const gsio_hmp_file *f, const char *name, const gsio_opts *opts,
+                              gsio_error *err)
+{
+	return hmp_to_scene(f, name, opts, NULL, 0, err);
+}
+
 static gsio_scene *hmp_read(const uint8_t *data, size_t size, const char *path,
                             const gsio_opts *opts, gsio_error *err)
 {
@@ -750,7 +761,7 @@ static gsio_scene *hmp_read(const uint8_t *data, size_t size, const char *path,
 	bool first_only = opts && (opts->flags & GSIO_OPT_NO_ANIMATION);
 	gsio_hmp_file *f = hmp_decode(data, size, path, opts, err, true, first_only ? 1 : SIZE_MAX);
 	if (!f) return NULL;
-	gsio_scene *s = gsio_hmp_to_scene(f, path, opts, err);
+	gsio_scene *s = hmp_to_scene(f, path, opts, data, size, err);
 	gsio_hmp_file_free(f);
 	return s;
 }

@@ -525,7 +525,8 @@ static bool frame_name(const gsio_mdl_frame *fr, gsio_arena *a, gsio_error *err,
 }
 
 static bool skins_to_images(gsio_scene *s, const gsio_mdl_file *f, const uint8_t *palette,
-                            bool no_pixels, gsio_error *err)
+                            bool no_pixels, const uint8_t *lend, size_t lend_size,
+                            gsio_error *err)
 {
 	s->images = GSIO_NEW_ARRAY(s->arena, gsio_image, f->skins_count, err);
 	s->materials = GSIO_NEW_ARRAY(s->arena, gsio_material, f->skins_count, err);
@@ -548,7 +549,8 @@ static bool skins_to_images(gsio_scene *s, const gsio_mdl_file *f, const uint8_t
 			im->source_type = sk->type;
 			im->source_format = (gsio_pixel_format)(sk->type & 7);
 			im->source_mip_count = (sk->type & GSIO_MDL_SKIN_MIPS) ? 3 : 0;
-			int rc = gsioi_skin_pixels(s->arena, im, sk->pixels, palette, no_pixels, err);
+			int rc = gsioi_skin_pixels(s->arena, im, sk->pixels, palette, no_pixels, lend, lend_size,
+			                           err);
 			if (rc > 0) {
 				GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, NULL, -1, "skin %zu: type %d", i, (int)sk->type);
 				return false;
@@ -882,7 +884,8 @@ static bool mdl2_as_mdl3(const gsio_mdl_file *f, gsio_arena *tmp, gsio_mdl_file 
 /* raw: each frame's stored records (mdl_decode), NULL when the frames are
  * only in verts (a file from gsio_mdl_decode or built by a program). */
 static gsio_scene *mdl_to_scene(const gsio_mdl_file *f, const uint8_t *const *raw,
-                                const char *name, const gsio_opts *opts, gsio_error *err)
+                                const uint8_t *lend, size_t lend_size, const char *name,
+                                const gsio_opts *opts, gsio_error *err)
 {
 	gsio_error local;
 	if (!err) err = &local;
@@ -903,7 +906,12 @@ static gsio_scene *mdl_to_scene(const gsio_mdl_file *f, const uint8_t *const *ra
 	s->source.vertices = (size_t)h->numverts;
 	s->source.triangles = f->version == 2 ? f->mdl2_triangles_count : f->triangles_count;
 	s->source.uvs = f->version == 2 ? f->mdl2_uvs_count : f->uvs_count;
-	if (!skins_to_images(s, f, palette, opts && (opts->flags & GSIO_OPT_NO_PIXELS), err)) goto fail;
+	// With GSIO_OPT_BORROW, stored skins may point into the caller's bytes
+	// (lend: mdl_read's data), as packed frames do.
+	bool lending = lend && opts && (opts->flags & GSIO_OPT_BORROW);
+	if (!skins_to_images(s, f, palette, opts && (opts->flags & GSIO_OPT_NO_PIXELS),
+	                     lending ? lend : NULL, lend_size, err))
+		goto fail;
 
 	if (f->frames_count == 0 || h->numverts == 0) {
 		// A model without frames has no positions: an empty scene, said out loud.
@@ -938,7 +946,7 @@ fail:
 gsio_scene *gsio_mdl_to_scene(const gsio_mdl_file *f, const char *name, const gsio_opts *opts,
                               gsio_error *err)
 {
-	return mdl_to_scene(f, NULL, name, opts, err);
+	return mdl_to_scene(f, NULL, NULL, 0, name, opts, err);
 }
 
 // -- Importer
@@ -959,7 +967,7 @@ static gsio_scene *mdl_read(const uint8_t *data, size_t size, const char *path,
 	const uint8_t **raw = NULL;
 	gsio_mdl_file *f = mdl_decode(data, size, path, opts, err, true, first_only ? 1 : SIZE_MAX, &raw);
 	if (!f) return NULL;
-	gsio_scene *s = mdl_to_scene(f, raw, path, opts, err);
+	gsio_scene *s = mdl_to_scene(f, raw, data, size, path, opts, err);
 	gsio_mdl_file_free(f);
 	return s;
 }

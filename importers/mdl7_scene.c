@@ -166,7 +166,7 @@ static bool skin_image(build *b, const gsio_mdl7_skin *sk, size_t gidx, int32_t 
 	im->source_mip_count = (sk->type & GSIO_MDL7_SKIN_MIPS) ? 3 : 0;
 	// < 2^28 texels, checked at decode
 	int rc = gsioi_skin_pixels(s->arena, im, sk->data, b->palette,
-	                           b->opts && (b->opts->flags & GSIO_OPT_NO_PIXELS), b->err);
+	                           b->opts && (b->opts->flags & GSIO_OPT_NO_PIXELS), NULL, 0, b->err);
 	if (rc > 0) {
 		GSIO_FAIL(b->err, GSIO_ERR_UNSUPPORTED, NULL, -1, "skin %zu: type 0x%02x", gidx,
 		          (unsigned)sk->type);

@@ -53,6 +53,10 @@ gsio_scene *gsio_load_memory(const uint8_t *data, size_t size, const char *path,
 static bool scene_points_into(const gsio_scene *s, const uint8_t *data, size_t size)
 {
 	uintptr_t lo = (uintptr_t)data, hi = lo + size;
+	for (size_t i = 0; i < s->images_count; i++) { // stored skins (GSIO_OPT_NO_PIXELS)
+		uintptr_t p = (uintptr_t)s->images[i].stored;
+		if (p >= lo && p < hi) return true;
+	}
 	for (size_t i = 0; i < s->meshes_count; i++)
 		for (size_t f = 0; s->meshes[i].packed && f < s->meshes[i].frames_count; f++) {
 			uintptr_t p = (uintptr_t)s->meshes[i].frames[f].packed;

@@ -601,10 +601,14 @@ static void test_png_stored(void **state)
 		uint8_t *src = malloc((size_t)W * H * ps), *rgba = malloc((size_t)W * H * 4);
 		assert_non_null(src);
 		assert_non_null(rgba);
-		for (int mode = 0; mode < 3; mode++) { // noise, noise made opaque, few colours
+		// Modes: noise, noise made opaque, few colours, few colours on the
+		// pixels the palette probe samples (every 15th) and noise between
+		// (the probe passes, the whole-image scan gives up at the 257th).
+		for (int mode = 0; mode < 4; mode++) {
 			for (size_t i = 0; i < (size_t)W * H * ps; i++) {
 				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-				src[i] = mode == 2 ? (uint8_t)((i / ps / 97) * 5) : (uint8_t)x;
+				bool few = mode == 2 || (mode == 3 && (i / ps) % 15 == 0);
+				src[i] = few ? (uint8_t)((i / ps / 97) * 5) : (uint8_t)x;
 			}
 			if (mode == 1 && fmts[f] == GSIO_PIXEL_ARGB4444)
 				for (size_t i = 0; i < (size_t)W * H; i++) src[2 * i + 1] |= 0xF0;

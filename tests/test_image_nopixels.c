@@ -501,6 +501,41 @@ static void test_damaged_header(void **state)
 	free(good);
 }
 
+/* Stored skins lent, not copied: with GSIO_OPT_BORROW they point into the
+ * caller's bytes (MDL2-5, HMP), without it into the scene; gsio_load_file
+ * keeps its read buffer for them (test_corpus_same_output reads them after
+ * the load, under ASan too). */
+static void test_stored_skins_lent(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	static const char *const files[] = {"mdl/gate-101.mdl", "hmp/shadow-5.hmp", "mdl/mdl5-earth.mdl"};
+	for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
+		size_t n;
+		uint8_t *data = t_read_file(t_corpus_path(files[k]), &n);
+		for (int lend = 0; lend < 2; lend++) {
+			gsio_opts o;
+			memset(&o, 0, sizeof(o));
+			o.flags = GSIO_OPT_NO_PIXELS | (lend ? GSIO_OPT_BORROW : 0u);
+			gsio_error err;
+			gsio_scene *s = gsio_load_memory(data, n, files[k], &o, &err);
+			if (!s) fail_msg("%s: %s", files[k], err.message);
+			assert_true(s->images_count >= 1);
+			for (size_t i = 0; i < s->images_count; i++) {
+				const uint8_t *p = s->images[i].stored;
+				assert_non_null(p);
+				bool inside = p >= data && p < data + n;
+				if (inside != (lend == 1))
+					fail_msg("%s image %zu: stored %s the caller's bytes", files[k], i,
+					         inside ? "points into" : "does not point into");
+			}
+			assert_int_equal(gsio_scene_validate(s, &err), 0);
+			gsio_scene_free(s);
+		}
+		free(data);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -509,6 +544,7 @@ int main(void)
 	    cmocka_unit_test(test_levels_with_png),
 	    cmocka_unit_test(test_jpeg),
 	    cmocka_unit_test(test_damaged_header),
+	    cmocka_unit_test(test_stored_skins_lent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -191,10 +191,29 @@ static void check_scene(const gsio_scene *s)
 		touch_str(im->source_path);
 		touch_str(im->uri);
 		size_t px = (size_t)im->width * im->height;
-		// A size with neither pixels, nor a file (GSIO_OPT_NO_PIXELS), nor a uri.
-		if (px && !im->rgba && !im->uri && !im->file_data) abort();
+		// A size with neither pixels, nor (GSIO_OPT_NO_PIXELS) a file, stored
+		// pixels or indices, nor a uri.
+		if (px && !im->rgba && !im->uri && !im->file_data && !im->stored && !im->indices) abort();
 		// First and last byte: the allocation covers the whole image (file).
 		if (px && im->rgba) fuzz_sink_len = (size_t)im->rgba[0] + im->rgba[px * 4 - 1];
+		if (px && im->indices) fuzz_sink_len = (size_t)im->indices[0] + im->indices[px - 1];
+		size_t ps = gsio_pixel_size(im->source_format);
+		if (im->stored && (!px || !ps)) abort();
+		if (im->stored) fuzz_sink_len = (size_t)im->stored[0] + im->stored[px * ps - 1];
+		// The undecoded forms give PNGs, as the glTF writer makes them (small
+		// images only: the encoder is slow next to the loader).
+		if (!im->rgba && px && px <= 256 * 256 &&
+		    (im->stored || (im->file_size >= 4 && !memcmp(im->file_data, "DDS ", 4)))) {
+			uint8_t *png = NULL;
+			size_t png_size = 0;
+			gsio_error perr;
+			gsio_error_clear(&perr);
+			int rc = im->stored ? gsio_png_encode_stored(im->source_format, im->stored, im->width,
+			                                             im->height, NULL, &png, &png_size, &perr)
+			                    : gsio_png_encode_dds(im->file_data, im->file_size, &png, &png_size, &perr);
+			if (rc || !png || png_size < 8) abort();
+			free(png);
+		}
 		if ((im->file_data != NULL) != (im->file_size != 0)) abort();
 		if (im->file_data)
 			fuzz_sink_len = (size_t)im->file_data[0] + im->file_data[im->file_size - 1];
