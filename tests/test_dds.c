@@ -413,24 +413,31 @@ static size_t distinct_colours(const uint8_t *rgba, size_t n)
 	return d;
 }
 
+/* The DDS file of corpus skin c (file: the whole model, to free): the MDL7
+ * skin record is type 6, width = the DDS's byte count, height 1, then the
+ * DDS file itself. */
+static const uint8_t *corpus_dds(const corpus_skin *c, uint8_t **file, uint32_t *bytes)
+{
+	size_t size;
+	*file = t_read_file(t_corpus_path(c->path), &size);
+	assert_true(size > c->record + 28);
+	const uint8_t *rec = *file + c->record;
+	assert_int_equal(rec[0], 6);
+	*bytes = (uint32_t)rec[4] | (uint32_t)rec[5] << 8 | (uint32_t)rec[6] << 16 | (uint32_t)rec[7] << 24;
+	assert_int_equal(rec[8], 1);
+	assert_true(*bytes <= size - c->record - 28);
+	return rec + 28;
+}
+
 static void test_corpus_skins(void **state)
 {
 	(void)state;
 	T_REQUIRE_CORPUS();
 	for (size_t k = 0; k < sizeof(corpus_skins) / sizeof(corpus_skins[0]); k++) {
 		const corpus_skin *c = &corpus_skins[k];
-		size_t size;
-		uint8_t *file = t_read_file(t_corpus_path(c->path), &size);
-		// The MDL7 skin record: type 6, width = the DDS's byte count, height 1,
-		// then the DDS file itself.
-		assert_true(size > c->record + 28);
-		const uint8_t *rec = file + c->record;
-		assert_int_equal(rec[0], 6);
-		uint32_t bytes = (uint32_t)rec[4] | (uint32_t)rec[5] << 8 | (uint32_t)rec[6] << 16 |
-		                 (uint32_t)rec[7] << 24;
-		assert_int_equal(rec[8], 1);
-		assert_true(bytes <= size - c->record - 28);
-		const uint8_t *dds = rec + 28;
+		uint8_t *file;
+		uint32_t bytes;
+		const uint8_t *dds = corpus_dds(c, &file, &bytes);
 		gsio_arena *a = arena_of(0);
 		gsio_image im;
 		memset(&im, 0, sizeof(im));
@@ -549,14 +556,10 @@ static void test_png_from_corpus_dds(void **state)
 	(void)state;
 	T_REQUIRE_CORPUS();
 	for (size_t k = 0; k < sizeof(corpus_skins) / sizeof(corpus_skins[0]); k++) {
-		const corpus_skin *c = &corpus_skins[k];
-		size_t size;
-		uint8_t *file = t_read_file(t_corpus_path(c->path), &size);
-		const uint8_t *rec = file + c->record;
-		uint32_t bytes = (uint32_t)rec[4] | (uint32_t)rec[5] << 8 | (uint32_t)rec[6] << 16 |
-		                 (uint32_t)rec[7] << 24;
-		assert_true(size > c->record + 28 && bytes <= size - c->record - 28);
-		expect_same_png(rec + 28, bytes, 2);
+		uint8_t *file;
+		uint32_t bytes;
+		const uint8_t *dds = corpus_dds(&corpus_skins[k], &file, &bytes);
+		expect_same_png(dds, bytes, 2);
 		free(file);
 	}
 }

@@ -87,6 +87,17 @@ static void assert_same_output(const gsio_gltf_output *a, const gsio_gltf_output
 	for (size_t i = 0; i < a->warnings_count; i++) assert_string_equal(a->warnings[i], b->warnings[i]);
 }
 
+/* The GLBs written from the two scenes are the same bytes, warnings too. */
+static void assert_same_glb(const gsio_scene *normal, const gsio_scene *flagged, const char *what)
+{
+	gsio_gltf_output a = {0}, b = {0};
+	write_gltf(normal, false, &a);
+	write_gltf(flagged, false, &b);
+	assert_same_output(&a, &b, what);
+	gsio_gltf_output_free(&a);
+	gsio_gltf_output_free(&b);
+}
+
 static void assert_same_warnings(const gsio_scene *a, const gsio_scene *b)
 {
 	assert_int_equal(a->warnings_count, b->warnings_count);
@@ -249,12 +260,7 @@ static int visit(const char *path, const struct stat *st, int kind, struct FTW *
 	if (gsio_scene_validate(flagged, &e2)) fail_msg("%s: %s", path, e2.message);
 	walk_count.undecoded += compare_images(normal, flagged, path);
 	assert_same_warnings(normal, flagged);
-	gsio_gltf_output a = {0}, b = {0};
-	write_gltf(normal, false, &a);
-	write_gltf(flagged, false, &b);
-	assert_same_output(&a, &b, path);
-	gsio_gltf_output_free(&a);
-	gsio_gltf_output_free(&b);
+	assert_same_glb(normal, flagged, path);
 	gsio_scene_free(normal);
 	gsio_scene_free(flagged);
 	return 0;
@@ -369,12 +375,7 @@ static void test_levels_with_png(void **state)
 		print_message("%s: %zu PNG files served, %zu images undecoded\n", levels[l], w.served, u);
 		undecoded += u;
 		assert_same_warnings(normal, flagged);
-		gsio_gltf_output a = {0}, b = {0};
-		write_gltf(normal, false, &a);
-		write_gltf(flagged, false, &b);
-		assert_same_output(&a, &b, path);
-		gsio_gltf_output_free(&a);
-		gsio_gltf_output_free(&b);
+		assert_same_glb(normal, flagged, path);
 		gsio_scene_free(normal);
 		gsio_scene_free(flagged);
 	}
