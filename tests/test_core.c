@@ -282,6 +282,42 @@ static void roundtrip_16bit(gsio_pixel_format fmt)
 	if (bad) fail_msg("%zu of 65536 values of format %d do not survive decode+encode", bad, fmt);
 }
 
+/* Every 565 value decodes to the bit-replicated channels and alpha 255,
+ * in a long run (the SSE2 path, eight at a time) and one by one and in
+ * runs of 1..15 starting anywhere (the scalar tail). */
+static void test_565_exact(void **state)
+{
+	(void)state;
+	uint8_t *src = malloc(65536 * 2), *rgba = malloc(65536 * 4);
+	assert_non_null(src);
+	assert_non_null(rgba);
+	for (unsigned v = 0; v < 65536; v++) {
+		src[2 * v] = (uint8_t)v;
+		src[2 * v + 1] = (uint8_t)(v >> 8);
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		memset(rgba, 0x5a, 65536 * 4);
+		if (pass == 0) {
+			assert_int_equal(gsio_decode_pixels(GSIO_PIXEL_RGB565, src, 65536, NULL, rgba), 0);
+		} else {
+			for (size_t at = 0, n = 1; at < 65536; at += n, n = n % 15 + 1) {
+				size_t k = at + n > 65536 ? 65536 - at : n;
+				assert_int_equal(gsio_decode_pixels(GSIO_PIXEL_RGB565, src + 2 * at, k, NULL, rgba + 4 * at), 0);
+			}
+		}
+		for (unsigned v = 0; v < 65536; v++) {
+			unsigned r = v >> 11, g = (v >> 5) & 63, b = v & 31;
+			const uint8_t want[4] = {(uint8_t)(r << 3 | r >> 2), (uint8_t)(g << 2 | g >> 4),
+			                         (uint8_t)(b << 3 | b >> 2), 255};
+			if (memcmp(rgba + 4 * v, want, 4))
+				fail_msg("565 value 0x%04x, pass %d: %u %u %u %u", v, pass, rgba[4 * v],
+				         rgba[4 * v + 1], rgba[4 * v + 2], rgba[4 * v + 3]);
+		}
+	}
+	free(src);
+	free(rgba);
+}
+
 static void test_roundtrip_565_4444(void **state)
 {
 	(void)state;
@@ -896,6 +932,7 @@ int main(void)
 	    cmocka_unit_test(test_decode_argb4444),
 	    cmocka_unit_test(test_decode_bgr_bgra),
 	    cmocka_unit_test(test_roundtrip_565_4444),
+	    cmocka_unit_test(test_565_exact),
 	    cmocka_unit_test(test_default_palette),
 	    cmocka_unit_test(test_palette_raw),
 	    cmocka_unit_test(test_palette_malformed),
