@@ -469,6 +469,52 @@ static void test_arena_basics(void **state)
 	gsioi_arena_destroy(NULL);
 }
 
+/* A big block of the default allocator is advised onto 2 MiB pages where
+ * the kernel offers them on request (THP "madvise" or "always"): after
+ * touching a 16 MiB block, /proc/self/smaps shows huge pages in its
+ * mapping. Skipped where the kernel has no THP or it is "never". */
+static void test_arena_huge_pages(void **state)
+{
+	(void)state;
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+	char mode[128] = "";
+	if (f) {
+		if (!fgets(mode, sizeof(mode), f)) mode[0] = 0;
+		fclose(f);
+	}
+	if (!strstr(mode, "[madvise]") && !strstr(mode, "[always]")) {
+		print_message("skipped: transparent huge pages are off (%s)\n", f ? mode : "no THP");
+		skip();
+	}
+	gsio_arena *a = gsioi_arena_create(NULL, 0);
+	assert_non_null(a);
+	gsio_error err;
+	gsio_error_clear(&err);
+	const size_t n = (size_t)16 << 20;
+	uint8_t *p = gsioi_arena_alloc(a, n, &err);
+	assert_non_null(p);
+	memset(p, 1, n);
+	// AnonHugePages of the smaps entries over the block (the advice splits
+	// its mapping in three).
+	f = fopen("/proc/self/smaps", "r");
+	assert_non_null(f);
+	char line[512];
+	bool inside = false;
+	long huge_kb = 0, kb;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			inside = lo < (uintptr_t)p + n && hi > (uintptr_t)p;
+			continue;
+		}
+		if (inside && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1) huge_kb += kb;
+	}
+	fclose(f);
+	gsioi_arena_destroy(a);
+	print_message("16 MiB block: %ld kB in huge pages\n", huge_kb);
+	assert_true(huge_kb >= 2048);
+}
+
 static void test_arena_limit(void **state)
 {
 	(void)state;
@@ -938,6 +984,7 @@ int main(void)
 	    cmocka_unit_test(test_palette_malformed),
 	    cmocka_unit_test(test_palette_pcx_corpus),
 	    cmocka_unit_test(test_arena_basics),
+	    cmocka_unit_test(test_arena_huge_pages),
 	    cmocka_unit_test(test_arena_limit),
 	    cmocka_unit_test(test_arena_alloc_failure),
 	    cmocka_unit_test(test_error_format),
