@@ -292,6 +292,18 @@ static bool png_has_chunk(const uint8_t *p, size_t size, const char type[4])
 	return false;
 }
 
+/** The PNG decodes (libspng) to w x h pixels equal to rgba. */
+static void assert_png_pixels(const uint8_t *png, size_t size, const uint8_t *rgba, uint32_t w,
+                              uint32_t h)
+{
+	uint32_t w2, h2;
+	uint8_t *px = decode_png(png, size, &w2, &h2);
+	assert_int_equal(w2, w);
+	assert_int_equal(h2, h);
+	assert_memory_equal(px, rgba, (size_t)w * h * 4);
+	free(px);
+}
+
 /** Encodes rgba with gsio_png_encode, checks the colour type chosen and that
  *  the PNG decodes to the same pixels. */
 static void png_round_trip(const uint8_t *rgba, uint32_t w, uint32_t h, int colour_type)
@@ -301,12 +313,7 @@ static void png_round_trip(const uint8_t *rgba, uint32_t w, uint32_t h, int colo
 	gsio_error err;
 	if (gsio_png_encode(rgba, w, h, &png, &size, &err)) fail_msg("%s", err.message);
 	assert_int_equal(png[25], colour_type);
-	uint32_t w2, h2;
-	uint8_t *px = decode_png(png, size, &w2, &h2);
-	assert_int_equal(w2, w);
-	assert_int_equal(h2, h);
-	assert_memory_equal(px, rgba, (size_t)w * h * 4);
-	free(px);
+	assert_png_pixels(png, size, rgba, w, h);
 	free(png);
 }
 
@@ -711,12 +718,7 @@ static void test_png_shrink(void **state)
 		if (kind < 2) assert_true(small_size < size); // smooth images: zlib -9 does better
 		assert_memory_equal(small, png, 33); // signature and IHDR as they were
 		assert_int_equal(png_has_chunk(small, small_size, "PLTE"), png_has_chunk(png, size, "PLTE"));
-		uint32_t w, h;
-		uint8_t *px = decode_png(small, small_size, &w, &h);
-		assert_int_equal(w, W);
-		assert_int_equal(h, H);
-		assert_memory_equal(px, rgba, (size_t)W * H * 4);
-		free(px);
+		assert_png_pixels(small, small_size, rgba, W, H);
 		// A PNG already as small: a copy. Shrinking twice gives it back.
 		uint8_t *again;
 		size_t again_size;
