@@ -67,6 +67,10 @@ static size_t put_chunk(uint8_t *p, const char type[4], const uint8_t *data, uin
 typedef struct png_rows {
 	void (*row)(struct png_rows *r, uint32_t y, uint8_t *dst);
 	const uint8_t *(*rgba_row)(struct png_rows *r, uint32_t y);
+	// The source's pixel i (row-major) as RGBA, for the palette probe; and
+	// whether every alpha is 255 (asked only for truecolour output).
+	void (*pixel)(struct png_rows *r, size_t i, uint8_t out[4]);
+	bool (*is_opaque)(const struct png_rows *r, uint32_t height);
 	const uint8_t *pixels; // RGBA, or one byte a pixel
 	uint32_t width;
 	size_t row_bytes;      // without the filter byte
@@ -76,6 +80,8 @@ typedef struct png_rows {
 	const gsioi_dds_info *dds;
 	const uint8_t *dds_data;
 	uint8_t *band;
+	size_t probe_block;    // the block decoded into probe_px for pixel(), SIZE_MAX: none
+	uint8_t probe_px[64];
 	// A stored pixel format (gsio_decode_pixels) decoded a row at a time.
 	gsio_pixel_format format;
 	const uint8_t *palette;
@@ -124,6 +130,32 @@ static const uint8_t *rgba_row_dds(png_rows *r, uint32_t y)
 {
 	if (y % 4 == 0) gsioi_dds_decode_band(r->dds, r->dds_data, y, r->band);
 	return r->band + (size_t)(y % 4) * r->width * 4;
+}
+
+static void pixel_image(png_rows *r, size_t i, uint8_t out[4])
+{
+	memcpy(out, r->pixels + 4 * i, 4);
+}
+
+static void pixel_stored(png_rows *r, size_t i, uint8_t out[4])
+{
+	const size_t ps = gsio_pixel_size(r->format);
+	if (gsio_decode_pixels(r->format, r->pixels + i * ps, 1, r->palette, out))
+		memset(out, 0, 4); // not reached: the format was checked
+}
+
+/* A DDS pixel, decoding only its block (the last one decoded is kept). */
+static void pixel_dds(png_rows *r, size_t i, uint8_t out[4])
+{
+	const size_t w = r->width, x = i % w, y = i / w;
+	const size_t block = (y / 4) * ((w + 3) / 4) + x / 4;
+	if (block != r->probe_block) {
+		const size_t block_size = r->dds->format == GSIOI_DDS_DXT1 ? 8 : 16;
+		gsioi_dds_decode_block(r->dds->format, r->dds_data + GSIOI_DDS_HEADER_SIZE + block * block_size,
+		                       r->probe_px);
+		r->probe_block = block;
+	}
+	memcpy(out, r->probe_px + 4 * ((y % 4) * 4 + x % 4), 4);
 }
 
 /* UP rows (each byte minus the one above; above the first row: zeros) of
@@ -406,30 +438,29 @@ static bool palettise_rows(png_rows *r, uint32_t height, uint8_t *indices, uint8
 	return true;
 }
 
-/* Builds the palette PNG's indices from RGBA pixels; false when there are
- * more than 256 colours. A probe of about 4096 pixels spread over the image
- * finds most photographic skins out at once (a skin whose first rows are
- * one flat colour would otherwise be scanned far). */
-static bool palettise(const uint8_t *rgba, uint32_t width, uint32_t height, uint8_t *indices,
-                      uint8_t palette[256 * 4], uint32_t *count)
+/* False when a probe of about 4096 pixels spread over the image finds more
+ * than 256 colours: then the image is truecolour for certain, and most
+ * photographic skins are found out at once (a skin whose first rows are one
+ * flat colour would otherwise be scanned far before the 257th). */
+static bool probe_few_colours(png_rows *r, size_t texels)
 {
-	const size_t texels = (size_t)width * height;
 	colour_set cs;
 	colour_set_init(&cs);
 	const size_t step = texels / 4096 + 1;
 	for (size_t i = 0; i < texels; i += step) {
+		uint8_t px[4];
 		uint32_t key;
-		memcpy(&key, rgba + 4 * i, 4);
+		r->pixel(r, i, px);
+		memcpy(&key, px, 4);
 		if (colour_index(&cs, key) < 0) return false;
 	}
-	png_rows rows = {.rgba_row = rgba_row_image, .pixels = rgba, .width = width};
-	return palettise_rows(&rows, height, indices, palette, count);
+	return true;
 }
 
-/* For a source decoded row by row (stored pixels, DDS bands) whose probe
- * found at most 256 colours: the palette PNG when the whole image has at
- * most 256 colours (as gsio_png_encode would write it), without an RGBA copy
- * of the image. 1 when it has more (nothing written), 0 written, -1 failed. */
+/* For a source whose probe found at most 256 colours: the palette PNG when
+ * the whole image has at most 256 colours, its rows scanned in order (no
+ * RGBA copy of a source decoded row by row). 1 when it has more (nothing
+ * written), 0 written, -1 failed. */
 static int palette_png_from_rows(png_rows *r, uint32_t height, uint8_t **png, size_t *png_size,
                                  gsio_error *err)
 {
@@ -467,30 +498,44 @@ static bool truecolour_scratch(png_rows *rows, bool opaque, uint8_t **scratch, g
 	return true;
 }
 
-static int truecolour_png(const uint8_t *rgba, uint32_t width, uint32_t height, uint8_t **png,
-                          size_t *png_size, gsio_error *err)
+/* Every alpha of an RGBA image 255: alpha bytes ANDed 8 pixels at a time. */
+static bool image_opaque(const png_rows *r, uint32_t height)
 {
-	// Opaque skins (565, 888: most of them) are written as RGB: a quarter
-	// smaller. Alpha bytes are ANDed 8 pixels at a time.
-	const size_t texels = (size_t)width * height;
+	const size_t texels = (size_t)r->width * height;
+	const uint8_t *rgba = r->pixels;
 	static const uint8_t colour_bytes[8] = {255, 255, 255, 0, 255, 255, 255, 0};
 	uint64_t colour_mask;
 	memcpy(&colour_mask, colour_bytes, 8); // the same bytes in either byte order
-	bool opaque = true;
 	size_t i = 0;
-	for (; i + 8 <= texels && opaque; i += 8) {
+	for (; i + 8 <= texels; i += 8) {
 		uint64_t w[4], all = ~(uint64_t)0;
 		memcpy(w, rgba + 4 * i, 32);
 		for (int k = 0; k < 4; k++) all &= w[k];
-		opaque = (all | colour_mask) == ~(uint64_t)0;
+		if ((all | colour_mask) != ~(uint64_t)0) return false;
 	}
-	for (; i < texels && opaque; i++) opaque = rgba[4 * i + 3] == 255;
-	png_rows rows = {.row = opaque ? row_up_rgb : row_up_rgba, .rgba_row = rgba_row_image,
-	                 .pixels = rgba, .width = width, .row_bytes = (size_t)width * (opaque ? 3 : 4)};
-	uint8_t *scratch = NULL;
-	if (!truecolour_scratch(&rows, opaque, &scratch, err)) return -1;
-	png_layout l = {width, height, (uint8_t)(opaque ? 2 : 6), NULL, 0, NULL, 0};
-	int rc = write_png(&l, &rows, png, png_size, err);
+	for (; i < texels; i++)
+		if (rgba[4 * i + 3] != 255) return false;
+	return true;
+}
+
+/* The PNG of any source (an RGBA image, stored pixels, a DDS file), the
+ * same bytes for the same pixels: a palette PNG when it has at most 256
+ * colours, else RGB (every alpha 255: opaque skins, a quarter smaller) or
+ * RGBA rows with the UP filter. */
+static int encode_source(png_rows *r, uint32_t height, uint8_t **png, size_t *png_size,
+                         gsio_error *err)
+{
+	if (probe_few_colours(r, (size_t)r->width * height)) {
+		int rc = palette_png_from_rows(r, height, png, png_size, err);
+		if (rc <= 0) return rc;
+	}
+	const bool opaque = r->is_opaque(r, height);
+	r->row = opaque ? row_up_rgb : row_up_rgba;
+	r->row_bytes = (size_t)r->width * (opaque ? 3 : 4);
+	uint8_t *scratch;
+	if (!truecolour_scratch(r, opaque, &scratch, err)) return -1;
+	png_layout l = {r->width, height, (uint8_t)(opaque ? 2 : 6), NULL, 0, NULL, 0};
+	int rc = write_png(&l, r, png, png_size, err);
 	free(scratch);
 	return rc;
 }
@@ -512,23 +557,9 @@ int gsio_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, uint8_
 		return -1;
 	}
 	if (!size_ok(width, height, 4, &raw_size, err)) return -1;
-
-	// Few colours: one byte a pixel. The indices are filled during the scan;
-	// most photographic images are found out by its first probe.
-	uint8_t *indices = malloc((size_t)width * height);
-	if (!indices) {
-		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
-		return -1;
-	}
-	uint8_t palette[256 * 4];
-	uint32_t colours;
-	if (palettise(rgba, width, height, indices, palette, &colours)) {
-		int rc = write_palette_png(width, height, indices, palette, colours, png, png_size, err);
-		free(indices);
-		return rc;
-	}
-	free(indices);
-	return truecolour_png(rgba, width, height, png, png_size, err);
+	png_rows r = {.rgba_row = rgba_row_image, .pixel = pixel_image, .is_opaque = image_opaque,
+	              .pixels = rgba, .width = width};
+	return encode_source(&r, height, png, png_size, err);
 }
 
 int gsio_png_encode_indexed(const uint8_t *indices, uint32_t width, uint32_t height,
@@ -564,30 +595,10 @@ int gsio_png_encode_indexed(const uint8_t *indices, uint32_t width, uint32_t hei
 
 // -- PNG from DDS
 
-/* True when the probe of palettise() finds at most 256 colours among the
- * DDS image's pixels (decoding only the blocks that hold them): the image
- * may then be a palette PNG. False means more than 256 for certain. */
-static bool dds_probe_few_colours(const gsioi_dds_info *info, const uint8_t *data)
+static bool dds_opaque(const png_rows *r, uint32_t height)
 {
-	const size_t w = info->width, texels = (size_t)info->width * info->height;
-	const size_t block_size = info->format == GSIOI_DDS_DXT1 ? 8 : 16;
-	const size_t blocks_across = (w + 3) / 4;
-	colour_set cs;
-	colour_set_init(&cs);
-	uint8_t px[64];
-	size_t decoded = SIZE_MAX;
-	const size_t step = texels / 4096 + 1;
-	for (size_t i = 0; i < texels; i += step) {
-		size_t x = i % w, y = i / w, block = (y / 4) * blocks_across + x / 4;
-		if (block != decoded) {
-			gsioi_dds_decode_block(info->format, data + GSIOI_DDS_HEADER_SIZE + block * block_size, px);
-			decoded = block;
-		}
-		uint32_t key;
-		memcpy(&key, px + 4 * ((y % 4) * 4 + x % 4), 4);
-		if (colour_index(&cs, key) < 0) return false;
-	}
-	return true;
+	(void)height;
+	return gsioi_dds_opaque(r->dds, r->dds_data);
 }
 
 int gsio_png_encode_dds(const uint8_t *dds, size_t size, uint8_t **png, size_t *png_size,
@@ -607,65 +618,28 @@ int gsio_png_encode_dds(const uint8_t *dds, size_t size, uint8_t **png, size_t *
 	if (!gsioi_dds_parse(dds, size, NULL, 0, &info, err)) return -1;
 	size_t raw_size;
 	if (!size_ok(info.width, info.height, 4, &raw_size, err)) return -1;
-	const size_t row_rgba = (size_t)info.width * 4;
-	uint8_t *band = malloc(row_rgba * 4);
+	uint8_t *band = malloc((size_t)info.width * 4 * 4);
 	if (!band) {
 		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
 		return -1;
 	}
-	if (dds_probe_few_colours(&info, dds)) {
-		// Perhaps a palette PNG: decided on every pixel, as gsio_png_encode.
-		png_rows scan = {.rgba_row = rgba_row_dds, .width = info.width, .transient = true,
-		                 .dds = &info, .dds_data = dds, .band = band};
-		int rc = palette_png_from_rows(&scan, info.height, png, png_size, err);
-		if (rc <= 0) {
-			free(band);
-			return rc;
-		}
-	}
-	const bool opaque = gsioi_dds_opaque(&info, dds);
-	png_rows rows = {.row = opaque ? row_up_rgb : row_up_rgba, .rgba_row = rgba_row_dds,
-	                 .width = info.width, .row_bytes = (size_t)info.width * (opaque ? 3 : 4),
-	                 .transient = true, .dds = &info, .dds_data = dds};
-	rows.band = band;
-	uint8_t *scratch;
-	if (!truecolour_scratch(&rows, opaque, &scratch, err)) {
-		free(band);
-		return -1;
-	}
-	png_layout l = {info.width, info.height, (uint8_t)(opaque ? 2 : 6), NULL, 0, NULL, 0};
-	int rc = write_png(&l, &rows, png, png_size, err);
+	png_rows r = {.rgba_row = rgba_row_dds, .pixel = pixel_dds, .is_opaque = dds_opaque,
+	              .width = info.width, .transient = true, .dds = &info, .dds_data = dds,
+	              .band = band, .probe_block = SIZE_MAX};
+	int rc = encode_source(&r, info.height, png, png_size, err);
 	free(band);
-	free(scratch);
 	return rc;
 }
 
 // -- PNG from stored pixels
 
-/* True when the probe of palettise() finds at most 256 colours among the
- * stored pixels (decoding only those). */
-static bool stored_probe_few_colours(gsio_pixel_format fmt, const uint8_t *src, size_t texels,
-                                     const uint8_t *palette)
-{
-	const size_t ps = gsio_pixel_size(fmt);
-	colour_set cs;
-	colour_set_init(&cs);
-	const size_t step = texels / 4096 + 1;
-	for (size_t i = 0; i < texels; i += step) {
-		uint8_t px[4];
-		uint32_t key;
-		if (gsio_decode_pixels(fmt, src + i * ps, 1, palette, px)) return true;
-		memcpy(&key, px, 4);
-		if (colour_index(&cs, key) < 0) return false;
-	}
-	return true;
-}
-
 /* Alpha 255 on every stored pixel: formats without alpha always; ARGB4444
  * when each high nibble of the high byte is 15; 8888 when byte 3 is 255. */
-static bool stored_opaque(gsio_pixel_format fmt, const uint8_t *src, size_t texels)
+static bool stored_opaque(const png_rows *r, uint32_t height)
 {
-	switch (fmt) {
+	const size_t texels = (size_t)r->width * height;
+	const uint8_t *src = r->pixels;
+	switch (r->format) {
 	case GSIO_PIXEL_ARGB4444:
 		for (size_t i = 0; i < texels; i++)
 			if ((src[2 * i + 1] >> 4) != 15) return false;
@@ -697,36 +671,16 @@ int gsio_png_encode_stored(gsio_pixel_format fmt, const uint8_t *src, uint32_t w
 		return -1;
 	}
 	if (!size_ok(width, height, 4, &raw_size, err)) return -1;
-	const size_t texels = (size_t)width * height, row_rgba = (size_t)width * 4;
-	uint8_t *row = malloc(row_rgba);
+	uint8_t *row = malloc((size_t)width * 4);
 	if (!row) {
 		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
 		return -1;
 	}
-	if (stored_probe_few_colours(fmt, src, texels, palette)) {
-		// Perhaps a palette PNG: decided on every pixel, as gsio_png_encode.
-		png_rows scan = {.rgba_row = rgba_row_stored, .pixels = src, .width = width,
-		                 .transient = true, .format = fmt, .palette = palette, .row_rgba = row};
-		int rc = palette_png_from_rows(&scan, height, png, png_size, err);
-		if (rc <= 0) {
-			free(row);
-			return rc;
-		}
-	}
-	const bool opaque = stored_opaque(fmt, src, texels);
-	png_rows rows = {.row = opaque ? row_up_rgb : row_up_rgba, .rgba_row = rgba_row_stored,
-	                 .pixels = src, .width = width, .row_bytes = row_rgba / 4 * (opaque ? 3 : 4),
-	                 .transient = true, .format = fmt, .palette = palette};
-	rows.row_rgba = row;
-	uint8_t *scratch;
-	if (!truecolour_scratch(&rows, opaque, &scratch, err)) {
-		free(row);
-		return -1;
-	}
-	png_layout l = {width, height, (uint8_t)(opaque ? 2 : 6), NULL, 0, NULL, 0};
-	int rc = write_png(&l, &rows, png, png_size, err);
+	png_rows r = {.rgba_row = rgba_row_stored, .pixel = pixel_stored, .is_opaque = stored_opaque,
+	              .pixels = src, .width = width, .transient = true, .format = fmt,
+	              .palette = palette, .row_rgba = row};
+	int rc = encode_source(&r, height, png, png_size, err);
 	free(row);
-	free(scratch);
 	return rc;
 }
 
