@@ -166,14 +166,20 @@ static bool open_named(gsio_placing *p, gsio_error *err)
 	return false;
 }
 
-gsio_placing *gsio_place_open(const char *path, gsio_error *err)
+/* The placing of path, nothing opened yet; NULL with err set for no path. */
+static gsio_placing *placing_start(const char *path, const char *who, gsio_error *err)
 {
 	gsio_error_clear(err);
 	if (!path || !path[0]) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_place_open: no path");
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "%s: no path", who);
 		return NULL;
 	}
-	gsio_placing *p = placing_new(path, err);
+	return placing_new(path, err);
+}
+
+gsio_placing *gsio_place_open(const char *path, gsio_error *err)
+{
+	gsio_placing *p = placing_start(path, "gsio_place_open", err);
 	if (p && !open_named(p, err)) {
 		placing_free(p);
 		return NULL;
@@ -183,12 +189,7 @@ gsio_placing *gsio_place_open(const char *path, gsio_error *err)
 
 gsio_placing *gsio_place_scratch(const char *path, gsio_error *err)
 {
-	gsio_error_clear(err);
-	if (!path || !path[0]) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_place_scratch: no path");
-		return NULL;
-	}
-	gsio_placing *p = placing_new(path, err);
+	gsio_placing *p = placing_start(path, "gsio_place_scratch", err);
 	if (!p) return NULL;
 	p->scratch = true;
 	if (atomic_load(&temp_dying)) {

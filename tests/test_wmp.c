@@ -971,6 +971,36 @@ static uint8_t *make_dds_wad(uint32_t type, bool at40, size_t *size)
 
 /** A level textured from an 8-bit WAD7 lump keeps the lump's indices beside
  *  the rgba (gsio_image.indices), and the two agree (the validator). */
+/* A level of one block textured `tex` from a WAD: the WAD's bytes written
+ * as dir/wad_name, a .wmp naming it `wad_ref` beside it, and the level
+ * loaded (its files removed again). */
+static gsio_scene *load_level_with_wad(const char *dir_template, const char *wad_name,
+                                       const char *wad_ref, const char *tex, const uint8_t *d,
+                                       size_t size)
+{
+	char dir[64], wad[128], lvl[128], text[640];
+	snprintf(dir, sizeof(dir), "%s", dir_template);
+	assert_non_null(mkdtemp(dir));
+	snprintf(wad, sizeof(wad), "%s/%s", dir, wad_name);
+	snprintf(lvl, sizeof(lvl), "%s/l.wmp", dir);
+	t_write_file(wad, d, size);
+	snprintf(text, sizeof(text),
+	         "// WMP2\nversion 710\nblocks 1 entities 0 objects 1\n"
+	         "wed { wad { 0 0 0 0 0 <%s> 1 } }\n"
+	         "block 0 { vertices 3 faces 1 0 0 0 64 0 0 0 64 0 3 0 1 2 : %s ( 1 0 0 0 ) "
+	         "( 0 1 0 0 ) 0 0 0 1 1 : 0000 0 50 ndef { 0000 ndef 0 } }\n"
+	         "object 0 { (0 0 0) (0 0 0) (1 1 1) block 0 }\n",
+	         wad_ref, tex);
+	t_write_file(lvl, (const uint8_t *)text, strlen(text));
+	gsio_error err;
+	gsio_scene *s = gsio_load_file(lvl, NULL, &err);
+	if (!s) fail_msg("%s", err.message);
+	remove(wad);
+	remove(lvl);
+	rmdir(dir);
+	return s;
+}
+
 static void test_wad_pal8_level(void **state)
 {
 	(void)state;
@@ -992,20 +1022,8 @@ static void test_wad_pal8_level(void **state)
 	put32le(e, 4, (uint32_t)lump);
 	put32le(e, 8, (uint32_t)lump);
 	memcpy(e + 16, "paltex", 6);
-	char dir[] = "/tmp/gsio-wad-pal8-XXXXXX", wad[64], lvl[64];
-	assert_non_null(mkdtemp(dir));
-	snprintf(wad, sizeof(wad), "%s/pal.wad", dir);
-	snprintf(lvl, sizeof(lvl), "%s/l.wmp", dir);
-	t_write_file(wad, d, size);
-	const char *text = "// WMP2\nversion 710\nblocks 1 entities 0 objects 1\n"
-	                   "wed { wad { 0 0 0 0 0 <pal.wad> 1 } }\n"
-	                   "block 0 { vertices 3 faces 1 0 0 0 64 0 0 0 64 0 3 0 1 2 : paltex ( 1 0 0 0 ) "
-	                   "( 0 1 0 0 ) 0 0 0 1 1 : 0000 0 50 ndef { 0000 ndef 0 } }\n"
-	                   "object 0 { (0 0 0) (0 0 0) (1 1 1) block 0 }\n";
-	t_write_file(lvl, (const uint8_t *)text, strlen(text));
+	gsio_scene *s = load_level_with_wad("/tmp/gsio-wad-pal8-XXXXXX", "pal.wad", "pal.wad", "paltex", d, size);
 	gsio_error err;
-	gsio_scene *s = gsio_load_file(lvl, NULL, &err);
-	if (!s) fail_msg("%s", err.message);
 	assert_int_equal(s->images_count, 1);
 	const gsio_image *im = &s->images[0];
 	assert_int_equal(im->width, W);
@@ -1018,9 +1036,6 @@ static void test_wad_pal8_level(void **state)
 	assert_int_equal(gsio_scene_validate(s, &err), 0);
 	gsio_scene_free(s);
 	free(d);
-	remove(wad);
-	remove(lvl);
-	rmdir(dir);
 }
 
 static void test_wad_dds(void **state)
@@ -1059,20 +1074,10 @@ static void test_wad_dds(void **state)
 	// In a level: a block textured from the DDS lump, no placeholder.
 	size_t size;
 	uint8_t *d = make_dds_wad(6, true, &size);
-	char dir[] = "/tmp/gsio-wad-dds-XXXXXX", wad[64], lvl[64];
-	assert_non_null(mkdtemp(dir));
-	snprintf(wad, sizeof(wad), "%s/DDS.WAD", dir); // found case-insensitively
-	snprintf(lvl, sizeof(lvl), "%s/l.wmp", dir);
-	t_write_file(wad, d, size);
+	// DDS.WAD found case-insensitively from a Windows path
+	gsio_scene *s = load_level_with_wad("/tmp/gsio-wad-dds-XXXXXX", "DDS.WAD", "C:\\games\\dds.wad",
+	                                    "ddstex", d, size);
 	free(d);
-	const char *text = "// WMP2\nversion 710\nblocks 1 entities 0 objects 1\n"
-	                   "wed { wad { 0 0 0 0 0 <C:\\games\\dds.wad> 1 } }\n"
-	                   "block 0 { vertices 3 faces 1 0 0 0 64 0 0 0 64 0 3 0 1 2 : ddstex ( 1 0 0 0 ) "
-	                   "( 0 1 0 0 ) 0 0 0 1 1 : 0000 0 50 ndef { 0000 ndef 0 } }\n"
-	                   "object 0 { (0 0 0) (0 0 0) (1 1 1) block 0 }\n";
-	t_write_file(lvl, (const uint8_t *)text, strlen(text));
-	gsio_scene *s = gsio_load_file(lvl, NULL, &err);
-	if (!s) fail_msg("%s", err.message);
 	for (size_t i = 0; i < s->warnings_count; i++) print_message("warning: %s\n", s->warnings[i]);
 	assert_int_equal(s->warnings_count, 0);
 	assert_int_equal(s->images_count, 1);
@@ -1082,9 +1087,6 @@ static void test_wad_dds(void **state)
 	assert_int_equal(s->images[0].rgba[0], 255);
 	assert_int_equal(s->images[0].rgba[4 * 7 + 2], 255);
 	gsio_scene_free(s);
-	remove(wad);
-	remove(lvl);
-	rmdir(dir);
 }
 
 static void test_alloc_failure(void **state)
