@@ -305,6 +305,32 @@ static aiVector3D *copy_vec3(const float *xyz, const std::vector<uint32_t> &src)
 	return out;
 }
 
+/** A terrain kept as its grid (GSIO_OPT_GRID) as a mesh with arrays, read
+ *  through the public accessors; the arrays live as long as this. */
+struct grid_arrays {
+	std::vector<float> positions, normals, uvs;
+	std::vector<uint32_t> indices;
+	gsio_mesh mesh{};
+
+	const gsio_mesh &of(const gsio_mesh &m)
+	{
+		mesh = m;
+		positions.resize(m.vertex_count * 3);
+		normals.resize(m.vertex_count * 3);
+		uvs.resize(m.vertex_count * 2);
+		indices.resize(m.index_count);
+		int got = gsio_mesh_grid_get(&m, 0, m.vertex_count, positions.data(), normals.data(), uvs.data());
+		if (got < 0 || gsio_mesh_grid_indices(&m, 0, m.index_count / 3, indices.data()))
+			throw std::runtime_error("a terrain grid cannot be read");
+		mesh.positions = positions.data();
+		mesh.normals = got == 1 ? normals.data() : nullptr;
+		mesh.uvs = uvs.data();
+		mesh.indices = indices.data();
+		mesh.grid = nullptr;
+		return mesh;
+	}
+};
+
 /** Fills one aiMesh (already attached to the scene) from one part. */
 static void fill_mesh(aiMesh *am, const gsio_scene &s, const gsio_mesh &m, const gsio_mesh_part &p,
                       unsigned int material, const std::vector<std::string> &node_names)
@@ -561,7 +587,8 @@ static void convert(const gsio_scene &s, aiScene *out)
 		out->mNumMeshes = to_uint(nparts, "mesh parts");
 		unsigned int k = 0;
 		for (size_t m = 0; m < s.meshes_count; m++) {
-			const gsio_mesh &mesh = s.meshes[m];
+			grid_arrays expanded;
+			const gsio_mesh &mesh = s.meshes[m].grid ? expanded.of(s.meshes[m]) : s.meshes[m];
 			for (size_t p = 0; p < mesh.parts_count; p++) {
 				aiMesh *am = new aiMesh();
 				out->mMeshes[k] = am;

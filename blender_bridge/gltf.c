@@ -550,13 +550,10 @@ static bool buffer_align(gltf_ctx *c)
 	return buf_append(c, NULL, (4 - c->bin.size % 4) % 4);
 }
 
-/** Appends bytes as a new buffer view (4-byte aligned) with a byteStride
- *  when `stride` is not 0. Returns its index or -1. */
-static int add_view_strided(gltf_ctx *c, const void *data, size_t size, int target, int stride)
+/** The buffer view of the `size` bytes the binary buffer holds from `off`
+ *  (a byteStride when `stride` is not 0). Returns its index or -1. */
+static int view_json(gltf_ctx *c, size_t off, size_t size, int target, int stride)
 {
-	if (!buffer_align(c)) return -1;
-	size_t off = c->bin.size;
-	if (!buf_append(c, data, size)) return -1;
 	cJSON *v = jobj(c);
 	jnum(c, v, "buffer", 0);
 	if (off) jnum(c, v, "byteOffset", (double)off);
@@ -564,6 +561,16 @@ static int add_view_strided(gltf_ctx *c, const void *data, size_t size, int targ
 	if (stride) jnum(c, v, "byteStride", stride);
 	if (target) jnum(c, v, "target", target);
 	return jpush(c, c->views, v);
+}
+
+/** Appends bytes as a new buffer view (4-byte aligned) with a byteStride
+ *  when `stride` is not 0. Returns its index or -1. */
+static int add_view_strided(gltf_ctx *c, const void *data, size_t size, int target, int stride)
+{
+	if (!buffer_align(c)) return -1;
+	size_t off = c->bin.size;
+	if (!buf_append(c, data, size)) return -1;
+	return view_json(c, off, size, target, stride);
 }
 
 static int add_view(gltf_ctx *c, const void *data, size_t size, int target)
@@ -593,17 +600,11 @@ static void min_max(const float *v, size_t count, int ncomp, float *mn, float *m
 		}
 }
 
-/** A float accessor over its own view, with the given min/max (of `ncomp`
- *  floats each) unless they are NULL. Returns the accessor index or -1. */
-static int float_accessor_mm(gltf_ctx *c, const float *data, size_t count, int ncomp,
-                             const float *mn, const float *mx, int target)
+/** A float accessor over all of view `view`, with the given min/max (of
+ *  `ncomp` floats each) unless they are NULL. Returns its index or -1. */
+static int float_accessor_json(gltf_ctx *c, int view, size_t count, int ncomp, const float *mn,
+                               const float *mx)
 {
-	size_t bytes;
-	if (!mul_size(count, (size_t)ncomp * sizeof(float), &bytes)) {
-		FAIL(c, GSIO_ERR_LIMIT, "glTF accessor size overflows");
-		return -1;
-	}
-	int view = add_view(c, data, bytes, target);
 	if (view < 0) return -1;
 	cJSON *a = jobj(c);
 	jnum(c, a, "bufferView", view);
@@ -615,6 +616,19 @@ static int float_accessor_mm(gltf_ctx *c, const float *data, size_t count, int n
 		jset(c, a, "max", jfloats(c, mx, ncomp));
 	}
 	return jpush(c, c->accessors, a);
+}
+
+/** A float accessor over its own view, with the given min/max (of `ncomp`
+ *  floats each) unless they are NULL. Returns the accessor index or -1. */
+static int float_accessor_mm(gltf_ctx *c, const float *data, size_t count, int ncomp,
+                             const float *mn, const float *mx, int target)
+{
+	size_t bytes;
+	if (!mul_size(count, (size_t)ncomp * sizeof(float), &bytes)) {
+		FAIL(c, GSIO_ERR_LIMIT, "glTF accessor size overflows");
+		return -1;
+	}
+	return float_accessor_json(c, add_view(c, data, bytes, target), count, ncomp, mn, mx);
 }
 
 /** A float accessor over its own view. min/max when asked (POSITION,
@@ -1542,12 +1556,7 @@ static int add_claimed_view(gltf_ctx *c, size_t bytes, int target)
 {
 	size_t off = c->bin.size;
 	c->bin.size += bytes;
-	cJSON *v = jobj(c);
-	jnum(c, v, "buffer", 0);
-	if (off) jnum(c, v, "byteOffset", (double)off);
-	jnum(c, v, "byteLength", (double)bytes);
-	if (target) jnum(c, v, "target", target);
-	return jpush(c, c->views, v);
+	return view_json(c, off, bytes, target, 0);
 }
 
 /** One morph target's delta accessor for frame data `a` (rows `rows` of
@@ -1749,34 +1758,64 @@ static bool same_mesh(const gsio_scene *s, const gsio_mesh *a, const gsio_mesh *
 	return a->skin < 0 || s->skins[a->skin].joints_count == s->skins[b->skin].joints_count;
 }
 
-static bool write_mesh(gltf_ctx *c, size_t mi)
+/** The rest of a mesh once its attributes (attrs, taken) and index view are
+ *  written: one primitive per part with the morph targets (taken), the
+ *  glTF mesh with its target names (names, taken) and extras. */
+static bool write_primitives(gltf_ctx *c, size_t mi, const gsio_mesh *m, cJSON *attrs,
+                             int index_view, bool wide, cJSON *targets, cJSON *names,
+                             size_t bad_normals)
 {
-	const gsio_scene *s = c->s;
-	const gsio_mesh *m = &s->meshes[mi];
-	size_t nv = m->vertex_count, ni = m->index_count;
-	c->mesh_index[mi] = -1;
-	c->mesh_targets[mi] = 0;
-	c->mesh_skin[mi] = -1;
-	// A mesh sharing an earlier one's arrays is that glTF mesh; only its
-	// skin is its own.
-	for (size_t k = 0; k < mi; k++)
-		if (c->mesh_index[k] >= 0 && same_mesh(s, m, &s->meshes[k]) &&
-		    (c->q_scale[k] == 0 || c->q_ok[mi])) { // quantised: this mesh's nodes must take the fold too
-			c->mesh_index[mi] = c->mesh_index[k];
-			c->q_scale[mi] = c->q_scale[k];
-			memcpy(c->q_off + 3 * mi, c->q_off + 3 * k, 3 * sizeof(float));
-			c->mesh_targets[mi] = c->mesh_targets[k];
-			c->mesh_skin[mi] = c->mesh_skin[k] >= 0 ? m->skin : -1;
-			return true;
+	if (bad_normals) warn(c, "mesh %zu: %zu zero or non-finite normals replaced by up", mi, bad_normals);
+
+	cJSON *prims = jarr(c);
+	for (size_t p = 0; p < m->parts_count; p++) {
+		const gsio_mesh_part *part = &m->parts[p];
+		if (!part->index_count) continue;
+		cJSON *prim = jobj(c);
+		jset(c, prim, "attributes", cJSON_Duplicate(attrs, true));
+		jnum(c, prim, "indices", index_accessor(c, index_view, part->first_index, part->index_count, wide));
+		if (part->material >= 0) {
+			jnum(c, prim, "material", part->material);
+			if (c->variants_count) {
+				cJSON *ext = jobj(c), *var = jobj(c), *maps = jarr(c);
+				for (int k = 0; k < c->variants_count; k++) {
+					cJSON *mp = jobj(c), *vs = jarr(c);
+					jnum(c, mp, "material", k);
+					jpush_num(c, vs, k);
+					jset(c, mp, "variants", vs);
+					jpush(c, maps, mp);
+				}
+				jset(c, var, "mappings", maps);
+				jset(c, ext, "KHR_materials_variants", var);
+				jset(c, prim, "extensions", ext);
+			}
 		}
-	if (!nv || !ni || !m->positions || !m->indices || !m->parts_count) {
-		warn(c, "mesh %zu (%s) has no vertices or triangles: not written", mi, or_default(m->name, ""));
-		return true;
+		jnum(c, prim, "mode", 4);
+		if (targets) jset(c, prim, "targets", cJSON_Duplicate(targets, true));
+		jpush(c, prims, prim);
 	}
-	if (nv > UINT32_MAX - 1) {
-		FAIL(c, GSIO_ERR_LIMIT, "mesh %zu: %zu vertices", mi, nv);
-		return false;
+	cJSON_Delete(attrs);
+	cJSON_Delete(targets);
+	cJSON *mesh = jobj(c);
+	if (m->name) jstr(c, mesh, "name", m->name);
+	jset(c, mesh, "primitives", prims);
+	cJSON *extras = NULL;
+	if (names) {
+		extras = jobj(c);
+		jset(c, extras, "targetNames", names);
 	}
+	extras = extras_json(c, extras, &m->extras);
+	if (extras) jset(c, mesh, "extras", extras);
+	c->mesh_index[mi] = jpush(c, c->meshes, mesh);
+	if (names) c->mesh_targets[mi] = (int)m->frames_count;
+	return true;
+}
+
+/** Mesh mi (m: its arrays) as a glTF mesh: indices, base pose, morph
+ *  targets, then its primitives (write_primitives). */
+static bool write_arrays_mesh(gltf_ctx *c, size_t mi, const gsio_mesh *m)
+{
+	size_t nv = m->vertex_count, ni = m->index_count;
 	cJSON *attrs = jobj(c);
 	bool ok = true;
 
@@ -1856,50 +1895,140 @@ static bool write_mesh(gltf_ctx *c, size_t mi)
 		cJSON_Delete(targets);
 		return false;
 	}
-	if (bad_normals) warn(c, "mesh %zu: %zu zero or non-finite normals replaced by up", mi, bad_normals);
+	return write_primitives(c, mi, m, attrs, index_view, wide, targets, names, bad_normals);
+}
 
-	cJSON *prims = jarr(c);
-	for (size_t p = 0; p < m->parts_count; p++) {
-		const gsio_mesh_part *part = &m->parts[p];
-		if (!part->index_count) continue;
-		cJSON *prim = jobj(c);
-		jset(c, prim, "attributes", cJSON_Duplicate(attrs, true));
-		jnum(c, prim, "indices", index_accessor(c, index_view, part->first_index, part->index_count, wide));
-		if (part->material >= 0) {
-			jnum(c, prim, "material", part->material);
-			if (c->variants_count) {
-				cJSON *ext = jobj(c), *var = jobj(c), *maps = jarr(c);
-				for (int k = 0; k < c->variants_count; k++) {
-					cJSON *mp = jobj(c), *vs = jarr(c);
-					jnum(c, mp, "material", k);
-					jpush_num(c, vs, k);
-					jset(c, mp, "variants", vs);
-					jpush(c, maps, mp);
-				}
-				jset(c, var, "mappings", maps);
-				jset(c, ext, "KHR_materials_variants", var);
-				jset(c, prim, "extensions", ext);
-			}
+// -- Grid meshes
+
+/** Vertices or triangles a strip of a grid mesh holds (a few hundred KB of
+ *  floats at a time, not the whole mesh). */
+#define GRID_STRIP 16384
+
+/** Mesh mi, a grid mesh (GSIO_OPT_GRID), written from its accessors a strip
+ *  at a time straight into the binary buffer: the same views, accessors
+ *  and bytes as write_arrays_mesh() writes from the expanded mesh. */
+static bool write_grid_mesh(gltf_ctx *c, size_t mi, const gsio_mesh *m)
+{
+	size_t nv = m->vertex_count, ntri = m->index_count / 3;
+	bool wide = nv > 65535;
+	float dummy[3];
+	bool has_normals = gsio_mesh_grid_get(m, 0, 0, NULL, dummy, NULL) == 1;
+	uint32_t *ix = xmalloc_array(c, GRID_STRIP, 3 * sizeof(uint32_t));
+	float *pos = xmalloc_array(c, GRID_STRIP, 3 * sizeof(float));
+	float *nrm = xmalloc_array(c, GRID_STRIP, 3 * sizeof(float));
+	bool ok = ix && pos && nrm;
+
+	// Indices, 16-bit when they fit, in place of the 32-bit ones.
+	int index_view = -1;
+	size_t off = c->bin.size;
+	ok = ok && buffer_align(c);
+	if (ok) off = c->bin.size;
+	for (size_t t = 0; ok && t < ntri; t += GRID_STRIP) {
+		size_t n = ntri - t < GRID_STRIP ? ntri - t : GRID_STRIP;
+		ok = gsio_mesh_grid_indices(m, t, n, ix) == 0;
+		if (ok && !wide) {
+			uint16_t *i16 = (uint16_t *)(void *)ix;
+			for (size_t k = 0; k < 3 * n; k++) i16[k] = (uint16_t)ix[k];
 		}
-		jnum(c, prim, "mode", 4);
-		if (targets) jset(c, prim, "targets", cJSON_Duplicate(targets, true));
-		jpush(c, prims, prim);
+		ok = ok && buf_append(c, ix, 3 * n * (wide ? 4 : 2));
 	}
-	cJSON_Delete(attrs);
-	cJSON_Delete(targets);
-	cJSON *mesh = jobj(c);
-	if (m->name) jstr(c, mesh, "name", m->name);
-	jset(c, mesh, "primitives", prims);
-	cJSON *extras = NULL;
-	if (names) {
-		extras = jobj(c);
-		jset(c, extras, "targetNames", names);
+	if (ok) index_view = view_json(c, off, 3 * ntri * (wide ? 4 : 2), GLTF_ELEMENT_ARRAY_BUFFER, 0);
+	ok = ok && index_view >= 0;
+
+	// Positions (with min/max as min_max() finds them) and normals in
+	// output axes, as write_arrays_mesh() turns them; then the uvs as stored.
+	static const float up[3] = {0, 0, 1};
+	float up_out[3], mn[3] = {0, 0, 0}, mx[3] = {0, 0, 0};
+	xf_dir(c, up, up_out);
+	size_t bad_normals = 0;
+	cJSON *attrs = jobj(c);
+	for (int pass = 0; ok && pass < (has_normals ? 3 : 2); pass++) {
+		int what = pass == 0 ? 0 : has_normals && pass == 1 ? 1 : 2; // position, normal, uv
+		int ncomp = what == 2 ? 2 : 3;
+		ok = buffer_align(c);
+		off = c->bin.size;
+		for (size_t v = 0; ok && v < nv; v += GRID_STRIP) {
+			size_t n = nv - v < GRID_STRIP ? nv - v : GRID_STRIP;
+			ok = gsio_mesh_grid_get(m, v, n, what == 0 ? pos : NULL, what == 1 ? nrm : NULL,
+			                        what == 2 ? pos : NULL) >= 0;
+			for (size_t k = 0; ok && what == 0 && k < n; k++) {
+				float q[3];
+				xf_pos(c, pos + 3 * k, q);
+				memcpy(pos + 3 * k, q, sizeof(q));
+				for (int j = 0; j < 3; j++) {
+					if ((v == 0 && k == 0) || q[j] < mn[j]) mn[j] = q[j];
+					if ((v == 0 && k == 0) || q[j] > mx[j]) mx[j] = q[j];
+				}
+			}
+			for (size_t k = 0; ok && what == 1 && k < n; k++) {
+				xf_dir(c, nrm + 3 * k, pos + 3 * k);
+				if (!normalize3(pos + 3 * k, up_out)) bad_normals++;
+			}
+			ok = ok && buf_append(c, pos, n * (size_t)ncomp * sizeof(float));
+		}
+		int view = ok ? view_json(c, off, nv * (size_t)ncomp * sizeof(float), GLTF_ARRAY_BUFFER, 0) : -1;
+		int acc = float_accessor_json(c, view, nv, ncomp, what == 0 ? mn : NULL, what == 0 ? mx : NULL);
+		ok = acc >= 0;
+		jnum(c, attrs, what == 0 ? "POSITION" : what == 1 ? "NORMAL" : "TEXCOORD_0", acc);
 	}
-	extras = extras_json(c, extras, &m->extras);
-	if (extras) jset(c, mesh, "extras", extras);
-	c->mesh_index[mi] = jpush(c, c->meshes, mesh);
-	if (names) c->mesh_targets[mi] = (int)m->frames_count;
-	return true;
+	free(ix), free(pos), free(nrm);
+	if (!ok) {
+		cJSON_Delete(attrs);
+		return false;
+	}
+	return write_primitives(c, mi, m, attrs, index_view, wide, NULL, NULL, bad_normals);
+}
+
+/** Mesh mi, a grid mesh, through an expanded copy (for --compact, whose
+ *  quantised accessors take whole arrays). */
+static bool write_grid_expanded(gltf_ctx *c, size_t mi, const gsio_mesh *m)
+{
+	gsio_mesh e = *m;
+	float dummy[3];
+	bool has_normals = gsio_mesh_grid_get(m, 0, 0, NULL, dummy, NULL) == 1;
+	e.positions = xmalloc_array(c, m->vertex_count, 3 * sizeof(float));
+	e.normals = has_normals ? xmalloc_array(c, m->vertex_count, 3 * sizeof(float)) : NULL;
+	e.uvs = xmalloc_array(c, m->vertex_count, 2 * sizeof(float));
+	e.indices = xmalloc_array(c, m->index_count, sizeof(uint32_t));
+	bool ok = e.positions && (e.normals || !has_normals) && e.uvs && e.indices &&
+	          gsio_mesh_grid_get(m, 0, m->vertex_count, e.positions, e.normals, e.uvs) >= 0 &&
+	          gsio_mesh_grid_indices(m, 0, m->index_count / 3, e.indices) == 0;
+	e.grid = NULL;
+	ok = ok && write_arrays_mesh(c, mi, &e);
+	free(e.positions), free(e.normals), free(e.uvs), free(e.indices);
+	return ok;
+}
+
+static bool write_mesh(gltf_ctx *c, size_t mi)
+{
+	const gsio_scene *s = c->s;
+	const gsio_mesh *m = &s->meshes[mi];
+	size_t nv = m->vertex_count, ni = m->index_count;
+	c->mesh_index[mi] = -1;
+	c->mesh_targets[mi] = 0;
+	c->mesh_skin[mi] = -1;
+	// A mesh sharing an earlier one's arrays is that glTF mesh; only its
+	// skin is its own.
+	for (size_t k = 0; k < mi; k++)
+		if (c->mesh_index[k] >= 0 && same_mesh(s, m, &s->meshes[k]) &&
+		    (c->q_scale[k] == 0 || c->q_ok[mi])) { // quantised: this mesh's nodes must take the fold too
+			c->mesh_index[mi] = c->mesh_index[k];
+			c->q_scale[mi] = c->q_scale[k];
+			memcpy(c->q_off + 3 * mi, c->q_off + 3 * k, 3 * sizeof(float));
+			c->mesh_targets[mi] = c->mesh_targets[k];
+			c->mesh_skin[mi] = c->mesh_skin[k] >= 0 ? m->skin : -1;
+			return true;
+		}
+	if (!nv || !ni || ((!m->positions || !m->indices) && !m->grid) || !m->parts_count) {
+		warn(c, "mesh %zu (%s) has no vertices or triangles: not written", mi, or_default(m->name, ""));
+		return true;
+	}
+	if (nv > UINT32_MAX - 1) {
+		FAIL(c, GSIO_ERR_LIMIT, "mesh %zu: %zu vertices", mi, nv);
+		return false;
+	}
+	if (m->grid) return c->compact ? write_grid_expanded(c, mi, m) : write_grid_mesh(c, mi, m);
+	return write_arrays_mesh(c, mi, m);
 }
 
 // -- Nodes

@@ -324,6 +324,9 @@ static void convert(pool *p, job *j)
 	// headers only saves decoding (Bob.md5mesh: five PNGs, most of the time
 	// left) and the whole RGBA copy of every skin.
 	lo.flags |= GSIO_OPT_NO_PIXELS;
+	// Terrains stay grids: the writer makes their vertices and triangles a
+	// strip at a time instead of the load expanding them whole.
+	lo.flags |= GSIO_OPT_GRID;
 	lo.anim_paths = o->anims;
 	lo.anim_paths_count = o->anims_count;
 	lo.search_paths = o->paths;

@@ -100,6 +100,8 @@ int gsio_mesh_frame_get(const gsio_mesh *m, size_t frame, float *positions, floa
 	if (!m || !m->frames || frame >= m->frames_count) return -1;
 	const gsio_morph_frame *fr = &m->frames[frame];
 	size_t n = m->vertex_count;
+	// A grid mesh (validated: one frame) has its vertices in the terrain.
+	if (m->grid) return gsioi_grid_vertices(m->grid, 0, n, positions, normals, NULL);
 	if (fr->positions) {
 		if (positions && n) memcpy(positions, fr->positions, n * 3 * sizeof(float));
 		if (!fr->normals) return 0;

@@ -146,7 +146,20 @@ enum {
 	 *  TGA, BMP and WAD textures are decoded as without the flag. A file
 	 *  whose header reads but whose data is damaged is then not noticed: it
 	 *  is passed on as it is. */
-	GSIO_OPT_NO_PIXELS = 1u << 2
+	GSIO_OPT_NO_PIXELS = 1u << 2,
+	/** A height-field terrain (HMP) with one height frame, or loaded with
+	 *  GSIO_OPT_NO_ANIMATION, is kept as its grid instead of a triangle mesh
+	 *  (about 14 times the file in floats and indices): its mesh has
+	 *  vertex_count, index_count, parts, bbox and one frame (name, bbox) as
+	 *  without the flag, but positions, normals, uvs, indices and
+	 *  frames[0].positions/normals NULL, and mesh.grid pointing to the
+	 *  terrain that gives them. Read them with gsio_mesh_grid_get() and
+	 *  gsio_mesh_grid_indices() (or gsio_mesh_frame_get()), which give
+	 *  exactly the floats and indices the load without the flag stores.
+	 *  Terrains with several height frames stay expanded. Every gsio writer
+	 *  and the Assimp conversion read grid meshes; code of your own that
+	 *  reads mesh arrays directly should not set it. */
+	GSIO_OPT_GRID = 1u << 3
 };
 
 /** Load options. A zeroed struct gives the defaults documented per field. */
@@ -434,6 +447,11 @@ typedef struct gsio_mesh {
 	gsio_weights weights; /**< skinning; count 0 when unskinned */
 	float bbox_min[3], bbox_max[3]; /**< of positions */
 	gsio_extras extras;
+	/** Non-NULL for a terrain kept as its grid (GSIO_OPT_GRID): the vertices
+	 *  (row-major, vertex r * columns + c) and the triangles (two per cell)
+	 *  come from this terrain, and positions, normals, uvs, indices and the
+	 *  frame arrays are NULL. Read with gsio_mesh_grid_get(). */
+	const struct gsio_terrain *grid;
 } gsio_mesh;
 
 // -- Scene: nodes, skins, cameras, lights
@@ -538,6 +556,10 @@ typedef struct gsio_terrain {
 	uint16_t *raw_heights;    /**< rows*columns, row-major, row 0 = +y edge */
 	uint8_t *normal_indices;  /**< rows*columns indices into gsio_anorms, NULL if none */
 	int32_t mesh;             /**< index of the mesh built from it */
+	/** HMP7: per vertex the stored int8 x, y of the normal (2 * rows*columns,
+	 *  127 times the inward unit normal's x and y; z from unit length),
+	 *  NULL otherwise (then normal_indices, if any, gives the normals). */
+	int8_t *normal_xy;
 } gsio_terrain;
 
 /** The neutral scene. Everything it points to lives in its arena. */
@@ -670,6 +692,28 @@ GSIO_API int gsio_mesh_frame_get(const gsio_mesh *m, size_t frame, float *positi
 GSIO_API int gsio_mesh_frame_normal_indices(const gsio_mesh *m, size_t frame, float *positions,
                                             uint8_t *indices, const float **table,
                                             size_t *table_count);
+
+/** Vertices first_vertex .. first_vertex + count - 1 of a grid mesh
+ *  (mesh.grid set, GSIO_OPT_GRID) into the caller's arrays: positions (3
+ *  floats a vertex, scene axes), unit outward normals (3) and uvs (2),
+ *  each may be NULL to skip it. Bit for bit the floats the load without
+ *  GSIO_OPT_GRID stores for those vertices (the HMP importer expands its
+ *  meshes with the same code). Vertex v is row v / columns, column v %
+ *  columns of the grid. A frame reader too: gsio_mesh_frame_get(m, 0, ...)
+ *  gives the same for all vertices. Returns 1 when normals were written, 0
+ *  when the terrain has none (normals left as they were), -1 when m is not
+ *  a grid mesh or the range passes vertex_count (nothing written). The
+ *  mesh must have passed gsio_scene_validate. */
+GSIO_API int gsio_mesh_grid_get(const gsio_mesh *m, size_t first_vertex, size_t count,
+                                float *positions, float *normals, float *uvs);
+
+/** Triangles first_triangle .. first_triangle + count - 1 of a grid mesh as
+ *  3 vertex indices each into `indices`: the indices the load without
+ *  GSIO_OPT_GRID stores (index_count / 3 triangles, two per grid cell, cells
+ *  row by row, counter-clockwise seen from +z). Returns 0, or -1 when m is
+ *  not a grid mesh or the range passes index_count / 3 (nothing written). */
+GSIO_API int gsio_mesh_grid_indices(const gsio_mesh *m, size_t first_triangle, size_t count,
+                                    uint32_t *indices);
 
 /** World (model-space) transform of node i as a column-major 4x4 matrix:
  *  the product of its ancestors' local transforms and its own. */

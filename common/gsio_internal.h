@@ -141,6 +141,37 @@ extern const float gsioi_anorms_outward[GSIO_NORMAL_COUNT][3];
 void gsioi_packed_bounds(const gsio_packed_format *pf, const uint8_t *data, const uint32_t *used,
                          size_t used_count, float mn[3], float mx[3], size_t *bad_normals);
 
+// -- Terrain grids (grid.c)
+
+/** An HMP7 normal from its stored int8 x, y (127 times the inward unit
+ *  normal's; z from unit length, a pair longer than 127 clamped to
+ *  horizontal): the unit outward normal. */
+void gsioi_hmp7_normal(int8_t nx, int8_t ny, float n[3]);
+/** Vertices first..first+count-1 of terrain t (row-major, row 0 = +y edge)
+ *  as the scene's floats: positions, outward normals (from normal_xy, else
+ *  normal_indices; none when both are NULL) and uvs, each skipped when
+ *  NULL. Returns 1 when normals were written, else 0. The one place the
+ *  HMP importer and gsio_mesh_grid_get() make these floats. */
+int gsioi_grid_vertices(const gsio_terrain *t, size_t first, size_t count, float *pos, float *nrm,
+                        float *uv);
+/** Triangles first..first+count-1 of a grid `cols` vertices wide (two per
+ *  cell, cells row by row): 3 indices each into ix. */
+void gsioi_grid_triangles(size_t cols, size_t first, size_t count, uint32_t *ix);
+/** The bounding box of t's positions whose raw heights span zlo..zhi;
+ *  false when an extreme is not finite. */
+bool gsioi_grid_bounds(const gsio_terrain *t, uint16_t zlo, uint16_t zhi, float mn[3], float mx[3]);
+/** *out = *m, and for a grid mesh (m->grid) its arrays expanded into arena a
+ *  (positions, normals, uvs, indices, frames[0] pointing to them; grid
+ *  NULL), for a consumer that needs arrays. False (err set) when out of
+ *  memory. m must have passed gsio_scene_validate. */
+GSIO_NODISCARD bool gsioi_mesh_expand_grid(const gsio_mesh *m, gsio_arena *a, gsio_mesh *out,
+                                           gsio_error *err);
+/** *out = s when no mesh of s is a grid mesh; else *copy made a shallow copy
+ *  of s whose meshes are expanded into arena a (gsioi_mesh_expand_grid) and
+ *  *out = copy. For writers that read mesh arrays. */
+GSIO_NODISCARD bool gsioi_scene_expand_grids(const gsio_scene *s, gsio_arena *a, gsio_scene *copy,
+                                             const gsio_scene **out, gsio_error *err);
+
 // -- Bounded reader
 
 /** A cursor over untrusted bytes. Every read checks the remaining size; the

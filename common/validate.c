@@ -230,6 +230,83 @@ static bool weights_ok(vctx *v, const gsio_mesh *m, size_t i)
 	return true;
 }
 
+/* The parts of a mesh: they cover its indices in order, materials in range. */
+static bool parts_ok(vctx *v, const gsio_mesh *m, size_t i)
+{
+	const gsio_scene *s = v->s;
+	if (m->index_count && !m->parts_count)
+		return bad(v, "meshes[%zu] has triangles but no parts (one part per material)", i);
+	V_CHECK(array_ok(v, m->parts, m->parts_count, "parts"));
+	size_t next = 0;
+	for (size_t p = 0; p < m->parts_count; p++) {
+		const gsio_mesh_part *pt = &m->parts[p];
+		if (pt->first_index != next || pt->index_count % 3 || pt->index_count > m->index_count - next)
+			return bad(v, "meshes[%zu].parts[%zu] (first %zu, count %zu) does not continue at "
+			              "index %zu in whole triangles within %zu indices",
+			           i, p, pt->first_index, pt->index_count, next, m->index_count);
+		next += pt->index_count;
+		char field[64];
+		snprintf(field, sizeof(field), "parts[%zu].material", p);
+		V_CHECK(index_ok(v, pt->material, s->materials_count, true, "meshes", i, field));
+	}
+	if (next != m->index_count)
+		return bad(v, "meshes[%zu].parts cover %zu of %zu indices", i, next, m->index_count);
+	return true;
+}
+
+/* A grid mesh (GSIO_OPT_GRID): its terrain gives every vertex and triangle,
+ * so the counts must be the terrain's, the arrays absent (one frame without
+ * floats: the terrain is one height layer), the terrain's numbers finite
+ * and its extreme positions too (positions are monotonic in column, row
+ * and raw height: the extremes bound them all), every normal index inside
+ * the table. */
+static bool grid_ok(vctx *v, const gsio_mesh *m, size_t i)
+{
+	const gsio_terrain *t = m->grid;
+	size_t n, cells, ni;
+	if (t->columns < 2 || t->rows < 2 || !gsioi_mul_size(t->columns, t->rows, &n) ||
+	    !gsioi_mul_size((size_t)(t->columns - 1), (size_t)(t->rows - 1), &cells) ||
+	    !gsioi_mul_size(cells, 6, &ni) || n > UINT32_MAX)
+		return bad(v, "meshes[%zu].grid has %ux%u vertices (at least 2x2, at most 2^32)", i,
+		           (unsigned)t->columns, (unsigned)t->rows);
+	if (m->vertex_count != n || m->index_count != ni)
+		return bad(v, "meshes[%zu] has %zu vertices and %zu indices, its %ux%u grid %zu and %zu", i,
+		           m->vertex_count, m->index_count, (unsigned)t->columns, (unsigned)t->rows, n, ni);
+	if (m->positions || m->normals || m->uvs || m->indices || m->source_vertex || m->source_uv ||
+	    m->packed)
+		return bad(v, "meshes[%zu] is a grid mesh but has vertex or index arrays of its own", i);
+	if (m->frames_count != 1 || !m->frames || m->frames[0].positions || m->frames[0].normals ||
+	    m->frames[0].packed)
+		return bad(v, "meshes[%zu] is a grid mesh: one frame without arrays, not %zu frames", i,
+		           m->frames_count);
+	if (m->weights.count || m->skin >= 0) return bad(v, "meshes[%zu] is a grid mesh with weights", i);
+	if (!t->raw_heights) return bad(v, "meshes[%zu].grid has no heights", i);
+	if (v->s->terrain && v->s->terrain->mesh == (int32_t)i && t != v->s->terrain)
+		return bad(v, "meshes[%zu] is the terrain's mesh but its grid is another terrain", i);
+	float f[6] = {t->cell_x, t->cell_y, t->origin[0], t->origin[1], t->height_scale,
+	              t->height_offset};
+	V_CHECK(finite_ok(v, f, 6, "meshes", i, "grid cell/origin/height"));
+	uint16_t lo = UINT16_MAX, hi = 0;
+	for (size_t k = 0; k < n; k++) {
+		lo = t->raw_heights[k] < lo ? t->raw_heights[k] : lo;
+		hi = t->raw_heights[k] > hi ? t->raw_heights[k] : hi;
+	}
+	float mn[3], mx[3];
+	if (!gsioi_grid_bounds(t, lo, hi, mn, mx))
+		return bad(v, "meshes[%zu].grid gives positions that are not finite", i);
+	if (!t->normal_xy && t->normal_indices)
+		for (size_t k = 0; k < n; k++)
+			if (t->normal_indices[k] >= GSIO_NORMAL_COUNT)
+				return bad(v, "meshes[%zu].grid.normal_indices[%zu] %u is outside the %d normals", i,
+				           k, (unsigned)t->normal_indices[k], GSIO_NORMAL_COUNT);
+	V_CHECK(parts_ok(v, m, i));
+	V_CHECK(finite_ok(v, m->frames[0].bbox_min, 3, "meshes", i, "frames[0].bbox_min"));
+	V_CHECK(finite_ok(v, m->frames[0].bbox_max, 3, "meshes", i, "frames[0].bbox_max"));
+	V_CHECK(finite_ok(v, m->bbox_min, 3, "meshes", i, "bbox_min"));
+	V_CHECK(finite_ok(v, m->bbox_max, 3, "meshes", i, "bbox_max"));
+	return extras_ok(v, &m->extras, "meshes", i);
+}
+
 static bool meshes_ok(vctx *v)
 {
 	const gsio_scene *s = v->s;
@@ -238,6 +315,10 @@ static bool meshes_ok(vctx *v)
 		size_t vc = m->vertex_count, v3, v2;
 		if (!gsioi_mul_size(vc, 3, &v3) || !gsioi_mul_size(vc, 2, &v2))
 			return bad(v, "meshes[%zu].vertex_count %zu is too large", i, vc);
+		if (m->grid) {
+			V_CHECK(grid_ok(v, m, i));
+			continue;
+		}
 		if (vc && !m->positions) return bad(v, "meshes[%zu] has %zu vertices but no positions", i, vc);
 		V_CHECK(finite_ok(v, m->positions, v3, "meshes", i, "positions"));
 		if (m->normals) V_CHECK(finite_ok(v, m->normals, v3, "meshes", i, "normals"));
@@ -249,23 +330,7 @@ static bool meshes_ok(vctx *v)
 			if (m->indices[k] >= vc)
 				return bad(v, "meshes[%zu].indices[%zu] %u is outside the %zu vertices", i, k,
 				           (unsigned)m->indices[k], vc);
-		if (m->index_count && !m->parts_count)
-			return bad(v, "meshes[%zu] has triangles but no parts (one part per material)", i);
-		V_CHECK(array_ok(v, m->parts, m->parts_count, "parts"));
-		size_t next = 0;
-		for (size_t p = 0; p < m->parts_count; p++) {
-			const gsio_mesh_part *pt = &m->parts[p];
-			if (pt->first_index != next || pt->index_count % 3 || pt->index_count > m->index_count - next)
-				return bad(v, "meshes[%zu].parts[%zu] (first %zu, count %zu) does not continue at "
-				              "index %zu in whole triangles within %zu indices",
-				           i, p, pt->first_index, pt->index_count, next, m->index_count);
-			next += pt->index_count;
-			char field[64];
-			snprintf(field, sizeof(field), "parts[%zu].material", p);
-			V_CHECK(index_ok(v, pt->material, s->materials_count, true, "meshes", i, field));
-		}
-		if (next != m->index_count)
-			return bad(v, "meshes[%zu].parts cover %zu of %zu indices", i, next, m->index_count);
+		V_CHECK(parts_ok(v, m, i));
 		V_CHECK(array_ok(v, m->frames, m->frames_count, "frames"));
 		if (m->packed) V_CHECK(packed_format_ok(v, m, i));
 		for (size_t f = 0; f < m->frames_count; f++) {

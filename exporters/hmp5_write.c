@@ -315,8 +315,9 @@ int gsio_hmp5_write(const gsio_scene *scene, const gsio_hmp5_write_opts *opts, u
 	if (!a) return -1;
 	grid g = {0};
 	gsio_hmp_file *f = GSIO_NEW_ARRAY(a, gsio_hmp_file, 1, err);
+	gsio_scene expanded; // terrains kept as grids, expanded for the writer
 	int rc = -1;
-	if (f && (scene->terrain ? grid_from_terrain(scene, a, &g, err) : grid_from_mesh(scene, a, &g, err)) &&
+	if (f && gsioi_scene_expand_grids(scene, a, &expanded, &scene, err) && (scene->terrain ? grid_from_terrain(scene, a, &g, err) : grid_from_mesh(scene, a, &g, err)) &&
 	    apply_options(&g, a, opts, err) && build_file(&g, a, opts, &w, f, err))
 		rc = gsioi_hmp_encode_with(f, opts->allocator, opts->memory_limit, out, out_size, err);
 	gsioi_arena_destroy(a);

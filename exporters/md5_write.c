@@ -34,6 +34,7 @@ typedef struct md5w_sub {
 
 typedef struct md5w {
 	const gsio_scene *s;
+	gsio_scene expanded;    // s when grids had to be expanded (begin)
 	const gsio_md5_write_opts *o;
 	uint32_t flags;
 	gsio_arena *a;          // work arena (and the anim/camera structs)
@@ -1012,7 +1013,8 @@ static bool begin(md5w *w, const gsio_scene *scene, const gsio_md5_write_opts *o
 	if (gsio_scene_validate(scene, err)) return false;
 	w->a = gsioi_arena_create(opts ? opts->allocator : NULL, opts ? opts->memory_limit : 0);
 	if (!w->a) GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory");
-	return w->a != NULL;
+	// Terrains kept as grids, expanded for the writer.
+	return w->a && gsioi_scene_expand_grids(scene, w->a, &w->expanded, &w->s, err);
 }
 
 void gsio_md5_output_free(gsio_md5_output *out)

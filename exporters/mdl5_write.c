@@ -781,8 +781,9 @@ int gsio_mdl5_write(const gsio_scene *scene, const gsio_mdl5_write_opts *opts, u
 	c.err = err;
 	if (!(c.a = gsioi_write_arena(opts->allocator, opts->memory_limit, err))) return -1;
 	gsio_mdl_file *f = GSIO_NEW_ARRAY(c.a, gsio_mdl_file, 1, err);
+	gsio_scene expanded; // terrains kept as grids, expanded for the writer
 	int rc = -1;
-	if (f && collect_placements(&c) && plan_frames(&c) && build_frames(&c) && build_file(&c, f))
+	if (f && gsioi_scene_expand_grids(scene, c.a, &expanded, &c.s, err) && collect_placements(&c) && plan_frames(&c) && build_frames(&c) && build_file(&c, f))
 		rc = gsioi_mdl_encode_with(f, opts->allocator, opts->memory_limit, out, out_size, err);
 	gsioi_arena_destroy(c.a);
 	return rc;

@@ -65,6 +65,11 @@ typedef struct gsio_hmp_frame {
 	gsio_mdl_vertex bbox_max;
 	char name[16];               /**< raw bytes: NUL-terminated name, then whatever followed */
 	gsio_hmp_height *heights;    /**< header.numverts records, row-major, row 0 = +y edge */
+	/** The same records as the file stores them (4 bytes each: u16 z little
+	 *  endian, normal, pad), inside the decoded file's bytes; set by the
+	 *  decoder (the importer reads these in place and leaves heights NULL),
+	 *  NULL in a file built for encoding. */
+	const uint8_t *records;
 } gsio_hmp_frame;
 
 /** Skin type 7 (HMP7 only): a reference to an external texture file, whose

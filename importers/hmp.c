@@ -230,8 +230,10 @@ static void read_bbox_vertex(const uint8_t *p, gsio_mdl_vertex *v)
 	v->bone = p[7];
 }
 
-/* keep_frames: frames decoded and kept; the others are checked only. */
-static bool decode_frames(gsioi_reader *r, gsio_hmp_file *f, gsio_error *err, size_t keep_frames)
+/* keep_frames: frames decoded and kept; the others are checked only. Kept
+ * frames point to their records; copy_heights: copied into heights too. */
+static bool decode_frames(gsioi_reader *r, gsio_hmp_file *f, gsio_error *err, size_t keep_frames,
+                          bool copy_heights)
 {
 	const gsio_hmp_header *h = &f->header;
 	size_t nv = (size_t)h->numverts, frame_size;
@@ -264,9 +266,11 @@ static bool decode_frames(gsioi_reader *r, gsio_hmp_file *f, gsio_error *err, si
 		read_bbox_vertex(p + 12, &fr->bbox_max);
 		memcpy(fr->name, p + 20, 16);
 		if (i >= keep_frames) continue;
+		fr->records = p + GSIO_HMP_FRAME_HEADER_SIZE;
+		if (!copy_heights) continue;
 		fr->heights = gsioi_arena_array_uninit(f->arena, nv, sizeof(gsio_hmp_height), err);
 		GSIO_CHECK(fr->heights);
-		const uint8_t *q = p + GSIO_HMP_FRAME_HEADER_SIZE;
+		const uint8_t *q = fr->records;
 		for (size_t v = 0; v < nv; v++, q += 4) {
 			fr->heights[v].z = gsioi_le16(q);
 			fr->heights[v].normal = q[2];
@@ -280,10 +284,11 @@ static bool decode_frames(gsioi_reader *r, gsio_hmp_file *f, gsio_error *err, si
 // -- Decode
 
 /* borrow: point into `data` instead of copying it (the caller keeps data
- * alive while the decoded file lives). keep_frames: see decode_frames. */
+ * alive while the decoded file lives). keep_frames, copy_heights: see
+ * decode_frames. */
 static gsio_hmp_file *hmp_decode(const uint8_t *data, size_t size, const char *name,
                                  const gsio_opts *opts, gsio_error *err, bool borrow,
-                                 size_t keep_frames)
+                                 size_t keep_frames, bool copy_heights)
 {
 	gsio_error local;
 	if (!err) err = &local;
@@ -294,7 +299,7 @@ static gsio_hmp_file *hmp_decode(const uint8_t *data, size_t size, const char *n
 	f->arena = arena;
 	gsioi_reader r = gsioi_reader_make(copy, size, name, err);
 	if (!decode_header(&r, f) || !decode_skins(&r, f, err) ||
-	    !decode_frames(&r, f, err, keep_frames))
+	    !decode_frames(&r, f, err, keep_frames, copy_heights))
 		goto fail;
 	f->trailing = copy + r.pos;
 	f->trailing_size = r.size - r.pos;
@@ -309,7 +314,7 @@ fail:
 gsio_hmp_file *gsio_hmp_decode(const uint8_t *data, size_t size, const char *name,
                                const gsio_opts *opts, gsio_error *err)
 {
-	return hmp_decode(data, size, name, opts, err, false, SIZE_MAX);
+	return hmp_decode(data, size, name, opts, err, false, SIZE_MAX, true);
 }
 
 void gsio_hmp_file_free(gsio_hmp_file *file)
@@ -525,142 +530,56 @@ static bool build_material(gsio_scene *s, const gsio_hmp_file *f, const int32_t 
 	return true;
 }
 
-/* An HMP7 normal: the stored int8 x, y are 127 times the inward unit normal's
- * (see the top of this file); z follows from unit length, and a pair longer
- * than 127 (possible in a file, never in a normal) is clamped to horizontal. */
-static void hmp7_normal(const gsio_hmp_height *h, float n[3])
+/* Frame fr's heights split as the terrain keeps them, in one pass over its
+ * records (in place when the decoder left them there): raw heights into z,
+ * and per vertex the normal index into ni (HMP4/5; an index past the table
+ * becomes 0, counted in *bad) or the HMP7 int8 x, y pair into nxy; *zlo,
+ * *zhi get the extreme raw heights. */
+static void split_heights(const gsio_hmp_file *f, const gsio_hmp_frame *fr, size_t nv, uint16_t *z,
+                          uint8_t *ni, int8_t *nxy, uint16_t *zlo, uint16_t *zhi, size_t *bad)
 {
-	float x = (float)(int8_t)h->normal, y = (float)(int8_t)h->pad;
-	float zz = 127.0f * 127.0f - x * x - y * y;
-	float z = zz > 0 ? sqrtf(zz) : 0.0f;
-	float len = sqrtf(x * x + y * y + z * z);
-	if (len == 0) { // (0, 0) cannot reach here: then z = 127
-		n[0] = n[1] = 0, n[2] = 1;
-		return;
+	uint16_t lo = UINT16_MAX, hi = 0;
+	size_t nbad = 0;
+	const uint8_t *q = fr->records;
+	for (size_t v = 0; v < nv; v++) {
+		uint16_t h;
+		uint8_t a, b;
+		if (q) {
+			h = gsioi_le16(q + 4 * v), a = q[4 * v + 2], b = q[4 * v + 3];
+		} else {
+			h = fr->heights[v].z, a = fr->heights[v].normal, b = fr->heights[v].pad;
+		}
+		z[v] = h;
+		lo = h < lo ? h : lo;
+		hi = h > hi ? h : hi;
+		if (f->version == 7) {
+			nxy[2 * v] = (int8_t)a, nxy[2 * v + 1] = (int8_t)b;
+		} else {
+			nbad += a >= GSIO_NORMAL_COUNT;
+			ni[v] = a < GSIO_NORMAL_COUNT ? a : 0;
+		}
 	}
-	n[0] = -x / len;
-	n[1] = -y / len;
-	n[2] = z / len;
+	*zlo = lo, *zhi = hi, *bad += nbad;
 }
 
-/* The grid mesh: vertex row * columns + column is the file's record of the
- * same index (source_vertex stays NULL: 1:1). */
-static bool build_mesh(gsio_scene *s, const gsio_hmp_file *f, const gsio_opts *opts,
-                       gsio_error *err)
+/* Room for one frame's split heights (split_heights) in t, from arena a. */
+static bool terrain_arrays(gsio_arena *a, const gsio_hmp_file *f, gsio_terrain *t, gsio_error *err)
 {
-	gsio_arena *a = s->arena;
-	const gsio_hmp_header *h = &f->header;
-	size_t cols = f->columns, rows = f->rows, nv = cols * rows; // == numverts
-	gsio_mesh *m = s->meshes = GSIO_NEW_ARRAY(a, gsio_mesh, 1, err);
-	GSIO_CHECK(m);
-	s->meshes_count = 1;
-	m->name = "terrain";
-	m->vertex_count = nv;
-	m->skin = -1;
-	size_t cells = (cols - 1) * (rows - 1);
-	GSIO_CHECK(gsioi_mul_size(cells, 6, &m->index_count) ||
-	           GSIO_FAIL(err, GSIO_ERR_LIMIT, NULL, -1, "%zu grid cells overflow", cells));
-	// Written whole below: no zeroing (it was a fifth of a large terrain's load).
-	m->indices = gsioi_arena_array_uninit(a, m->index_count, sizeof(uint32_t), err);
-	m->uvs = gsioi_arena_array_uninit(a, 2 * nv, sizeof(float), err);
-	GSIO_CHECK(m->indices && m->uvs);
-	GSIO_CHECK(gsioi_mesh_one_part(s, m, s->materials_count ? 0 : -1, err));
-	// Seen from +z, row r lies above row r + 1 (row 0 is the +y edge), so for a cell
-	// with corners tl = (r, c), tr = (r, c+1), bl = (r+1, c), br = (r+1, c+1) the
-	// triangles bl-br-tr and bl-tr-tl are counter-clockwise, as front faces must be.
-	uint32_t *ix = m->indices;
-	for (size_t r = 0; r + 1 < rows; r++)
-		for (size_t c = 0; c + 1 < cols; c++) {
-			uint32_t tl = (uint32_t)(r * cols + c), tr = tl + 1;
-			uint32_t bl = (uint32_t)((r + 1) * cols + c), br = bl + 1;
-			*ix++ = bl, *ix++ = br, *ix++ = tr;
-			*ix++ = bl, *ix++ = tr, *ix++ = tl;
-		}
-	// The colour map covers the whole terrain: its top row (v = 0) along row 0,
-	// the +y edge, and its left column along column 0, the -x edge.
-	float *uv = m->uvs;
-	for (size_t r = 0; r < rows; r++) {
-		const float vv = (float)r / (float)(rows - 1);
-		for (size_t c = 0; c < cols; c++, uv += 2) uv[0] = (float)c / (float)(cols - 1), uv[1] = vv;
-	}
-
-	size_t nframes = (opts && (opts->flags & GSIO_OPT_NO_ANIMATION)) ? 1 : f->frames_count;
-	m->frames = GSIO_NEW_ARRAY(a, gsio_morph_frame, nframes, err);
-	GSIO_CHECK(m->frames);
-	m->frames_count = nframes;
-	size_t bad_normals = 0;
-	for (size_t i = 0; i < nframes; i++) {
-		const gsio_hmp_frame *fr = &f->frames[i];
-		gsio_morph_frame *mf = &m->frames[i];
-		GSIO_CHECK((mf->name = gsioi_arena_strndup(a, fr->name, 16, err)));
-		// Written whole below: no zeroing.
-		mf->positions = gsioi_arena_array_uninit(a, 3 * nv, sizeof(float), err);
-		mf->normals = gsioi_arena_array_uninit(a, 3 * nv, sizeof(float), err);
-		GSIO_CHECK(mf->positions && mf->normals);
-		// x depends on the column, y on the row, z on the height only, each
-		// through a monotonic float function (offset + value * step, rounded
-		// to nearest), so the extremes and their finiteness come from the
-		// first and last column, row and the lowest and highest stored height
-		// instead of a pass over every vertex (those two passes were a third
-		// of the load).
-		uint16_t zlo = UINT16_MAX, zhi = 0;
-		for (size_t v = 0; v < nv; v++) {
-			uint16_t z = fr->heights[v].z;
-			zlo = z < zlo ? z : zlo;
-			zhi = z > zhi ? z : zhi;
-		}
-		const float x0 = h->offset[0], dx = h->ftrisize_x, y0 = h->offset[1], dy = h->ftrisize_y;
-		const float zs = h->scale[2], z0 = h->offset[2];
-		float *p = mf->positions, *n = mf->normals;
-		for (size_t r = 0, v = 0; r < rows; r++) {
-			const float y = y0 + (float)(rows - 1 - r) * dy;
-			for (size_t c = 0; c < cols; c++, v++, p += 3, n += 3) {
-				p[0] = x0 + (float)c * dx;
-				p[1] = y;
-				p[2] = zs * (float)fr->heights[v].z + z0;
-				if (f->version == 7) {
-					hmp7_normal(&fr->heights[v], n);
-					continue;
-				}
-				unsigned ni = fr->heights[v].normal;
-				if (ni >= GSIO_NORMAL_COUNT) {
-					bad_normals++;
-					ni = 0;
-				}
-				// The table normals point down into the terrain (FORMATS.md): negate.
-				for (int k = 0; k < 3; k++) n[k] = -gsio_anorms[ni][k];
-			}
-		}
-		const float ends[3][2] = {{x0 + 0.0f * dx, x0 + (float)(cols - 1) * dx},
-		                          {y0 + 0.0f * dy, y0 + (float)(rows - 1) * dy},
-		                          {zs * (float)zlo + z0, zs * (float)zhi + z0}};
-		for (int k = 0; k < 3; k++) {
-			if (!isfinite(ends[k][0]) || !isfinite(ends[k][1])) {
-				GSIO_FAIL(err, GSIO_ERR_CORRUPT, NULL, 8,
-				          "frame %zu: heights are not finite (scale %g, offset %g %g %g, cell %g x %g)",
-				          i, (double)h->scale[2], (double)h->offset[0], (double)h->offset[1],
-				          (double)h->offset[2], (double)h->ftrisize_x, (double)h->ftrisize_y);
-				return false;
-			}
-			mf->bbox_min[k] = ends[k][0] < ends[k][1] ? ends[k][0] : ends[k][1];
-			mf->bbox_max[k] = ends[k][0] < ends[k][1] ? ends[k][1] : ends[k][0];
-		}
-	}
-	if (bad_normals)
-		GSIO_CHECK(gsioi_scene_warn(s, err, "%zu height normal indices are >= 162; used normal 0",
-		                           bad_normals));
-	m->positions = m->frames[0].positions;
-	m->normals = m->frames[0].normals;
-	memcpy(m->bbox_min, m->frames[0].bbox_min, sizeof(m->bbox_min));
-	memcpy(m->bbox_max, m->frames[0].bbox_max, sizeof(m->bbox_max));
-	return true;
-}
-
-/* The grid as stored (first frame), so an HMP5 can be written back. */
-static bool build_terrain(gsio_scene *s, const gsio_hmp_file *f, gsio_error *err)
-{
-	const gsio_hmp_header *h = &f->header;
 	size_t nv = (size_t)f->columns * f->rows;
+	t->raw_heights = gsioi_arena_array_uninit(a, nv, sizeof(uint16_t), err);
+	GSIO_CHECK(t->raw_heights);
+	// HMP7 stores normals as vectors, not table indices.
+	if (f->version == 7)
+		return (t->normal_xy = gsioi_arena_array_uninit(a, nv, 2, err)) != NULL;
+	return (t->normal_indices = gsioi_arena_alloc_uninit(a, nv, err)) != NULL;
+}
+
+/* The grid as stored (first frame), so an HMP5 can be written back; the
+ * terrain mesh's vertices are made from it. *zlo, *zhi, *bad: split_heights. */
+static bool build_terrain(gsio_scene *s, const gsio_hmp_file *f, uint16_t *zlo, uint16_t *zhi,
+                          size_t *bad, gsio_error *err)
+{
+	const gsio_hmp_header *h = &f->header;
 	gsio_terrain *t = s->terrain = GSIO_NEW_ARRAY(s->arena, gsio_terrain, 1, err);
 	GSIO_CHECK(t);
 	t->columns = f->columns;
@@ -671,21 +590,83 @@ static bool build_terrain(gsio_scene *s, const gsio_hmp_file *f, gsio_error *err
 	t->origin[1] = h->offset[1];
 	t->height_scale = h->scale[2];
 	t->height_offset = h->offset[2];
-	t->raw_heights = gsioi_arena_array_uninit(s->arena, nv, sizeof(uint16_t), err);
-	GSIO_CHECK(t->raw_heights);
-	for (size_t v = 0; v < nv; v++) t->raw_heights[v] = f->frames[0].heights[v].z;
-	// HMP7 stores normals as vectors, not table indices: they live in the mesh only.
-	if (f->version != 7) {
-		t->normal_indices = gsioi_arena_alloc_uninit(s->arena, nv, err);
-		GSIO_CHECK(t->normal_indices);
-		// An index past the table became normal 0 in the mesh (warned there); the
-		// same here, so every index a writer reads is one it can look up.
-		for (size_t v = 0; v < nv; v++) {
-			uint8_t ni = f->frames[0].heights[v].normal;
-			t->normal_indices[v] = ni < GSIO_NORMAL_COUNT ? ni : 0;
-		}
-	}
+	GSIO_CHECK(terrain_arrays(s->arena, f, t, err));
+	split_heights(f, &f->frames[0], (size_t)f->columns * f->rows, t->raw_heights, t->normal_indices,
+	              t->normal_xy, zlo, zhi, bad);
 	t->mesh = 0;
+	return true;
+}
+
+/* The terrain mesh: vertex row * columns + column is the file's record of
+ * the same index (source_vertex stays NULL: 1:1), made from the terrain
+ * (gsioi_grid_vertices), other frames from their own split heights (in
+ * tmp). With `grid` only the counts, parts and bounds: mesh.grid is the
+ * terrain. zlo, zhi, bad: of frame 0 (build_terrain). */
+static bool build_mesh(gsio_scene *s, const gsio_hmp_file *f, const gsio_opts *opts, bool grid,
+                       gsio_arena *tmp, uint16_t zlo, uint16_t zhi, size_t bad_normals,
+                       gsio_error *err)
+{
+	gsio_arena *a = s->arena;
+	const gsio_hmp_header *h = &f->header;
+	const gsio_terrain *t = s->terrain;
+	size_t cols = f->columns, rows = f->rows, nv = cols * rows; // == numverts
+	gsio_mesh *m = s->meshes = GSIO_NEW_ARRAY(a, gsio_mesh, 1, err);
+	GSIO_CHECK(m);
+	s->meshes_count = 1;
+	m->name = "terrain";
+	m->vertex_count = nv;
+	m->skin = -1;
+	size_t cells = (cols - 1) * (rows - 1);
+	GSIO_CHECK(gsioi_mul_size(cells, 6, &m->index_count) ||
+	           GSIO_FAIL(err, GSIO_ERR_LIMIT, NULL, -1, "%zu grid cells overflow", cells));
+	GSIO_CHECK(gsioi_mesh_one_part(s, m, s->materials_count ? 0 : -1, err));
+	if (grid) {
+		m->grid = t;
+	} else {
+		// Written whole below: no zeroing (it was a fifth of a large terrain's load).
+		m->indices = gsioi_arena_array_uninit(a, m->index_count, sizeof(uint32_t), err);
+		m->uvs = gsioi_arena_array_uninit(a, 2 * nv, sizeof(float), err);
+		GSIO_CHECK(m->indices && m->uvs);
+		gsioi_grid_triangles(cols, 0, 2 * cells, m->indices);
+	}
+
+	size_t nframes = (opts && (opts->flags & GSIO_OPT_NO_ANIMATION)) ? 1 : f->frames_count;
+	m->frames = GSIO_NEW_ARRAY(a, gsio_morph_frame, nframes, err);
+	GSIO_CHECK(m->frames);
+	m->frames_count = nframes;
+	gsio_terrain layer = *t; // frames after the first: their heights in tmp
+	if (nframes > 1) {
+		layer.normal_indices = NULL, layer.normal_xy = NULL;
+		GSIO_CHECK(terrain_arrays(tmp, f, &layer, err));
+	}
+	for (size_t i = 0; i < nframes; i++) {
+		const gsio_hmp_frame *fr = &f->frames[i];
+		gsio_morph_frame *mf = &m->frames[i];
+		GSIO_CHECK((mf->name = gsioi_arena_strndup(a, fr->name, 16, err)));
+		if (i > 0)
+			split_heights(f, fr, nv, layer.raw_heights, layer.normal_indices, layer.normal_xy, &zlo,
+			              &zhi, &bad_normals);
+		if (!gsioi_grid_bounds(i ? &layer : t, zlo, zhi, mf->bbox_min, mf->bbox_max)) {
+			GSIO_FAIL(err, GSIO_ERR_CORRUPT, NULL, 8,
+			          "frame %zu: heights are not finite (scale %g, offset %g %g %g, cell %g x %g)",
+			          i, (double)h->scale[2], (double)h->offset[0], (double)h->offset[1],
+			          (double)h->offset[2], (double)h->ftrisize_x, (double)h->ftrisize_y);
+			return false;
+		}
+		if (grid) continue;
+		// Written whole: no zeroing.
+		mf->positions = gsioi_arena_array_uninit(a, 3 * nv, sizeof(float), err);
+		mf->normals = gsioi_arena_array_uninit(a, 3 * nv, sizeof(float), err);
+		GSIO_CHECK(mf->positions && mf->normals);
+		gsioi_grid_vertices(i ? &layer : t, 0, nv, mf->positions, mf->normals, i ? NULL : m->uvs);
+	}
+	if (bad_normals)
+		GSIO_CHECK(gsioi_scene_warn(s, err, "%zu height normal indices are >= 162; used normal 0",
+		                           bad_normals));
+	m->positions = m->frames[0].positions;
+	m->normals = m->frames[0].normals;
+	memcpy(m->bbox_min, m->frames[0].bbox_min, sizeof(m->bbox_min));
+	memcpy(m->bbox_max, m->frames[0].bbox_max, sizeof(m->bbox_max));
 	return true;
 }
 
@@ -719,14 +700,21 @@ static gsio_scene *hmp_to_scene(const gsio_hmp_file *f, const char *name, const 
 	bool ok = image_of && skins_to_images(s, f, palette, name, opts, lending ? lend : NULL,
 	                                      lend_size, image_of, err) &&
 	          build_material(s, f, image_of, err);
-	gsioi_arena_destroy(tmp);
-	if (!ok) goto fail;
-	if (f->frames_count == 0) {
+	if (ok && f->frames_count == 0) {
 		// Without a frame there are no heights: an empty scene, said out loud.
+		gsioi_arena_destroy(tmp);
 		if (!gsioi_scene_warn(s, err, "the terrain has no height frames: no mesh")) goto fail;
 		return s;
 	}
-	if (!build_mesh(s, f, opts, err) || !build_terrain(s, f, err)) goto fail;
+	// GSIO_OPT_GRID keeps a terrain of one height layer as its grid.
+	bool first_only = opts && (opts->flags & GSIO_OPT_NO_ANIMATION);
+	bool grid = opts && (opts->flags & GSIO_OPT_GRID) && (first_only || f->frames_count == 1);
+	uint16_t zlo = 0, zhi = 0;
+	size_t bad_normals = 0;
+	ok = ok && build_terrain(s, f, &zlo, &zhi, &bad_normals, err) &&
+	     build_mesh(s, f, opts, grid, tmp, zlo, zhi, bad_normals, err);
+	gsioi_arena_destroy(tmp);
+	if (!ok) goto fail;
 	int32_t node = gsioi_scene_add_model_node(s, name, 0, err);
 	float fps = opts && opts->fps > 0 ? opts->fps : GSIO_DEFAULT_FPS;
 	// A single height frame is the terrain itself, not an animation: clips
@@ -757,9 +745,10 @@ static gsio_scene *hmp_read(const uint8_t *data, size_t size, const char *path,
                             const gsio_opts *opts, gsio_error *err)
 {
 	// The scene copies what it keeps, so the file may borrow the caller's
-	// bytes; without animation it keeps the first frame only.
+	// bytes and the scene read the height records in place; without
+	// animation it keeps the first frame only.
 	bool first_only = opts && (opts->flags & GSIO_OPT_NO_ANIMATION);
-	gsio_hmp_file *f = hmp_decode(data, size, path, opts, err, true, first_only ? 1 : SIZE_MAX);
+	gsio_hmp_file *f = hmp_decode(data, size, path, opts, err, true, first_only ? 1 : SIZE_MAX, false);
 	if (!f) return NULL;
 	gsio_scene *s = hmp_to_scene(f, path, opts, data, size, err);
 	gsio_hmp_file_free(f);

@@ -495,6 +495,23 @@ static void *dup(gsio_scene *s, const void *p, size_t count, size_t size, gsio_e
 	return d;
 }
 
+/* A terrain kept as its grid (GSIO_OPT_GRID) carried into the level: its
+ * heights and normals copied, for level mesh `mesh`. NULL when out of memory. */
+static const gsio_terrain *copy_grid(gsio_scene *s, const gsio_terrain *g, int32_t mesh,
+                                     gsio_error *err)
+{
+	size_t n = (size_t)g->columns * g->rows; // as the HMP importer made it
+	gsio_terrain *t = gsio_scene_alloc(s, 1, sizeof(*t), err);
+	if (!t) return NULL;
+	bool ok = true;
+	*t = *g;
+	t->mesh = mesh;
+	t->raw_heights = dup(s, g->raw_heights, n, sizeof(uint16_t), err, &ok);
+	t->normal_indices = dup(s, g->normal_indices, n, 1, err, &ok);
+	t->normal_xy = dup(s, g->normal_xy, n, 2, err, &ok);
+	return ok ? t : NULL;
+}
+
 /* Copies the model's images, materials and meshes into the level (once per
  * model file); names get the model's file name in front, which keeps them
  * unique. A skinned mesh keeps its weights; its skin is set per instance by
@@ -617,6 +634,7 @@ static bool graft_model(sctx *c, model_entry *me, const char *file)
 			memset(&d->weights, 0, sizeof(d->weights));
 		}
 		GSIO_CHECK(copy_extras(s, &d->extras, &sm->extras, c->err));
+		if (sm->grid) GSIO_CHECK((d->grid = copy_grid(s, sm->grid, k, c->err)));
 	}
 	return true;
 }

@@ -219,6 +219,7 @@ static int cmd_info(int argc, char **argv)
 	gsio_opts lo;
 	memset(&lo, 0, sizeof(lo));
 	lo.search_paths = paths;
+	lo.flags = GSIO_OPT_GRID; // counts and bounds only: terrains need not be expanded
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		if (!opts_done && !strcmp(a, "--")) {

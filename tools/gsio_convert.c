@@ -245,6 +245,8 @@ static gsio_scene *load_input(const conv_opts *o, const char *path, gsio_error *
 	// glTF embeds PNG/JPEG textures as they are: no need to decode them. The
 	// MDL5 and HMP5 writers need pixels (and the MD5 writer may write them).
 	if (o->fmt == FMT_GLB || o->fmt == FMT_GLTF) lo.flags |= GSIO_OPT_NO_PIXELS;
+	// Every writer reads terrains kept as grids (glTF a strip at a time).
+	lo.flags |= GSIO_OPT_GRID;
 	lo.anim_paths = o->anims;
 	lo.anim_paths_count = o->anims_count;
 	lo.search_paths = o->paths;
