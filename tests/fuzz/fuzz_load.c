@@ -14,10 +14,16 @@
  *                      external texture through stb_image)
  *   byte 0, bit 4      1: load with GSIO_OPT_NO_PIXELS (PNG/JPEG siblings
  *                      read up to their header only)
+ *   byte 0, bit 5      1: load with GSIO_OPT_GRID (terrains kept as grids,
+ *                      read through their accessors) and write the scene
+ *                      as a GLB in memory (when the glTF writer is built)
  *   the rest           the file itself
  * The io is always the fake one below, so a load never touches the disk. */
 #define _POSIX_C_SOURCE 200809L // clock_gettime
 #include "gsio.h"
+#ifdef GSIO_HAVE_GLTF
+#include "gsio_gltf.h"
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,17 +105,39 @@ static bool bad_index(int32_t i, size_t count)
 	return i < -1 || (i >= 0 && (size_t)i >= count);
 }
 
+/* A grid mesh (GSIO_OPT_GRID): no arrays of its own; every vertex and
+ * triangle read through the accessors, every index inside the vertices. */
+static void check_grid(const gsio_mesh *me)
+{
+	size_t vc = me->vertex_count, nt = me->index_count / 3;
+	if (me->positions || me->normals || me->uvs || me->indices || me->frames_count != 1) abort();
+	if (vc != (size_t)me->grid->columns * me->grid->rows) abort();
+	float *p = vc ? malloc(vc * 8 * sizeof(float)) : NULL;
+	uint32_t *ix = nt ? malloc(nt * 3 * sizeof(uint32_t)) : NULL;
+	if ((vc && !p) || (nt && !ix)) abort();
+	if (gsio_mesh_grid_get(me, 0, vc, p, p + 3 * vc, p + 6 * vc) < 0) abort();
+	touch_floats(p, vc * 8);
+	if (gsio_mesh_grid_indices(me, 0, nt, ix)) abort();
+	for (size_t i = 0; i < 3 * nt; i++)
+		if (ix[i] >= vc) abort();
+	if (gsio_mesh_grid_get(me, vc, 1, p, NULL, NULL) != -1 || gsio_mesh_grid_indices(me, nt, 1, ix) != -1)
+		abort(); // past the end: refused
+	free(p);
+	free(ix);
+}
+
 static void check_mesh(const gsio_scene *s, const gsio_mesh *me)
 {
 	touch_str(me->name);
 	size_t vc = me->vertex_count;
 	if (vc > SIZE_MAX / 12) abort();
-	touch_floats(me->positions, vc * 3);
+	if (me->grid) check_grid(me);
+	else touch_floats(me->positions, vc * 3);
 	if (me->normals) touch_floats(me->normals, vc * 3);
 	if (me->uvs) touch_floats(me->uvs, vc * 2);
 	if (me->index_count % 3) abort();
-	if (me->index_count && !me->indices) abort();
-	for (size_t i = 0; i < me->index_count; i++)
+	if (me->index_count && !me->indices && !me->grid) abort();
+	for (size_t i = 0; me->indices && i < me->index_count; i++)
 		if (me->indices[i] >= vc) abort();
 	size_t next = 0;
 	for (size_t p = 0; p < me->parts_count; p++) {
@@ -284,6 +312,29 @@ static void check_scene(const gsio_scene *s)
 	}
 }
 
+/* The scene as a GLB in memory: a loaded (so valid) scene is refused only
+ * for what it holds (an image the writer cannot encode, a limit), never as
+ * invalid, and always with a message. Grid meshes go through the writer's
+ * strip path here. */
+static void write_glb(const gsio_scene *s)
+{
+#ifdef GSIO_HAVE_GLTF
+	gsio_gltf_output out;
+	gsio_error err;
+	if (gsio_gltf_write(s, NULL, &out, &err)) {
+		if (err.code == GSIO_OK || err.code == GSIO_ERR_ARGUMENT || !err.message[0]) {
+			fprintf(stderr, "glTF write of a loaded scene: %s\n", err.message);
+			abort();
+		}
+		return;
+	}
+	if (out.files_count != 1 || out.files[0].size < 12) abort();
+	gsio_gltf_output_free(&out);
+#else
+	(void)s;
+#endif
+}
+
 // -- The target
 
 // For the replay program's -v: the last error, or what the last scene held.
@@ -323,11 +374,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	opts.memory_limit = (size_t)256 << 20;
 	opts.io = &io;
 	if (data[0] & 16) opts.flags |= GSIO_OPT_NO_PIXELS;
+	if (data[0] & 32) opts.flags |= GSIO_OPT_GRID;
 	gsio_error err;
 	gsio_scene *s = gsio_load_memory(copy, file_size, name, &opts, &err);
 	fuzz_last_err = err;
 	if (s) {
 		check_scene(s);
+		if (data[0] & 32) write_glb(s);
 		snprintf(fuzz_last_summary, sizeof(fuzz_last_summary),
 		         "loaded %s: %zu nodes, %zu meshes, %zu images, %zu animations, %zu cameras, "
 		         "%zu warnings, %zu siblings read",
