@@ -8,7 +8,7 @@
  * (random heights over the whole u16 range, HMP5 normal indices past the
  * table, HMP7 normal pairs longer than 127), so strips of the glTF writer and
  * 16- and 32-bit indices are crossed. */
-#define _POSIX_C_SOURCE 200809L // mkdtemp
+#define _GNU_SOURCE // memmem, mkdtemp
 #include "test_util.h"
 
 #include "gsio_hmp.h"
@@ -418,6 +418,87 @@ static void test_grid_glb_file(void **state)
 }
 #endif
 
+/* A level placing a terrain: menue.wmp of the corpus with its entity file
+ * "milk.mdl" renamed "milk.hmp" (same length), a synthetic terrain of that
+ * name beside the copy, the level's other files found in the corpus
+ * folders. With GSIO_OPT_GRID the level carries the terrain's grid (copied
+ * into the level's scene: the terrain's own scene is freed); the level's
+ * outputs are the same bytes. */
+static void test_grid_level(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	size_t size, tsize;
+	char level[4096], assets[4096];
+	snprintf(level, sizeof(level), "%s", t_corpus_path("lottershock/Game/Level"));
+	snprintf(assets, sizeof(assets), "%s", t_corpus_path("lottershock/Game/Assets"));
+	char wmp_path[4200];
+	snprintf(wmp_path, sizeof(wmp_path), "%s/menue.wmp", level);
+	uint8_t *wmp = t_read_file(wmp_path, &size);
+	uint8_t *at = memmem(wmp, size, "milk.mdl", 8);
+	assert_non_null(at);
+	memcpy(at + 5, "hmp", 3);
+	char dir[] = "/tmp/gsio_grid_level_XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char path[256], tpath[256];
+	snprintf(path, sizeof(path), "%s/menue.wmp", dir);
+	snprintf(tpath, sizeof(tpath), "%s/milk.hmp", dir);
+	t_write_file(path, wmp, size);
+	uint8_t *terrain = make_terrain(5, 45, 31, 1, 99, &tsize);
+	t_write_file(tpath, terrain, tsize);
+	const char *paths[2] = {level, assets};
+	gsio_scene *sc[2];
+	for (int grid = 0; grid < 2; grid++) {
+		gsio_opts o = {0};
+		o.search_paths = paths;
+		o.search_paths_count = 2;
+		o.flags = grid ? GSIO_OPT_GRID : 0;
+		gsio_error err;
+		sc[grid] = gsio_load_file(path, &o, &err);
+		if (!sc[grid]) fail_msg("level: %s", err.message);
+		if (gsio_scene_validate(sc[grid], &err)) fail_msg("level fails validation: %s", err.message);
+	}
+	size_t grids = 0;
+	assert_int_equal(sc[0]->meshes_count, sc[1]->meshes_count);
+	for (size_t i = 0; i < sc[1]->meshes_count; i++) {
+		const gsio_mesh *e = &sc[0]->meshes[i], *g = &sc[1]->meshes[i];
+		assert_null(e->grid);
+		if (!g->grid) continue;
+		grids++;
+		assert_string_equal(g->name, e->name);
+		float *p = malloc(g->vertex_count * 3 * sizeof(float));
+		uint32_t *ix = malloc(g->index_count * sizeof(uint32_t));
+		assert_true(p && ix);
+		assert_int_equal(gsio_mesh_grid_get(g, 0, g->vertex_count, p, NULL, NULL), 0);
+		assert_memory_equal(p, e->positions, g->vertex_count * 3 * sizeof(float));
+		assert_int_equal(gsio_mesh_grid_indices(g, 0, g->index_count / 3, ix), 0);
+		assert_memory_equal(ix, e->indices, g->index_count * sizeof(uint32_t));
+		free(p);
+		free(ix);
+	}
+	assert_int_equal(grids, 1);
+#ifdef GSIO_HAVE_GLTF
+	gsio_gltf_output out[2];
+	for (int grid = 0; grid < 2; grid++) {
+		gsio_gltf_opts go = {0};
+		go.name = "level";
+		gsio_error err;
+		if (gsio_gltf_write(sc[grid], &go, &out[grid], &err)) fail_msg("glTF: %s", err.message);
+	}
+	assert_int_equal(out[0].files[0].size, out[1].files[0].size);
+	assert_memory_equal(out[0].files[0].data, out[1].files[0].data, out[0].files[0].size);
+	gsio_gltf_output_free(&out[0]);
+	gsio_gltf_output_free(&out[1]);
+#endif
+	gsio_scene_free(sc[0]);
+	gsio_scene_free(sc[1]);
+	unlink(path);
+	unlink(tpath);
+	rmdir(dir);
+	free(wmp);
+	free(terrain);
+}
+
 /* A grid scene built by hand: a 3x2 terrain (raw heights 0..5, normal
  * indices 0..5) and its mesh. */
 static gsio_scene *hand_grid(void)
@@ -540,6 +621,7 @@ int main(void)
 	    cmocka_unit_test(test_grid_glb_file),
 #endif
 	    cmocka_unit_test(test_grid_corpus),
+	    cmocka_unit_test(test_grid_level),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
