@@ -547,7 +547,8 @@ typedef struct gsio_animation {
 
 // -- Scene: terrain, the scene itself
 
-/** A height-field terrain, kept so it can be written back (HMP). */
+/** A height-field terrain, kept so it can be written back (HMP), and with
+ *  GSIO_OPT_GRID the source of its mesh's vertices (mesh.grid). */
 typedef struct gsio_terrain {
 	uint32_t columns, rows;   /**< vertices in x and in y */
 	float cell_x, cell_y;     /**< distance between vertices */
@@ -659,7 +660,9 @@ GSIO_API int gsio_scene_add_warning(gsio_scene *s, gsio_error *err, const char *
  *  1e-3), scales non-zero, weights non-negative with joints inside the
  *  mesh's skin, frames and morph keys the size of their mesh, packed frames
  *  consistent with their format (coordinate size, stride, data size, every
- *  source_vertex < source_count, finite scale and offset), channel values
+ *  source_vertex < source_count, finite scale and offset), grid meshes
+ *  consistent with their terrain (counts, no arrays, one frame, finite
+ *  positions, normal indices in the table), channel values
  *  the size of their animation, names where they must be unique unique.
  *  Returns 0, or -1 with err (GSIO_ERR_ARGUMENT) naming the element and the
  *  rule, e.g. "nodes[3].parent 7 is not less than 3". */
