@@ -81,6 +81,13 @@ typedef struct gsio_gltf_opts {
 	 *  from the path. */
 	const char *name;
 	const char *generator; /**< asset.generator; NULL: "gsio <version>" */
+	/** gsio_gltf_write_file() only: bytes of binary data held in memory
+	 *  before they go to disk. A GLB's binary chunk comes after its JSON,
+	 *  which is known last, so what is beyond this goes through an unnamed
+	 *  temporary file and is copied into the GLB in the kernel; a .bin
+	 *  (SEPARATE) is written as it is made. 0: 32 MiB for a GLB, 256 KiB
+	 *  for a .bin. */
+	size_t buffer_memory;
 } gsio_gltf_opts;
 
 /** One file of the output, in memory. */

@@ -15,7 +15,7 @@ pkgs+=(godot3-server)
 # and its Qt 3D viewer (assimp_patch/viewer/) under Xvfb.
 pkgs+=(libutfcpp-dev zlib1g-dev dpkg-dev debian-archive-keyring)
 pkgs+=(qml-qt6 qml6-module-qtquick qml6-module-qtquick-window qml6-module-qtquick-scene3d
-       qml6-module-qt3d-core qml6-module-qt3d-render qml6-module-qt3d-extras qml6-module-qt3d-input
+       qml6-module-qtqml-workerscript qml6-module-qt3d-core qml6-module-qt3d-render qml6-module-qt3d-extras qml6-module-qt3d-input
        qt6-3d-assimpsceneimport-plugin qt6-qpa-plugins xvfb xauth libgl1-mesa-dri)
 # Node.js and npm: Debian's packages unless the machine already has them
 # (a NodeSource node ships its own npm, which Debian's npm conflicts with).
