@@ -243,12 +243,61 @@ static void test_undecoded_images_to_aiscene(void **state)
 	gsio_scene_free(gn);
 }
 
+/* Every corpus terrain loaded with GSIO_OPT_GRID (no arrays: the adapter
+ * reads the grid through gsio_mesh_grid_get / _indices) gives the aiScene
+ * of the expanded load: the same vertices, normals, uvs and faces, bit for
+ * bit. */
+static void test_grid_to_aiscene(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	size_t terrains = 0;
+	for (const char *rel : {"/hmp/shadow-5.hmp", "/hmp/lgs-small.hmp", "/hmp/assimp-terrain.hmp"}) {
+		std::string path = t_corpus() + rel;
+		gsio_opts o;
+		memset(&o, 0, sizeof(o));
+		o.flags = GSIO_OPT_GRID;
+		gsio_error err;
+		gsio_scene *gg = gsio_load_file(path.c_str(), &o, &err);
+		gsio_scene *ge = gsio_load_file(path.c_str(), nullptr, &err);
+		assert_non_null(gg);
+		assert_non_null(ge);
+		assert_non_null(gg->meshes[0].grid);
+		assert_null(gg->meshes[0].positions);
+		aiScene g, e;
+		assert_int_equal(gsio_scene_to_aiscene(gg, &g, &err), 0);
+		assert_int_equal(gsio_scene_to_aiscene(ge, &e, &err), 0);
+		assert_int_equal(g.mNumMeshes, e.mNumMeshes);
+		for (unsigned m = 0; m < g.mNumMeshes; m++) {
+			const aiMesh *a = g.mMeshes[m], *b = e.mMeshes[m];
+			assert_int_equal(a->mNumVertices, b->mNumVertices);
+			assert_int_equal(a->mNumFaces, b->mNumFaces);
+			assert_non_null(a->mNormals);
+			assert_non_null(a->mTextureCoords[0]);
+			size_t nv = a->mNumVertices;
+			assert_memory_equal(a->mVertices, b->mVertices, nv * sizeof(aiVector3D));
+			assert_memory_equal(a->mNormals, b->mNormals, nv * sizeof(aiVector3D));
+			assert_memory_equal(a->mTextureCoords[0], b->mTextureCoords[0], nv * sizeof(aiVector3D));
+			for (unsigned f = 0; f < a->mNumFaces; f++) {
+				assert_int_equal(a->mFaces[f].mNumIndices, 3);
+				assert_memory_equal(a->mFaces[f].mIndices, b->mFaces[f].mIndices, 3 * sizeof(unsigned));
+			}
+			assert_int_equal(a->mNumAnimMeshes, b->mNumAnimMeshes);
+		}
+		terrains++;
+		gsio_scene_free(gg);
+		gsio_scene_free(ge);
+	}
+	assert_int_equal(terrains, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_glb_agrees_with_aiscene),
 	    cmocka_unit_test(test_aiscene_to_gsio),
 	    cmocka_unit_test(test_undecoded_images_to_aiscene),
+	    cmocka_unit_test(test_grid_to_aiscene),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
