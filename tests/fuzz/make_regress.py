@@ -6,7 +6,8 @@ the fuzzer found (never a slice of a corpus file: those are not ours to
 commit). The layout is fuzz_load.c's: byte 0 names the format (0 .mdl,
 1 .hmp, 2 .md5mesh, 3 .md5anim, 4 .md5camera; | 8: bytes 1..4 give the length
 of a sibling blob at the end, served for every sibling file the loader opens;
-| 16: loaded with GSIO_OPT_NO_PIXELS).
+| 16: loaded with GSIO_OPT_NO_PIXELS; | 32: loaded with GSIO_OPT_GRID and
+written as a GLB).
 
     python3 tests/fuzz/make_regress.py            # rewrites regress/*
     python3 tests/fuzz/make_regress.py --big DIR  # the large ones, into DIR
@@ -121,6 +122,23 @@ def main():
     write("hmp7-png-nopixels-too-wide.bin",
           with_sibling(1 | 16, hmp7_external(b"t.png"), png(16385, 1, [png_chunk(b"IDAT", pixels)])),
           "HMP7 external texture, undecoded PNG over the size limit")
+    # GSIO_OPT_GRID (byte 0 | 32): terrains kept as grids, read through the
+    # accessors and written as a GLB a strip at a time.
+    write("hmp4-grid-normal-index-past-table.bin",
+          b"\x21" + hmp(b"HMP4", 2, 2, [(0, 5, 0), (1, 200, 0), (2, 161, 0), (3, 255, 7)]),
+          "HMP4 grid, normal indices 200 and 255 (kept as 0)")
+    write("hmp5-grid-17x3.bin",
+          b"\x21" + hmp(b"HMP5", 17, 3, [(v * 1237 % 65536, v * 7 % 170, v % 3) for v in range(51)]),
+          "HMP5 grid of 51 heights: 3 blocks of 16 records split together, 3 one by one")
+    write("hmp5-grid-two-layers.bin",
+          b"\x21" + hmp(b"HMP5", 3, 2, [(v, v, 0) for v in range(6)], frames=2),
+          "HMP5 of two height layers with GSIO_OPT_GRID: stays expanded")
+    write("hmp5-grid-huge-scale.bin",
+          b"\x21" + hmp(b"HMP5", 2, 2, [(65535, 0, 0)] * 4)[:16] + struct.pack("<f", 3e38)
+          + hmp(b"HMP5", 2, 2, [(65535, 0, 0)] * 4)[20:],
+          "HMP5 grid whose heights overflow to infinity: refused")
+    write("hmp7-grid.bin", bytes([1 | 32]) + hmp7_external(b"t.png"),
+          "HMP7 grid (its texture missing)")
 
 
 if __name__ == "__main__":
