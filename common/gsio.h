@@ -668,8 +668,9 @@ GSIO_API int gsio_scene_add_warning(gsio_scene *s, gsio_error *err, const char *
  *  rule, e.g. "nodes[3].parent 7 is not less than 3". */
 GSIO_API GSIO_NODISCARD int gsio_scene_validate(const gsio_scene *scene, gsio_error *err);
 
-/** Frame `frame` of mesh m as floats, whether it is stored as floats or
- *  packed (gsio_packed_format): positions (vertex_count * 3 floats, scene
+/** Frame `frame` of mesh m as floats, whether it is stored as floats,
+ *  packed (gsio_packed_format) or, for a grid mesh (mesh.grid, one frame),
+ *  as its terrain (gsio_mesh_grid_get): positions (vertex_count * 3 floats, scene
  *  axes) and unit outward normals (as many) into the caller's arrays; either
  *  may be NULL to skip it. Every consumer of morph frames calls this instead
  *  of reading frames[f].positions/normals. Returns 1 when normals were
