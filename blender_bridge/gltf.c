@@ -379,6 +379,141 @@ static cJSON *jfloats(gltf_ctx *c, const float *v, int n)
 	return a;
 }
 
+static const char *type_name(int ncomp)
+{
+	switch (ncomp) {
+	case 1: return "SCALAR";
+	case 2: return "VEC2";
+	case 3: return "VEC3";
+	case 4: return "VEC4";
+	default: return "MAT4";
+	}
+}
+
+/* The objects a glTF has one of per buffer view and per accessor (four a
+ * morph target) built for a GLB as the text cJSON would print for them, one
+ * raw item (two allocations) instead of a node, a key and a value per
+ * member (about twenty): the tree of golem's 231 morph targets was a fifth
+ * of mdl2gltf's instructions, mostly malloc and free. A .gltf is printed
+ * formatted, so there they stay cJSON objects; the same members in the same
+ * order either way. Members are integers, plain-ASCII strings and float
+ * arrays (jfloats). */
+#define JB_MAX (2 * (16 * (GLTF_JSON_FLOAT_MAX + 1) + 16) + 256)
+typedef struct jbuild {
+	gltf_ctx *c;
+	cJSON *obj;           // .gltf: the object; GLB: NULL, the text below
+	char text[JB_MAX];
+	size_t len;
+} jbuild;
+
+static void jb_start(gltf_ctx *c, jbuild *b)
+{
+	b->c = c;
+	b->obj = c->separate ? jobj(c) : NULL;
+	b->len = 0;
+	b->text[b->len++] = '{';
+}
+
+static void jb_key(jbuild *b, const char *key)
+{
+	size_t n = strlen(key);
+	if (b->len > 1) b->text[b->len++] = ',';
+	b->text[b->len++] = '"';
+	memcpy(b->text + b->len, key, n);
+	b->len += n;
+	b->text[b->len++] = '"';
+	b->text[b->len++] = ':';
+}
+
+static void jb_int(jbuild *b, const char *key, size_t v)
+{
+	if (b->obj) {
+		jnum(b->c, b->obj, key, (double)v);
+		return;
+	}
+	jb_key(b, key);
+	char digits[24], *p = digits + sizeof(digits);
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	size_t n = (size_t)(digits + sizeof(digits) - p);
+	memcpy(b->text + b->len, p, n);
+	b->len += n;
+}
+
+/** s: ASCII without quotes or backslashes (a type name). */
+static void jb_str(jbuild *b, const char *key, const char *s)
+{
+	if (b->obj) {
+		jstr(b->c, b->obj, key, s);
+		return;
+	}
+	jb_key(b, key);
+	size_t n = strlen(s);
+	b->text[b->len++] = '"';
+	memcpy(b->text + b->len, s, n);
+	b->len += n;
+	b->text[b->len++] = '"';
+}
+
+/** n <= 16 floats, as jfloats() prints them. */
+static void jb_floats(jbuild *b, const char *key, const float *v, int n)
+{
+	if (b->obj) {
+		jset(b->c, b->obj, key, jfloats(b->c, v, n));
+		return;
+	}
+	jb_key(b, key);
+	b->text[b->len++] = '[';
+	for (int i = 0; i < n; i++) {
+		if (i) b->text[b->len++] = ',';
+		b->len += gltf_json_float(v[i], b->text + b->len);
+	}
+	b->text[b->len++] = ']';
+}
+
+/** Appends the object to arr; its index or -1. */
+static int jb_push(jbuild *b, cJSON *arr)
+{
+	if (b->obj) return jpush(b->c, arr, b->obj);
+	b->text[b->len++] = '}';
+	b->text[b->len] = 0;
+	return jpush(b->c, arr, cJSON_CreateRaw(b->text));
+}
+
+/** A buffer view of `size` bytes at `off` of buffer 0; its index or -1. */
+static int view_json(gltf_ctx *c, size_t off, size_t size, int stride, int target)
+{
+	jbuild b;
+	jb_start(c, &b);
+	jb_int(&b, "buffer", 0);
+	if (off) jb_int(&b, "byteOffset", off);
+	jb_int(&b, "byteLength", size);
+	if (stride) jb_int(&b, "byteStride", (size_t)stride);
+	if (target) jb_int(&b, "target", (size_t)target);
+	return jb_push(&b, c->views);
+}
+
+/** A float accessor over a whole view, with min/max (ncomp <= 16 floats
+ *  each) unless they are NULL; its index or -1. */
+static int float_accessor_json(gltf_ctx *c, int view, size_t count, int ncomp, const float *mn,
+                               const float *mx)
+{
+	jbuild b;
+	jb_start(c, &b);
+	if (!b.obj && ncomp > 16) b.obj = jobj(c); // past the text's room (no glTF type is)
+	jb_int(&b, "bufferView", (size_t)view);
+	jb_int(&b, "componentType", GLTF_FLOAT);
+	jb_int(&b, "count", count);
+	jb_str(&b, "type", type_name(ncomp));
+	if (mn && mx) {
+		jb_floats(&b, "min", mn, ncomp);
+		jb_floats(&b, "max", mx, ncomp);
+	}
+	return jb_push(&b, c->accessors);
+}
+
 /** File-name-safe copy of s (letters, digits, '-', '_', '.'; others '_'). */
 static void safe_name(const char *s, char *buf, size_t size)
 {
@@ -632,29 +767,12 @@ static int add_view_strided(gltf_ctx *c, const void *data, size_t size, int targ
 	if (!buffer_align(c)) return -1;
 	size_t off = c->bin.size;
 	if (!buf_append(c, data, size)) return -1;
-	cJSON *v = jobj(c);
-	jnum(c, v, "buffer", 0);
-	if (off) jnum(c, v, "byteOffset", (double)off);
-	jnum(c, v, "byteLength", (double)size);
-	if (stride) jnum(c, v, "byteStride", stride);
-	if (target) jnum(c, v, "target", target);
-	return jpush(c, c->views, v);
+	return view_json(c, off, size, stride, target);
 }
 
 static int add_view(gltf_ctx *c, const void *data, size_t size, int target)
 {
 	return add_view_strided(c, data, size, target, 0);
-}
-
-static const char *type_name(int ncomp)
-{
-	switch (ncomp) {
-	case 1: return "SCALAR";
-	case 2: return "VEC2";
-	case 3: return "VEC3";
-	case 4: return "VEC4";
-	default: return "MAT4";
-	}
 }
 
 static void min_max(const float *v, size_t count, int ncomp, float *mn, float *mx)
@@ -680,16 +798,7 @@ static int float_accessor_mm(gltf_ctx *c, const float *data, size_t count, int n
 	}
 	int view = add_view(c, data, bytes, target);
 	if (view < 0) return -1;
-	cJSON *a = jobj(c);
-	jnum(c, a, "bufferView", view);
-	jnum(c, a, "componentType", GLTF_FLOAT);
-	jnum(c, a, "count", (double)count);
-	jstr(c, a, "type", type_name(ncomp));
-	if (mn && mx) {
-		jset(c, a, "min", jfloats(c, mn, ncomp));
-		jset(c, a, "max", jfloats(c, mx, ncomp));
-	}
-	return jpush(c, c->accessors, a);
+	return float_accessor_json(c, view, count, ncomp, mn, mx);
 }
 
 /** A float accessor over its own view. min/max when asked (POSITION,
@@ -1617,12 +1726,7 @@ static int add_claimed_view(gltf_ctx *c, size_t bytes, int target)
 {
 	size_t off = c->bin.size;
 	c->bin.size += bytes;
-	cJSON *v = jobj(c);
-	jnum(c, v, "buffer", 0);
-	if (off) jnum(c, v, "byteOffset", (double)off);
-	jnum(c, v, "byteLength", (double)bytes);
-	if (target) jnum(c, v, "target", target);
-	return jpush(c, c->views, v);
+	return view_json(c, off, bytes, 0, target);
 }
 
 /** One morph target's delta accessor for frame data `a` (rows `rows` of
@@ -1639,14 +1743,7 @@ static int target_accessor(gltf_ctx *c, const float *a, const uint8_t *rows, boo
 		deltas(a, rows, conv, scale, b, nv, room, mn, mx, NULL);
 		int view = add_claimed_view(c, bytes, GLTF_ARRAY_BUFFER);
 		if (view < 0) return -1;
-		cJSON *acc = jobj(c);
-		jnum(c, acc, "bufferView", view);
-		jnum(c, acc, "componentType", GLTF_FLOAT);
-		jnum(c, acc, "count", (double)nv);
-		jstr(c, acc, "type", "VEC3");
-		jset(c, acc, "min", jfloats(c, mn, 3));
-		jset(c, acc, "max", jfloats(c, mx, 3));
-		return jpush(c, c->accessors, acc);
+		return float_accessor_json(c, view, nv, 3, mn, mx);
 	}
 	if (c->bin.failed) return -1;
 	size_t k = deltas(a, rows, conv, scale, b, nv, dense, mn, mx, c->sparse ? idx : NULL);
