@@ -700,8 +700,13 @@ static bool buf_reserve(gltf_ctx *c, size_t more)
 }
 
 /** Writes the bytes held in memory to the spill file, opening it first: an
- *  unnamed temporary beside the GLB, or the .bin itself (SEPARATE). */
-static bool buf_spill(gltf_ctx *c)
+ *  unnamed temporary beside the GLB, or the .bin itself (SEPARATE). Unless
+ *  `all`, the bytes past the buffer's last 4-byte boundary stay in memory,
+ *  at data[0]: `spilled` stays a multiple of 4, so a view that starts on a
+ *  4-byte offset of the buffer starts on one in memory too (view_room()
+ *  hands out floats there; a spill after an odd-sized PNG once left them
+ *  misaligned). */
+static bool buf_spill(gltf_ctx *c, bool all)
 {
 	byte_buf *b = &c->bin;
 	if (!b->spill) {
@@ -718,9 +723,10 @@ static bool buf_spill(gltf_ctx *c)
 		}
 		if (!b->spill) return false;
 	}
-	size_t held = b->size - b->spilled;
-	if (held && gsio_place_write(b->spill, b->data, held, c->err)) return false;
-	b->spilled = b->size;
+	size_t held = b->size - b->spilled, keep = all ? 0 : b->size % 4;
+	if (held > keep && gsio_place_write(b->spill, b->data, held - keep, c->err)) return false;
+	if (keep) memmove(b->data, b->data + held - keep, keep);
+	b->spilled = b->size - keep;
 	return true;
 }
 
@@ -736,11 +742,18 @@ static bool buf_append(gltf_ctx *c, const void *data, size_t size)
 		return broken(b);
 	}
 	if (c->sink && b->size - b->spilled + size > b->limit) {
-		if (!buf_spill(c)) return broken(b);
+		if (!buf_spill(c, false)) return broken(b);
 		if (data && size >= b->limit) {
-			if (gsio_place_write(b->spill, data, size, c->err)) return broken(b);
-			b->size += size;
-			b->spilled = b->size;
+			// Straight to the file after the bytes kept in memory, but for
+			// its own bytes past the last 4-byte boundary, which are kept.
+			size_t kept = b->size - b->spilled, end = b->size + size, tail = end % 4;
+			if (tail && !buf_reserve(c, tail)) return false;
+			if ((kept && gsio_place_write(b->spill, b->data, kept, c->err)) ||
+			    gsio_place_write(b->spill, data, size - tail, c->err))
+				return broken(b);
+			if (tail) memcpy(b->data, (const uint8_t *)data + size - tail, tail);
+			b->size = end;
+			b->spilled = end - tail;
 			return true;
 		}
 	}
@@ -1712,7 +1725,7 @@ static float *view_room(gltf_ctx *c, size_t bytes)
 	if (c->sink && bytes >= c->bin.limit) return NULL;
 	if (!buffer_align(c)) return NULL;
 	byte_buf *b = &c->bin;
-	if (c->sink && b->size - b->spilled + bytes > b->limit && !buf_spill(c)) {
+	if (c->sink && b->size - b->spilled + bytes > b->limit && !buf_spill(c, false)) {
 		broken(b);
 		return NULL;
 	}
@@ -2672,7 +2685,7 @@ static bool place_glb(gltf_ctx *c, const char *json)
 {
 	glb_layout lay;
 	if (!glb_plan(c, json, &lay)) return false;
-	if (c->bin.spill && !buf_spill(c)) return false;
+	if (c->bin.spill && !buf_spill(c, true)) return false;
 	gsio_placing *g = gsio_place_open(c->sink->path, c->err);
 	if (!g) return false;
 	static const char spaces[3] = {' ', ' ', ' '};
@@ -2897,7 +2910,7 @@ static int write_impl(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_glt
 			}
 			if (ok && c->bin.spill) {
 				// The .bin is on disk already: placed by the caller.
-				ok = buf_spill(c);
+				ok = buf_spill(c, true);
 				if (ok) {
 					c->sink->bin = c->bin.spill;
 					c->bin.spill = NULL;
