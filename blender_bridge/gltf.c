@@ -379,6 +379,141 @@ static cJSON *jfloats(gltf_ctx *c, const float *v, int n)
 	return a;
 }
 
+static const char *type_name(int ncomp)
+{
+	switch (ncomp) {
+	case 1: return "SCALAR";
+	case 2: return "VEC2";
+	case 3: return "VEC3";
+	case 4: return "VEC4";
+	default: return "MAT4";
+	}
+}
+
+/* The objects a glTF has one of per buffer view and per accessor (four a
+ * morph target) built for a GLB as the text cJSON would print for them, one
+ * raw item (two allocations) instead of a node, a key and a value per
+ * member (about twenty): the tree of golem's 231 morph targets was a fifth
+ * of mdl2gltf's instructions, mostly malloc and free. A .gltf is printed
+ * formatted, so there they stay cJSON objects; the same members in the same
+ * order either way. Members are integers, plain-ASCII strings and float
+ * arrays (jfloats). */
+#define JB_MAX (2 * (16 * (GLTF_JSON_FLOAT_MAX + 1) + 16) + 256)
+typedef struct jbuild {
+	gltf_ctx *c;
+	cJSON *obj;           // .gltf: the object; GLB: NULL, the text below
+	char text[JB_MAX];
+	size_t len;
+} jbuild;
+
+static void jb_start(gltf_ctx *c, jbuild *b)
+{
+	b->c = c;
+	b->obj = c->separate ? jobj(c) : NULL;
+	b->len = 0;
+	b->text[b->len++] = '{';
+}
+
+static void jb_key(jbuild *b, const char *key)
+{
+	size_t n = strlen(key);
+	if (b->len > 1) b->text[b->len++] = ',';
+	b->text[b->len++] = '"';
+	memcpy(b->text + b->len, key, n);
+	b->len += n;
+	b->text[b->len++] = '"';
+	b->text[b->len++] = ':';
+}
+
+static void jb_int(jbuild *b, const char *key, size_t v)
+{
+	if (b->obj) {
+		jnum(b->c, b->obj, key, (double)v);
+		return;
+	}
+	jb_key(b, key);
+	char digits[24], *p = digits + sizeof(digits);
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	size_t n = (size_t)(digits + sizeof(digits) - p);
+	memcpy(b->text + b->len, p, n);
+	b->len += n;
+}
+
+/** s: ASCII without quotes or backslashes (a type name). */
+static void jb_str(jbuild *b, const char *key, const char *s)
+{
+	if (b->obj) {
+		jstr(b->c, b->obj, key, s);
+		return;
+	}
+	jb_key(b, key);
+	size_t n = strlen(s);
+	b->text[b->len++] = '"';
+	memcpy(b->text + b->len, s, n);
+	b->len += n;
+	b->text[b->len++] = '"';
+}
+
+/** n <= 16 floats, as jfloats() prints them. */
+static void jb_floats(jbuild *b, const char *key, const float *v, int n)
+{
+	if (b->obj) {
+		jset(b->c, b->obj, key, jfloats(b->c, v, n));
+		return;
+	}
+	jb_key(b, key);
+	b->text[b->len++] = '[';
+	for (int i = 0; i < n; i++) {
+		if (i) b->text[b->len++] = ',';
+		b->len += gltf_json_float(v[i], b->text + b->len);
+	}
+	b->text[b->len++] = ']';
+}
+
+/** Appends the object to arr; its index or -1. */
+static int jb_push(jbuild *b, cJSON *arr)
+{
+	if (b->obj) return jpush(b->c, arr, b->obj);
+	b->text[b->len++] = '}';
+	b->text[b->len] = 0;
+	return jpush(b->c, arr, cJSON_CreateRaw(b->text));
+}
+
+/** A buffer view of `size` bytes at `off` of buffer 0; its index or -1. */
+static int view_json(gltf_ctx *c, size_t off, size_t size, int stride, int target)
+{
+	jbuild b;
+	jb_start(c, &b);
+	jb_int(&b, "buffer", 0);
+	if (off) jb_int(&b, "byteOffset", off);
+	jb_int(&b, "byteLength", size);
+	if (stride) jb_int(&b, "byteStride", (size_t)stride);
+	if (target) jb_int(&b, "target", (size_t)target);
+	return jb_push(&b, c->views);
+}
+
+/** A float accessor over a whole view, with min/max (ncomp <= 16 floats
+ *  each) unless they are NULL; its index or -1. */
+static int float_accessor_json(gltf_ctx *c, int view, size_t count, int ncomp, const float *mn,
+                               const float *mx)
+{
+	jbuild b;
+	jb_start(c, &b);
+	if (!b.obj && ncomp > 16) b.obj = jobj(c); // past the text's room (no glTF type is)
+	jb_int(&b, "bufferView", (size_t)view);
+	jb_int(&b, "componentType", GLTF_FLOAT);
+	jb_int(&b, "count", count);
+	jb_str(&b, "type", type_name(ncomp));
+	if (mn && mx) {
+		jb_floats(&b, "min", mn, ncomp);
+		jb_floats(&b, "max", mx, ncomp);
+	}
+	return jb_push(&b, c->accessors);
+}
+
 /** File-name-safe copy of s (letters, digits, '-', '_', '.'; others '_'). */
 static void safe_name(const char *s, char *buf, size_t size)
 {
@@ -565,8 +700,13 @@ static bool buf_reserve(gltf_ctx *c, size_t more)
 }
 
 /** Writes the bytes held in memory to the spill file, opening it first: an
- *  unnamed temporary beside the GLB, or the .bin itself (SEPARATE). */
-static bool buf_spill(gltf_ctx *c)
+ *  unnamed temporary beside the GLB, or the .bin itself (SEPARATE). Unless
+ *  `all`, the bytes past the buffer's last 4-byte boundary stay in memory,
+ *  at data[0]: `spilled` stays a multiple of 4, so a view that starts on a
+ *  4-byte offset of the buffer starts on one in memory too (view_room()
+ *  hands out floats there; a spill after an odd-sized PNG once left them
+ *  misaligned). */
+static bool buf_spill(gltf_ctx *c, bool all)
 {
 	byte_buf *b = &c->bin;
 	if (!b->spill) {
@@ -583,9 +723,10 @@ static bool buf_spill(gltf_ctx *c)
 		}
 		if (!b->spill) return false;
 	}
-	size_t held = b->size - b->spilled;
-	if (held && gsio_place_write(b->spill, b->data, held, c->err)) return false;
-	b->spilled = b->size;
+	size_t held = b->size - b->spilled, keep = all ? 0 : b->size % 4;
+	if (held > keep && gsio_place_write(b->spill, b->data, held - keep, c->err)) return false;
+	if (keep) memmove(b->data, b->data + held - keep, keep);
+	b->spilled = b->size - keep;
 	return true;
 }
 
@@ -601,11 +742,18 @@ static bool buf_append(gltf_ctx *c, const void *data, size_t size)
 		return broken(b);
 	}
 	if (c->sink && b->size - b->spilled + size > b->limit) {
-		if (!buf_spill(c)) return broken(b);
+		if (!buf_spill(c, false)) return broken(b);
 		if (data && size >= b->limit) {
-			if (gsio_place_write(b->spill, data, size, c->err)) return broken(b);
-			b->size += size;
-			b->spilled = b->size;
+			// Straight to the file after the bytes kept in memory, but for
+			// its own bytes past the last 4-byte boundary, which are kept.
+			size_t kept = b->size - b->spilled, end = b->size + size, tail = end % 4;
+			if (tail && !buf_reserve(c, tail)) return false;
+			if ((kept && gsio_place_write(b->spill, b->data, kept, c->err)) ||
+			    gsio_place_write(b->spill, data, size - tail, c->err))
+				return broken(b);
+			if (tail) memcpy(b->data, (const uint8_t *)data + size - tail, tail);
+			b->size = end;
+			b->spilled = end - tail;
 			return true;
 		}
 	}
@@ -625,19 +773,6 @@ static bool buffer_align(gltf_ctx *c)
 	return buf_append(c, NULL, (4 - c->bin.size % 4) % 4);
 }
 
-/** The buffer view of the `size` bytes the binary buffer holds from `off`
- *  (a byteStride when `stride` is not 0). Returns its index or -1. */
-static int view_json(gltf_ctx *c, size_t off, size_t size, int target, int stride)
-{
-	cJSON *v = jobj(c);
-	jnum(c, v, "buffer", 0);
-	if (off) jnum(c, v, "byteOffset", (double)off);
-	jnum(c, v, "byteLength", (double)size);
-	if (stride) jnum(c, v, "byteStride", stride);
-	if (target) jnum(c, v, "target", target);
-	return jpush(c, c->views, v);
-}
-
 /** Appends bytes as a new buffer view (4-byte aligned) with a byteStride
  *  when `stride` is not 0. Returns its index or -1. */
 static int add_view_strided(gltf_ctx *c, const void *data, size_t size, int target, int stride)
@@ -645,23 +780,12 @@ static int add_view_strided(gltf_ctx *c, const void *data, size_t size, int targ
 	if (!buffer_align(c)) return -1;
 	size_t off = c->bin.size;
 	if (!buf_append(c, data, size)) return -1;
-	return view_json(c, off, size, target, stride);
+	return view_json(c, off, size, stride, target);
 }
 
 static int add_view(gltf_ctx *c, const void *data, size_t size, int target)
 {
 	return add_view_strided(c, data, size, target, 0);
-}
-
-static const char *type_name(int ncomp)
-{
-	switch (ncomp) {
-	case 1: return "SCALAR";
-	case 2: return "VEC2";
-	case 3: return "VEC3";
-	case 4: return "VEC4";
-	default: return "MAT4";
-	}
 }
 
 static void min_max(const float *v, size_t count, int ncomp, float *mn, float *mx)
@@ -675,24 +799,6 @@ static void min_max(const float *v, size_t count, int ncomp, float *mn, float *m
 		}
 }
 
-/** A float accessor over all of view `view`, with the given min/max (of
- *  `ncomp` floats each) unless they are NULL. Returns its index or -1. */
-static int float_accessor_json(gltf_ctx *c, int view, size_t count, int ncomp, const float *mn,
-                               const float *mx)
-{
-	if (view < 0) return -1;
-	cJSON *a = jobj(c);
-	jnum(c, a, "bufferView", view);
-	jnum(c, a, "componentType", GLTF_FLOAT);
-	jnum(c, a, "count", (double)count);
-	jstr(c, a, "type", type_name(ncomp));
-	if (mn && mx) {
-		jset(c, a, "min", jfloats(c, mn, ncomp));
-		jset(c, a, "max", jfloats(c, mx, ncomp));
-	}
-	return jpush(c, c->accessors, a);
-}
-
 /** A float accessor over its own view, with the given min/max (of `ncomp`
  *  floats each) unless they are NULL. Returns the accessor index or -1. */
 static int float_accessor_mm(gltf_ctx *c, const float *data, size_t count, int ncomp,
@@ -703,7 +809,9 @@ static int float_accessor_mm(gltf_ctx *c, const float *data, size_t count, int n
 		FAIL(c, GSIO_ERR_LIMIT, "glTF accessor size overflows");
 		return -1;
 	}
-	return float_accessor_json(c, add_view(c, data, bytes, target), count, ncomp, mn, mx);
+	int view = add_view(c, data, bytes, target);
+	if (view < 0) return -1;
+	return float_accessor_json(c, view, count, ncomp, mn, mx);
 }
 
 /** A float accessor over its own view. min/max when asked (POSITION,
@@ -1617,7 +1725,7 @@ static float *view_room(gltf_ctx *c, size_t bytes)
 	if (c->sink && bytes >= c->bin.limit) return NULL;
 	if (!buffer_align(c)) return NULL;
 	byte_buf *b = &c->bin;
-	if (c->sink && b->size - b->spilled + bytes > b->limit && !buf_spill(c)) {
+	if (c->sink && b->size - b->spilled + bytes > b->limit && !buf_spill(c, false)) {
 		broken(b);
 		return NULL;
 	}
@@ -1631,7 +1739,7 @@ static int add_claimed_view(gltf_ctx *c, size_t bytes, int target)
 {
 	size_t off = c->bin.size;
 	c->bin.size += bytes;
-	return view_json(c, off, bytes, target, 0);
+	return view_json(c, off, bytes, 0, target);
 }
 
 /** One morph target's delta accessor for frame data `a` (rows `rows` of
@@ -1648,14 +1756,7 @@ static int target_accessor(gltf_ctx *c, const float *a, const uint8_t *rows, boo
 		deltas(a, rows, conv, scale, b, nv, room, mn, mx, NULL);
 		int view = add_claimed_view(c, bytes, GLTF_ARRAY_BUFFER);
 		if (view < 0) return -1;
-		cJSON *acc = jobj(c);
-		jnum(c, acc, "bufferView", view);
-		jnum(c, acc, "componentType", GLTF_FLOAT);
-		jnum(c, acc, "count", (double)nv);
-		jstr(c, acc, "type", "VEC3");
-		jset(c, acc, "min", jfloats(c, mn, 3));
-		jset(c, acc, "max", jfloats(c, mx, 3));
-		return jpush(c, c->accessors, acc);
+		return float_accessor_json(c, view, nv, 3, mn, mx);
 	}
 	if (c->bin.failed) return -1;
 	size_t k = deltas(a, rows, conv, scale, b, nv, dense, mn, mx, c->sparse ? idx : NULL);
@@ -2007,7 +2108,7 @@ static bool write_grid_mesh(gltf_ctx *c, size_t mi, const gsio_mesh *m)
 		}
 		ok = ok && buf_append(c, ix, 3 * n * (wide ? 4 : 2));
 	}
-	if (ok) index_view = view_json(c, off, 3 * ntri * (wide ? 4 : 2), GLTF_ELEMENT_ARRAY_BUFFER, 0);
+	if (ok) index_view = view_json(c, off, 3 * ntri * (wide ? 4 : 2), 0, GLTF_ELEMENT_ARRAY_BUFFER);
 	ok = ok && index_view >= 0;
 
 	// Positions (with min/max as min_max() finds them) and normals in
@@ -2041,8 +2142,8 @@ static bool write_grid_mesh(gltf_ctx *c, size_t mi, const gsio_mesh *m)
 			}
 			ok = ok && buf_append(c, pos, n * (size_t)ncomp * sizeof(float));
 		}
-		int view = ok ? view_json(c, off, nv * (size_t)ncomp * sizeof(float), GLTF_ARRAY_BUFFER, 0) : -1;
-		int acc = float_accessor_json(c, view, nv, ncomp, what == 0 ? mn : NULL, what == 0 ? mx : NULL);
+		int view = ok ? view_json(c, off, nv * (size_t)ncomp * sizeof(float), 0, GLTF_ARRAY_BUFFER) : -1;
+		int acc = view < 0 ? -1 : float_accessor_json(c, view, nv, ncomp, what == 0 ? mn : NULL, what == 0 ? mx : NULL);
 		ok = acc >= 0;
 		jnum(c, attrs, what == 0 ? "POSITION" : what == 1 ? "NORMAL" : "TEXCOORD_0", acc);
 	}
@@ -2704,7 +2805,7 @@ static bool place_glb(gltf_ctx *c, const char *json)
 {
 	glb_layout lay;
 	if (!glb_plan(c, json, &lay)) return false;
-	if (c->bin.spill && !buf_spill(c)) return false;
+	if (c->bin.spill && !buf_spill(c, true)) return false;
 	gsio_placing *g = gsio_place_open(c->sink->path, c->err);
 	if (!g) return false;
 	static const char spaces[3] = {' ', ' ', ' '};
@@ -2929,7 +3030,7 @@ static int write_impl(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_glt
 			}
 			if (ok && c->bin.spill) {
 				// The .bin is on disk already: placed by the caller.
-				ok = buf_spill(c);
+				ok = buf_spill(c, true);
 				if (ok) {
 					c->sink->bin = c->bin.spill;
 					c->bin.spill = NULL;

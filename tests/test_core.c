@@ -514,7 +514,13 @@ static void test_arena_huge_pages(void **state)
 	fclose(f);
 	gsioi_arena_destroy(a);
 	print_message("4 MiB block: %ld kB in huge pages\n", huge_kb);
+#ifdef T_SANITIZED
+	// AddressSanitizer's malloc writes the block's first 4 KiB before the
+	// advice: its first 2 MiB stay in small pages.
+	assert_true(huge_kb >= 2048);
+#else
 	assert_true(huge_kb >= 4096);
+#endif
 }
 
 static void test_arena_limit(void **state)

@@ -22,14 +22,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define T_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define T_SANITIZED 1
-#endif
-#endif
-
 #ifndef T_SANITIZED
 // -- Counting allocator
 

@@ -15,6 +15,16 @@
 /** The corpus directory, or NULL (after printing why) when it is absent. */
 const char *t_corpus_dir(void);
 /** Skips the current cmocka test with a message when the corpus is absent. */
+/* T_SANITIZED: built with AddressSanitizer, which owns malloc (and fills
+ * the first 4 KiB of every block it hands out). */
+#if defined(__SANITIZE_ADDRESS__)
+#define T_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define T_SANITIZED 1
+#endif
+#endif
+
 #define T_REQUIRE_CORPUS()                                                              \
 	do {                                                                                \
 		if (!t_corpus_dir()) {                                                          \
