@@ -382,6 +382,64 @@ static void test_grid_synthetic(void **state)
 	}
 }
 
+/* Every allocation of a grid load (and of the MDL5 and HMP5 writers, which
+ * expand the grid in their work arena) failed in turn: each failure is a
+ * NOMEM refusal without a leak. */
+static void test_grid_alloc_failures(void **state)
+{
+	(void)state;
+	size_t size;
+	uint8_t *data = make_terrain(5, 37, 23, 1, 5, &size);
+	gsio_opts grid = {0};
+	grid.flags = GSIO_OPT_GRID;
+	gsio_error err;
+	gsio_scene *ok = gsio_load_memory(data, size, "t.hmp", &grid, &err);
+	assert_non_null(ok);
+	size_t loads = 0, writes[2] = {0, 0};
+	for (int what = 0; what < 3; what++) {
+		for (size_t n = 1;; n++) {
+			assert_true(n < 10000);
+			t_fail_alloc st = {n, 0, 0};
+			gsio_allocator al = t_fail_allocator(&st);
+			int rc;
+			if (what == 0) {
+				gsio_opts o = grid;
+				o.allocator = &al;
+				gsio_scene *s = gsio_load_memory(data, size, "t.hmp", &o, &err);
+				rc = s ? 0 : -1;
+				if (s) assert_non_null(s->meshes[0].grid);
+				gsio_scene_free(s);
+			} else {
+				uint8_t *out = NULL;
+				size_t out_size;
+				if (what == 1) {
+					gsio_mdl5_write_opts o = {0};
+					o.allocator = &al;
+					rc = gsio_mdl5_write(ok, &o, &out, &out_size, &err);
+				} else {
+					gsio_hmp5_write_opts o = {0};
+					o.allocator = &al;
+					rc = gsio_hmp5_write(ok, &o, &out, &out_size, &err);
+				}
+				gsio_write_free(&al, out);
+			}
+			if (rc && err.code != GSIO_ERR_NOMEM)
+				fail_msg("step %d, failing allocation %zu: %s", what, n, err.message);
+			assert_int_equal(st.live, 0);
+			if (!rc) {
+				if (what == 0) loads = n - 1;
+				else writes[what - 1] = n - 1;
+				break;
+			}
+		}
+	}
+	print_message("grid load: %zu allocations, MDL5 write %zu, HMP5 write %zu; each failure "
+	              "refused, no leaks\n", loads, writes[0], writes[1]);
+	assert_true(loads > 3 && writes[0] > 3 && writes[1] > 3);
+	gsio_scene_free(ok);
+	free(data);
+}
+
 #ifdef GSIO_HAVE_GLTF
 /* The same GLB files on disk, where the binary buffer beyond 256 KiB (the
  * share asked for here) goes through the spill file (the strips then land
@@ -620,6 +678,7 @@ int main(void)
 	    cmocka_unit_test(test_grid_accessor_values),
 	    cmocka_unit_test(test_grid_validator),
 	    cmocka_unit_test(test_grid_synthetic),
+	    cmocka_unit_test(test_grid_alloc_failures),
 #ifdef GSIO_HAVE_GLTF
 	    cmocka_unit_test(test_grid_glb_file),
 #endif
