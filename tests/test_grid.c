@@ -94,17 +94,17 @@ static uint8_t *make_terrain(int version, uint32_t cols, uint32_t rows, size_t f
 
 // -- Comparing a grid load with the expanded one
 
-/* Writes s with every writer into memory; *parts gets the outputs (GLB,
- * compact GLB, MDL5, HMP5, MD5 files) for compare_outputs. */
+/* Writes s with every writer into memory; o gets the outputs (GLB, compact
+ * GLB, .gltf with its files, MDL5, HMP5, .md5mesh) for assert_same_outputs. */
 typedef struct outputs {
-	uint8_t *data[8];
-	size_t size[8];
+	uint8_t *data[16];
+	size_t size[16];
 	size_t count;
 } outputs;
 
 static void keep(outputs *o, const uint8_t *d, size_t n)
 {
-	assert_true(o->count < 8);
+	assert_true(o->count < 16);
 	o->data[o->count] = malloc(n ? n : 1);
 	assert_non_null(o->data[o->count]);
 	memcpy(o->data[o->count], d, n);
@@ -116,11 +116,12 @@ static void write_all(const gsio_scene *s, outputs *o)
 	gsio_error err;
 	memset(o, 0, sizeof(*o));
 #ifdef GSIO_HAVE_GLTF
-	for (int compact = 0; compact < 2; compact++) {
+	for (int form = 0; form < 3; form++) { // GLB, compact GLB, .gltf + .bin + PNGs
 		gsio_gltf_opts go = {0};
 		go.name = "t";
 		go.generator = "test";
-		if (compact) go.flags |= GSIO_GLTF_COMPACT;
+		if (form == 1) go.flags |= GSIO_GLTF_COMPACT;
+		if (form == 2) go.flags |= GSIO_GLTF_SEPARATE;
 		gsio_gltf_output g;
 		if (gsio_gltf_write(s, &go, &g, &err)) fail_msg("glTF write: %s", err.message);
 		for (size_t i = 0; i < g.files_count; i++) keep(o, g.files[i].data, g.files[i].size);
