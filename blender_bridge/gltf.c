@@ -307,6 +307,15 @@ static cJSON *jarr(gltf_ctx *c)
 	return o;
 }
 
+/** Appends item to arr (deletes it on failure). */
+static void jadd(gltf_ctx *c, cJSON *arr, cJSON *item)
+{
+	if (!item || !arr || !cJSON_AddItemToArray(arr, item)) {
+		cJSON_Delete(item);
+		c->json_failed = true;
+	}
+}
+
 /** Appends item to arr and returns its index, -1 on failure. */
 static int jpush(gltf_ctx *c, cJSON *arr, cJSON *item)
 {
@@ -317,7 +326,8 @@ static int jpush(gltf_ctx *c, cJSON *arr, cJSON *item)
 	}
 	// cJSON counts an array by walking it: the two arrays that grow with
 	// the frame count (a view and an accessor per morph target) keep their
-	// own count, or a model of 231 frames spends 8% of its time counting.
+	// own count, or a model of 231 frames spends 8% of its time counting;
+	// appends whose index nobody reads (targets, names) go through jadd().
 	int *known = arr == c->accessors ? &c->accessors_n : arr == c->views ? &c->views_n : NULL;
 	int idx = known ? *known : cJSON_GetArraySize(arr);
 	if (!cJSON_AddItemToArray(arr, item)) {
@@ -331,7 +341,7 @@ static int jpush(gltf_ctx *c, cJSON *arr, cJSON *item)
 
 static void jpush_num(gltf_ctx *c, cJSON *arr, double v)
 {
-	jpush(c, arr, jnumber(v));
+	jadd(c, arr, jnumber(v));
 }
 
 /** A float as JSON text that reads back as exactly that float's value.
@@ -1335,7 +1345,7 @@ static void use_extension(gltf_ctx *c, const char *name, bool *flag)
 {
 	if (*flag) return;
 	*flag = true;
-	jpush(c, c->extensions_used, cJSON_CreateString(name));
+	jadd(c, c->extensions_used, cJSON_CreateString(name));
 }
 
 static bool write_materials(gltf_ctx *c)
@@ -1411,7 +1421,7 @@ static bool write_materials(gltf_ctx *c)
 		}
 		extras = extras_json(c, extras, &m->extras);
 		if (extras) jset(c, j, "extras", extras);
-		jpush(c, c->materials, j);
+		jadd(c, c->materials, j);
 	}
 	return true;
 }
@@ -1437,7 +1447,7 @@ static int plan_variants(gltf_ctx *c)
 		char name[64];
 		snprintf(name, sizeof(name), "variant%zu", i);
 		jstr(c, v, "name", or_default(s->materials[i].name, name));
-		jpush(c, list, v);
+		jadd(c, list, v);
 	}
 	jset(c, ext, "variants", list);
 	cJSON *exts = cJSON_GetObjectItemCaseSensitive(c->root, "extensions");
@@ -1446,7 +1456,7 @@ static int plan_variants(gltf_ctx *c)
 		jset(c, c->root, "extensions", exts);
 	}
 	jset(c, exts, "KHR_materials_variants", ext);
-	jpush(c, c->extensions_used, cJSON_CreateString("KHR_materials_variants"));
+	jadd(c, c->extensions_used, cJSON_CreateString("KHR_materials_variants"));
 	return (int)s->materials_count;
 }
 
@@ -1821,10 +1831,10 @@ static cJSON *write_targets(gltf_ctx *c, size_t mi, const float *pos, const floa
 		ok = pa >= 0 && na >= 0;
 		jnum(c, t, "POSITION", pa);
 		if (m->normals) jnum(c, t, "NORMAL", na);
-		jpush(c, targets, t);
+		jadd(c, targets, t);
 		char fallback[32];
 		snprintf(fallback, sizeof(fallback), "frame%zu", f);
-		jpush(c, names, cJSON_CreateString(or_default(fr->name, fallback)));
+		jadd(c, names, cJSON_CreateString(or_default(fr->name, fallback)));
 	}
 	free(dp);
 	free(dn);
@@ -1901,10 +1911,10 @@ static int write_positions_q(gltf_ctx *c, size_t mi, const float *pos, cJSON *na
 			int a = quant_accessor(c, qd, nv, 3, GLTF_BYTE, true);
 			ok = a >= 0;
 			jnum(c, t, "POSITION", a);
-			jpush(c, *targets, t);
+			jadd(c, *targets, t);
 			char fallback[32];
 			snprintf(fallback, sizeof(fallback), "frame%zu", f);
-			jpush(c, names, cJSON_CreateString(or_default(fr->name, fallback)));
+			jadd(c, names, cJSON_CreateString(or_default(fr->name, fallback)));
 		}
 	}
 	free(fp), free(raw), free(q0), free(qd);
@@ -1959,7 +1969,7 @@ static bool write_primitives(gltf_ctx *c, size_t mi, const gsio_mesh *m, cJSON *
 					jnum(c, mp, "material", k);
 					jpush_num(c, vs, k);
 					jset(c, mp, "variants", vs);
-					jpush(c, maps, mp);
+					jadd(c, maps, mp);
 				}
 				jset(c, var, "mappings", maps);
 				jset(c, ext, "KHR_materials_variants", var);
@@ -1968,7 +1978,7 @@ static bool write_primitives(gltf_ctx *c, size_t mi, const gsio_mesh *m, cJSON *
 		}
 		jnum(c, prim, "mode", 4);
 		if (targets) jset(c, prim, "targets", cJSON_Duplicate(targets, true));
-		jpush(c, prims, prim);
+		jadd(c, prims, prim);
 	}
 	cJSON_Delete(attrs);
 	cJSON_Delete(targets);
@@ -2338,7 +2348,7 @@ static bool write_nodes(gltf_ctx *c)
 		if (c->folded[i]) node_attachments(c, j, n->camera, n->light);
 		cJSON *extras = extras_json(c, NULL, &n->extras);
 		if (extras) jset(c, j, "extras", extras);
-		jpush(c, c->nodes, j);
+		jadd(c, c->nodes, j);
 		if (n->parent < 0 && wrap[i] < 0) jpush_num(c, c->scene_nodes, (double)i);
 	}
 	// The helper nodes, in the order their parents were written.
@@ -2353,7 +2363,7 @@ static bool write_nodes(gltf_ctx *c)
 		jstr(c, j, "name", name);
 		if (!is_identity_quat(fix)) jset(c, j, "rotation", jfloats(c, fix, 4));
 		node_attachments(c, j, n->camera, n->light);
-		jpush(c, c->nodes, j);
+		jadd(c, c->nodes, j);
 	}
 	// The skeleton wrappers, after the helpers.
 	for (int w = 0; w < wrappers; w++) {
@@ -2366,7 +2376,7 @@ static bool write_nodes(gltf_ctx *c)
 			if (wrap[i] == w) jpush_num(c, children, (double)i);
 		jset(c, j, "children", children);
 		jpush_num(c, c->scene_nodes, (double)((int)nn + helpers + w));
-		jpush(c, c->nodes, j);
+		jadd(c, c->nodes, j);
 	}
 	free(wrap);
 	free(first_skin);
@@ -2416,7 +2426,7 @@ static bool write_skins(gltf_ctx *c)
 		char fallback[32];
 		snprintf(fallback, sizeof(fallback), "skin%zu", k);
 		jstr(c, skin, "name", or_default(sk->name, fallback));
-		jpush(c, c->skins, skin);
+		jadd(c, c->skins, skin);
 	}
 	return true;
 }
@@ -2495,7 +2505,7 @@ static bool write_cameras(gltf_ctx *c)
 			jset(c, cj, "extras", extras);
 		else
 			cJSON_Delete(extras);
-		jpush(c, c->cameras, cj);
+		jadd(c, c->cameras, cj);
 	}
 	return true;
 }
@@ -2526,7 +2536,7 @@ static bool write_lights(gltf_ctx *c)
 		}
 		cJSON *extras = extras_json(c, NULL, &l->extras);
 		if (extras) jset(c, j, "extras", extras);
-		jpush(c, c->lights, j);
+		jadd(c, c->lights, j);
 	}
 	cJSON *exts = cJSON_GetObjectItemCaseSensitive(c->root, "extensions");
 	if (!exts) {
@@ -2562,7 +2572,7 @@ static void add_channel(gltf_ctx *c, cJSON *samplers, cJSON *channels, int input
 	jnum(c, tg, "node", node);
 	jstr(c, tg, "path", path);
 	jset(c, ch, "target", tg);
-	jpush(c, channels, ch);
+	jadd(c, channels, ch);
 }
 
 /** Key layout of an animation: frame f is key key_of[f]; a cut at frame f
@@ -2732,7 +2742,7 @@ static bool write_animation(gltf_ctx *c, size_t ai)
 	jset(c, a, "samplers", samplers);
 	cJSON *extras = extras_json(c, NULL, &an->extras);
 	if (extras) jset(c, a, "extras", extras);
-	jpush(c, c->animations, a);
+	jadd(c, c->animations, a);
 	return true;
 }
 
@@ -2900,9 +2910,9 @@ static bool build_document(gltf_ctx *c)
 		if (!write_mesh(c, i)) return false;
 	if (c->used_quant) {
 		// Quantised attributes are invalid glTF without the extension.
-		jpush(c, c->extensions_used, cJSON_CreateString("KHR_mesh_quantization"));
+		jadd(c, c->extensions_used, cJSON_CreateString("KHR_mesh_quantization"));
 		cJSON *req = jarr(c);
-		jpush(c, req, cJSON_CreateString("KHR_mesh_quantization"));
+		jadd(c, req, cJSON_CreateString("KHR_mesh_quantization"));
 		jset(c, c->root, "extensionsRequired", req);
 	}
 	plan_folds(c);
@@ -2920,7 +2930,7 @@ static bool build_document(gltf_ctx *c)
 			uri_encode(file, uri, sizeof(uri));
 			jstr(c, b, "uri", uri);
 		}
-		jpush(c, buffers, b);
+		jadd(c, buffers, b);
 		jset(c, c->root, "buffers", buffers);
 	}
 	attach(c, "extensionsUsed", &c->extensions_used);
@@ -2944,7 +2954,7 @@ static bool build_document(gltf_ctx *c)
 	else
 		cJSON_Delete(c->scene_nodes);
 	c->scene_nodes = NULL;
-	jpush(c, scenes, scene);
+	jadd(c, scenes, scene);
 	jnum(c, c->root, "scene", 0);
 	jset(c, c->root, "scenes", scenes);
 	return true;
