@@ -158,9 +158,8 @@ static int any_repeat(const split_key *keys, size_t n, gsio_arena *tmp, gsio_err
 	if (n < 2) return 0;
 	size_t cap = 16;
 	while (cap < 2 * n) cap *= 2;
-	uint32_t *slot = GSIO_NEW_ARRAY(tmp, uint32_t, cap, err); // key index + 1; 0 empty
+	uint32_t *slot = GSIO_NEW_ARRAY(tmp, uint32_t, cap, err); // key index + 1; 0 empty (zeroed)
 	if (!slot) return -1;
-	memset(slot, 0, cap * sizeof(*slot));
 	for (size_t i = 0; i < n; i++) {
 		const split_key *k = &keys[i];
 		uint64_t h = ((uint64_t)k->a * 0x9E3779B97F4A7C15u) ^ ((uint64_t)k->b * 0xC2B2AE3D27D4EB4Fu) ^
@@ -240,7 +239,9 @@ bool gsioi_mesh_fold_double_sided(gsio_scene *s, gsio_mesh *m, gsio_arena *tmp,
 	*pairs = 0;
 	size_t ntri = m->index_count / 3, nparts = m->parts_count;
 	if (!m->normals || !m->positions || ntri < 2 || !nparts) return true;
-	split_key *keys = GSIO_NEW_ARRAY(tmp, split_key, ntri, err);
+	// Written before they are read: not zeroed (a 40 000-triangle mesh's
+	// 800 KB of keys were zeroed for nothing, and the table above twice).
+	split_key *keys = gsioi_arena_array_uninit(tmp, ntri, sizeof(split_key), err);
 	uint8_t *role = GSIO_NEW_ARRAY(tmp, uint8_t, ntri, err); // 0 single, 1 kept, 2 dropped
 	size_t *part_pairs = GSIO_NEW_ARRAY(tmp, size_t, nparts, err);
 	GSIO_CHECK(keys && role && part_pairs);
