@@ -82,6 +82,56 @@ static bool is_png_or_jpeg(const uint8_t *data, size_t size)
 	       (size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF);
 }
 
+/* stb_image 2.27 (Debian 12) builds a JPEG Huffman table from the 16 code
+ * counts of a DHT segment without checking that they add up to at most 256,
+ * the symbols a table holds: a damaged file writes past the table (found by
+ * fuzz_load under UBSan, stb_image.h's stbi__build_huffman). So before stb
+ * sees a JPEG, every DHT segment is read here the way stb reads it (a class
+ * and id byte, 16 counts, the symbols; again while the segment lasts), the
+ * markers walked by their lengths and entropy-coded data skipped up to the
+ * next marker. False when some table lists more than 256 codes. */
+static bool jpeg_tables_ok(const uint8_t *d, size_t n)
+{
+	if (n < 2 || d[0] != 0xFF || d[1] != 0xD8) return true; // not a JPEG
+	size_t p = 2;
+	while (p + 1 < n) {
+		if (d[p] != 0xFF) { // entropy-coded data (or garbage): on to the next marker
+			const uint8_t *ff = memchr(d + p + 1, 0xFF, n - p - 1);
+			if (!ff) break;
+			p = (size_t)(ff - d);
+			continue;
+		}
+		uint8_t m = d[p + 1];
+		if (m == 0xFF) { // a fill byte
+			p++;
+			continue;
+		}
+		if (m == 0x00 || m == 0x01 || m == 0xD8 || (m >= 0xD0 && m <= 0xD7)) { // no length
+			p += 2;
+			continue;
+		}
+		if (m == 0xD9 || p + 4 > n) break;
+		size_t len = (size_t)d[p + 2] << 8 | d[p + 3];
+		if (len < 2) break; // stb refuses it
+		if (m == 0xC4) {
+			// As stb does: tables while the segment's count lasts, reading on
+			// past it if the counts say so (bytes past the file read as 0).
+			long left = (long)len - 2;
+			size_t q = p + 4;
+			while (left > 0) {
+				q++; // table class and id
+				unsigned codes = 0;
+				for (int i = 0; i < 16; i++, q++) codes += q < n ? d[q] : 0;
+				if (codes > 256) return false;
+				q += codes;
+				left -= 17 + (long)codes;
+			}
+		}
+		p += 2 + len;
+	}
+	return true;
+}
+
 /* The header only (size, format, dimensions), before anything is allocated:
  * the pixels are then allocated under the arena's limit before stb_image
  * allocates its own copy. */
@@ -91,6 +141,11 @@ static bool probe(const uint8_t *data, size_t size, const char *file, int *w, in
 	if (!data || size == 0 || size > (size_t)INT_MAX) {
 		GSIO_FAIL(err, size ? GSIO_ERR_LIMIT : GSIO_ERR_TRUNCATED, file, -1,
 		          "image file of %zu bytes: empty or too large to decode", size);
+		return false;
+	}
+	if (!jpeg_tables_ok(data, size)) {
+		GSIO_FAIL(err, GSIO_ERR_CORRUPT, file, -1,
+		          "damaged JPEG: a Huffman table (DHT) lists more than 256 codes");
 		return false;
 	}
 	// Reading the header needs no more than the file and a little.

@@ -12,6 +12,7 @@
 
 #include "gsio_dds.h"
 #include "gsio_gltf.h"
+#include "gsio_image_file.h"
 
 // stb_image_write (Debian libstb-dev) makes the JPEG of test_jpeg: no JPEG
 // file is in the corpus, and gsio writes none. Third-party code, its
@@ -400,6 +401,55 @@ static void append(void *user, void *data, int n)
 	b->size += (size_t)n;
 }
 
+/* A JPEG whose Huffman table (DHT) lists more than 256 codes is refused
+ * before stb_image reads it: stb_image 2.27 would write past its 256-entry
+ * table (fuzz_load found it under UBSan). Checked with and without
+ * GSIO_OPT_NO_PIXELS, the table first and then a second table of the same
+ * segment, against a good JPEG that decodes. */
+static void test_jpeg_huffman_over_256(void **state)
+{
+	(void)state;
+	uint8_t rgb[16 * 8 * 3];
+	for (size_t i = 0; i < sizeof(rgb); i++) rgb[i] = (uint8_t)(i * 13);
+	bytes jpg = {NULL, 0};
+	assert_int_not_equal(stbi_write_jpg_to_func(append, &jpg, 16, 8, 3, rgb, 90), 0);
+	gsio_arena *a = gsioi_arena_create(NULL, (size_t)64 << 20);
+	assert_non_null(a);
+	gsio_error err;
+	gsio_image im;
+	memset(&im, 0, sizeof(im));
+	assert_true(gsioi_image_file_decode(jpg.data, jpg.size, "good.jpg", a, &im, &err));
+	assert_int_equal(im.width, 16);
+	// stb_image_write puts all four tables in one DHT segment: table 0's
+	// counts, then (after its symbols) table 1's.
+	const uint8_t dht[2] = {0xFF, 0xC4};
+	uint8_t *seg = memmem(jpg.data, jpg.size, dht, 2);
+	assert_non_null(seg);
+	size_t first = (size_t)(seg - jpg.data) + 5; // marker, length, class/id byte
+	unsigned codes0 = 0;
+	for (int i = 0; i < 16; i++) codes0 += jpg.data[first + (size_t)i];
+	size_t second = first + 16 + codes0 + 1;
+	for (int which = 0; which < 2; which++) {
+		uint8_t *bad = malloc(jpg.size);
+		assert_non_null(bad);
+		memcpy(bad, jpg.data, jpg.size);
+		size_t at = which ? second : first;
+		for (int i = 0; i < 16; i++) bad[at + (size_t)i] = 17; // 272 codes
+		for (int flags = 0; flags < 2; flags++) {
+			gsio_opts o = {0};
+			o.flags = flags ? GSIO_OPT_NO_PIXELS : 0;
+			memset(&im, 0, sizeof(im));
+			gsio_error_clear(&err);
+			assert_false(gsioi_image_file_load(bad, jpg.size, "bad.jpg", &o, a, &im, &err));
+			assert_int_equal(err.code, GSIO_ERR_CORRUPT);
+			if (!strstr(err.message, "Huffman table")) fail_msg("table %d: %s", which, err.message);
+		}
+		free(bad);
+	}
+	gsioi_arena_destroy(a);
+	free(jpg.data);
+}
+
 /* Bob with guard1_body.png served as a JPEG of 24 x 16 pixels: the flagged
  * load keeps the JPEG undecoded with its header's size, the normal one decodes
  * it (and keeps the file); both GLBs embed it as image/jpeg, byte for byte the
@@ -544,6 +594,7 @@ int main(void)
 	    cmocka_unit_test(test_corpus_same_output),
 	    cmocka_unit_test(test_levels_with_png),
 	    cmocka_unit_test(test_jpeg),
+	    cmocka_unit_test(test_jpeg_huffman_over_256),
 	    cmocka_unit_test(test_damaged_header),
 	    cmocka_unit_test(test_stored_skins_lent),
 	};

@@ -139,6 +139,13 @@ def main():
           "HMP5 grid whose heights overflow to infinity: refused")
     write("hmp7-grid.bin", bytes([1 | 32]) + hmp7_external(b"t.png"),
           "HMP7 grid (its texture missing)")
+    # A JPEG whose Huffman table lists 272 codes (16 counts of 17): stb_image
+    # 2.27 wrote past its 256-entry table (UBSan: stbi__build_huffman, index
+    # 257 out of bounds); now refused before stb_image reads the file.
+    dht = bytes([0x00]) + bytes([17] * 16) + bytes(272)
+    jpeg = b"\xff\xd8" + b"\xff\xc4" + struct.pack(">H", 2 + len(dht)) + dht + b"\xff\xd9"
+    write("hmp7-jpeg-dht-over-256.bin", with_sibling(1, hmp7_external(b"t.jpg"), jpeg),
+          "HMP7 external texture, JPEG with a Huffman table of 272 codes")
 
 
 if __name__ == "__main__":
