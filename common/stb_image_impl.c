@@ -68,6 +68,14 @@ static size_t cap_term(size_t a, size_t b, size_t c)
 #define STBI_NO_STDIO
 #define STBI_NO_HDR
 #define STBI_NO_LINEAR
+// Textures of GameStudio and Doom 3 are PNG, JPEG, TGA and BMP (PCX and DDS
+// have readers of their own): stb_image's PNM, PIC, PSD and GIF readers are
+// left out, less of it to feed damaged files (a PNM header's size overflowed
+// an int in stbi__pnm_getinteger: fuzz_load under UBSan).
+#define STBI_NO_PNM
+#define STBI_NO_PIC
+#define STBI_NO_PSD
+#define STBI_NO_GIF
 #define STBI_MAX_DIMENSIONS GSIO_IMAGE_FILE_MAX_DIM
 #include <stb/stb_image.h>
 #if defined(__GNUC__) || defined(__clang__)

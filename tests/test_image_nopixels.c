@@ -450,6 +450,28 @@ static void test_jpeg_huffman_over_256(void **state)
 	free(jpg.data);
 }
 
+/* Formats no GameStudio or Doom 3 texture uses are not read: a valid PGM
+ * (which stb_image reads when its PNM reader is compiled in) is refused as
+ * unsupported, with and without GSIO_OPT_NO_PIXELS. */
+static void test_pnm_not_read(void **state)
+{
+	(void)state;
+	static const uint8_t pgm[] = "P5 3 2 255\n\1\2\3\4\5\6";
+	gsio_arena *a = gsioi_arena_create(NULL, (size_t)1 << 20);
+	assert_non_null(a);
+	for (int flags = 0; flags < 2; flags++) {
+		gsio_opts o = {0};
+		o.flags = flags ? GSIO_OPT_NO_PIXELS : 0;
+		gsio_image im;
+		memset(&im, 0, sizeof(im));
+		gsio_error err;
+		gsio_error_clear(&err);
+		assert_false(gsioi_image_file_load(pgm, sizeof(pgm) - 1, "t.pgm", &o, a, &im, &err));
+		assert_int_equal(err.code, GSIO_ERR_UNSUPPORTED);
+	}
+	gsioi_arena_destroy(a);
+}
+
 /* Bob with guard1_body.png served as a JPEG of 24 x 16 pixels: the flagged
  * load keeps the JPEG undecoded with its header's size, the normal one decodes
  * it (and keeps the file); both GLBs embed it as image/jpeg, byte for byte the
@@ -595,6 +617,7 @@ int main(void)
 	    cmocka_unit_test(test_levels_with_png),
 	    cmocka_unit_test(test_jpeg),
 	    cmocka_unit_test(test_jpeg_huffman_over_256),
+	    cmocka_unit_test(test_pnm_not_read),
 	    cmocka_unit_test(test_damaged_header),
 	    cmocka_unit_test(test_stored_skins_lent),
 	};

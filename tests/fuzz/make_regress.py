@@ -146,6 +146,11 @@ def main():
     jpeg = b"\xff\xd8" + b"\xff\xc4" + struct.pack(">H", 2 + len(dht)) + dht + b"\xff\xd9"
     write("hmp7-jpeg-dht-over-256.bin", with_sibling(1, hmp7_external(b"t.jpg"), jpeg),
           "HMP7 external texture, JPEG with a Huffman table of 272 codes")
+    # A PGM whose width has 14 digits: stb_image's PNM reader overflowed an
+    # int (UBSan); PNM is no longer compiled into gsio's stb_image.
+    write("hmp7-pgm-huge-width.bin",
+          with_sibling(1, hmp7_external(b"t.pgm"), b"P5 33333333333333 1 255\n" + bytes(4)),
+          "HMP7 external texture, PGM header with a 14-digit width")
 
 
 if __name__ == "__main__":
