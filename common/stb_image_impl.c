@@ -96,12 +96,15 @@ static bool is_png_or_jpeg(const uint8_t *data, size_t size)
  * fuzz_load under UBSan, stb_image.h's stbi__build_huffman). So before stb
  * sees a JPEG, every DHT segment is read here the way stb reads it (a class
  * and id byte, 16 counts, the symbols; again while the segment lasts), the
- * markers walked by their lengths and entropy-coded data skipped up to the
+ * markers walked by their lengths (0xFF fill bytes skipped, as stb does:
+ * "FF FF D8" starts a JPEG too) and entropy-coded data skipped up to the
  * next marker. False when some table lists more than 256 codes. */
 static bool jpeg_tables_ok(const uint8_t *d, size_t n)
 {
-	if (n < 2 || d[0] != 0xFF || d[1] != 0xD8) return true; // not a JPEG
-	size_t p = 2;
+	// Any file stb_image might take for a JPEG: it skips 0xFF fill bytes
+	// before every marker, the first (SOI) included.
+	if (n < 2 || d[0] != 0xFF) return true;
+	size_t p = 0;
 	while (p + 1 < n) {
 		if (d[p] != 0xFF) { // entropy-coded data (or garbage): on to the next marker
 			const uint8_t *ff = memchr(d + p + 1, 0xFF, n - p - 1);

@@ -404,8 +404,8 @@ static void append(void *user, void *data, int n)
 /* A JPEG whose Huffman table (DHT) lists more than 256 codes is refused
  * before stb_image reads it: stb_image 2.27 would write past its 256-entry
  * table (fuzz_load found it under UBSan). Checked with and without
- * GSIO_OPT_NO_PIXELS, the table first and then a second table of the same
- * segment, against a good JPEG that decodes. */
+ * GSIO_OPT_NO_PIXELS, the table first, a second table of the same segment,
+ * and behind a fill byte, against a good JPEG that decodes. */
 static void test_jpeg_huffman_over_256(void **state)
 {
 	(void)state;
@@ -429,18 +429,22 @@ static void test_jpeg_huffman_over_256(void **state)
 	unsigned codes0 = 0;
 	for (int i = 0; i < 16; i++) codes0 += jpg.data[first + (size_t)i];
 	size_t second = first + 16 + codes0 + 1;
-	for (int which = 0; which < 2; which++) {
-		uint8_t *bad = malloc(jpg.size);
+	// Table 0, table 1, and table 0 behind a fill byte before SOI (stb_image
+	// skips 0xFF before every marker).
+	for (int which = 0; which < 3; which++) {
+		size_t fill = which == 2, size = jpg.size + fill;
+		uint8_t *bad = malloc(size);
 		assert_non_null(bad);
-		memcpy(bad, jpg.data, jpg.size);
-		size_t at = which ? second : first;
+		bad[0] = 0xFF;
+		memcpy(bad + fill, jpg.data, jpg.size);
+		size_t at = (which == 1 ? second : first) + fill;
 		for (int i = 0; i < 16; i++) bad[at + (size_t)i] = 17; // 272 codes
 		for (int flags = 0; flags < 2; flags++) {
 			gsio_opts o = {0};
 			o.flags = flags ? GSIO_OPT_NO_PIXELS : 0;
 			memset(&im, 0, sizeof(im));
 			gsio_error_clear(&err);
-			assert_false(gsioi_image_file_load(bad, jpg.size, "bad.jpg", &o, a, &im, &err));
+			assert_false(gsioi_image_file_load(bad, size, "bad.jpg", &o, a, &im, &err));
 			assert_int_equal(err.code, GSIO_ERR_CORRUPT);
 			if (!strstr(err.message, "Huffman table")) fail_msg("table %d: %s", which, err.message);
 		}

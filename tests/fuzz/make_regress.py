@@ -146,6 +146,11 @@ def main():
     jpeg = b"\xff\xd8" + b"\xff\xc4" + struct.pack(">H", 2 + len(dht)) + dht + b"\xff\xd9"
     write("hmp7-jpeg-dht-over-256.bin", with_sibling(1, hmp7_external(b"t.jpg"), jpeg),
           "HMP7 external texture, JPEG with a Huffman table of 272 codes")
+    # The same behind fill bytes (stb_image skips 0xFF before every marker,
+    # SOI included): the first check looked for FF D8 at the start only.
+    write("hmp7-jpeg-fill-dht-over-256.bin",
+          with_sibling(1, hmp7_external(b"t.jpg"), b"\xff\xff" + jpeg[1:3] + b"\xff\xff" + jpeg[3:]),
+          "HMP7 external texture, JPEG with fill bytes and a Huffman table of 272 codes")
     # A PGM whose width has 14 digits: stb_image's PNM reader overflowed an
     # int (UBSan); PNM is no longer compiled into gsio's stb_image.
     write("hmp7-pgm-huge-width.bin",
