@@ -356,6 +356,21 @@ static cJSON *jfloat(float f)
 	return cJSON_CreateRaw(out);
 }
 
+/** n <= 16 floats as the unformatted text cJSON prints for their array,
+ *  "[a,b,c]", at out (room for 16 * (GLTF_JSON_FLOAT_MAX + 1) + 2 bytes, no
+ *  terminator); returns its length. */
+static size_t floats_text(const float *v, int n, char *out)
+{
+	size_t len = 0;
+	out[len++] = '[';
+	for (int i = 0; i < n; i++) {
+		if (i) out[len++] = ',';
+		len += gltf_json_float(v[i], out + len);
+	}
+	out[len++] = ']';
+	return len;
+}
+
 static cJSON *jfloats(gltf_ctx *c, const float *v, int n)
 {
 	if (!c->separate && n >= 0 && n <= 16) {
@@ -364,14 +379,7 @@ static cJSON *jfloats(gltf_ctx *c, const float *v, int n)
 		// 2n + 1 (accessor min/max: four arrays a morph target). cJSON_Print
 		// (the .gltf) spaces arrays out, so there they stay arrays.
 		char text[16 * (GLTF_JSON_FLOAT_MAX + 1) + 2];
-		size_t len = 0;
-		text[len++] = '[';
-		for (int i = 0; i < n; i++) {
-			if (i) text[len++] = ',';
-			len += gltf_json_float(v[i], text + len);
-		}
-		text[len++] = ']';
-		text[len] = 0;
+		text[floats_text(v, n, text)] = 0;
 		cJSON *r = cJSON_CreateRaw(text);
 		if (!r) c->json_failed = true;
 		return r;
@@ -475,12 +483,7 @@ static void jb_floats(jbuild *b, const char *key, const float *v, int n)
 		return;
 	}
 	jb_key(b, key);
-	b->text[b->len++] = '[';
-	for (int i = 0; i < n; i++) {
-		if (i) b->text[b->len++] = ',';
-		b->len += gltf_json_float(v[i], b->text + b->len);
-	}
-	b->text[b->len++] = ']';
+	b->len += floats_text(v, n, b->text + b->len);
 }
 
 /** Appends the object to arr; its index or -1. */
