@@ -13,6 +13,7 @@
  * empty mesh, a weight of 0 everywhere, ...) is handled here. */
 #define _DEFAULT_SOURCE // mmap's MAP_ANONYMOUS and MAP_NORESERVE, madvise's MADV_HUGEPAGE
 #include "gsio_gltf.h"
+#include "gsio_huge_pages.h" // header-only: no symbol of libgsio's internals
 #include "json_float.h"
 
 #include <cjson/cJSON.h>
@@ -22,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -74,8 +74,6 @@
  * map_buffer). Writing .gltf + .bin, the .bin itself is the temporary. */
 #define SPILL_BYTES ((size_t)32 << 20)
 #define SPILL_BYTES_SEPARATE ((size_t)256 << 10)
-// 2 MiB: a transparent huge page on x86-64 (and arm64 with 4 KiB pages).
-#define HUGE_PAGE ((size_t)2 << 20)
 
 // -- Context
 
@@ -645,20 +643,12 @@ static bool broken(byte_buf *b)
  * stay malloc'd: they are the caller's to free(). */
 static bool map_buffer(byte_buf *b, bool big)
 {
-	size_t size = b->limit + HUGE_PAGE;
-	void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (m == MAP_FAILED) return false;
-	uintptr_t at = ((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-	b->map = m;
-	b->map_size = size;
-	b->data = (uint8_t *)at;
+	uint8_t *at = gsio_map_reserved(b->limit, &b->map, &b->map_size);
+	if (!at) return false;
+	b->data = at;
 	b->cap = b->limit;
-#ifdef MADV_HUGEPAGE
-	size_t from = big ? 0 : HUGE_PAGE;
-	if (b->cap > from) (void)madvise(b->data + from, b->cap - from, MADV_HUGEPAGE);
-#else
-	(void)big;
-#endif
+	size_t from = big ? 0 : GSIO_HUGE_PAGE;
+	if (b->cap > from) gsio_advise_huge(b->data + from, b->cap - from);
 	return true;
 }
 
@@ -675,13 +665,13 @@ static bool bin_is_big(const gltf_ctx *c)
 	}
 	for (size_t i = 0; i < c->s->images_count; i++)
 		bytes += 1.5 * (double)c->s->images[i].width * (double)c->s->images[i].height;
-	return bytes >= (double)HUGE_PAGE;
+	return bytes >= (double)GSIO_HUGE_PAGE;
 }
 
 static void buf_free(byte_buf *b)
 {
 	if (b->map)
-		munmap(b->map, b->map_size);
+		gsio_unmap_reserved(b->map, b->map_size);
 	else
 		free(b->data);
 	b->map = NULL;

@@ -1,11 +1,9 @@
 /* The arena that owns a scene: chunked bump allocation, one free. */
 #define _DEFAULT_SOURCE // madvise, MADV_HUGEPAGE
+#include "gsio_huge_pages.h"
 #include "gsio_internal.h"
 
 #include <stdlib.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 // Under AddressSanitizer every block is fenced: the chunk's free space and a
 // 16-byte gap behind each block stay poisoned, so a read or write past the end
@@ -114,43 +112,24 @@ size_t gsioi_arena_used(const gsio_arena *a)
 	return a ? a->handed : 0;
 }
 
-// 2 MiB: a transparent huge page on x86-64 (and arm64 with 4 KiB pages).
-#define HUGE_PAGE ((size_t)2 << 20)
-
 /* A chunk from the arena's allocator; with the default one, a chunk of a
- * huge page or more starts on a huge-page boundary, so that advise_huge()
+ * huge page or more starts on a huge-page boundary, so that gsio_advise_huge()
  * covers it from its first byte (malloc's own big blocks start 16 bytes
  * into a page, which left up to 2 MiB of a block in 4 KiB pages: a 1024 x
  * 1024 skin decoded to RGBA, 4 MiB, was 512 page faults and a huge page
  * where it is now 2 huge pages). posix_memalign takes the slack from
  * address space, not memory. Best of 50 in-process loads: the synthetic
  * MDL5 of 20 000 vertices x 31 frames 5.6 -> 2.1-2.5 ms (1.35 -> 3.0-3.6
- * GB/s), the 1025 x 1025 HMP5 12.4 -> 5.9 ms. */
+ * GB/s), the 1025 x 1025 HMP5 12.4 -> 5.9 ms. arena_take() asks for 2 MiB
+ * pages before the chunk's first write: a block of 80 MB (500 MDL frames)
+ * is then faulted in 40 times instead of 20 000 (that load 57 -> 23 ms;
+ * the 1025x1025 HMP5 terrain 31 -> 18 ms). Not for a caller's allocator,
+ * whose memory is its own business. */
 static void *chunk_alloc(const gsio_allocator *a, size_t size)
 {
-	if (a->alloc || size < HUGE_PAGE) return raw_alloc(a, size);
+	if (a->alloc || size < GSIO_HUGE_PAGE) return raw_alloc(a, size);
 	void *p;
-	return posix_memalign(&p, HUGE_PAGE, size) ? NULL : p;
-}
-
-/* A big chunk of malloc's (its own mapping) may be backed by 2 MiB pages
- * where the kernel does so on request (Linux THP in "madvise" mode, as on
- * Debian 12): a block of 80 MB (500 MDL frames) is then faulted in 40
- * times instead of 20 000 (that load 57 -> 23 ms, 1.4 -> 3.4 GB/s; the
- * 1025x1025 HMP5 terrain 31 -> 18 ms). Advice
- * only: without it, or elsewhere, nothing changes. Not for a caller's
- * allocator, whose memory is its own business. */
-static void advise_huge(void *p, size_t size)
-{
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-	const uintptr_t huge = (uintptr_t)HUGE_PAGE;
-	if (size < huge) return;
-	uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + size) & ~(huge - 1);
-	if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-	(void)p;
-	(void)size;
-#endif
+	return posix_memalign(&p, GSIO_HUGE_PAGE, size) ? NULL : p;
 }
 
 static void *arena_take(gsio_arena *a, size_t size, gsio_error *err)
@@ -180,7 +159,7 @@ static void *arena_take(gsio_arena *a, size_t size, gsio_error *err)
 		}
 		// Advice before the first write: a page the header touched first
 		// would leave its 2 MiB in 4 KiB pages.
-		if (!a->allocator.alloc) advise_huge(n, total);
+		if (!a->allocator.alloc) gsio_advise_huge(n, total);
 		n->size = chunk;
 		n->used = 0;
 		ASAN_POISON_MEMORY_REGION(n->align_, chunk);
