@@ -83,6 +83,10 @@ GSIO_NODISCARD bool gsioi_dds_decode(const uint8_t *data, size_t size, const cha
 /** Decodes one 4x4 block (8 bytes for DXT1, 16 for DXT3/5) into 16 RGBA8
  *  pixels, row by row. */
 void gsioi_dds_decode_block(gsioi_dds_format format, const uint8_t *block, uint8_t rgba[64]);
+/** The same without SSSE3 (the loop every processor runs): for tests, which
+ *  check that both give the same pixels. */
+void gsioi_dds_decode_block_portable(gsioi_dds_format format, const uint8_t *block,
+                                     uint8_t rgba[64]);
 
 /** Decodes the band of rows by..by+3 (fewer at the bottom edge; by a
  *  multiple of 4) of a DDS file checked by gsioi_dds_parse into rgba: its

@@ -34,6 +34,19 @@ void gsioi_text_sanitize(char *s);
 		if (!(cond)) return false; \
 	} while (0)
 
+// -- Processor features
+
+/* SSSE3's byte shuffle (every x86-64 processor since 2006) where the build's
+ * baseline is SSE2: functions marked GSIOI_TARGET_SSSE3 are compiled for it
+ * and called only when gsioi_has_ssse3() says so at run time (a load and a
+ * test of what libgcc read off CPUID at start). Pixel packing and DXT
+ * decoding use it. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define GSIOI_HAVE_SSSE3 1
+#define GSIOI_TARGET_SSSE3 __attribute__((target("ssse3")))
+#define gsioi_has_ssse3() (__builtin_cpu_supports("ssse3") != 0)
+#endif
+
 // -- Size math
 
 static inline GSIO_NODISCARD bool gsioi_mul_size(size_t a, size_t b, size_t *out)

@@ -32,6 +32,9 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#ifdef GSIOI_HAVE_SSSE3
+#include <tmmintrin.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -158,15 +161,45 @@ static void pixel_dds(png_rows *r, size_t i, uint8_t out[4])
 	memcpy(out, r->probe_px + 4 * ((y % 4) * 4 + x % 4), 4);
 }
 
+/* RGBA to RGB, n pixels; d has 4 bytes of room after the 3n. As 4-byte
+ * copies 3 bytes apart this was 8.5 instructions a pixel, half of the time
+ * flamemother's opaque DXT1 skin spent making rows. With SSSE3 (every
+ * x86-64 processor since 2006; asked at run time, SSE2 being the build's
+ * baseline) one byte shuffle packs four pixels: 1.8 instructions a pixel
+ * with the SUB that follows; the copies finish the row, and do all of it
+ * elsewhere. */
+#ifdef GSIOI_HAVE_SSSE3
+GSIOI_TARGET_SSSE3 static size_t pack_rgb_ssse3(uint8_t *restrict d, const uint8_t *restrict s,
+                                                size_t n)
+{
+	const __m128i pick = _mm_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
+	size_t x = 0;
+	for (; x + 4 <= n; x += 4) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + 4 * x));
+		// 16 bytes stored, 12 of them the pixels: the rest is the room.
+		_mm_storeu_si128((__m128i *)(void *)(d + 3 * x), _mm_shuffle_epi8(v, pick));
+	}
+	return x;
+}
+#endif
+
+static void pack_rgb(uint8_t *restrict d, const uint8_t *restrict s, size_t n)
+{
+	size_t x = 0;
+#ifdef GSIOI_HAVE_SSSE3
+	if (gsioi_has_ssse3()) x = pack_rgb_ssse3(d, s, n);
+#endif
+	for (; x < n; x++) memcpy(d + 3 * x, s + 4 * x, 4);
+}
+
 /* UP rows (each byte minus the one above; above the first row: zeros) of
  * RGB from RGBA whose alpha is 255 throughout. The row is first packed to
- * RGB (4-byte copies 3 bytes apart, hence the 4 bytes of room), then the
- * packed row before it is subtracted. */
+ * RGB, then the packed row before it is subtracted. */
 static void row_up_rgb(png_rows *r, uint32_t y, uint8_t *dst)
 {
 	const uint8_t *src = r->rgba_row(r, y);
 	uint8_t *rgb = r->cur;
-	for (size_t x = 0; x < r->width; x++) memcpy(rgb + 3 * x, src + 4 * x, 4);
+	pack_rgb(rgb, src, r->width);
 	dst[0] = 2; // UP
 	if (y)
 		sub_bytes(dst + 1, rgb, r->prev, r->row_bytes);

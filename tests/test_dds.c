@@ -625,6 +625,66 @@ static void test_random_blocks_vs_libsquish(void **state)
 	// LeakSanitizer reports as leaked once the library is unloaded.
 }
 
+/* The end-point blends, worked out per channel, for every pair of 6-bit
+ * values in each channel (red and blue take their low 5 bits): the decoder
+ * blends the three channels at once in lanes of one 64-bit word. */
+static void test_blends_every_end_point_pair(void **state)
+{
+	(void)state;
+	size_t checked = 0;
+	for (unsigned x0 = 0; x0 < 64; x0++)
+		for (unsigned x1 = 0; x1 < 64; x1++) {
+			unsigned r0 = x0 & 31, g0 = x0, b0 = (x0 * 7) & 31;
+			unsigned r1 = x1 & 31, g1 = x1, b1 = (x1 * 11) & 31;
+			uint16_t c0 = (uint16_t)(r0 << 11 | g0 << 5 | b0), c1 = (uint16_t)(r1 << 11 | g1 << 5 | b1);
+			unsigned e0[3] = {r0 << 3 | r0 >> 2, g0 << 2 | g0 >> 4, b0 << 3 | b0 >> 2};
+			unsigned e1[3] = {r1 << 3 | r1 >> 2, g1 << 2 | g1 >> 4, b1 << 3 | b1 >> 2};
+			// Indices 0, 1, 2, 3 in the first row: the four palette entries.
+			uint8_t colour[8] = {(uint8_t)c0, (uint8_t)(c0 >> 8), (uint8_t)c1, (uint8_t)(c1 >> 8),
+			                     0xE4, 0, 0, 0};
+			uint8_t dxt3[16] = {0}, px[64];
+			memcpy(dxt3 + 8, colour, 8);
+			gsioi_dds_decode_block(GSIOI_DDS_DXT3, dxt3, px); // always four colours
+			for (int k = 0; k < 3; k++) {
+				assert_int_equal(px[0 + k], e0[k]);
+				assert_int_equal(px[4 + k], e1[k]);
+				assert_int_equal(px[8 + k], (2 * e0[k] + e1[k]) / 3);
+				assert_int_equal(px[12 + k], (e0[k] + 2 * e1[k]) / 3);
+			}
+			gsioi_dds_decode_block(GSIOI_DDS_DXT1, colour, px);
+			bool three = c0 <= c1;
+			for (int k = 0; k < 3; k++) {
+				assert_int_equal(px[8 + k], three ? (e0[k] + e1[k]) / 2 : (2 * e0[k] + e1[k]) / 3);
+				assert_int_equal(px[12 + k], three ? 0 : (e0[k] + 2 * e1[k]) / 3);
+			}
+			assert_int_equal(px[11], 255);
+			assert_int_equal(px[15], three ? 0 : 255);
+			checked++;
+		}
+	print_message("%zu end-point pairs blend as per channel\n", checked);
+}
+
+/* Where the processor has SSSE3 the pixels are placed by byte shuffles;
+ * the portable loop must give the same bytes for every block. */
+static void test_simd_matches_portable(void **state)
+{
+	(void)state;
+	const gsioi_dds_format fmts[3] = {GSIOI_DDS_DXT1, GSIOI_DDS_DXT3, GSIOI_DDS_DXT5};
+	uint64_t seed = 0x2545F4914F6CDD1Du;
+	for (int f = 0; f < 3; f++)
+		for (int n = 0; n < 100000; n++) {
+			uint8_t block[16], fast[64], portable[64];
+			uint64_t r0 = xorshift(&seed), r1 = xorshift(&seed);
+			memcpy(block, &r0, 8);
+			memcpy(block + 8, &r1, 8);
+			uint8_t *cb = fmts[f] == GSIOI_DDS_DXT1 ? block : block + 8;
+			if (n % 4 == 1) memcpy(cb + 2, cb, 2);
+			gsioi_dds_decode_block(fmts[f], block, fast);
+			gsioi_dds_decode_block_portable(fmts[f], block, portable);
+			assert_memory_equal(fast, portable, 64);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -639,6 +699,8 @@ int main(void)
 		cmocka_unit_test(test_header_errors),
 		cmocka_unit_test(test_corpus_skins),
 		cmocka_unit_test(test_random_blocks_vs_libsquish),
+		cmocka_unit_test(test_blends_every_end_point_pair),
+		cmocka_unit_test(test_simd_matches_portable),
 		cmocka_unit_test(test_png_from_dds),
 		cmocka_unit_test(test_png_from_corpus_dds),
 	};
