@@ -578,6 +578,19 @@ static uint64_t xorshift(uint64_t *s)
 	return *s;
 }
 
+/* Block n of a random series: 16 random bytes (DXT1 reads the first 8),
+ * where a quarter of the blocks get equal or ordered end points, which
+ * random bytes rarely give (the mode switches and their edges). */
+static void random_block(uint64_t *seed, gsioi_dds_format fmt, int n, uint8_t block[16])
+{
+	uint64_t r0 = xorshift(seed), r1 = xorshift(seed);
+	memcpy(block, &r0, 8);
+	memcpy(block + 8, &r1, 8);
+	uint8_t *cb = fmt == GSIOI_DDS_DXT1 ? block : block + 8;
+	if (n % 4 == 1) memcpy(cb + 2, cb, 2);
+	if (n % 4 == 2 && fmt == GSIOI_DDS_DXT5) block[1] = block[0];
+}
+
 static void test_random_blocks_vs_libsquish(void **state)
 {
 	(void)state;
@@ -601,14 +614,7 @@ static void test_random_blocks_vs_libsquish(void **state)
 	for (int f = 0; f < 3; f++) {
 		for (int n = 0; n < 200000; n++) {
 			uint8_t block[16], mine[64], theirs[64];
-			uint64_t r0 = xorshift(&seed), r1 = xorshift(&seed);
-			memcpy(block, &r0, 8);
-			memcpy(block + 8, &r1, 8);
-			// A quarter of the blocks get equal or ordered end points, which
-			// random bytes rarely give (the mode switches and their edges).
-			uint8_t *cb = fmts[f] == GSIOI_DDS_DXT1 ? block : block + 8;
-			if (n % 4 == 1) memcpy(cb + 2, cb, 2);
-			if (n % 4 == 2 && fmts[f] == GSIOI_DDS_DXT5) block[1] = block[0];
+			random_block(&seed, fmts[f], n, block);
 			gsioi_dds_decode_block(fmts[f], block, mine);
 			squish(theirs, block, flags[f]);
 			if (memcmp(mine, theirs, 64)) {
@@ -674,11 +680,7 @@ static void test_simd_matches_portable(void **state)
 	for (int f = 0; f < 3; f++)
 		for (int n = 0; n < 100000; n++) {
 			uint8_t block[16], fast[64], portable[64];
-			uint64_t r0 = xorshift(&seed), r1 = xorshift(&seed);
-			memcpy(block, &r0, 8);
-			memcpy(block + 8, &r1, 8);
-			uint8_t *cb = fmts[f] == GSIOI_DDS_DXT1 ? block : block + 8;
-			if (n % 4 == 1) memcpy(cb + 2, cb, 2);
+			random_block(&seed, fmts[f], n, block);
 			gsioi_dds_decode_block(fmts[f], block, fast);
 			gsioi_dds_decode_block_portable(fmts[f], block, portable);
 			assert_memory_equal(fast, portable, 64);
