@@ -121,6 +121,28 @@ static long file_size(const char *p)
 	return stat(p, &st) ? -1 : (long)st.st_size;
 }
 
+/* Whether a GLB's JSON chunk has a "meshes" array. assimp export writes a
+ * GLB for some files it reads no mesh from (flamemother.mdl, an MDL7: 300
+ * bytes, a node and nothing else; `assimp info` fails on the same file with
+ * "aiScene::mNumMeshes is 0"): that is not a conversion to compare with. */
+static bool glb_has_mesh(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) return false;
+	uint32_t h[5];
+	bool found = false;
+	if (fread(h, 4, 5, f) == 5 && h[0] == 0x46546C67u && h[4] == 0x4E4F534Au && h[3] < (64u << 20)) {
+		char *json = malloc((size_t)h[3] + 1);
+		if (json && fread(json, 1, h[3], f) == h[3]) {
+			json[h[3]] = 0;
+			found = strstr(json, "\"meshes\"") != NULL;
+		}
+		free(json);
+	}
+	fclose(f);
+	return found;
+}
+
 static bool write_file(const char *path, const void *data, size_t size)
 {
 	FILE *f = fopen(path, "wb");
@@ -605,6 +627,7 @@ typedef struct file_result {
 	double e2e_gsio_ms, e2e_assimp_ms, e2e_ratio, e2e_cpu_ratio;
 	long gsio_rss_kb, assimp_rss_kb;
 	long gsio_out, assimp_out;
+	bool assimp_empty; // assimp export wrote a GLB without a mesh
 } file_result;
 
 static double paired_ratio(double *const *t, int reps, int a, int b)
@@ -772,6 +795,11 @@ static void start_helper(void)
  *  failure) and the child's peak RSS in KB. */
 static double run_child(char *const argv[], long *rss_kb)
 {
+	// Every run starts with no dirty pages left by the one before (written
+	// back here, untimed): on 2 cores the kernel's writeback of the last
+	// output otherwise competes with whichever run comes next, more with a
+	// -j 2 run that wants both cores than with a -j 1 run.
+	sync();
 	spawn_result r;
 	if (helper_in < 0) {
 		r = spawn_now(argv);
@@ -848,6 +876,7 @@ static void bench_e2e(bench_file *f, int reps, file_result *res)
 	res->assimp_rss_kb = rss_a;
 	res->gsio_out = ng ? file_size(g) : -1;
 	res->assimp_out = na ? file_size(a) : -1;
+	res->assimp_empty = na && !glb_has_mesh(a);
 	unlink(g);
 	unlink(a);
 	free(tg);
@@ -1112,9 +1141,10 @@ int main(int argc, char **argv)
 			fmt_num(s[3], 16, r->gsio_out > 0 ? net / (double)(in + r->gsio_out) : NAN, "%.2f");
 			fmt_num(s[4], 16, r->assimp_out > 0 ? (double)r->assimp_out / 1024 : NAN, "%.0f");
 			fmt_num(s[5], 16, r->gsio_out > 0 ? (double)r->gsio_out / 1024 : NAN, "%.0f");
-			printf("%-34.34s %9ld %9s %9s %6s %6s %9.1f %7s %9.1f %9s %9s\n", base_name(f->path),
+			printf("%-34.34s %9ld %9s %9s %6s %6s %9.1f %7s %9.1f %9s %9s%s\n", base_name(f->path),
 			       in / 1024, s[0], s[1], s[2], s[6], net / 1048576, s[3],
-			       (double)r->assimp_rss_kb / 1024, s[5], s[4]);
+			       (double)r->assimp_rss_kb / 1024, s[5], s[4],
+			       r->assimp_empty ? "  (assimp: no mesh, not compared)" : "");
 			fflush(stdout);
 		}
 	}
@@ -1137,7 +1167,7 @@ int main(int argc, char **argv)
 		// inputs with one base name (the corpus has two flamemother.mdl)
 		// would make mdl2gltf refuse the batch: the second is left out.
 		for (size_t fi = 0; fi < corpus_count; fi++) {
-			if (!res[fi].e2e || !isfinite(res[fi].e2e_assimp_ms)) continue;
+			if (!res[fi].e2e || !isfinite(res[fi].e2e_assimp_ms) || res[fi].assimp_empty) continue;
 			bool taken = false;
 			for (size_t k = first_file; k < n && !taken; k++)
 				taken = same_stem(gargv[k], files[fi].path);
@@ -1161,14 +1191,16 @@ int main(int argc, char **argv)
 			long rss;
 			// Each run writes into an empty folder (as in bench_e2e: replacing
 			// files costs more on ext4, and only the later runs would pay it).
-			cleanup_dir(outdir);
-			mkdir(outdir, 0755);
-			gargv[jpos] = "1";
-			double g1 = run_child(gargv, &rss);
-			cleanup_dir(outdir);
-			mkdir(outdir, 0755);
-			gargv[jpos] = "2";
-			double g2 = run_child(gargv, &rss);
+			// -j 1 and -j 2 alternate which goes first.
+			double g[2];
+			for (int k = 0; k < 2; k++) {
+				int j = (k + rep) % 2;
+				cleanup_dir(outdir);
+				mkdir(outdir, 0755);
+				gargv[jpos] = j ? "2" : "1";
+				g[j] = run_child(gargv, &rss);
+			}
+			double g1 = g[0], g2 = g[1];
 			double a = 0;
 			for (size_t k = 0; k < nfiles; k++) {
 				char out[4200];
@@ -1196,11 +1228,13 @@ int main(int argc, char **argv)
 
 	// Goals (issue 14).
 	{
-		int n = 0, ok = 0;
+		int n = 0, ok = 0, empty = 0;
 		double worst = 0;
 		const char *worst_f = "-";
 		for (size_t fi = 0; fi < corpus_count; fi++)
-			if (res[fi].e2e && isfinite(res[fi].e2e_ratio)) {
+			if (res[fi].e2e && isfinite(res[fi].e2e_ratio) && res[fi].assimp_empty)
+				empty++;
+			else if (res[fi].e2e && isfinite(res[fi].e2e_ratio)) {
 				n++;
 				ok += res[fi].e2e_ratio <= 1.0;
 				if (res[fi].e2e_ratio > worst) {
@@ -1209,7 +1243,8 @@ int main(int argc, char **argv)
 				}
 			}
 		add_goal("mdl2gltf no slower than assimp export on every corpus file",
-		         n ? ok == n : -1, "%d of %d; worst %.2f (%s)", ok, n, worst, worst_f);
+		         n ? ok == n : -1, "%d of %d; worst %.2f (%s); %d where assimp writes no mesh: not compared",
+		         ok, n, worst, worst_f, empty);
 		add_goal("batch at least 1.5 times faster than the assimp loop",
 		         isfinite(batch_ratio) ? batch_ratio >= 1.5 : -1, "%.2f times", batch_ratio);
 	}
