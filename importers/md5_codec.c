@@ -108,6 +108,54 @@ static bool parse_header(md5_parser *p, int32_t *version, const char **commandli
 	return parse_string(p, "the command line", commandline);
 }
 
+/* The fields every decoded MD5 object starts with, in the order the three
+ * public structs (gsio_md5.h) declare them. */
+typedef struct md5_head {
+	gsio_arena *arena;
+	int32_t version;
+	const char *commandline;
+} md5_head;
+#define MD5_HEAD_OF(T) \
+	_Static_assert(offsetof(T, arena) == offsetof(md5_head, arena) && \
+	                   offsetof(T, version) == offsetof(md5_head, version) && \
+	                   offsetof(T, commandline) == offsetof(md5_head, commandline), \
+	               #T " starts as md5_head")
+MD5_HEAD_OF(gsio_md5_mesh);
+MD5_HEAD_OF(gsio_md5_anim);
+MD5_HEAD_OF(gsio_md5_camera);
+
+/* The start every decoder shares: an arena holding a zeroed object of
+ * `object_size` bytes (one of the structs above), the parser over the
+ * text, and the MD5Version and commandline header read into the object's
+ * head. Returns the object, or NULL with err set and nothing allocated. */
+static void *decode_begin(md5_parser *p, const uint8_t *data, size_t size, const char *name,
+                          const gsio_opts *opts, size_t object_size, gsio_error *err)
+{
+	gsio_error_clear(err);
+	md5_head h = {gsioi_arena_for(opts, name, err), 0, NULL};
+	if (!h.arena) return NULL;
+	void *obj = gsioi_arena_alloc(h.arena, object_size, err);
+	if (obj) {
+		parser_init(p, data, size, name, h.arena, err);
+		if (parse_header(p, &h.version, &h.commandline)) {
+			memcpy(obj, &h, sizeof(h));
+			return obj;
+		}
+	}
+	gsioi_arena_destroy(h.arena);
+	return NULL;
+}
+
+/* `frameRate R`, R > 0. */
+static bool parse_frame_rate(md5_parser *p, float *rate)
+{
+	GSIO_CHECK(gsioi_tok_expect_word(&p->tok, "frameRate"));
+	gsioi_token at;
+	if (!gsioi_tok_peek(&p->tok, &at) || !gsioi_tok_float(&p->tok, "the frame rate", rate))
+		return false;
+	return *rate > 0.0f || fail_at(p, &at, GSIO_ERR_CORRUPT, "frameRate must be positive");
+}
+
 static bool expect_eof(md5_parser *p)
 {
 	gsioi_token t;
@@ -242,15 +290,10 @@ gsio_md5_mesh *gsio_md5_mesh_decode(const uint8_t *data, size_t size, const char
 {
 	gsio_error local;
 	if (!err) err = &local;
-	gsio_error_clear(err);
-	gsio_arena *arena = gsioi_arena_for(opts, name, err);
-	if (!arena) return NULL;
-	gsio_md5_mesh *m = gsioi_arena_alloc(arena, sizeof(*m), err);
-	if (!m) goto fail;
-	m->arena = arena;
 	md5_parser p;
-	parser_init(&p, data, size, name, arena, err);
-	if (!parse_header(&p, &m->version, &m->commandline)) goto fail;
+	gsio_md5_mesh *m = decode_begin(&p, data, size, name, opts, sizeof(*m), err);
+	if (!m) return NULL;
+	gsio_arena *arena = m->arena;
 	if (!parse_count(&p, "numJoints", 1, 12, &m->joints_count)) goto fail;
 	if (!parse_count(&p, "numMeshes", 0, 18, &m->meshes_count)) goto fail;
 	m->joints = GSIO_NEW_ARRAY(arena, gsio_md5_joint, m->joints_count, err);
@@ -312,26 +355,14 @@ gsio_md5_anim *gsio_md5_anim_decode(const uint8_t *data, size_t size, const char
 {
 	gsio_error local;
 	if (!err) err = &local;
-	gsio_error_clear(err);
-	gsio_arena *arena = gsioi_arena_for(opts, name, err);
-	if (!arena) return NULL;
-	gsio_md5_anim *a = gsioi_arena_alloc(arena, sizeof(*a), err);
-	if (!a) goto fail;
-	a->arena = arena;
 	md5_parser p;
-	parser_init(&p, data, size, name, arena, err);
-	if (!parse_header(&p, &a->version, &a->commandline)) goto fail;
+	gsio_md5_anim *a = decode_begin(&p, data, size, name, opts, sizeof(*a), err);
+	if (!a) return NULL;
+	gsio_arena *arena = a->arena;
 	// Per frame at least a bounds line (10 tokens) and `frame i { }` (4).
 	if (!parse_count(&p, "numFrames", 1, 14, &a->frames_count)) goto fail;
 	if (!parse_count(&p, "numJoints", 1, 14, &a->joints_count)) goto fail;
-	if (!gsioi_tok_expect_word(&p.tok, "frameRate")) goto fail;
-	gsioi_token at;
-	if (!gsioi_tok_peek(&p.tok, &at) || !gsioi_tok_float(&p.tok, "the frame rate", &a->frame_rate))
-		goto fail;
-	if (!(a->frame_rate > 0.0f)) {
-		fail_at(&p, &at, GSIO_ERR_CORRUPT, "frameRate must be positive");
-		goto fail;
-	}
+	if (!parse_frame_rate(&p, &a->frame_rate)) goto fail;
 	if (!parse_count(&p, "numAnimatedComponents", 0, 1, &a->components_count)) goto fail;
 	size_t values;
 	if (!gsioi_mul_size(a->frames_count, a->components_count, &values) ||
@@ -400,24 +431,12 @@ gsio_md5_camera *gsio_md5_camera_decode(const uint8_t *data, size_t size, const 
 {
 	gsio_error local;
 	if (!err) err = &local;
-	gsio_error_clear(err);
-	gsio_arena *arena = gsioi_arena_for(opts, name, err);
-	if (!arena) return NULL;
-	gsio_md5_camera *c = gsioi_arena_alloc(arena, sizeof(*c), err);
-	if (!c) goto fail;
-	c->arena = arena;
 	md5_parser p;
-	parser_init(&p, data, size, name, arena, err);
-	if (!parse_header(&p, &c->version, &c->commandline)) goto fail;
+	gsio_md5_camera *c = decode_begin(&p, data, size, name, opts, sizeof(*c), err);
+	if (!c) return NULL;
+	gsio_arena *arena = c->arena;
 	if (!parse_count(&p, "numFrames", 1, 11, &c->frames_count)) goto fail;
-	if (!gsioi_tok_expect_word(&p.tok, "frameRate")) goto fail;
-	gsioi_token at;
-	if (!gsioi_tok_peek(&p.tok, &at) || !gsioi_tok_float(&p.tok, "the frame rate", &c->frame_rate))
-		goto fail;
-	if (!(c->frame_rate > 0.0f)) {
-		fail_at(&p, &at, GSIO_ERR_CORRUPT, "frameRate must be positive");
-		goto fail;
-	}
+	if (!parse_frame_rate(&p, &c->frame_rate)) goto fail;
 	if (!parse_count(&p, "numCuts", 0, 1, &c->cuts_count)) goto fail;
 	if (c->cuts_count > c->frames_count) {
 		GSIO_FAIL_LINE(err, GSIO_ERR_CORRUPT, name, p.tok.last.line, p.tok.last.column,
