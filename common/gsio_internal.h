@@ -105,6 +105,10 @@ GSIO_NODISCARD bool gsioi_arena_keep(gsio_arena *arena, void *block, gsio_error 
 
 #define GSIO_NEW_ARRAY(arena, type, count, err) \
 	((type *)gsioi_arena_array((arena), (count), sizeof(type), (err)))
+/** The same, not zeroed: for an array whose every element is written
+ *  before it is read. */
+#define GSIO_NEW_ARRAY_UNINIT(arena, type, count, err) \
+	((type *)gsioi_arena_array_uninit((arena), (count), sizeof(type), (err)))
 
 /** The pixels of a skin stored in a model (im->width, height and
  *  source_format set; src holds width*height pixels of that format):

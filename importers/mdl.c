@@ -728,22 +728,30 @@ static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const uint8_t *con
 
 	// Weld (position, uv) pairs in triangle order (see "Welding" above).
 	size_t nv = (size_t)h->numverts, nuv = f->uvs_count, ncorner = f->triangles_count * 3;
+	// Only the bucket counts start zeroed: every other table is written
+	// before it is read (order and group: once per corner; first and
+	// group_out: per group, the group's first corner coming before its
+	// others; stamp_xyz: set to -1 below; stamp_group: where stamp_xyz
+	// matches), and zeroing them was a tenth of a large model's load.
 	uint32_t *start = GSIO_NEW_ARRAY(tmp, uint32_t, nv + 1, err);
-	uint32_t *fill = GSIO_NEW_ARRAY(tmp, uint32_t, nv, err);
-	uint32_t *order = GSIO_NEW_ARRAY(tmp, uint32_t, ncorner, err);
-	uint32_t *group = GSIO_NEW_ARRAY(tmp, uint32_t, ncorner, err);     // per corner
-	uint32_t *first = GSIO_NEW_ARRAY(tmp, uint32_t, ncorner, err);     // per group: first corner
-	uint32_t *group_out = GSIO_NEW_ARRAY(tmp, uint32_t, ncorner, err); // per group: vertex
-	int32_t *stamp_xyz = GSIO_NEW_ARRAY(tmp, int32_t, nuv, err);
-	uint32_t *stamp_group = GSIO_NEW_ARRAY(tmp, uint32_t, nuv, err);
-	uint32_t *corner = GSIO_NEW_ARRAY(tmp, uint32_t, ncorner, err);
+	uint32_t *fill = GSIO_NEW_ARRAY_UNINIT(tmp, uint32_t, nv, err);
+	uint32_t *order = GSIO_NEW_ARRAY_UNINIT(tmp, uint32_t, ncorner, err);
+	uint32_t *group = GSIO_NEW_ARRAY_UNINIT(tmp, uint32_t, ncorner, err);     // per corner
+	uint32_t *first = GSIO_NEW_ARRAY_UNINIT(tmp, uint32_t, ncorner, err);     // per group: first corner
+	uint32_t *group_out = GSIO_NEW_ARRAY_UNINIT(tmp, uint32_t, ncorner, err); // per group: vertex
+	int32_t *stamp_xyz = GSIO_NEW_ARRAY_UNINIT(tmp, int32_t, nuv, err);
+	uint32_t *stamp_group = GSIO_NEW_ARRAY_UNINIT(tmp, uint32_t, nuv, err);
+	uint32_t *corner = GSIO_NEW_ARRAY_UNINIT(tmp, uint32_t, ncorner, err);
 	GSIO_CHECK(start && fill && order && group && first && group_out && stamp_xyz &&
 	           stamp_group && corner);
 	const gsio_mdl_triangle *tris = f->triangles;
-	for (size_t c = 0; c < ncorner; c++) start[tris[c / 3].xyz[c % 3] + 1]++;
+	// Corner c is corner c % 3 of triangle c / 3 (walked as such: no divisions).
+	for (size_t t = 0; t < f->triangles_count; t++)
+		for (int k = 0; k < 3; k++) start[tris[t].xyz[k] + 1]++;
 	for (size_t x = 0; x < nv; x++) start[x + 1] += start[x];
 	memcpy(fill, start, nv * sizeof(*fill));
-	for (size_t c = 0; c < ncorner; c++) order[fill[tris[c / 3].xyz[c % 3]]++] = (uint32_t)c;
+	for (size_t t = 0; t < f->triangles_count; t++)
+		for (int k = 0; k < 3; k++) order[fill[tris[t].xyz[k]]++] = (uint32_t)(3 * t + (size_t)k);
 	for (size_t i = 0; i < nuv; i++) stamp_xyz[i] = -1;
 	size_t ngroups = 0;
 	for (size_t x = 0; x < nv; x++)
@@ -772,9 +780,10 @@ static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const uint8_t *con
 	m->index_count = ncorner;
 	// Per-vertex arrays start in tmp: the split moves them to the scene at
 	// their final size.
-	m->indices = GSIO_NEW_ARRAY(a, uint32_t, ncorner, err);
-	m->source_vertex = GSIO_NEW_ARRAY(tmp, uint32_t, nout, err);
-	m->source_uv = GSIO_NEW_ARRAY(tmp, uint32_t, nout, err);
+	// Written in full below: every triangle's corners, every group's vertex.
+	m->indices = GSIO_NEW_ARRAY_UNINIT(a, uint32_t, ncorner, err);
+	m->source_vertex = GSIO_NEW_ARRAY_UNINIT(tmp, uint32_t, nout, err);
+	m->source_uv = GSIO_NEW_ARRAY_UNINIT(tmp, uint32_t, nout, err);
 	GSIO_CHECK(m->indices && m->source_vertex && m->source_uv);
 	GSIO_CHECK(gsioi_mesh_one_part(s, m, s->materials_count ? 0 : -1, err));
 	for (size_t t = 0; t < f->triangles_count; t++) {
@@ -802,7 +811,7 @@ static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const uint8_t *con
 		uh = ok ? (int32_t)di.height : 0;
 	}
 	if (uw > 0 && uh > 0) {
-		GSIO_CHECK((m->uvs = GSIO_NEW_ARRAY(tmp, float, 2 * nout, err)));
+		GSIO_CHECK((m->uvs = GSIO_NEW_ARRAY_UNINIT(tmp, float, 2 * nout, err)));
 		for (size_t v = 0; v < nout; v++) {
 			const gsio_mdl_uv *uv = &f->uvs[m->source_uv[v]];
 			m->uvs[2 * v] = ((float)uv->u + 0.5f) / (float)uw;
