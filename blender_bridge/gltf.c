@@ -2811,6 +2811,10 @@ static bool place_glb(gltf_ctx *c, const char *json)
 	if (c->bin.spill && !buf_spill(c, true)) return false;
 	gsio_placing *g = gsio_place_open(c->sink->path, c->err);
 	if (!g) return false;
+	if (gsio_place_reserve(g, lay.total, c->err)) {
+		gsio_place_discard(g);
+		return false;
+	}
 	static const char spaces[3] = {' ', ' ', ' '};
 	static const uint8_t zeros[3] = {0};
 	uint32_t hdr[5] = {GLB_MAGIC, 2, (uint32_t)lay.total, (uint32_t)(lay.jl + lay.jpad), GLB_CHUNK_JSON};

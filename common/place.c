@@ -2,7 +2,7 @@
  * directory, then a rename (or link + unlink when nothing may be replaced),
  * and removal of the temporaries still in progress when SIGINT or SIGTERM
  * arrives (a batch converter interrupted with Ctrl-C leaves no litter). */
-#define _GNU_SOURCE // O_TMPFILE, copy_file_range
+#define _GNU_SOURCE // O_TMPFILE, copy_file_range, fallocate
 #include "gsio_internal.h"
 
 #include <errno.h>
@@ -254,6 +254,39 @@ int gsio_place_write(gsio_placing *p, const void *data, size_t size, gsio_error 
 	return write_all(p, data, size, err) ? 0 : -1;
 }
 
+#define PLACE_RESERVE_MIN ((uint64_t)1 << 20)
+
+int gsio_place_reserve(gsio_placing *p, uint64_t total, gsio_error *err)
+{
+	gsio_error_clear(err);
+	if (!p || p->fd < 0) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, p ? p->path : NULL, -1, "gsio_place_reserve: no file");
+		return -1;
+	}
+#if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE)
+	// Below 1 MiB no gain was measured (a 7 KB GLB: within noise), so the
+	// system call is left out.
+	if (total >= PLACE_RESERVE_MIN && total > p->size &&
+	    total - p->size <= (uint64_t)INT64_MAX - p->size) {
+		int rc;
+		do
+			rc = fallocate(p->fd, FALLOC_FL_KEEP_SIZE, (off_t)p->size, (off_t)(total - p->size));
+		while (rc && errno == EINTR);
+		// No room is an answer; anything else (a file system without
+		// fallocate, say) leaves the writes to find their own blocks.
+		if (rc && (errno == ENOSPC || errno == EDQUOT || errno == EFBIG)) {
+			int e = errno;
+			GSIO_FAIL(err, GSIO_ERR_IO, p->path, -1, "no room for %llu bytes: %s",
+			          (unsigned long long)total, strerror(e));
+			return -1;
+		}
+	}
+#else
+	(void)total;
+#endif
+	return 0;
+}
+
 uint64_t gsio_place_size(const gsio_placing *p)
 {
 	return p ? p->size : 0;
@@ -385,7 +418,8 @@ int gsio_place_files(const gsio_file_data *files, size_t count, bool no_replace,
 	for (size_t i = 0; i < count; i++) {
 		gsio_placing *p = gsio_place_open(files[i].path, err);
 		if (!p) return -1;
-		if (gsio_place_write(p, files[i].data, files[i].size, err)) {
+		if (gsio_place_reserve(p, files[i].size, err) ||
+		    gsio_place_write(p, files[i].data, files[i].size, err)) {
 			gsio_place_discard(p);
 			return -1;
 		}

@@ -12,6 +12,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,22 @@ static size_t count_files(const char *dir, const char *part)
 			if (!part || strstr(e->d_name, part)) n++;
 	closedir(d);
 	return n;
+}
+
+/** The path of the first file in dir whose name contains `part`. */
+static void find_file(const char *dir, const char *part, char *out, size_t size)
+{
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	struct dirent *e;
+	out[0] = 0;
+	while ((e = readdir(d)))
+		if (strstr(e->d_name, part)) {
+			snprintf(out, size, "%s/%s", dir, e->d_name);
+			break;
+		}
+	closedir(d);
+	assert_true(out[0] != 0);
 }
 
 static void empty_dir(const char *dir)
@@ -339,6 +356,40 @@ static void test_placing(void **state)
 	assert_int_equal(got, 3);
 	free(back);
 	assert_int_equal(count_files(dir, NULL), 1);
+	empty_dir(dir);
+
+	// A reservation: the blocks are there before the bytes (where the file
+	// system has fallocate), the file's size stays what was written, and
+	// writing fewer bytes than reserved is fine.
+	const uint64_t want = (uint64_t)3 << 20;
+	p = gsio_place_open(path, &err);
+	assert_non_null(p);
+	assert_int_equal(gsio_place_reserve(p, want, &err), 0);
+	char tmp[4400];
+	find_file(dir, ".tmp", tmp, sizeof(tmp));
+	assert_int_equal(stat(tmp, &st), 0);
+	assert_int_equal(st.st_size, 0);
+	int probe = open(tmp, O_WRONLY);
+	assert_true(probe >= 0);
+	bool has_fallocate = fallocate(probe, FALLOC_FL_KEEP_SIZE, 0, 4096) == 0 || errno != EOPNOTSUPP;
+	close(probe);
+	if (has_fallocate)
+		assert_true((uint64_t)st.st_blocks * 512 >= want);
+	else
+		print_message("this file system has no fallocate: the reservation is only checked not to harm\n");
+	assert_int_equal(gsio_place_write(p, data, 10, &err), 0);
+	assert_int_equal(gsio_place_commit(p, false, &err), 0);
+	back = t_read_file(path, &got);
+	assert_int_equal(got, 10);
+	assert_memory_equal(back, data, 10);
+	free(back);
+	// Under 1 MiB nothing is asked of the file system; no file, an error.
+	p = gsio_place_open(near, &err);
+	assert_non_null(p);
+	assert_int_equal(gsio_place_reserve(p, 4096, &err), 0);
+	gsio_place_discard(p);
+	assert_int_not_equal(gsio_place_reserve(NULL, want, &err), 0);
+	assert_int_equal(err.code, GSIO_ERR_ARGUMENT);
 	empty_dir(dir);
 	free(data);
 }
