@@ -29,34 +29,28 @@ static void work_dir(char *dir, size_t size, const char *name)
 	mkdir(dir, 0777);
 }
 
-/** Files in dir: all of them, or those whose name contains `part`. */
-static size_t count_files(const char *dir, const char *part)
+/** Files in dir: all of them, or those whose name contains `part`; the
+ *  first one's path into `first` when it is not NULL (empty: none). */
+static size_t scan_dir(const char *dir, const char *part, char *first, size_t size)
 {
 	DIR *d = opendir(dir);
 	assert_non_null(d);
 	size_t n = 0;
 	struct dirent *e;
+	if (first) first[0] = 0;
 	while ((e = readdir(d)))
 		if (e->d_name[0] != '.' || strstr(e->d_name, ".tmp"))
-			if (!part || strstr(e->d_name, part)) n++;
+			if (!part || strstr(e->d_name, part)) {
+				if (first && !n) snprintf(first, size, "%s/%s", dir, e->d_name);
+				n++;
+			}
 	closedir(d);
 	return n;
 }
 
-/** The path of the first file in dir whose name contains `part`. */
-static void find_file(const char *dir, const char *part, char *out, size_t size)
+static size_t count_files(const char *dir, const char *part)
 {
-	DIR *d = opendir(dir);
-	assert_non_null(d);
-	struct dirent *e;
-	out[0] = 0;
-	while ((e = readdir(d)))
-		if (strstr(e->d_name, part)) {
-			snprintf(out, size, "%s/%s", dir, e->d_name);
-			break;
-		}
-	closedir(d);
-	assert_true(out[0] != 0);
+	return scan_dir(dir, part, NULL, 0);
 }
 
 static void empty_dir(const char *dir)
@@ -366,7 +360,7 @@ static void test_placing(void **state)
 	assert_non_null(p);
 	assert_int_equal(gsio_place_reserve(p, want, &err), 0);
 	char tmp[4400];
-	find_file(dir, ".tmp", tmp, sizeof(tmp));
+	assert_int_equal(scan_dir(dir, ".tmp", tmp, sizeof(tmp)), 1);
 	assert_int_equal(stat(tmp, &st), 0);
 	assert_int_equal(st.st_size, 0);
 	int probe = open(tmp, O_WRONLY);

@@ -1231,17 +1231,19 @@ int main(int argc, char **argv)
 		int n = 0, ok = 0, empty = 0;
 		double worst = 0;
 		const char *worst_f = "-";
-		for (size_t fi = 0; fi < corpus_count; fi++)
-			if (res[fi].e2e && isfinite(res[fi].e2e_ratio) && res[fi].assimp_empty)
+		for (size_t fi = 0; fi < corpus_count; fi++) {
+			if (!res[fi].e2e || !isfinite(res[fi].e2e_ratio)) continue;
+			if (res[fi].assimp_empty) {
 				empty++;
-			else if (res[fi].e2e && isfinite(res[fi].e2e_ratio)) {
-				n++;
-				ok += res[fi].e2e_ratio <= 1.0;
-				if (res[fi].e2e_ratio > worst) {
-					worst = res[fi].e2e_ratio;
-					worst_f = base_name(files[fi].path);
-				}
+				continue;
 			}
+			n++;
+			ok += res[fi].e2e_ratio <= 1.0;
+			if (res[fi].e2e_ratio > worst) {
+				worst = res[fi].e2e_ratio;
+				worst_f = base_name(files[fi].path);
+			}
+		}
 		add_goal("mdl2gltf no slower than assimp export on every corpus file",
 		         n ? ok == n : -1, "%d of %d; worst %.2f (%s); %d where assimp writes no mesh: not compared",
 		         ok, n, worst, worst_f, empty);
