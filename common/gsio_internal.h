@@ -154,9 +154,11 @@ extern const float gsioi_anorms_outward[GSIO_NORMAL_COUNT][3];
 /** Bounding box of a packed frame's positions over the source vertices
  *  `used` (used_count of them; NULL: all pf->source_count), from its extreme
  *  raw values; adds the normal indices >= pf->normal_count among them to
- *  *bad_normals. */
+ *  *bad_normals. With copy_to (not NULL), the whole frame (every source
+ *  vertex) is also copied there, in the same pass where it can be. */
 void gsioi_packed_bounds(const gsio_packed_format *pf, const uint8_t *data, const uint32_t *used,
-                         size_t used_count, float mn[3], float mx[3], size_t *bad_normals);
+                         size_t used_count, uint8_t *copy_to, float mn[3], float mx[3],
+                         size_t *bad_normals);
 
 // -- Terrain grids (grid.c)
 

@@ -693,16 +693,18 @@ static bool frames_packed(gsio_scene *s, gsio_mesh *m, const gsio_mdl_file *f,
 		gsio_morph_frame *mf = &m->frames[i];
 		GSIO_CHECK(frame_name(fr, a, err, &mf->name));
 		const uint8_t *src = raw ? raw[i] : NULL;
+		uint8_t *copy_to = NULL; // the file's records, copied while their bounds are taken
 		if (borrow && fr->type == type) {
 			mf->packed = src;
 		} else {
-			if (src && fr->type == type) memcpy(block, src, frame_bytes);
+			if (src && fr->type == type) copy_to = block;
 			else pack_frame(fr, src, nv, type, block);
 			mf->packed = block;
 			block += frame_bytes;
 		}
 		mf->packed_size = frame_bytes;
-		gsioi_packed_bounds(pf, mf->packed, used, nused, mf->bbox_min, mf->bbox_max, bad_normals);
+		gsioi_packed_bounds(pf, copy_to ? src : mf->packed, used, nused, copy_to, mf->bbox_min,
+		                    mf->bbox_max, bad_normals);
 		if (!gsioi_floats_finite(mf->bbox_min, 3) || !gsioi_floats_finite(mf->bbox_max, 3)) {
 			// Monotonic in the raw value: the box's corners are the extremes.
 			GSIO_FAIL(err, GSIO_ERR_CORRUPT, NULL, 8,

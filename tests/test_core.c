@@ -442,6 +442,78 @@ static void test_palette_pcx_corpus(void **state)
 
 // -- Arena
 
+/* gsioi_packed_bounds against a record-by-record reference, for byte and
+ * word records, every tail length the vector loops leave, all vertices and a
+ * subset, with and without the copy made in the same pass: the box, the count
+ * of bad normal indices and every copied byte. */
+static void test_packed_bounds_copy(void **state)
+{
+	(void)state;
+	uint32_t seed = 12345;
+	for (uint32_t cs = 1; cs <= 2; cs++) {
+		gsio_packed_format pf;
+		memset(&pf, 0, sizeof(pf));
+		pf.coord_size = cs;
+		pf.vertex_stride = 4 * cs;
+		pf.normal_offset = 3 * cs;
+		pf.normal_table = gsio_anorms;
+		pf.normal_count = GSIO_NORMAL_COUNT;
+		for (int k = 0; k < 3; k++) {
+			pf.scale[k] = 0.25f * (float)(k + 1) * (k == 1 ? -1.0f : 1.0f);
+			pf.offset[k] = (float)k - 7.5f;
+		}
+		for (size_t step = 0; step <= 40; step++) {
+			size_t n = step < 40 ? step + 1 : 1001;
+			pf.source_count = n;
+			size_t bytes = n * pf.vertex_stride;
+			uint8_t *data = malloc(bytes), *copy = malloc(bytes + 1);
+			uint32_t *used = malloc(n * sizeof(*used));
+			assert_true(data && copy && used);
+			for (size_t i = 0; i < bytes; i++) {
+				seed = seed * 1664525u + 1013904223u;
+				data[i] = (uint8_t)(seed >> 24);
+			}
+			for (size_t v = 0; v < n; v++) // mostly valid normals, a few not
+				data[v * pf.vertex_stride + pf.normal_offset] %= (v % 7 == 3) ? 255 : GSIO_NORMAL_COUNT;
+			size_t nused = 0;
+			for (size_t v = 0; v < n; v += 1 + v % 3) used[nused++] = (uint32_t)v;
+			for (int subset = 0; subset < 2; subset++) {
+				size_t m = subset ? nused : n;
+				unsigned lo[3] = {65535, 65535, 65535}, hi[3] = {0, 0, 0};
+				size_t want_bad = 0;
+				for (size_t i = 0; i < m; i++) {
+					const uint8_t *r = data + (subset ? used[i] : i) * pf.vertex_stride;
+					for (int k = 0; k < 3; k++) {
+						unsigned c = cs == 1 ? r[k] : (unsigned)(r[2 * k] | r[2 * k + 1] << 8);
+						lo[k] = c < lo[k] ? c : lo[k];
+						hi[k] = c > hi[k] ? c : hi[k];
+					}
+					want_bad += r[pf.normal_offset] >= GSIO_NORMAL_COUNT;
+				}
+				for (int with_copy = 0; with_copy < 2; with_copy++) {
+					float mn[3], mx[3];
+					size_t bad = 0;
+					memset(copy, 0xEE, bytes + 1);
+					gsioi_packed_bounds(&pf, data, subset ? used : NULL, m, with_copy ? copy : NULL,
+					                    mn, mx, &bad);
+					assert_int_equal(bad, want_bad);
+					for (int k = 0; k < 3; k++) {
+						float a = pf.scale[k] * (float)lo[k] + pf.offset[k];
+						float b = pf.scale[k] * (float)hi[k] + pf.offset[k];
+						assert_true(mn[k] == (a < b ? a : b));
+						assert_true(mx[k] == (a < b ? b : a));
+					}
+					if (with_copy) assert_memory_equal(copy, data, bytes);
+					assert_int_equal(copy[bytes], 0xEE); // not one byte past the frame
+				}
+			}
+			free(data);
+			free(copy);
+			free(used);
+		}
+	}
+}
+
 static void test_arena_basics(void **state)
 {
 	(void)state;
@@ -991,6 +1063,7 @@ int main(void)
 	    cmocka_unit_test(test_palette_raw),
 	    cmocka_unit_test(test_palette_malformed),
 	    cmocka_unit_test(test_palette_pcx_corpus),
+	    cmocka_unit_test(test_packed_bounds_copy),
 	    cmocka_unit_test(test_arena_basics),
 	    cmocka_unit_test(test_arena_huge_pages),
 	    cmocka_unit_test(test_arena_limit),
