@@ -838,6 +838,62 @@ static void test_fold_double_sided(void **state)
  * With shared materials (MDL7) the pairs get a double-sided copy, one per
  * material for the whole scene (a second mesh reuses it); with the mesh's
  * own materials a part of pairs only turns its material double-sided. */
+/* The three ways a part's triangles are searched for a repeat: a fan around
+ * one vertex of 8 triangles (its bucket compared pair by pair) and of 40
+ * (the bucket sorted), and the 40-fan with its source vertices spread 1000
+ * apart (wider than 4 x the keys + 64: the hash table). Each with and
+ * without a reversed copy of one fan triangle, which is found as the one
+ * pair, the copy (its winding against the normals) dropped. */
+static void test_fold_double_sided_paths(void **state)
+{
+	(void)state;
+	static const struct {
+		uint32_t ring, spread;
+	} cases[] = {{8, 1}, {40, 1}, {40, 1000}};
+	for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
+		for (int twin = 0; twin < 2; twin++) {
+			uint32_t ring = cases[ci].ring, nv = ring + 1;
+			size_t ntri = ring - 1 + (size_t)twin;
+			gsio_error err;
+			gsio_scene *s = gsio_scene_new(NULL, &err);
+			gsio_arena *tmp = gsioi_arena_create(NULL, 0);
+			assert_true(s && tmp);
+			assert_int_equal(gsio_scene_add_material(s, "skin0", &err), 0);
+			int32_t mi = gsio_scene_add_mesh(s, "fan", nv, 3 * ntri, GSIO_MESH_NORMALS, 0, &err);
+			assert_int_equal(mi, 0);
+			gsio_mesh *m = &s->meshes[0];
+			m->source_vertex = gsioi_arena_array(s->arena, nv, sizeof(uint32_t), &err);
+			assert_non_null(m->source_vertex);
+			for (uint32_t v = 0; v < nv; v++) {
+				m->source_vertex[v] = v * cases[ci].spread;
+				double t = v ? 6.0 * (v - 1) / ring : 0; // counter-clockwise, under a full turn
+				m->positions[3 * v] = v ? (float)cos(t) : 0;
+				m->positions[3 * v + 1] = v ? (float)sin(t) : 0;
+				m->normals[3 * v + 2] = 1.0f; // +z: the counter-clockwise faces agree
+			}
+			for (uint32_t i = 1; i < ring; i++) {
+				m->indices[3 * (i - 1)] = 0;
+				m->indices[3 * (i - 1) + 1] = i;
+				m->indices[3 * (i - 1) + 2] = i + 1;
+			}
+			uint32_t k = ring / 2; // the twin: triangle (0, k, k + 1) the other way round
+			if (twin) {
+				m->indices[3 * (ntri - 1)] = k + 1;
+				m->indices[3 * (ntri - 1) + 1] = k;
+				m->indices[3 * (ntri - 1) + 2] = 0;
+			}
+			size_t pairs = 99;
+			assert_true(gsioi_mesh_fold_double_sided(s, m, tmp, false, &pairs, &err));
+			assert_int_equal(pairs, (size_t)twin);
+			assert_int_equal(m->index_count, 3 * (ntri - (size_t)twin));
+			for (size_t x = 0; x < m->index_count; x += 3) // every face left is counter-clockwise
+				assert_true(m->indices[x] == 0 && m->indices[x + 2] == m->indices[x + 1] + 1);
+			gsioi_arena_destroy(tmp);
+			gsio_scene_free(s);
+		}
+	}
+}
+
 static void test_fold_double_sided_parts(void **state)
 {
 	(void)state;
@@ -1074,6 +1130,7 @@ int main(void)
 	    cmocka_unit_test(test_model_node),
 	    cmocka_unit_test(test_fold_double_sided),
 	    cmocka_unit_test(test_fold_double_sided_parts),
+	    cmocka_unit_test(test_fold_double_sided_paths),
 	    cmocka_unit_test(test_anorms_match_file),
 	    cmocka_unit_test(test_paths),
 	    cmocka_unit_test(test_read_whole_file),
