@@ -166,7 +166,7 @@ static int pair_cmp(const void *pa, const void *pb)
  * these passes walk memory nearly in order, where the table's random probes
  * missed the cache once a key (a seventh of loading the synthetic MDL5 of
  * 40 000 triangles). */
-static int any_repeat_buckets(const split_key *keys, size_t n, uint32_t lo, uint32_t hi,
+static int any_repeat_buckets(split_key *keys, size_t n, uint32_t lo, uint32_t hi,
                               gsio_arena *tmp, gsio_error *err)
 {
 	size_t range = (size_t)(hi - lo) + 1;
@@ -178,32 +178,54 @@ static int any_repeat_buckets(const split_key *keys, size_t n, uint32_t lo, uint
 	// Placing bucket v's keys moves end[v] from its first slot to its last + 1.
 	for (size_t i = 0; i < n; i++) order[end[keys[i].a - lo]++] = (uint32_t)i;
 	uint64_t *pairs = NULL;
-	for (size_t v = 0, first = 0; v < range; first = end[v], v++) {
+	bool repeat = false;
+	for (size_t v = 0, first = 0; v < range && !repeat; first = end[v], v++) {
 		size_t k = end[v] - first;
 		const uint32_t *o = order + first;
 		if (k < 2) continue;
 		if (k <= 16) {
-			for (size_t i = 1; i < k; i++)
+			for (size_t i = 1; i < k && !repeat; i++)
 				for (size_t j = 0; j < i; j++)
-					if (keys[o[i]].b == keys[o[j]].b && keys[o[i]].c == keys[o[j]].c) return 1;
+					if (keys[o[i]].b == keys[o[j]].b && keys[o[i]].c == keys[o[j]].c) repeat = true;
 			continue;
 		}
 		if (!pairs && !(pairs = GSIO_NEW_ARRAY_UNINIT(tmp, uint64_t, n, err))) return -1;
 		for (size_t i = 0; i < k; i++) pairs[i] = (uint64_t)keys[o[i]].b << 32 | keys[o[i]].c;
 		qsort(pairs, k, sizeof(*pairs), pair_cmp);
-		for (size_t i = 1; i < k; i++)
-			if (pairs[i] == pairs[i - 1]) return 1;
+		for (size_t i = 1; i < k && !repeat; i++) repeat = pairs[i] == pairs[i - 1];
 	}
-	return 0;
+	if (!repeat) return 0;
+	// Sorted as split_key_cmp orders them: bucket by bucket (a ascending),
+	// each bucket by the rest of the key; a whole-array qsort of the 20-byte
+	// keys was a fifth of warlock.MDL's load.
+	split_key *sorted = GSIO_NEW_ARRAY_UNINIT(tmp, split_key, n, err);
+	if (!sorted) return -1;
+	for (size_t v = 0, first = 0; v < range; first = end[v], v++) {
+		size_t k = end[v] - first;
+		split_key *b = sorted + first;
+		for (size_t i = 0; i < k; i++) b[i] = keys[order[first + i]];
+		if (k > 16) {
+			qsort(b, k, sizeof(*b), split_key_cmp);
+			continue;
+		}
+		for (size_t i = 1; i < k; i++) { // insertion sort
+			split_key x = b[i];
+			size_t j = i;
+			for (; j > 0 && split_key_cmp(&b[j - 1], &x) > 0; j--) b[j] = b[j - 1];
+			b[j] = x;
+		}
+	}
+	memcpy(keys, sorted, n * sizeof(*keys));
+	return 1;
 }
 
-/* 1 when two of the n keys have the same vertex triple (a, b, c), else 0;
- * -1 when memory cannot be had (err set). lo and hi: the least and largest
- * a. Keys over a range of a no wider than 4 n + 64 are bucketed (see
+/* 1 when two of the n keys have the same vertex triple (a, b, c), the keys
+ * then sorted (split_key_cmp), else 0; -1 when memory cannot be had (err
+ * set). lo and hi: the least and largest a. Keys over a range of a no wider than 4 n + 64 are bucketed (see
  * any_repeat_buckets()); others (a part using a few vertices spread over a
  * big mesh) go into an open-addressing table of key indices in tmp, whose
  * size follows the keys, not the range. */
-static int any_repeat(const split_key *keys, size_t n, uint32_t lo, uint32_t hi, gsio_arena *tmp,
+static int any_repeat(split_key *keys, size_t n, uint32_t lo, uint32_t hi, gsio_arena *tmp,
                       gsio_error *err)
 {
 	if (n < 2) return 0;
@@ -219,7 +241,10 @@ static int any_repeat(const split_key *keys, size_t n, uint32_t lo, uint32_t hi,
 		size_t at = (size_t)(h >> 32) & (cap - 1);
 		for (; slot[at]; at = (at + 1) & (cap - 1)) {
 			const split_key *o = &keys[slot[at] - 1];
-			if (o->a == k->a && o->b == k->b && o->c == k->c) return 1;
+			if (o->a == k->a && o->b == k->b && o->c == k->c) {
+				qsort(keys, n, sizeof(*keys), split_key_cmp);
+				return 1;
+			}
 		}
 		slot[at] = (uint32_t)i + 1;
 	}
@@ -326,8 +351,7 @@ bool gsioi_mesh_fold_double_sided(gsio_scene *s, gsio_mesh *m, gsio_arena *tmp,
 		// triples says so, and only parts with a repeat are sorted.
 		int repeat = any_repeat(keys, nk, lo, hi, tmp, err);
 		if (repeat < 0) return false;
-		if (!repeat) continue;
-		qsort(keys, nk, sizeof(*keys), split_key_cmp);
+		if (!repeat) continue; // else the keys are sorted
 		for (size_t i = 0; i < nk;) {
 			size_t j = i, mid;
 			while (j < nk && keys[j].a == keys[i].a && keys[j].b == keys[i].b &&
