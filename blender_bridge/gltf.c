@@ -14,6 +14,7 @@
 #define _DEFAULT_SOURCE // mmap's MAP_ANONYMOUS and MAP_NORESERVE, madvise's MADV_HUGEPAGE
 #include "gsio_gltf.h"
 #include "gsio_huge_pages.h" // header-only: no symbol of libgsio's internals
+#include "gsio_packed_record.h" // header-only too
 #include "json_float.h"
 
 #include <cjson/cJSON.h>
@@ -1717,6 +1718,101 @@ static size_t deltas(const float *a, const uint8_t *idx, bool conv, float scale,
 	return km;
 }
 
+/** Whether deltas_packed() reads frame `f` of mesh m: a packed frame
+ *  without floats, with table normals, records holding 4 coordinates. */
+static bool packed_fusable(const gsio_mesh *m, size_t f)
+{
+	const gsio_packed_format *pf = m->packed;
+	const gsio_morph_frame *fr = &m->frames[f];
+	return pf && fr->packed && !fr->positions && m->normals && pf->normal_table &&
+	       (pf->coord_size == 1 || pf->coord_size == 2) && pf->vertex_stride >= 4 * pf->coord_size &&
+	       pf->normal_offset < pf->vertex_stride;
+}
+
+/** Both morph deltas of a packed frame in one pass over its records, where
+ *  the long way unpacks the frame to floats and normal indices
+ *  (gsio_mesh_frame_normal_indices) and reads them back twice through
+ *  deltas(): on golem that pair was a quarter of the conversion. The same
+ *  floats as that way, operation for operation: a position is scale *
+ *  raw + offset in float (as libgsio unpacks it), then turned and scaled
+ *  as deltas() turns it, less the base; a normal is the table row of the
+ *  record's index (0 when out of the table) from `lut`, less the base. The
+ *  min/max as deltas() finds them. POSITION deltas into dp, NORMAL into
+ *  dn; adds the vertices with a bad table normal to *bad. */
+static void deltas_packed(const gltf_ctx *c, const gsio_mesh *m, const uint8_t *data,
+                          const normal_lut *lut, const float *bp, const float *bn, float *dp,
+                          float *dn, float mm[4][3], size_t *bad)
+{
+	const gsio_packed_format *pf = m->packed;
+	const uint32_t *sv = m->source_vertex;
+	const size_t nv = m->vertex_count, st = pf->vertex_stride, no = pf->normal_offset,
+	             nc = pf->normal_count;
+	const bool bytes = pf->coord_size == 1, conv = c->convert_axes;
+	const float sc = c->scale;
+	for (int i = 0; i < 4; i++)
+		for (int k = 0; k < 3; k++) mm[i][k] = 0;
+	if (!nv) return;
+	float l[2][4] = {{0}}, h[2][4] = {{0}};
+	size_t v = 0;
+#ifdef __SSE2__
+	// A vertex a vector, as in deltas(): 4 floats stored, the 4th rewritten
+	// by the next vertex, so the last vertex goes to the loop below.
+	if (nv >= 2) {
+		const __m128 vs = _mm_setr_ps(pf->scale[0], pf->scale[1], pf->scale[2], 0),
+		             vo = _mm_setr_ps(pf->offset[0], pf->offset[1], pf->offset[2], 0),
+		             vsc = _mm_set1_ps(sc);
+		__m128 plo = _mm_setzero_ps(), phi = plo, nlo = plo, nhi = plo;
+		for (; v + 1 < nv; v++) {
+			const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
+			__m128 q = _mm_add_ps(_mm_mul_ps(gsio_record_coords(r, bytes), vs), vo);
+			if (conv) q = _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 0, 2, 1));
+			__m128 d = _mm_sub_ps(_mm_mul_ps(q, vsc), _mm_loadu_ps(bp + 3 * v));
+			_mm_storeu_ps(dp + 3 * v, d);
+			unsigned ni = r[no];
+			__m128 e = _mm_sub_ps(_mm_loadu_ps(lut->n[ni < nc ? ni : 0]), _mm_loadu_ps(bn + 3 * v));
+			_mm_storeu_ps(dn + 3 * v, e);
+			if (v == 0) plo = phi = d, nlo = nhi = e;
+			plo = _mm_min_ps(d, plo);
+			phi = _mm_max_ps(d, phi);
+			nlo = _mm_min_ps(e, nlo);
+			nhi = _mm_max_ps(e, nhi);
+		}
+		_mm_storeu_ps(l[0], plo);
+		_mm_storeu_ps(h[0], phi);
+		_mm_storeu_ps(l[1], nlo);
+		_mm_storeu_ps(h[1], nhi);
+	}
+#endif
+	for (; v < nv; v++) {
+		const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
+		float p[3];
+		for (int k = 0; k < 3; k++) {
+			unsigned raw = bytes ? r[k] : (unsigned)(r[2 * k] | r[2 * k + 1] << 8);
+			p[k] = pf->scale[k] * (float)raw + pf->offset[k];
+		}
+		unsigned ni = r[no];
+		const float *row = lut->n[ni < nc ? ni : 0];
+		float d[2][3] = {{(conv ? p[1] : p[0]) * sc - bp[3 * v], (conv ? p[2] : p[1]) * sc - bp[3 * v + 1],
+		                  (conv ? p[0] : p[2]) * sc - bp[3 * v + 2]},
+		                 {row[0] - bn[3 * v], row[1] - bn[3 * v + 1], row[2] - bn[3 * v + 2]}};
+		for (int a = 0; a < 2; a++)
+			for (int k = 0; k < 3; k++) {
+				(a ? dn : dp)[3 * v + (size_t)k] = d[a][k];
+				if (v == 0) l[a][k] = h[a][k] = d[a][k];
+				l[a][k] = d[a][k] < l[a][k] ? d[a][k] : l[a][k];
+				h[a][k] = d[a][k] > h[a][k] ? d[a][k] : h[a][k];
+			}
+	}
+	for (int k = 0; k < 3; k++) {
+		mm[0][k] = l[0][k], mm[1][k] = h[0][k];
+		mm[2][k] = l[1][k], mm[3][k] = h[1][k];
+	}
+	for (v = 0; lut->any_bad && v < nv; v++) {
+		unsigned ni = data[(size_t)(sv ? sv[v] : v) * st + no];
+		*bad += lut->bad[ni < nc ? ni : 0];
+	}
+}
+
 /** Room at the end of the binary buffer for a new view of `bytes` bytes,
  *  4-byte aligned, in memory: filled by the caller, then claimed with
  *  add_claimed_view(). NULL when such a view would be written past memory
@@ -1793,32 +1889,50 @@ static cJSON *write_targets(gltf_ctx *c, size_t mi, const float *pos, const floa
 	if (lut) lut->source = NULL;
 	for (size_t f = 0; ok && f < m->frames_count; f++) {
 		const gsio_morph_frame *fr = &m->frames[f];
-		const float *table = NULL;
-		size_t table_count = 0;
-		int indexed = m->normals ? gsio_mesh_frame_normal_indices(m, f, fpos, nidx, &table, &table_count) : 0;
-		int got = indexed == 1 ? 1 : gsio_mesh_frame_get(m, f, fpos, m->normals ? fnrm : NULL);
-		ok = got >= 0 && indexed >= 0;
-		if (!ok) break;
-		int pa = target_accessor(c, fpos, NULL, c->convert_axes, c->scale, pos, nv, dp, ip, scratch), na = 0;
-		if (m->normals) {
-			// The frame's normals in output axes: table lookups for a
-			// packed frame, each vertex's own (converted here) for a float
-			// frame, the base's when the frame has none.
-			const float *fn = nrm;
-			const uint8_t *rows = NULL;
-			if (indexed == 1) {
-				if (lut->source != table) normal_lut_fill(c, lut, table, table_count, up_out);
-				for (size_t v = 0; lut->any_bad && v < nv; v++) *bad_normals += lut->bad[nidx[v]];
-				fn = lut->n[0];
-				rows = nidx;
-			} else if (got == 1) {
-				for (size_t v = 0; v < nv; v++) {
-					xf_dir(c, fnrm + 3 * v, fnrm + 3 * v);
-					if (!normalize3(fnrm + 3 * v, up_out)) (*bad_normals)++;
+		int pa, na = 0;
+		float *room = NULL;
+		if (!c->sparse && packed_fusable(m, f) && (room = view_room(c, 2 * nv * 12))) {
+			// Both deltas straight from the records (see deltas_packed()),
+			// in the two views the long way writes one after the other.
+			const float *table = m->packed->normal_table[0];
+			if (lut->source != table) normal_lut_fill(c, lut, table, m->packed->normal_count, up_out);
+			float mm[4][3];
+			deltas_packed(c, m, fr->packed, lut, pos, nrm, room, room + 3 * nv, mm, bad_normals);
+			int pv = add_claimed_view(c, nv * 12, GLTF_ARRAY_BUFFER);
+			pa = pv < 0 ? -1 : float_accessor_json(c, pv, nv, 3, mm[0], mm[1]);
+			int nview = add_claimed_view(c, nv * 12, GLTF_ARRAY_BUFFER);
+			na = nview < 0 ? -1 : float_accessor_json(c, nview, nv, 3, mm[2], mm[3]);
+		} else if (c->bin.failed) {
+			ok = false;
+			break;
+		} else {
+			const float *table = NULL;
+			size_t table_count = 0;
+			int indexed = m->normals ? gsio_mesh_frame_normal_indices(m, f, fpos, nidx, &table, &table_count) : 0;
+			int got = indexed == 1 ? 1 : gsio_mesh_frame_get(m, f, fpos, m->normals ? fnrm : NULL);
+			ok = got >= 0 && indexed >= 0;
+			if (!ok) break;
+			pa = target_accessor(c, fpos, NULL, c->convert_axes, c->scale, pos, nv, dp, ip, scratch);
+			if (m->normals) {
+				// The frame's normals in output axes: table lookups for a
+				// packed frame, each vertex's own (converted here) for a float
+				// frame, the base's when the frame has none.
+				const float *fn = nrm;
+				const uint8_t *rows = NULL;
+				if (indexed == 1) {
+					if (lut->source != table) normal_lut_fill(c, lut, table, table_count, up_out);
+					for (size_t v = 0; lut->any_bad && v < nv; v++) *bad_normals += lut->bad[nidx[v]];
+					fn = lut->n[0];
+					rows = nidx;
+				} else if (got == 1) {
+					for (size_t v = 0; v < nv; v++) {
+						xf_dir(c, fnrm + 3 * v, fnrm + 3 * v);
+						if (!normalize3(fnrm + 3 * v, up_out)) (*bad_normals)++;
+					}
+					fn = fnrm;
 				}
-				fn = fnrm;
+				na = target_accessor(c, fn, rows, false, 1, nrm, nv, dn, in, scratch);
 			}
-			na = target_accessor(c, fn, rows, false, 1, nrm, nv, dn, in, scratch);
 		}
 		cJSON *t = jobj(c);
 		ok = pa >= 0 && na >= 0;

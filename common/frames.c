@@ -8,6 +8,7 @@
 #endif
 
 #include "gsio_internal.h"
+#include "gsio_packed_record.h"
 
 // -- One packed frame
 
@@ -45,18 +46,9 @@ static void unpack_positions(const gsio_packed_format *pf, const uint8_t *data,
 	// goes to the loops below. Twice the speed of those on a 231-frame model.
 	if (st >= 4 * (size_t)pf->coord_size) {
 		const __m128 vs = _mm_setr_ps(s0, s1, s2, 0), vo = _mm_setr_ps(o0, o1, o2, 0);
-		const __m128i zero = _mm_setzero_si128();
 		for (; v + 1 < n; v++) {
 			const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
-			__m128i w;
-			if (bytes) {
-				int32_t b4;
-				memcpy(&b4, r, 4);
-				w = _mm_unpacklo_epi8(_mm_cvtsi32_si128(b4), zero);
-			} else {
-				w = _mm_loadl_epi64((const __m128i *)(const void *)r);
-			}
-			__m128 f = _mm_cvtepi32_ps(_mm_unpacklo_epi16(w, zero));
+			__m128 f = gsio_record_coords(r, bytes);
 			_mm_storeu_ps(pos + 3 * v, _mm_add_ps(_mm_mul_ps(f, vs), vo));
 			if (nidx) nidx[v] = normal_index(r, no, nc);
 		}

@@ -1662,6 +1662,35 @@ static void expected_normal(const float in[3], bool keep_axes, float out[3], boo
  *  including zero normals (replaced by up and counted in a warning) and
  *  out-of-table normal indices (read as normal 0). Vertex counts 1 and 2
  *  take the writer's scalar path only. */
+/* The packed frames of a t_morph_scene() rewritten as MDL's word records
+ * (16-bit coordinates, the normal index at byte 6 and a bone at byte 7):
+ * the same raw values, so the same positions. */
+static void widen_records(gsio_scene *s)
+{
+	gsio_error err;
+	gsio_mesh *m = &s->meshes[0];
+	gsio_packed_format *pf = gsio_scene_alloc(s, 1, sizeof(*pf), &err);
+	assert_non_null(pf);
+	*pf = *m->packed;
+	pf->coord_size = 2;
+	pf->vertex_stride = 8;
+	pf->normal_offset = 6;
+	for (size_t f = 0; f < m->frames_count; f++) {
+		gsio_morph_frame *fr = &m->frames[f];
+		uint8_t *w = gsio_scene_alloc(s, pf->source_count, 8, &err);
+		assert_non_null(w);
+		for (size_t i = 0; i < pf->source_count; i++) {
+			const uint8_t *r = fr->packed + 4 * i;
+			for (int k = 0; k < 3; k++) w[8 * i + 2 * (size_t)k] = r[k], w[8 * i + 2 * (size_t)k + 1] = 0;
+			w[8 * i + 6] = r[3];
+			w[8 * i + 7] = 0x5A;
+		}
+		fr->packed = w;
+		fr->packed_size = pf->source_count * 8;
+	}
+	m->packed = pf;
+}
+
 static void test_morph_packed_vs_float(void **state)
 {
 	(void)state;
@@ -1678,13 +1707,20 @@ static void test_morph_packed_vs_float(void **state)
 		bool normals = cases[ci].normals;
 		gsio_scene *sp = t_morph_scene(nv, nf, true, normals);
 		gsio_scene *sf = t_morph_scene(nv, nf, false, normals);
+		gsio_scene *sw = t_morph_scene(nv, nf, true, normals);
+		widen_records(sw);
 		for (size_t mo = 0; mo < sizeof(modes) / sizeof(modes[0]); mo++) {
-			glb a, b;
+			glb a, b, wide;
 			glb_write(&a, sp, modes[mo].flags, modes[mo].scale);
 			glb_write(&b, sf, modes[mo].flags, modes[mo].scale);
+			glb_write(&wide, sw, modes[mo].flags, modes[mo].scale);
 			if (a.out.files[0].size != b.out.files[0].size ||
 			    memcmp(a.out.files[0].data, b.out.files[0].data, a.out.files[0].size))
 				fail_msg("%u vertices, %u frames, mode %zu: packed and float frames give different GLBs", nv, nf, mo);
+			if (wide.out.files[0].size != b.out.files[0].size ||
+			    memcmp(wide.out.files[0].data, b.out.files[0].data, wide.out.files[0].size))
+				fail_msg("%u vertices, %u frames, mode %zu: word records and float frames give different GLBs", nv, nf, mo);
+			glb_free(&wide);
 			assert_int_equal(a.out.warnings_count, b.out.warnings_count);
 			for (size_t w = 0; w < a.out.warnings_count; w++)
 				assert_string_equal(a.out.warnings[w], b.out.warnings[w]);
@@ -1749,6 +1785,7 @@ static void test_morph_packed_vs_float(void **state)
 		}
 		gsio_scene_free(sp);
 		gsio_scene_free(sf);
+		gsio_scene_free(sw);
 	}
 }
 

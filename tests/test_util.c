@@ -151,7 +151,7 @@ gsio_scene *t_morph_scene(uint32_t nv, uint32_t frames, bool packed, bool normal
 		for (size_t i = 0; i < src; i++) {
 			// Some vertices keep frame 0's place (a delta of 0) in every frame.
 			x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-			bool still = i % 5 == 0 && f > 0;
+			bool still = i % 5 == 4 && f > 0;
 			for (int k = 0; k < 4; k++)
 				rec[4 * i + (size_t)k] = still ? rec0[4 * i + (size_t)k]
 				                               : (uint8_t)(k == 3 ? (x >> 8) % 8 : x >> (8 * k));

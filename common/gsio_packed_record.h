@@ -1,0 +1,34 @@
+/* A packed frame record's coordinates widened to floats: the one place that
+ * says how. Header-only (static inline, no symbol), so that libgsio's frame
+ * unpacking (common/frames.c) and the glTF writer, which is built on
+ * libgsio's public API only (blender_bridge/gltf.c), make the same floats
+ * with the same code. Internal; not installed. */
+#ifndef GSIO_PACKED_RECORD_H
+#define GSIO_PACKED_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+
+/** The first 4 coordinates of a record (x, y, z and the one after), 1-byte
+ *  (`bytes`) or little-endian 2-byte, as 4 floats. The record holds 4
+ *  coordinates (MDL's: the 4th is the normal index, and for 2-byte
+ *  records a bone in its high byte). */
+static inline __m128 gsio_record_coords(const uint8_t *r, bool bytes)
+{
+	const __m128i zero = _mm_setzero_si128();
+	__m128i w;
+	if (bytes) {
+		int32_t b4;
+		memcpy(&b4, r, 4);
+		w = _mm_unpacklo_epi8(_mm_cvtsi32_si128(b4), zero);
+	} else {
+		w = _mm_loadl_epi64((const __m128i *)(const void *)r);
+	}
+	return _mm_cvtepi32_ps(_mm_unpacklo_epi16(w, zero));
+}
+#endif
+
+#endif
