@@ -35,6 +35,14 @@
 #error "gsio_gltf writes host-order buffers and needs a little-endian host"
 #endif
 
+// A hot loop kept out of its caller, whose many live values made the
+// compiler reload the loop's from the stack every vertex.
+#if defined(__GNUC__)
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE
+#endif
+
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
@@ -1739,7 +1747,7 @@ static bool packed_fusable(const gsio_mesh *m, size_t f)
  *  record's index (0 when out of the table) from `lut`, less the base. The
  *  min/max as deltas() finds them. POSITION deltas into dp, NORMAL into
  *  dn; adds the vertices with a bad table normal to *bad. */
-static void deltas_packed(const gltf_ctx *c, const gsio_mesh *m, const uint8_t *data,
+NOINLINE static void deltas_packed(const gltf_ctx *c, const gsio_mesh *m, const uint8_t *data,
                           const normal_lut *lut, const float *bp, const float *bn, float *dp,
                           float *dn, float mm[4][3], size_t *bad)
 {
@@ -1761,6 +1769,7 @@ static void deltas_packed(const gltf_ctx *c, const gsio_mesh *m, const uint8_t *
 		const __m128 vs = _mm_setr_ps(pf->scale[0], pf->scale[1], pf->scale[2], 0),
 		             vo = _mm_setr_ps(pf->offset[0], pf->offset[1], pf->offset[2], 0),
 		             vsc = _mm_set1_ps(sc);
+		const float(*rows)[3] = lut->n;
 		__m128 plo = _mm_setzero_ps(), phi = plo, nlo = plo, nhi = plo;
 		for (; v + 1 < nv; v++) {
 			const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
@@ -1769,7 +1778,7 @@ static void deltas_packed(const gltf_ctx *c, const gsio_mesh *m, const uint8_t *
 			__m128 d = _mm_sub_ps(_mm_mul_ps(q, vsc), _mm_loadu_ps(bp + 3 * v));
 			_mm_storeu_ps(dp + 3 * v, d);
 			unsigned ni = r[no];
-			__m128 e = _mm_sub_ps(_mm_loadu_ps(lut->n[ni < nc ? ni : 0]), _mm_loadu_ps(bn + 3 * v));
+			__m128 e = _mm_sub_ps(_mm_loadu_ps(rows[ni < nc ? ni : 0]), _mm_loadu_ps(bn + 3 * v));
 			_mm_storeu_ps(dn + 3 * v, e);
 			if (v == 0) plo = phi = d, nlo = nhi = e;
 			plo = _mm_min_ps(d, plo);
