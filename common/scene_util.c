@@ -221,10 +221,11 @@ static int any_repeat_buckets(split_key *keys, size_t n, uint32_t lo, uint32_t h
 
 /* 1 when two of the n keys have the same vertex triple (a, b, c), the keys
  * then sorted (split_key_cmp), else 0; -1 when memory cannot be had (err
- * set). lo and hi: the least and largest a. Keys over a range of a no wider than 4 n + 64 are bucketed (see
- * any_repeat_buckets()); others (a part using a few vertices spread over a
- * big mesh) go into an open-addressing table of key indices in tmp, whose
- * size follows the keys, not the range. */
+ * set). lo and hi: the least and largest a. Keys whose a spans no more
+ * than 4 n + 64 are bucketed (see any_repeat_buckets()); others (a part
+ * using a few vertices spread over a big mesh) go into an open-addressing
+ * table of key indices in tmp, whose size follows the keys, not the
+ * range. */
 static int any_repeat(split_key *keys, size_t n, uint32_t lo, uint32_t hi, gsio_arena *tmp,
                       gsio_error *err)
 {
