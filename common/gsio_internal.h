@@ -213,7 +213,7 @@ static inline gsioi_reader gsioi_reader_make(const uint8_t *data, size_t size, c
 
 static inline size_t gsioi_reader_remaining(const gsioi_reader *r)
 {
-	return r->size - r->pos;
+	return r->pos > r->size ? 0 : r->size - r->pos;
 }
 
 /** Fails with GSIO_ERR_TRUNCATED unless n bytes remain. `what` names them. */

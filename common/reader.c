@@ -8,11 +8,12 @@
 bool gsioi_reader_need(gsioi_reader *r, size_t n, const char *what)
 {
 	if (r->failed) return false;
-	if (n > r->size - r->pos) {
+	// pos past size (a caller that shrank size) counts as no room at all.
+	if (r->pos > r->size || n > r->size - r->pos) {
 		r->failed = true;
 		GSIO_FAIL(r->err, GSIO_ERR_TRUNCATED, r->file, (int64_t)r->pos,
 		          "file ends inside %s (needs %zu bytes, %zu left)", what, n,
-		          r->size - r->pos);
+		          r->pos > r->size ? (size_t)0 : r->size - r->pos);
 		return false;
 	}
 	return true;

@@ -460,7 +460,15 @@ static gsio_mdl7_file *mdl7_decode(const uint8_t *data, size_t size, const char 
 	dec d = {gsioi_reader_make(bytes, size, name, err), f, arena, name, err};
 	if (!decode_header(&d) || !decode_bones(&d)) goto fail;
 	const gsio_mdl7_header *h = &f->header;
-	// Groups are read inside data_size: a group running into the lumps is cut short.
+	// Groups are read inside data_size: a group running into the lumps is cut
+	// short. The bones were read against the whole file: they must end
+	// inside it too (past it, the reader's room left wrapped around and let
+	// every later read through; fuzz_mdl7 found it).
+	if (d.r.pos > h->data_size) {
+		corrupt(&d, 16, "the bones end at %zu, past mdl7data_size %u", d.r.pos,
+		        (unsigned)h->data_size);
+		goto fail;
+	}
 	d.r.size = h->data_size;
 	if (!fits(&d, h->groups_num, GROUP_HEADER_SIZE, 12, "groups")) goto fail;
 	f->groups_count = h->groups_num;

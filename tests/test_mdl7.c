@@ -448,6 +448,42 @@ static void test_corrupt_header(void **state)
 	}
 }
 
+/* Bones that run past mdl7data_size (the header says the data ends at the
+ * header; two bones follow it), then a group whose one skin claims 2 GB of
+ * texture name and a material record: refused at the data size (offset 16)
+ * before any group is read. fuzz_mdl7 found the shape: the reader was
+ * narrowed to data_size behind its position, its room left wrapped around
+ * and the skin's reads went 7 MB past a 4.5 KB file. */
+static void test_bones_past_data_size(void **state)
+{
+	(void)state;
+	uint8_t d[48 + 32 + 44 + 28 + 68];
+	memset(d, 0, sizeof(d));
+	memcpy(d, "MDL7", 4);
+	put32(d + 8, 2);  // bones
+	put32(d + 12, 1); // groups
+	put32(d + 16, 48); // mdl7data_size: the header alone
+	static const uint16_t sizes[10] = {16, 28, 16, 68, 8, 12, 16, 16, 68, 24};
+	for (int i = 0; i < 10; i++) d[28 + 2 * i] = (uint8_t)sizes[i], d[29 + 2 * i] = (uint8_t)(sizes[i] >> 8);
+	uint8_t *g = d + 48 + 32;
+	put32(g + 24, 1); // numskins
+	uint8_t *sk = g + 44;
+	sk[0] = GSIO_MDL7_SKIN_EXTERNAL | GSIO_MDL7_SKIN_MATERIAL;
+	put32(sk + 4, 0x7FFF0000u); // bytes of the texture name
+	gsio_error err;
+	assert_null(gsio_mdl7_decode(d, sizeof(d), "bones.mdl", NULL, &err));
+	assert_int_equal(err.code, GSIO_ERR_CORRUPT);
+	assert_int_equal(err.offset, 16);
+	assert_non_null(strstr(err.message, "bones end at 80, past mdl7data_size 48"));
+	assert_null(gsio_load_memory(d, sizeof(d), "bones.mdl", NULL, &err));
+	assert_int_equal(err.code, GSIO_ERR_CORRUPT);
+	// Bones that end at the data size are fine; then the group does not fit.
+	put32(d + 16, 80);
+	assert_null(gsio_mdl7_decode(d, sizeof(d), "bones.mdl", NULL, &err));
+	assert_int_equal(err.code, GSIO_ERR_CORRUPT);
+	assert_int_equal(err.offset, 12);
+}
+
 static size_t alloc_failure_loop(const cfile *c)
 {
 	for (size_t k = 1; k < 100000; k++) {
@@ -518,6 +554,7 @@ int main(void)
 	    cmocka_unit_test(test_partial_frames),     cmocka_unit_test(test_bone_animation),
 	    cmocka_unit_test(test_no_animation),       cmocka_unit_test(test_truncation),
 	    cmocka_unit_test(test_corrupt_header),     cmocka_unit_test(test_allocation_failures),
+	    cmocka_unit_test(test_bones_past_data_size),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -72,6 +72,18 @@ def mdl5_one_position_many_uvs(uvs, triangles):
     return h + body
 
 
+def mdl7_bones_past_data_size():
+    """An MDL7 whose header says its data ends with the header, two bones
+    after it, then a group with one skin: an external texture name claiming
+    0x7fff0000 bytes and a material record."""
+    h = b"MDL7" + struct.pack("<6i", 0, 2, 1, 48, 0, 0)
+    h += struct.pack("<10H", 16, 28, 16, 68, 8, 12, 16, 16, 68, 24)
+    assert len(h) == 48
+    group = bytes(24) + struct.pack("<5i", 1, 0, 0, 0, 0)
+    skin = bytes([7 | 16, 0, 0, 0]) + struct.pack("<2I", 0x7FFF0000, 0) + bytes(16)
+    return h + bytes(32) + group + skin + bytes(68)
+
+
 def big(directory):
     global HERE
     HERE = directory
@@ -156,6 +168,11 @@ def main():
     write("hmp7-pgm-huge-width.bin",
           with_sibling(1, hmp7_external(b"t.pgm"), b"P5 33333333333333 1 255\n" + bytes(4)),
           "HMP7 external texture, PGM header with a 14-digit width")
+    # Bones past mdl7data_size: the reader was narrowed to the data size
+    # behind its position, its room left wrapped around, and a skin's reads
+    # went megabytes past the file (fuzz_mdl7, ASan SEGV).
+    write("mdl7-bones-past-data-size.bin", b"\x00" + mdl7_bones_past_data_size(),
+          "MDL7 bones ending past mdl7data_size, then a skin claiming 2 GB")
 
 
 if __name__ == "__main__":
