@@ -597,8 +597,16 @@ bool gsioi_wmp_decode_text(gsio_wmp_file *f, const uint8_t *data, size_t size, c
 	gsioi_tokenizer_init(&c.t, (const char *)data, size, name, "{}():,<", err);
 	gsioi_token tok;
 	GSIO_CHECK(gsioi_tok_peek(&c.t, &tok));
-	GSIO_CHECK((f->comments = gsioi_arena_strndup(f->arena, (const char *)data,
-	                                              (size_t)(tok.text - (const char *)data), err)));
+	// The header comments, verbatim up to a NUL byte if one is there; then
+	// only the whole lines before it (a line cut at its NUL lost its line
+	// break, and the level written back ran "version" into the comment).
+	size_t nc = (size_t)(tok.text - (const char *)data);
+	const uint8_t *nul = memchr(data, 0, nc);
+	if (nul) {
+		nc = (size_t)(nul - data);
+		while (nc && data[nc - 1] != '\n') nc--;
+	}
+	GSIO_CHECK((f->comments = gsioi_arena_strndup(f->arena, (const char *)data, nc, err)));
 	bool b = gsioi_token_is(&tok, "version");
 	f->dialect = b ? GSIO_WMP_TEXT_B : GSIO_WMP_TEXT_A;
 	if (b) {

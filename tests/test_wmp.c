@@ -918,6 +918,28 @@ static void test_crafted(void **state)
 	assert_int_equal(s->warnings_count, 2); // both WADs missing
 	gsio_scene_free(s);
 	gsio_wmp_file_free(f);
+	// A NUL byte inside a header comment line (fuzz_wmp_a): the comments
+	// keep the whole lines before it, and what is written reads back to
+	// the same bytes written again.
+	static const char nul[] = "// WMP2\n// ACKWED V 6.7~\0\0\0" "1\r\n// Created\r\n\r\nversion 710\n"
+	                          "blocks 0 entities 0 objects 1\n"
+	                          "object 0 { (0 0 0) (0 0 0) (1 1 1) }\n";
+	f = gsio_wmp_decode((const uint8_t *)nul, sizeof(nul) - 1, "nul", NULL, &err);
+	assert_non_null(f);
+	assert_string_equal(f->comments, "// WMP2\n");
+	uint8_t *o1, *o2;
+	size_t n1, n2;
+	assert_int_equal(gsio_wmp_encode(f, GSIO_WMP_TEXT_B, &o1, &n1, &err), 0);
+	gsio_wmp_file *g = gsio_wmp_decode(o1, n1, "nul2", NULL, &err);
+	assert_non_null(g);
+	assert_int_equal(gsio_wmp_encode(g, GSIO_WMP_TEXT_B, &o2, &n2, &err), 0);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(o1, o2, n1);
+	assert_non_null(strstr((const char *)o1, "// WMP2\nversion 710\r\n"));
+	free(o1);
+	free(o2);
+	gsio_wmp_file_free(g);
+	gsio_wmp_file_free(f);
 }
 
 // -- WAD textures stored as DDS
