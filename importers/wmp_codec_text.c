@@ -674,16 +674,19 @@ static void putf(tw *o, const char *fmt, ...)
 }
 
 /* C's "%f" with '.' whatever the locale; `strip` cuts the trailing zeros
- * (and the point): WED prints coordinates "15.999998", "-0", "0.5". */
-static const char *num(tw *o, double v, bool strip, char buf[64])
+ * (and the point): WED prints coordinates "15.999998", "-0", "0.5". Room
+ * for every double: "%.6f" of 1.8e308 is 317 characters (the text was cut
+ * at 63, which wrote values from 1e62 up wrong: fuzz_wmp_a). */
+#define NUM_ROOM 400
+static const char *num(tw *o, double v, bool strip, char buf[NUM_ROOM])
 {
 	if (!isfinite(v)) v = 0;
-	char tmp[400];
+	char tmp[NUM_ROOM];
 	snprintf(tmp, sizeof(tmp), "%.6f", v);
 	size_t dpl = strlen(o->dp);
 	char *p = dpl ? strstr(tmp, o->dp) : NULL;
 	size_t n = 0;
-	for (char *q = tmp; *q && n < 63; q++) {
+	for (char *q = tmp; *q && n < NUM_ROOM - 1; q++) {
 		if (p && q == p) {
 			buf[n++] = '.';
 			q += dpl - 1;
@@ -701,7 +704,7 @@ static const char *num(tw *o, double v, bool strip, char buf[64])
 
 static void put_num(tw *o, double v, bool strip)
 {
-	char b[64];
+	char b[NUM_ROOM];
 	put(o, num(o, v, strip, b));
 }
 

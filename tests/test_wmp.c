@@ -940,6 +940,26 @@ static void test_crafted(void **state)
 	free(o2);
 	gsio_wmp_file_free(g);
 	gsio_wmp_file_free(f);
+	// A coordinate of 1e70 (fuzz_wmp_a): "%f" gives 71 digits, all written,
+	// read back as the same double (the text was cut at 63 characters).
+	static const char far[] = "// WMP2\nversion 710\nblocks 1 entities 0 objects 1\n"
+	                          "block 0 { vertices 3 faces 1 1e70 0 0 1 0 0 0 1 0 3 0 1 2 : t ( 1 0 0 0 ) "
+	                          "( 0 1 0 0 ) 0 0 0 1 1 : 0000 0 50 ndef { 0000 ndef 0 } }\n"
+	                          "object 0 { (0 0 0) (0 0 0) (1 1 1) block 0 }\n";
+	f = gsio_wmp_decode((const uint8_t *)far, sizeof(far) - 1, "far", NULL, &err);
+	if (!f) fail_msg("%s", err.message);
+	assert_true(f->blocks[0].vertices[0] == 1e70);
+	assert_int_equal(gsio_wmp_encode(f, GSIO_WMP_TEXT_B, &o1, &n1, &err), 0);
+	g = gsio_wmp_decode(o1, n1, "far2", NULL, &err);
+	assert_non_null(g);
+	assert_true(g->blocks[0].vertices[0] == 1e70);
+	assert_int_equal(gsio_wmp_encode(g, GSIO_WMP_TEXT_B, &o2, &n2, &err), 0);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(o1, o2, n1);
+	free(o1);
+	free(o2);
+	gsio_wmp_file_free(g);
+	gsio_wmp_file_free(f);
 }
 
 // -- WAD textures stored as DDS
