@@ -233,6 +233,16 @@ static void checker(uint8_t *px, uint32_t n)
 		}
 }
 
+/* Whether the scene has an image or a material named n. */
+static bool name_taken(const gsio_scene *s, const char *n)
+{
+	for (size_t i = 0; i < s->images_count; i++)
+		if (s->images[i].name && !strcmp(s->images[i].name, n)) return true;
+	for (size_t i = 0; i < s->materials_count; i++)
+		if (s->materials[i].name && !strcmp(s->materials[i].name, n)) return true;
+	return false;
+}
+
 /* The material for a texture name, created on first use. */
 static bool texture_material(sctx *c, const char *name, size_t *slot)
 {
@@ -258,6 +268,17 @@ static bool texture_material(sctx *c, const char *name, size_t *slot)
 	char clean[64];
 	snprintf(clean, sizeof(clean), "%s", name);
 	gsioi_text_sanitize(clean);
+	// Names that differ only in bytes the sanitizing replaced, or past its
+	// 63 characters, are told apart by the texture's number (image and
+	// material names are unique in a scene; fuzz_wmp_a found two
+	// "stone?all").
+	for (size_t k = i; name_taken(s, clean); k += c->tex_cap) {
+		char base[41];
+		size_t bl = strlen(clean) < 40 ? strlen(clean) : 40;
+		memcpy(base, clean, bl);
+		base[bl] = 0;
+		snprintf(clean, sizeof(clean), "%s~%zu", base, k);
+	}
 	GSIO_CHECK((c->tex_names[i] = gsioi_arena_strdup(c->tmp, name, c->err)));
 	// The first WAD holding the name (case-insensitive, as the engine).
 	const gsio_wad_file *wad = NULL;

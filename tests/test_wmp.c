@@ -940,6 +940,23 @@ static void test_crafted(void **state)
 	free(o2);
 	gsio_wmp_file_free(g);
 	gsio_wmp_file_free(f);
+	// Two texture names that differ only in bytes the sanitizing replaces
+	// (fuzz_wmp_a): two materials, told apart by a suffix, a valid scene.
+	static const char twin[] = "// WMP2\nversion 710\nblocks 1 entities 0 objects 1\n"
+	                           "block 0 { vertices 4 faces 2 0 0 0 1 0 0 1 1 0 0 1 0 "
+	                           "3 0 1 2 : a\x8f" "b ( 1 0 0 0 ) ( 0 1 0 0 ) 0 0 0 1 1 : 0000 0 50 ndef "
+	                           "3 0 2 3 : a\xac" "b ( 1 0 0 0 ) ( 0 1 0 0 ) 0 0 0 1 1 : 0000 0 50 ndef { 0000 ndef 0 } }\n"
+	                           "object 0 { (0 0 0) (0 0 0) (1 1 1) block 0 }\n";
+	f = gsio_wmp_decode((const uint8_t *)twin, sizeof(twin) - 1, "twin", NULL, &err);
+	if (!f) fail_msg("%s", err.message);
+	s = gsio_wmp_to_scene(f, "/tmp/nonexistent-gsio-dir/twin.wmp", NULL, &err);
+	if (!s) fail_msg("%s", err.message);
+	if (gsio_scene_validate(s, &err)) fail_msg("%s", err.message);
+	size_t named = 0;
+	for (size_t i = 0; i < s->materials_count; i++) named += !strncmp(s->materials[i].name, "a?b", 3);
+	assert_int_equal(named, 2);
+	gsio_scene_free(s);
+	gsio_wmp_file_free(f);
 	// A coordinate of 1e70 (fuzz_wmp_a): "%f" gives 71 digits, all written,
 	// read back as the same double (the text was cut at 63 characters).
 	static const char far[] = "// WMP2\nversion 710\nblocks 1 entities 0 objects 1\n"
