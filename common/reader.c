@@ -9,11 +9,11 @@ bool gsioi_reader_need(gsioi_reader *r, size_t n, const char *what)
 {
 	if (r->failed) return false;
 	// pos past size (a caller that shrank size) counts as no room at all.
-	if (r->pos > r->size || n > r->size - r->pos) {
+	size_t left = gsioi_reader_remaining(r);
+	if (n > left) {
 		r->failed = true;
 		GSIO_FAIL(r->err, GSIO_ERR_TRUNCATED, r->file, (int64_t)r->pos,
-		          "file ends inside %s (needs %zu bytes, %zu left)", what, n,
-		          r->pos > r->size ? (size_t)0 : r->size - r->pos);
+		          "file ends inside %s (needs %zu bytes, %zu left)", what, n, left);
 		return false;
 	}
 	return true;
