@@ -1796,8 +1796,7 @@ NOINLINE static void deltas_packed(const gltf_ctx *c, const gsio_mesh *m, const 
 		const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
 		float p[3];
 		for (int k = 0; k < 3; k++) {
-			unsigned raw = bytes ? r[k] : (unsigned)(r[2 * k] | r[2 * k + 1] << 8);
-			p[k] = pf->scale[k] * (float)raw + pf->offset[k];
+			p[k] = pf->scale[k] * (float)gsio_record_coord(r, bytes, k) + pf->offset[k];
 		}
 		unsigned ni = r[no];
 		const float *row = lut->n[ni < nc ? ni : 0];

@@ -13,11 +13,6 @@
 // -- One packed frame
 
 /* Coordinate k of a record: 1 byte, or 2 little-endian. */
-static inline unsigned coord(const uint8_t *rec, uint32_t size, int k)
-{
-	return size == 1 ? rec[k] : gsioi_le16(rec + 2 * k);
-}
-
 /* A record's normal index, as the table reads it. */
 static inline uint8_t normal_index(const uint8_t *rec, size_t offset, size_t count)
 {
@@ -54,22 +49,12 @@ static void unpack_positions(const gsio_packed_format *pf, const uint8_t *data,
 		}
 	}
 #endif
-	if (bytes) {
-		for (; v < n; v++) {
-			const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
-			pos[3 * v] = s0 * (float)r[0] + o0;
-			pos[3 * v + 1] = s1 * (float)r[1] + o1;
-			pos[3 * v + 2] = s2 * (float)r[2] + o2;
-			if (nidx) nidx[v] = normal_index(r, no, nc);
-		}
-	} else {
-		for (; v < n; v++) {
-			const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
-			pos[3 * v] = s0 * (float)gsioi_le16(r) + o0;
-			pos[3 * v + 1] = s1 * (float)gsioi_le16(r + 2) + o1;
-			pos[3 * v + 2] = s2 * (float)gsioi_le16(r + 4) + o2;
-			if (nidx) nidx[v] = normal_index(r, no, nc);
-		}
+	for (; v < n; v++) {
+		const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
+		pos[3 * v] = s0 * (float)gsio_record_coord(r, bytes, 0) + o0;
+		pos[3 * v + 1] = s1 * (float)gsio_record_coord(r, bytes, 1) + o1;
+		pos[3 * v + 2] = s2 * (float)gsio_record_coord(r, bytes, 2) + o2;
+		if (nidx) nidx[v] = normal_index(r, no, nc);
 	}
 }
 
@@ -266,7 +251,7 @@ static size_t bounds_scalar(const gsio_packed_format *pf, const uint8_t *data, c
 		size_t at = (size_t)(used ? used[i] : i) * st;
 		const uint8_t *r = data + at;
 		for (int k = 0; k < 3; k++) {
-			unsigned c = coord(r, pf->coord_size, k);
+			unsigned c = gsio_record_coord(r, pf->coord_size == 1, k);
 			lo[k] = c < lo[k] ? c : lo[k];
 			hi[k] = c > hi[k] ? c : hi[k];
 		}

@@ -1,14 +1,22 @@
-/* A packed frame record's coordinates widened to floats: the one place that
- * says how. Header-only (static inline, no symbol), so that libgsio's frame
- * unpacking (common/frames.c) and the glTF writer, which is built on
- * libgsio's public API only (blender_bridge/gltf.c), make the same floats
- * with the same code. Internal; not installed. */
+/* A packed frame record's coordinates, as stored and widened to floats: the
+ * one place that says how. Header-only (static inline, no symbol), so that
+ * libgsio's frame unpacking (common/frames.c) and the glTF writer, which is
+ * built on libgsio's public API only (blender_bridge/gltf.c), make the same
+ * floats with the same code. Internal; not installed. */
 #ifndef GSIO_PACKED_RECORD_H
 #define GSIO_PACKED_RECORD_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+
+/** Coordinate k of a record, 1-byte (`bytes`) or little-endian 2-byte, as
+ *  stored: the scalar form of gsio_record_coords() below. */
+static inline unsigned gsio_record_coord(const uint8_t *r, bool bytes, int k)
+{
+	return bytes ? r[k] : (unsigned)(r[2 * k] | r[2 * k + 1] << 8);
+}
+
 #ifdef __SSE2__
 #include <emmintrin.h>
 
