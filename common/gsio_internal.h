@@ -160,6 +160,27 @@ void gsioi_packed_bounds(const gsio_packed_format *pf, const uint8_t *data, cons
                          size_t used_count, uint8_t *copy_to, float mn[3], float mx[3],
                          size_t *bad_normals);
 
+// -- Names to numbers (names.c)
+
+/** A hash table from the caller's strings (kept by pointer: they must
+ *  outlive it) to numbers, in an arena: a lookup per name in constant time
+ *  where a scan made n names cost n * n. Zeroed by gsioi_names_init(). */
+typedef struct gsioi_names {
+	gsio_arena *arena;
+	const char **keys; /**< cap slots, NULL when empty */
+	uint32_t *values;
+	size_t cap, count;
+	bool fold_case; /**< ASCII letters compare alike in either case */
+} gsioi_names;
+
+void gsioi_names_init(gsioi_names *n, gsio_arena *arena, bool fold_case);
+/** The number added with `key`, or -1. */
+int64_t gsioi_names_find(const gsioi_names *n, const char *key);
+/** Adds key -> value unless the key is there (the first one added stays).
+ *  False (err set) when out of memory. */
+GSIO_NODISCARD bool gsioi_names_add(gsioi_names *n, const char *key, uint32_t value,
+                                    gsio_error *err);
+
 // -- Terrain grids (grid.c)
 
 /** An HMP7 normal from its stored int8 x, y (127 times the inward unit

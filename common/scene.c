@@ -20,15 +20,7 @@ bool gsioi_scene_warn(gsio_scene *s, gsio_error *err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	gsioi_text_sanitize(buf);
-	// Warnings are few: grow the array by copying.
-	const char **w = GSIO_NEW_ARRAY(s->arena, const char *, s->warnings_count + 1, err);
-	char *text = gsioi_arena_strdup(s->arena, buf, err);
-	if (!w || !text) return false;
-	if (s->warnings_count) memcpy(w, s->warnings, s->warnings_count * sizeof(*w));
-	w[s->warnings_count++] = text;
-	s->warnings = w;
-	return true;
+	return gsio_scene_add_warning(s, err, "%s", buf) == 0; // sanitized there
 }
 
 // -- Helpers shared by the vertex-animation importers (MDL, HMP)

@@ -70,11 +70,26 @@ typedef struct sctx {
 	size_t wads_count;
 	const uint8_t *palette;
 	uint8_t palette_buf[768];
-	// Texture name -> material (linear lists: levels use tens of textures).
+	// Texture name -> slot -> material. Looked up by hash, as are the WAD
+	// lumps and the names the scene holds: scans made a level of n
+	// textures cost n * n (8 000 textures: 3 s).
 	const char **tex_names;
 	int32_t *tex_material;
 	uint32_t *tex_w, *tex_h;
 	size_t tex_count, tex_cap;
+	gsioi_names tex_index;        /**< texture name (any case) -> slot */
+	gsioi_names lump_index;       /**< lump name (any case) -> lump_refs entry */
+	uint32_t (*lump_refs)[2];     /**< wad, lump: the first WAD's lump of a name */
+	gsioi_names taken;            /**< image and material names in the scene */
+	size_t taken_images, taken_materials; /**< how many of each are in `taken` */
+	int32_t *part_of_slot;        /**< a block's part of each slot, -1 (tex_cap) */
+	size_t part_of_slot_cap;
+	gsioi_names sprite_index;     /**< a sprite's file (full path) -> sprites entry */
+	struct sprite_entry {
+		int32_t image, material;
+		uint32_t width, height;
+	} *sprites;
+	size_t sprites_count, sprites_cap;
 	model_entry *models;
 	size_t models_count, models_cap;
 	int32_t *node_of; /**< object -> node, -1 until placed */
@@ -233,21 +248,48 @@ static void checker(uint8_t *px, uint32_t n)
 		}
 }
 
-/* Whether the scene has an image or a material named n. */
-static bool name_taken(const gsio_scene *s, const char *n)
+/* The lumps by name, the first WAD's (with pixels) for a name, as the
+ * engine looks them up (case-insensitive). */
+static bool index_lumps(sctx *c)
 {
-	for (size_t i = 0; i < s->images_count; i++)
-		if (s->images[i].name && !strcmp(s->images[i].name, n)) return true;
-	for (size_t i = 0; i < s->materials_count; i++)
-		if (s->materials[i].name && !strcmp(s->materials[i].name, n)) return true;
-	return false;
+	size_t total = 0;
+	for (size_t w = 0; w < c->wads_count; w++) total += c->wads[w]->lumps_count;
+	gsioi_names_init(&c->lump_index, c->tmp, true);
+	if (!total) return true;
+	c->lump_refs = gsioi_arena_array(c->tmp, total, sizeof(*c->lump_refs), c->err);
+	GSIO_CHECK(c->lump_refs);
+	size_t k = 0;
+	for (size_t w = 0; w < c->wads_count; w++)
+		for (size_t l = 0; l < c->wads[w]->lumps_count; l++) {
+			const char *name = c->wads[w]->lumps[l].name;
+			if (!c->wads[w]->lumps[l].width || gsioi_names_find(&c->lump_index, name) >= 0) continue;
+			c->lump_refs[k][0] = (uint32_t)w, c->lump_refs[k][1] = (uint32_t)l;
+			GSIO_CHECK(gsioi_names_add(&c->lump_index, name, (uint32_t)k, c->err));
+			k++;
+		}
+	return true;
+}
+
+/* Whether the scene has an image or a material named n: the names it
+ * gained since the last call are indexed first. */
+static bool name_taken(sctx *c, const char *n, bool *taken)
+{
+	const gsio_scene *s = c->s;
+	for (; c->taken_images < s->images_count; c->taken_images++)
+		if (s->images[c->taken_images].name)
+			GSIO_CHECK(gsioi_names_add(&c->taken, s->images[c->taken_images].name, 0, c->err));
+	for (; c->taken_materials < s->materials_count; c->taken_materials++)
+		if (s->materials[c->taken_materials].name)
+			GSIO_CHECK(gsioi_names_add(&c->taken, s->materials[c->taken_materials].name, 0, c->err));
+	*taken = gsioi_names_find(&c->taken, n) >= 0;
+	return true;
 }
 
 /* The material for a texture name, created on first use. */
 static bool texture_material(sctx *c, const char *name, size_t *slot)
 {
-	for (size_t i = 0; i < c->tex_count; i++)
-		if (!strcasecmp(c->tex_names[i], name)) return *slot = i, true;
+	int64_t known = gsioi_names_find(&c->tex_index, name);
+	if (known >= 0) return *slot = (size_t)known, true;
 	gsio_scene *s = c->s;
 	if (c->tex_count == c->tex_cap) {
 		size_t cap = c->tex_cap ? 2 * c->tex_cap : 16;
@@ -272,21 +314,23 @@ static bool texture_material(sctx *c, const char *name, size_t *slot)
 	// 63 characters, are told apart by the texture's number (image and
 	// material names are unique in a scene; fuzz_wmp_a found two
 	// "stone?all").
-	for (size_t k = i; name_taken(s, clean); k += c->tex_cap) {
+	bool taken;
+	GSIO_CHECK(name_taken(c, clean, &taken));
+	for (size_t k = i; taken; k += c->tex_cap) {
 		char base[41];
 		size_t bl = strlen(clean) < 40 ? strlen(clean) : 40;
 		memcpy(base, clean, bl);
 		base[bl] = 0;
 		snprintf(clean, sizeof(clean), "%s~%zu", base, k);
+		GSIO_CHECK(name_taken(c, clean, &taken));
 	}
 	GSIO_CHECK((c->tex_names[i] = gsioi_arena_strdup(c->tmp, name, c->err)));
+	GSIO_CHECK(gsioi_names_add(&c->tex_index, c->tex_names[i], (uint32_t)i, c->err));
 	// The first WAD holding the name (case-insensitive, as the engine).
 	const gsio_wad_file *wad = NULL;
 	size_t lump = 0;
-	for (size_t w = 0; w < c->wads_count && !wad; w++)
-		for (size_t l = 0; l < c->wads[w]->lumps_count && !wad; l++)
-			if (c->wads[w]->lumps[l].width && !strcasecmp(c->wads[w]->lumps[l].name, name))
-				wad = c->wads[w], lump = l;
+	int64_t ref = gsioi_names_find(&c->lump_index, name);
+	if (ref >= 0) wad = c->wads[c->lump_refs[ref][0]], lump = c->lump_refs[ref][1];
 	gsio_error sub;
 	gsio_error_clear(&sub);
 	bool usable = wad && gsioi_wad_lump_rgba(wad, lump, c->palette, NULL, &sub);
@@ -408,24 +452,56 @@ static bool build_block(sctx *c, const gsio_wmp_block *b, int32_t node, const ch
 	float world[16];
 	gsio_node_world_matrix(s, node, world);
 	bool locked = (b->flags & GSIO_WMP_BLOCK_LOCKED) != 0;
-	// Parts: faces grouped by material slot, in order of first use.
-	size_t parts_cap = 1;
-	for (size_t i = 0; i < c->tex_count; i++) parts_cap++;
-	gsio_mesh_part *parts = gsio_scene_alloc(s, parts_cap, sizeof(*parts), c->err);
+	// Parts: faces grouped by material slot, in order of first use, each
+	// slot's faces in file order. Counted, then placed (a counting sort):
+	// a face is visited twice, where a pass over the faces per part made a
+	// block of n textures cost n * n, and a part per texture of the level
+	// in every block (the level's textures x its blocks) is one per slot
+	// the block uses.
+	if (c->part_of_slot_cap < c->tex_count) {
+		c->part_of_slot = GSIO_NEW_ARRAY_UNINIT(c->tmp, int32_t, c->tex_cap, c->err);
+		GSIO_CHECK(c->part_of_slot);
+		for (size_t i = 0; i < c->tex_cap; i++) c->part_of_slot[i] = -1;
+		c->part_of_slot_cap = c->tex_cap;
+	}
+	size_t *face_part = GSIO_NEW_ARRAY_UNINIT(c->tmp, size_t, b->faces_count, c->err);
+	size_t *part_end = GSIO_NEW_ARRAY_UNINIT(c->tmp, size_t, b->faces_count, c->err);
+	int32_t *part_slot = GSIO_NEW_ARRAY_UNINIT(c->tmp, int32_t, b->faces_count, c->err);
+	GSIO_CHECK(face_part && part_end && part_slot);
+	int32_t untextured = -1; // the part of the faces without a texture
+	size_t parts_count = 0;
+	for (size_t i = 0; i < b->faces_count; i++) {
+		if (b->faces[i].indices_count < 3) continue;
+		int32_t *part = slot[i] < 0 ? &untextured : &c->part_of_slot[slot[i]];
+		if (*part < 0) {
+			*part = (int32_t)parts_count;
+			part_slot[parts_count] = slot[i];
+			part_end[parts_count++] = 0;
+		}
+		face_part[i] = (size_t)*part;
+		part_end[*part]++;
+	}
+	for (size_t p = 0, at = 0; p < parts_count; p++) {
+		if (part_slot[p] >= 0) c->part_of_slot[part_slot[p]] = -1; // clean for the next block
+		size_t n = part_end[p];
+		part_end[p] = at; // the part's start, until its faces are placed
+		at += n;
+	}
+	size_t *order = GSIO_NEW_ARRAY_UNINIT(c->tmp, size_t, b->faces_count, c->err);
+	GSIO_CHECK(order);
+	for (size_t i = 0; i < b->faces_count; i++)
+		if (b->faces[i].indices_count >= 3) order[part_end[face_part[i]]++] = i;
+	gsio_mesh_part *parts = gsio_scene_alloc(s, parts_count, sizeof(*parts), c->err);
 	GSIO_CHECK(parts);
-	size_t parts_count = 0, v = 0, ix = 0;
-	bool *done = GSIO_NEW_ARRAY(c->tmp, bool, b->faces_count, c->err);
-	GSIO_CHECK(done);
-	for (size_t start = 0; start < b->faces_count; start++) {
-		if (done[start] || b->faces[start].indices_count < 3) continue;
-		int32_t want = slot[start];
-		gsio_mesh_part *part = &parts[parts_count++];
+	size_t v = 0, ix = 0;
+	for (size_t pi = 0, at = 0; pi < parts_count; pi++) {
+		int32_t want = part_slot[pi];
+		gsio_mesh_part *part = &parts[pi];
 		part->first_index = ix;
 		part->material = want < 0 ? -1 : c->tex_material[want];
-		for (size_t i = start; i < b->faces_count; i++) {
+		for (; at < part_end[pi]; at++) {
+			size_t i = order[at];
 			const gsio_wmp_face *fa = &b->faces[i];
-			if (done[i] || slot[i] != want || fa->indices_count < 3) continue;
-			done[i] = true;
 			size_t k = fa->indices_count, first = v;
 			const gsio_wmp_surface *su = surf[i] >= 0 ? &b->surfaces[surf[i]] : NULL;
 			double cs = su ? cos(su->angle * M_PI / 180) : 1, sn = su ? sin(su->angle * M_PI / 180) : 0;
@@ -835,6 +911,9 @@ static bool model_animations(sctx *c)
 
 // -- Sprites
 
+static bool sprite_quad(sctx *c, int32_t node, const char *nm, int32_t mat, uint32_t width,
+                        uint32_t height);
+
 static bool build_sprite(sctx *c, const char *stored, int32_t node)
 {
 	gsio_scene *s = c->s;
@@ -845,6 +924,15 @@ static bool build_sprite(sctx *c, const char *stored, int32_t node)
 	bool found;
 	GSIO_CHECK(find_file(c, "sprite", stored, full, sizeof(full), &found));
 	if (!found) return warn(c, "sprite \"%s\" not found: an empty node", clean);
+	char nm[300];
+	snprintf(nm, sizeof(nm), "sprite/%s", clean);
+	// A file placed again is read and decoded once: a level of 1 000
+	// placements of one poster took 260 MB, a decoded copy each.
+	int64_t known = gsioi_names_find(&c->sprite_index, full);
+	if (known >= 0) {
+		const struct sprite_entry *e = &c->sprites[known];
+		return sprite_quad(c, node, nm, e->material, e->width, e->height);
+	}
 	uint8_t *data;
 	size_t size;
 	gsio_error sub;
@@ -862,8 +950,6 @@ static bool build_sprite(sctx *c, const char *stored, int32_t node)
 		}
 		return warn(c, "sprite %s: %.200s: an empty node", clean, sub.message);
 	}
-	char nm[300];
-	snprintf(nm, sizeof(nm), "sprite/%s", clean);
 	int32_t img = -1;
 	for (size_t i = 0; i < s->images_count; i++)
 		if (!strcmp(s->images[i].name, nm)) img = (int32_t)i;
@@ -886,10 +972,24 @@ static bool build_sprite(sctx *c, const char *stored, int32_t node)
 		for (size_t i = 0; i < s->materials_count; i++)
 			if (!strcmp(s->materials[i].name, nm)) mat = (int32_t)i;
 	}
+	GSIO_CHECK(GSIOI_WMP_PUSH(c->tmp, c->sprites, c->sprites_count, c->sprites_cap, c->err));
+	struct sprite_entry *e = &c->sprites[c->sprites_count];
+	e->image = img, e->material = mat, e->width = im.width, e->height = im.height;
+	const char *key = gsioi_arena_strdup(c->tmp, full, c->err);
+	GSIO_CHECK(key && gsioi_names_add(&c->sprite_index, key, (uint32_t)c->sprites_count, c->err));
+	c->sprites_count++;
+	return sprite_quad(c, node, nm, mat, im.width, im.height);
+}
+
+/* The textured quad of a sprite of width x height pixels, at the node. */
+static bool sprite_quad(sctx *c, int32_t node, const char *nm, int32_t mat, uint32_t width,
+                        uint32_t height)
+{
+	gsio_scene *s = c->s;
 	int32_t mi = gsio_scene_add_mesh(s, nm, 4, 6, GSIO_MESH_NORMALS | GSIO_MESH_UVS, mat, c->err);
 	GSIO_CHECK(mi >= 0);
 	gsio_mesh *m = &s->meshes[mi];
-	float hw = (float)im.width / 2, hh = (float)im.height / 2;
+	float hw = (float)width / 2, hh = (float)height / 2;
 	// YZ plane facing +X: y left-right (+y is the viewer's left), z up.
 	const float pos[12] = {0, hw, hh, 0, -hw, hh, 0, -hw, -hh, 0, hw, -hh};
 	const float uv[8] = {0, 0, 1, 0, 1, 1, 0, 1};
@@ -1169,7 +1269,10 @@ gsio_scene *gsio_wmp_to_scene(const gsio_wmp_file *f, const char *path, const gs
 		if (!(opts && (opts->palette || opts->palette_path))) c.sub_opts.palette = c.palette_buf;
 	}
 	if (ok && opts && opts->palette) c.palette = opts->palette;
-	ok = ok && load_wads(&c);
+	ok = ok && load_wads(&c) && index_lumps(&c);
+	gsioi_names_init(&c.tex_index, c.tmp, true);
+	gsioi_names_init(&c.taken, c.tmp, false);
+	gsioi_names_init(&c.sprite_index, c.tmp, false);
 	if (ok) {
 		c.node_of = GSIO_NEW_ARRAY(c.tmp, int32_t, f->objects_count, err);
 		ok = c.node_of != NULL;

@@ -446,6 +446,65 @@ static void test_palette_pcx_corpus(void **state)
  * word records, every tail length the vector loops leave, all vertices and a
  * subset, with and without the copy made in the same pass: the box, the count
  * of bad normal indices and every copied byte. */
+/* The name index: every key found with its first value, case folded only
+ * when asked, absent keys absent, through many growths; out of memory is
+ * an error, not a crash. */
+static void test_names_index(void **state)
+{
+	(void)state;
+	gsio_error err;
+	gsio_error_clear(&err);
+	gsio_arena *a = gsioi_arena_create(NULL, 0);
+	assert_non_null(a);
+	enum { N = 5000 };
+	static char keys[N][16];
+	gsioi_names exact, folded;
+	gsioi_names_init(&exact, a, false);
+	gsioi_names_init(&folded, a, true);
+	assert_int_equal(gsioi_names_find(&exact, "Tex0"), -1); // empty
+	for (int i = 0; i < N; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "Tex%d", i);
+		assert_true(gsioi_names_add(&exact, keys[i], (uint32_t)i, &err));
+		assert_true(gsioi_names_add(&folded, keys[i], (uint32_t)i, &err));
+		// Added again with another value: the first one stays.
+		assert_true(gsioi_names_add(&exact, keys[i], 7u, &err));
+	}
+	assert_int_equal(exact.count, N);
+	assert_true(exact.cap >= 2 * exact.count);
+	for (int i = 0; i < N; i++) {
+		char up[16], other[16];
+		snprintf(up, sizeof(up), "TEX%d", i);
+		snprintf(other, sizeof(other), "Tex%d", N + i);
+		assert_int_equal(gsioi_names_find(&exact, keys[i]), i);
+		assert_int_equal(gsioi_names_find(&folded, up), i);
+		assert_int_equal(gsioi_names_find(&exact, up), -1);
+		assert_int_equal(gsioi_names_find(&folded, other), -1);
+	}
+	// Only ASCII letters fold: bytes over 0x7F and punctuation do not.
+	gsioi_names odd;
+	gsioi_names_init(&odd, a, true);
+	assert_true(gsioi_names_add(&odd, "a\xc4[", 1, &err));
+	assert_int_equal(gsioi_names_find(&odd, "A\xc4["), 1);
+	assert_int_equal(gsioi_names_find(&odd, "a\xe4["), -1);
+	assert_int_equal(gsioi_names_find(&odd, "a\xc4{"), -1);
+	assert_int_equal(gsioi_names_find(&odd, "a\xc4"), -1);
+	assert_int_equal(gsioi_names_find(&odd, ""), -1);
+	gsioi_arena_destroy(a);
+	// A limit reached while growing: false with the error, the index as it was.
+	a = gsioi_arena_create(NULL, 4096);
+	assert_non_null(a);
+	gsioi_names small;
+	gsioi_names_init(&small, a, false);
+	gsio_error_clear(&err);
+	bool ok = true;
+	int added = 0;
+	for (; added < N && ok; added++) ok = gsioi_names_add(&small, keys[added], (uint32_t)added, &err);
+	assert_false(ok);
+	assert_int_equal(err.code, GSIO_ERR_LIMIT);
+	for (int i = 0; i + 1 < added; i++) assert_int_equal(gsioi_names_find(&small, keys[i]), i);
+	gsioi_arena_destroy(a);
+}
+
 static void test_packed_bounds_copy(void **state)
 {
 	(void)state;
@@ -1120,6 +1179,7 @@ int main(void)
 	    cmocka_unit_test(test_palette_malformed),
 	    cmocka_unit_test(test_palette_pcx_corpus),
 	    cmocka_unit_test(test_packed_bounds_copy),
+	    cmocka_unit_test(test_names_index),
 	    cmocka_unit_test(test_arena_basics),
 	    cmocka_unit_test(test_arena_huge_pages),
 	    cmocka_unit_test(test_arena_limit),

@@ -1148,6 +1148,163 @@ static void test_wad_dds(void **state)
 	gsio_scene_free(s);
 }
 
+/* A level of many textures and many blocks costs memory in proportion to
+ * them: 2 000 textures in one block, then 2 000 blocks of one face each,
+ * under a 48 MB limit the level needs 37 MB of (the placeholders: 16 KB a
+ * texture). A part per texture of the level in every block (8 MB a block
+ * here) or a copy of the warnings per warning went past it. Names match
+ * as the engine matches them (any case), and each block's parts are its
+ * textures in order of first use, faces in file order. */
+static void test_many_textures(void **state)
+{
+	(void)state;
+	enum { T = 2000, B = 2000 };
+	size_t cap = 200 + T * 90 + B * 160 + 64;
+	char *text = malloc(cap);
+	assert_non_null(text);
+	size_t n = (size_t)snprintf(text, cap, "// WMP2\nversion 710\nblocks %d entities 0 objects 1\n",
+	                            B + 1);
+	n += (size_t)snprintf(text + n, cap - n,
+	                      "block 0 { vertices 4 faces %d 0 0 0 64 0 0 0 64 0 0 0 64\n", T);
+	// Faces alternate windings; face i has texture t<i>, face 1 also t0's
+	// name in capitals (the same texture), so block 0 has T - 1 parts.
+	for (int i = 0; i < T; i++)
+		n += (size_t)snprintf(text + n, cap - n,
+		                      "3 %s : %s%d ( 1 0 0 0 ) ( 0 1 0 0 ) 0 0 0 1 1 : 0000 0 50 ndef\n",
+		                      i % 2 ? "0 2 1" : "0 1 2", i == 1 ? "T" : "t", i == 1 ? 0 : i);
+	n += (size_t)snprintf(text + n, cap - n, "{ 0000 ndef 0 } }\n");
+	for (int b = 1; b <= B; b++)
+		n += (size_t)snprintf(text + n, cap - n,
+		                      "block %d { vertices 3 faces 1 0 0 0 64 0 0 0 64 0 3 0 1 2 : T%d ( 1 0 0 0 ) "
+		                      "( 0 1 0 0 ) 0 0 0 1 1 : 0000 0 50 ndef { 0000 ndef 0 } }\n",
+		                      b, b % 3);
+	n += (size_t)snprintf(text + n, cap - n, "object 0 { (0 0 0) (0 0 0) (1 1 1)");
+	for (int b = 0; b <= B; b++) n += (size_t)snprintf(text + n, cap - n, " block %d", b);
+	n += (size_t)snprintf(text + n, cap - n, " }\n");
+	assert_true(n < cap);
+	gsio_error err;
+	gsio_wmp_file *f = gsio_wmp_decode((const uint8_t *)text, n, "many", NULL, &err);
+	if (!f) fail_msg("%s", err.message);
+	gsio_opts o = {0};
+	o.memory_limit = (size_t)48 << 20;
+	gsio_scene *s = gsio_wmp_to_scene(f, "/tmp/nonexistent-gsio-dir/many.wmp", &o, &err);
+	if (!s) fail_msg("%s", err.message);
+	// t0 (also as T0), t2 ... t<T-1>, and T1 from the small blocks.
+	assert_int_equal(s->materials_count, T);
+	assert_int_equal(s->images_count, T);
+	assert_int_equal(s->meshes_count, B + 1);
+	assert_int_equal(s->warnings_count, T); // a placeholder each
+	const gsio_mesh *m0 = &s->meshes[0];
+	assert_int_equal(m0->parts_count, T - 1);
+	// t0 (faces 0 and 1), then t2, t3, ...: one triangle each but the first.
+	assert_string_equal(s->materials[m0->parts[0].material].name, "t0");
+	assert_int_equal(m0->parts[0].index_count, 6);
+	for (size_t p = 1; p < m0->parts_count; p++) {
+		char want[32];
+		snprintf(want, sizeof(want), "t%zu", p + 1);
+		assert_string_equal(s->materials[m0->parts[p].material].name, want);
+		assert_int_equal(m0->parts[p].first_index, 3 * (p + 1));
+		assert_int_equal(m0->parts[p].index_count, 3);
+	}
+	// Faces 0 and 1 in file order: reversed windings (0 2 1, then 0 1 2
+	// read backwards from file order 0 1 2 and 0 2 1), different normals.
+	assert_true(m0->normals[2] * m0->normals[3 * 3 + 2] < 0);
+	for (int b = 1; b <= B; b++) {
+		const gsio_mesh *m = &s->meshes[b];
+		assert_int_equal(m->parts_count, 1);
+		// T0 is t0's texture, T2 t2's; T1 is a texture of its own.
+		const char *name = s->materials[m->parts[0].material].name;
+		if (b % 3 == 0) assert_string_equal(name, "t0");
+		else if (b % 3 == 2) assert_string_equal(name, "t2");
+		else assert_string_equal(name, "T1");
+	}
+	if (gsio_scene_validate(s, &err)) fail_msg("%s", err.message);
+	gsio_scene_free(s);
+	gsio_wmp_file_free(f);
+	free(text);
+}
+
+/* A sprite of `placed` placements of one 64 x 64 TGA in folder dir. */
+static gsio_scene *sprites_level(const char *dir, size_t placed)
+{
+	gsio_wmp_file f;
+	memset(&f, 0, sizeof(f));
+	f.dialect = GSIO_WMP_BINARY;
+	f.version = 710;
+	f.objects_count = placed + 1;
+	f.entities_count = placed;
+	f.objects = calloc(placed + 1, sizeof(*f.objects));
+	f.entities = calloc(placed, sizeof(*f.entities));
+	gsio_wmp_ref *refs = calloc(2 * placed, sizeof(*refs));
+	assert_true(f.objects && f.entities && refs);
+	f.objects[0].refs = refs;
+	f.objects[0].refs_count = placed;
+	for (size_t i = 0; i < placed; i++) {
+		f.entities[i].type = 0x100;
+		f.entities[i].file.s = "p.tga";
+		refs[i].kind = GSIO_WMP_OBJECT;
+		refs[i].index = (uint32_t)(i + 1);
+		gsio_wmp_object *o = &f.objects[i + 1];
+		o->position[0] = 10.0 * (double)i;
+		o->scale[0] = o->scale[1] = o->scale[2] = 1;
+		o->refs = &refs[placed + i];
+		o->refs_count = 1;
+		refs[placed + i].kind = GSIO_WMP_ENTITY;
+		refs[placed + i].index = (uint32_t)i;
+	}
+	f.objects[0].scale[0] = f.objects[0].scale[1] = f.objects[0].scale[2] = 1;
+	char lvl[128];
+	snprintf(lvl, sizeof(lvl), "%s/l.wmp", dir);
+	gsio_error err;
+	gsio_scene *s = gsio_wmp_to_scene(&f, lvl, NULL, &err);
+	if (!s) fail_msg("%s", err.message);
+	free(refs);
+	free(f.objects);
+	free(f.entities);
+	return s;
+}
+
+/* One sprite placed 201 times: one image and one material, a quad per
+ * placement, and the file read and decoded once: the scene holds about
+ * what one placement's does. A decoded copy each (16 KB here) went into
+ * the scene: a level of 1 000 posters took 260 MB. */
+static void test_sprite_placed_often(void **state)
+{
+	(void)state;
+	char dir[64] = "/tmp/gsio-sprites-XXXXXX", tga[128];
+	assert_non_null(mkdtemp(dir));
+	snprintf(tga, sizeof(tga), "%s/p.tga", dir);
+	size_t size = 18 + 64 * 64 * 4;
+	uint8_t *d = calloc(1, size);
+	assert_non_null(d);
+	d[2] = 2;                         // uncompressed true colour
+	d[12] = 64, d[14] = 64, d[16] = 32; // 64 x 64, 32 bits
+	d[17] = 8 | 0x20;                 // 8 alpha bits, top-left origin
+	for (size_t i = 18; i < size; i++) d[i] = (uint8_t)(i * 7);
+	t_write_file(tga, d, size);
+	free(d);
+	gsio_scene *one = sprites_level(dir, 1), *many = sprites_level(dir, 201);
+	remove(tga);
+	rmdir(dir);
+	assert_int_equal(one->images_count, 1);
+	assert_int_equal(many->images_count, 1);
+	assert_int_equal(many->materials_count, 1);
+	assert_int_equal(many->meshes_count, 201);
+	assert_int_equal(many->warnings_count, 0);
+	for (size_t i = 0; i < many->meshes_count; i++) {
+		const gsio_mesh *m = &many->meshes[i];
+		assert_int_equal(m->parts_count, 1);
+		assert_int_equal(m->parts[0].material, 0);
+		assert_true(m->bbox_max[1] == 32 && m->bbox_max[2] == 32 && m->bbox_min[2] == -32);
+	}
+	size_t extra = gsioi_arena_used(many->arena) - gsioi_arena_used(one->arena);
+	if (extra > 200 * 64 * 64) fail_msg("200 more placements took %zu bytes", extra);
+	gsio_error err;
+	if (gsio_scene_validate(many, &err)) fail_msg("%s", err.message);
+	gsio_scene_free(one);
+	gsio_scene_free(many);
+}
+
 static void test_alloc_failure(void **state)
 {
 	(void)state;
@@ -1219,6 +1376,8 @@ int main(void)
 	    cmocka_unit_test(test_wad_pal8_level),
 	    cmocka_unit_test(test_truncation_corruption),
 	    cmocka_unit_test(test_crafted),
+	    cmocka_unit_test(test_many_textures),
+	    cmocka_unit_test(test_sprite_placed_often),
 	    cmocka_unit_test(test_alloc_failure),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
