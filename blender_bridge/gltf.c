@@ -108,11 +108,6 @@ typedef struct gltf_sink {
 	gsio_placing *bin;    // SEPARATE: the spilled .bin, written, not yet placed
 } gltf_sink;
 
-typedef struct tex_key {
-	int32_t image;
-	int sampler;
-} tex_key;
-
 typedef struct gltf_ctx {
 	const gsio_scene *s;
 	gsio_error *err;
@@ -135,15 +130,14 @@ typedef struct gltf_ctx {
 	cJSON *root;
 	cJSON *accessors, *views, *nodes, *meshes, *materials, *textures, *images, *samplers,
 	    *skins, *animations, *cameras, *lights, *scene_nodes, *extensions_used;
-	int accessors_n, views_n; // items in accessors and views (jpush)
+	int accessors_n, views_n, images_n, textures_n, meshes_n; // items in those (jpush)
 	int *image_index;   // glTF image per scene image, -1 when skipped
 	int *mesh_index;    // glTF mesh per scene mesh, -1 when not written
 	int *mesh_targets;  // morph targets written per scene mesh
 	int *mesh_skin;     // glTF skin per scene mesh, -1 when unskinned
 	bool *folded;       // per node: the camera/light frame fix is in its own rotation
 	int sampler_of[3][3]; // glTF sampler per (wrap_u, wrap_v), -1 until used
-	tex_key *texs;      // glTF textures made so far
-	size_t texs_count;
+	int (*tex_of)[9];   // glTF texture per image and (wrap_u, wrap_v), -1 until made
 	int variants_count; // KHR_materials_variants variants, 0 when unused
 	bool used_unlit, used_lights;
 } gltf_ctx;
@@ -331,11 +325,18 @@ static int jpush(gltf_ctx *c, cJSON *arr, cJSON *item)
 		c->json_failed = true;
 		return -1;
 	}
-	// cJSON counts an array by walking it: the two arrays that grow with
-	// the frame count (a view and an accessor per morph target) keep their
-	// own count, or a model of 231 frames spends 8% of its time counting;
-	// appends whose index nobody reads (targets, names) go through jadd().
-	int *known = arr == c->accessors ? &c->accessors_n : arr == c->views ? &c->views_n : NULL;
+	// cJSON counts an array by walking it: the arrays that grow with the
+	// frame count (a view and an accessor per morph target) or with the
+	// scene (images, textures, meshes) keep their own count, or a model of
+	// 231 frames spends 8% of its time counting, and a level of 8 000
+	// textures a quarter; appends whose index nobody reads (targets, names)
+	// go through jadd(). Only jpush() appends to these five.
+	int *known = arr == c->accessors  ? &c->accessors_n
+	             : arr == c->views    ? &c->views_n
+	             : arr == c->images   ? &c->images_n
+	             : arr == c->textures ? &c->textures_n
+	             : arr == c->meshes   ? &c->meshes_n
+	                                  : NULL;
 	int idx = known ? *known : cJSON_GetArraySize(arr);
 	if (!cJSON_AddItemToArray(arr, item)) {
 		cJSON_Delete(item);
@@ -1318,14 +1319,8 @@ static int texture_of(gltf_ctx *c, const gsio_texture *t)
 		c->sampler_of[wu][wv] = jpush(c, c->samplers, sm);
 	}
 	int sampler = c->sampler_of[wu][wv];
-	for (size_t k = 0; k < c->texs_count; k++)
-		if (c->texs[k].image == t->image && c->texs[k].sampler == sampler) return (int)k;
-	tex_key *nt = realloc(c->texs, (c->texs_count + 1) * sizeof(*nt));
-	if (!nt) {
-		c->json_failed = true;
-		return -1;
-	}
-	c->texs = nt;
+	int *known = &c->tex_of[t->image][3 * wu + wv]; // a sampler per wrap pair
+	if (*known >= 0) return *known;
 	cJSON *j = jobj(c);
 	jnum(c, j, "sampler", sampler);
 	jnum(c, j, "source", image);
@@ -1333,12 +1328,7 @@ static int texture_of(gltf_ctx *c, const gsio_texture *t)
 	char name[300];
 	snprintf(name, sizeof(name), "%s_%s", c->name, or_default(im->name, "image"));
 	jstr(c, j, "name", name);
-	int index = jpush(c, c->textures, j);
-	if (index < 0) return -1;
-	c->texs[c->texs_count].image = t->image;
-	c->texs[c->texs_count].sampler = sampler;
-	c->texs_count++;
-	return index;
+	return *known = jpush(c, c->textures, j);
 }
 
 // -- Materials
@@ -2985,7 +2975,7 @@ static bool build_document(gltf_ctx *c)
 	jstr(c, aextra, "sourceAxes", c->convert_axes ? "converted from Z up, X forward" : "Z up, X forward (kept)");
 	if (s->warnings_count) {
 		cJSON *w = jarr(c);
-		for (size_t i = 0; i < s->warnings_count; i++) jpush(c, w, cJSON_CreateString(s->warnings[i]));
+		for (size_t i = 0; i < s->warnings_count; i++) jadd(c, w, cJSON_CreateString(s->warnings[i]));
 		jset(c, aextra, "sourceWarnings", w);
 	}
 	jset(c, asset, "extras", aextra);
@@ -3011,6 +3001,7 @@ static bool build_document(gltf_ctx *c)
 	c->mesh_targets = xmalloc_array(c, n, sizeof(int));
 	c->mesh_skin = xmalloc_array(c, n, sizeof(int));
 	c->image_index = xmalloc_array(c, s->images_count ? s->images_count : 1, sizeof(int));
+	c->tex_of = xmalloc_array(c, s->images_count ? s->images_count : 1, sizeof(*c->tex_of));
 	c->folded = xmalloc_array(c, s->nodes_count ? s->nodes_count : 1, sizeof(bool));
 	c->q_off = xmalloc_array(c, n, 3 * sizeof(float));
 	c->q_scale = xmalloc_array(c, n, sizeof(float));
@@ -3018,8 +3009,11 @@ static bool build_document(gltf_ctx *c)
 	if (!c->q_off || !c->q_scale || !c->q_ok) return false;
 	for (size_t i = 0; i < n; i++) c->q_scale[i] = 0, c->q_ok[i] = false;
 	plan_quant(c);
-	if (!c->mesh_index || !c->mesh_targets || !c->mesh_skin || !c->image_index || !c->folded)
+	if (!c->mesh_index || !c->mesh_targets || !c->mesh_skin || !c->image_index || !c->folded ||
+	    !c->tex_of)
 		return false;
+	for (size_t i = 0; i < s->images_count; i++)
+		for (int k = 0; k < 9; k++) c->tex_of[i][k] = -1;
 	for (size_t i = 0; i < n; i++) c->mesh_index[i] = c->mesh_targets[i] = c->mesh_skin[i] = -1;
 	for (size_t i = 0; i < 9; i++) c->sampler_of[i / 3][i % 3] = -1;
 
@@ -3207,7 +3201,7 @@ static int write_impl(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_glt
 	free(c->q_off);
 	free(c->q_scale);
 	free(c->q_ok);
-	free(c->texs);
+	free(c->tex_of);
 	buf_free(&c->bin);
 	gsio_place_discard(c->bin.spill);
 	if (!ok) {

@@ -905,6 +905,59 @@ static void test_instances(void **state)
 	gsio_scene_free(s);
 }
 
+/** Materials sharing images: one glTF texture per image and wrap pair, in
+ *  order of first use, a sampler per wrap pair; every material points at
+ *  the texture of its own image and wraps. */
+static void test_textures_shared(void **state)
+{
+	(void)state;
+	gsio_scene *s = triangle_scene(); // image 0, material 0 (repeat, repeat)
+	gsio_error err;
+	int32_t b = gsio_scene_add_image(s, "other", 1, 1, NULL, &err);
+	assert_true(b >= 0);
+	static const struct {
+		int32_t image;
+		gsio_wrap u, v;
+	} use[] = {{0, GSIO_WRAP_CLAMP, GSIO_WRAP_REPEAT}, {0, GSIO_WRAP_REPEAT, GSIO_WRAP_REPEAT},
+	           {1, GSIO_WRAP_REPEAT, GSIO_WRAP_REPEAT}, {0, GSIO_WRAP_CLAMP, GSIO_WRAP_REPEAT},
+	           {1, GSIO_WRAP_MIRROR, GSIO_WRAP_CLAMP}, {1, GSIO_WRAP_REPEAT, GSIO_WRAP_REPEAT},
+	           {0, GSIO_WRAP_CLAMP, GSIO_WRAP_CLAMP}};
+	const int want_texture[] = {0, 1, 0, 2, 1, 3, 2, 4}; // material 0, then use[]
+	for (size_t i = 0; i < sizeof(use) / sizeof(use[0]); i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "m%zu", i + 1);
+		int32_t m = gsio_scene_add_material(s, name, &err);
+		assert_true(m >= 0);
+		s->materials[m].base_color_texture.image = use[i].image;
+		s->materials[m].base_color_texture.wrap_u = use[i].u;
+		s->materials[m].base_color_texture.wrap_v = use[i].v;
+		int32_t n = gsio_scene_add_node(s, name, -1, &err);
+		s->nodes[n].mesh = add_triangle(s, name, m);
+	}
+	glb g;
+	glb_write(&g, s, 0, 0);
+	const cJSON *mats = arr(g.doc, "materials"), *texs = arr(g.doc, "textures");
+	assert_int_equal(cJSON_GetArraySize(mats), 8);
+	assert_int_equal(cJSON_GetArraySize(texs), 5);
+	assert_int_equal(cJSON_GetArraySize(arr(g.doc, "samplers")), 4);
+	assert_int_equal(cJSON_GetArraySize(arr(g.doc, "images")), 2);
+	for (int i = 0; i < 8; i++) {
+		const cJSON *pbr = cJSON_GetObjectItemCaseSensitive(item(g.doc, "materials", i),
+		                                                     "pbrMetallicRoughness");
+		int t = num(cJSON_GetObjectItemCaseSensitive(pbr, "baseColorTexture"), "index", -1);
+		assert_int_equal(t, want_texture[i]);
+		const cJSON *tex = item(g.doc, "textures", t), *smp = item(g.doc, "samplers", num(tex, "sampler", -1));
+		int32_t image = i ? use[i - 1].image : 0;
+		gsio_wrap u = i ? use[i - 1].u : GSIO_WRAP_REPEAT, v = i ? use[i - 1].v : GSIO_WRAP_REPEAT;
+		assert_int_equal(num(tex, "source", -1), image);
+		const int code[] = {10497, 33071, 33648}; // REPEAT, CLAMP_TO_EDGE, MIRRORED_REPEAT
+		assert_int_equal(num(smp, "wrapS", -1), code[u]);
+		assert_int_equal(num(smp, "wrapT", -1), code[v]);
+	}
+	glb_free(&g);
+	gsio_scene_free(s);
+}
+
 /** Two skeletons, each with a skinned mesh: two glTF skins. */
 static void test_two_skins(void **state)
 {
@@ -1807,6 +1860,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_axes),
+	    cmocka_unit_test(test_textures_shared),
 	    cmocka_unit_test(test_png_and_names),
 	    cmocka_unit_test(test_png_forms),
 	    cmocka_unit_test(test_png_indexed),
