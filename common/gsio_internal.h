@@ -180,6 +180,9 @@ int64_t gsioi_names_find(const gsioi_names *n, const char *key);
  *  False (err set) when out of memory. */
 GSIO_NODISCARD bool gsioi_names_add(gsioi_names *n, const char *key, uint32_t value,
                                     gsio_error *err);
+/** Adds key -> value, or gives a key already there this value. */
+GSIO_NODISCARD bool gsioi_names_set(gsioi_names *n, const char *key, uint32_t value,
+                                    gsio_error *err);
 
 // -- Terrain grids (grid.c)
 

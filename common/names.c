@@ -41,14 +41,19 @@ void gsioi_names_init(gsioi_names *n, gsio_arena *arena, bool fold_case)
 	n->fold_case = fold_case;
 }
 
+/* The slot of key, or of the empty slot where it would go (cap > 0). */
+static size_t slot_of(const gsioi_names *n, const char *key)
+{
+	size_t mask = n->cap - 1, i = hash(key, n->fold_case) & mask;
+	while (n->keys[i] && !same(n->keys[i], key, n->fold_case)) i = (i + 1) & mask;
+	return i;
+}
+
 int64_t gsioi_names_find(const gsioi_names *n, const char *key)
 {
 	if (!n->count) return -1;
-	size_t mask = n->cap - 1;
-	for (size_t i = hash(key, n->fold_case) & mask;; i = (i + 1) & mask) {
-		if (!n->keys[i]) return -1;
-		if (same(n->keys[i], key, n->fold_case)) return n->values[i];
-	}
+	size_t i = slot_of(n, key);
+	return n->keys[i] ? (int64_t)n->values[i] : -1;
 }
 
 static void put(gsioi_names *n, const char *key, uint32_t value)
@@ -58,6 +63,15 @@ static void put(gsioi_names *n, const char *key, uint32_t value)
 	n->keys[i] = key;
 	n->values[i] = value;
 	n->count++;
+}
+
+bool gsioi_names_set(gsioi_names *n, const char *key, uint32_t value, gsio_error *err)
+{
+	if (n->count) {
+		size_t i = slot_of(n, key);
+		if (n->keys[i]) return n->values[i] = value, true;
+	}
+	return gsioi_names_add(n, key, value, err);
 }
 
 bool gsioi_names_add(gsioi_names *n, const char *key, uint32_t value, gsio_error *err)

@@ -80,10 +80,14 @@ GSIO_NODISCARD bool gsioi_md5_add_anim(gsio_scene *s, const gsio_md5_anim *a, co
 bool gsioi_md5_anim_valid(const gsio_md5_anim *a, gsio_error *err);
 /** The file name of path without folder and extension, in the scene's arena. */
 char *gsioi_md5_stem(gsio_scene *s, const char *path, const char *fallback, gsio_error *err);
+/** Room for the file names one shader's texture may have (12 KB), made once
+ *  per load in its temporary arena and reused for every shader. */
+typedef struct md5_candidates md5_candidates;
+md5_candidates *gsioi_md5_candidates_new(gsio_arena *tmp, gsio_error *err);
 /** Finds, reads and decodes the texture of one shader into mat (candidate
- *  paths in tmp, the load's temporary arena). A missing, unreadable or
- *  refused texture is a warning; false only when the scene fails. */
-GSIO_NODISCARD bool gsioi_md5_resolve_texture(gsio_scene *s, gsio_arena *tmp, gsio_material *mat,
+ *  paths in c; NULL only for an empty shader). A missing, unreadable or refused texture is a warning;
+ *  false only when the scene fails. */
+GSIO_NODISCARD bool gsioi_md5_resolve_texture(gsio_scene *s, md5_candidates *c, gsio_material *mat,
                                               const char *shader, const char *path,
                                               const gsio_opts *opts, gsio_error *err);
 /** The animations of a mesh scene: opts->anim_paths, else the siblings. */

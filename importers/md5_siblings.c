@@ -96,10 +96,15 @@ static int normalise_relative(const char *in, char out[MD5_PATH_MAX])
 	return 1;
 }
 
-typedef struct md5_candidates {
+struct md5_candidates {
 	char paths[12][MD5_PATH_MAX];
 	size_t count;
-} md5_candidates;
+};
+
+md5_candidates *gsioi_md5_candidates_new(gsio_arena *tmp, gsio_error *err)
+{
+	return gsioi_arena_alloc(tmp, sizeof(md5_candidates), err);
+}
 
 // rel, then rel with each texture extension instead of (or added to) its own.
 static void add_candidates(md5_candidates *c, const char *path, size_t dlen, const char *rel)
@@ -131,7 +136,7 @@ static int32_t find_image(const gsio_scene *s, const char *file)
 
 // Finds, reads and decodes the texture of one shader. A missing or broken
 // texture is a warning; false only when the scene itself fails (memory).
-bool gsioi_md5_resolve_texture(gsio_scene *s, gsio_arena *tmp, gsio_material *mat,
+bool gsioi_md5_resolve_texture(gsio_scene *s, md5_candidates *c, gsio_material *mat,
                                const char *shader, const char *path, const gsio_opts *opts,
                                gsio_error *err)
 {
@@ -139,8 +144,7 @@ bool gsioi_md5_resolve_texture(gsio_scene *s, gsio_arena *tmp, gsio_material *ma
 	if (!path)
 		return gsioi_scene_warn(s, err, "shader \"%.200s\": no file name to look beside", shader);
 	size_t dlen = dir_len(path);
-	md5_candidates *c = gsioi_arena_alloc(tmp, sizeof(*c), err);
-	GSIO_CHECK(c);
+	c->count = 0; // one struct for every shader of the load: 12 KB each took 100 MB
 	char rel[MD5_PATH_MAX];
 	int ok = normalise_relative(shader, rel);
 	size_t refused = 0; // candidates refused or unreadable (each warned)
@@ -205,17 +209,13 @@ bool gsioi_md5_resolve_texture(gsio_scene *s, gsio_arena *tmp, gsio_material *ma
 			return gsioi_scene_warn(s, err, "texture %.300s: %.150s: no image", c->paths[i],
 			                       sub.message);
 		}
-		gsio_image *imgs = GSIO_NEW_ARRAY(s->arena, gsio_image, s->images_count + 1, err);
-		GSIO_CHECK(imgs);
-		if (s->images_count) memcpy(imgs, s->images, s->images_count * sizeof(*imgs));
 		im.source_type = -1;
 		im.source_format = GSIO_PIXEL_RGBA8888;
 		GSIO_CHECK((im.source_path = gsioi_arena_strdup(s->arena, c->paths[i], err)));
 		GSIO_CHECK((im.name = gsioi_md5_unique_image_name(s, gsioi_path_base(c->paths[i]), err)));
-		imgs[s->images_count] = im;
-		mat->base_color_texture.image = (int32_t)s->images_count;
-		s->images = imgs;
-		s->images_count++;
+		int32_t added = gsioi_scene_push_image(s, &im, err); // grows by doubling
+		GSIO_CHECK(added >= 0);
+		mat->base_color_texture.image = added;
 		return true;
 	}
 	if (refused) return true; // said already

@@ -480,6 +480,13 @@ static void test_names_index(void **state)
 		assert_int_equal(gsioi_names_find(&exact, up), -1);
 		assert_int_equal(gsioi_names_find(&folded, other), -1);
 	}
+	// set: a value replaced (the key kept), a new key added.
+	assert_true(gsioi_names_set(&folded, "TEX17", 99u, &err));
+	assert_int_equal(gsioi_names_find(&folded, "tex17"), 99);
+	assert_int_equal(folded.count, N);
+	assert_true(gsioi_names_set(&folded, "fresh", 5u, &err));
+	assert_int_equal(gsioi_names_find(&folded, "FRESH"), 5);
+	assert_int_equal(folded.count, N + 1);
 	// Only ASCII letters fold: bytes over 0x7F and punctuation do not.
 	gsioi_names odd;
 	gsioi_names_init(&odd, a, true);
