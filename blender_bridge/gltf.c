@@ -133,6 +133,7 @@ typedef struct gltf_ctx {
 	int accessors_n, views_n, images_n, textures_n, meshes_n; // items in those (jpush)
 	int *image_index;   // glTF image per scene image, -1 when skipped
 	int *mesh_index;    // glTF mesh per scene mesh, -1 when not written
+	size_t *same_first, *same_next; // meshes by positions array (plan_shared_meshes)
 	int *mesh_targets;  // morph targets written per scene mesh
 	int *mesh_skin;     // glTF skin per scene mesh, -1 when unskinned
 	bool *folded;       // per node: the camera/light frame fix is in its own rotation
@@ -2290,6 +2291,44 @@ static bool write_grid_expanded(gltf_ctx *c, size_t mi, const gsio_mesh *m)
 	return ok;
 }
 
+typedef struct mesh_key {
+	uintptr_t positions;
+	size_t index;
+} mesh_key;
+
+static int mesh_key_cmp(const void *a, const void *b)
+{
+	const mesh_key *x = a, *y = b;
+	if (x->positions != y->positions) return x->positions < y->positions ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/** Groups the meshes by their positions array, the first thing same_mesh()
+ *  compares: same_first[i] is the first mesh of i's positions, same_next[i]
+ *  the next one (SIZE_MAX: none, or no positions). */
+static bool plan_shared_meshes(gltf_ctx *c)
+{
+	size_t n = c->s->meshes_count;
+	mesh_key *keys = xmalloc_array(c, n ? n : 1, sizeof(*keys));
+	if (!keys) return false;
+	for (size_t i = 0; i < n; i++) {
+		keys[i].positions = (uintptr_t)c->s->meshes[i].positions;
+		keys[i].index = i;
+		c->same_first[i] = c->same_next[i] = SIZE_MAX;
+	}
+	qsort(keys, n, sizeof(*keys), mesh_key_cmp);
+	for (size_t at = 0, end; at < n; at = end) {
+		for (end = at + 1; end < n && keys[end].positions == keys[at].positions; end++) {}
+		if (!keys[at].positions) continue;
+		for (size_t j = at; j < end; j++) {
+			c->same_first[keys[j].index] = keys[at].index;
+			c->same_next[keys[j].index] = j + 1 < end ? keys[j + 1].index : SIZE_MAX;
+		}
+	}
+	free(keys);
+	return true;
+}
+
 static bool write_mesh(gltf_ctx *c, size_t mi)
 {
 	const gsio_scene *s = c->s;
@@ -2299,8 +2338,10 @@ static bool write_mesh(gltf_ctx *c, size_t mi)
 	c->mesh_targets[mi] = 0;
 	c->mesh_skin[mi] = -1;
 	// A mesh sharing an earlier one's arrays is that glTF mesh; only its
-	// skin is its own.
-	for (size_t k = 0; k < mi; k++)
+	// skin is its own. Only the meshes of its positions are candidates, in
+	// order (plan_shared_meshes()): a scan of all earlier meshes made a
+	// level of 20 000 blocks quadratic.
+	for (size_t k = c->same_first[mi]; k < mi; k = c->same_next[k])
 		if (c->mesh_index[k] >= 0 && same_mesh(s, m, &s->meshes[k]) &&
 		    (c->q_scale[k] == 0 || c->q_ok[mi])) { // quantised: this mesh's nodes must take the fold too
 			c->mesh_index[mi] = c->mesh_index[k];
@@ -2392,6 +2433,32 @@ static int plan_wrappers(gltf_ctx *c, int *wrap, int *first_skin)
 	return count;
 }
 
+/** Elements grouped: list[first[g] .. first[g + 1]) are the elements of
+ *  group g, in order. */
+typedef struct members {
+	size_t *first, *list;
+} members;
+
+/** Groups the n elements by group_of[i] (outside 0 .. groups - 1: none), by
+ *  counting: one pass where a scan of the elements per group is n * groups. */
+static bool group_members(gltf_ctx *c, const int32_t *group_of, size_t n, size_t groups,
+                          members *m)
+{
+	m->first = xmalloc_array(c, groups + 1, sizeof(size_t));
+	m->list = xmalloc_array(c, n ? n : 1, sizeof(size_t));
+	if (!m->first || !m->list) return false;
+	memset(m->first, 0, (groups + 1) * sizeof(size_t));
+	for (size_t i = 0; i < n; i++)
+		if (group_of[i] >= 0 && (size_t)group_of[i] < groups) m->first[group_of[i] + 1]++;
+	for (size_t g = 0; g < groups; g++) m->first[g + 1] += m->first[g];
+	// Filling moves first[g] to the group's end, which is where g + 1 starts.
+	for (size_t i = 0; i < n; i++)
+		if (group_of[i] >= 0 && (size_t)group_of[i] < groups) m->list[m->first[group_of[i]]++] = i;
+	for (size_t g = groups; g > 0; g--) m->first[g] = m->first[g - 1];
+	m->first[0] = 0;
+	return true;
+}
+
 static bool write_nodes(gltf_ctx *c)
 {
 	const gsio_scene *s = c->s;
@@ -2408,6 +2475,22 @@ static bool write_nodes(gltf_ctx *c)
 		free(first_skin);
 		return false;
 	}
+	// Each node's children in order, and each wrapper's nodes: a scan of
+	// the nodes per node (and per wrapper) made a level of 20 000 objects
+	// quadratic.
+	members kids = {0}, wrapped = {0};
+	int32_t *parent = xmalloc_array(c, nn ? nn : 1, sizeof(int32_t));
+	if (parent)
+		for (size_t i = 0; i < nn; i++) parent[i] = s->nodes[i].parent;
+	if (!parent || !group_members(c, parent, nn, nn, &kids) ||
+	    !group_members(c, wrap, nn, (size_t)wrappers, &wrapped)) {
+		free(parent);
+		free(kids.first), free(kids.list), free(wrapped.first), free(wrapped.list);
+		free(wrap);
+		free(first_skin);
+		return false;
+	}
+	free(parent);
 	for (size_t i = 0; i < nn; i++) {
 		const gsio_node *n = &s->nodes[i];
 		cJSON *j = jobj(c);
@@ -2416,11 +2499,10 @@ static bool write_nodes(gltf_ctx *c)
 		const char *name = or_default(n->name, fallback);
 		jstr(c, j, "name", name);
 		cJSON *children = NULL;
-		for (size_t k = i + 1; k < nn; k++)
-			if (s->nodes[k].parent == (int32_t)i) {
-				if (!children) children = jarr(c);
-				jpush_num(c, children, (double)k);
-			}
+		for (size_t at = kids.first[i]; at < kids.first[i + 1]; at++) {
+			if (!children) children = jarr(c);
+			jpush_num(c, children, (double)kids.list[at]);
+		}
 		bool needs_helper = (n->camera >= 0 || n->light >= 0) && !c->folded[i];
 		if (needs_helper) {
 			if (!children) children = jarr(c);
@@ -2477,12 +2559,13 @@ static bool write_nodes(gltf_ctx *c)
 		char fallback[32];
 		snprintf(fallback, sizeof(fallback), "skeleton%d", w);
 		jstr(c, j, "name", or_default(sk->name, fallback));
-		for (size_t i = 0; i < nn; i++)
-			if (wrap[i] == w) jpush_num(c, children, (double)i);
+		for (size_t at = wrapped.first[w]; at < wrapped.first[w + 1]; at++)
+			jpush_num(c, children, (double)wrapped.list[at]);
 		jset(c, j, "children", children);
 		jpush_num(c, c->scene_nodes, (double)((int)nn + helpers + w));
 		jadd(c, c->nodes, j);
 	}
+	free(kids.first), free(kids.list), free(wrapped.first), free(wrapped.list);
 	free(wrap);
 	free(first_skin);
 	return true;
@@ -2998,6 +3081,8 @@ static bool build_document(gltf_ctx *c)
 	c->lights = jarr(c);
 	size_t n = s->meshes_count ? s->meshes_count : 1;
 	c->mesh_index = xmalloc_array(c, n, sizeof(int));
+	c->same_first = xmalloc_array(c, n, sizeof(size_t));
+	c->same_next = xmalloc_array(c, n, sizeof(size_t));
 	c->mesh_targets = xmalloc_array(c, n, sizeof(int));
 	c->mesh_skin = xmalloc_array(c, n, sizeof(int));
 	c->image_index = xmalloc_array(c, s->images_count ? s->images_count : 1, sizeof(int));
@@ -3010,7 +3095,7 @@ static bool build_document(gltf_ctx *c)
 	for (size_t i = 0; i < n; i++) c->q_scale[i] = 0, c->q_ok[i] = false;
 	plan_quant(c);
 	if (!c->mesh_index || !c->mesh_targets || !c->mesh_skin || !c->image_index || !c->folded ||
-	    !c->tex_of)
+	    !c->tex_of || !c->same_first || !c->same_next || !plan_shared_meshes(c))
 		return false;
 	for (size_t i = 0; i < s->images_count; i++)
 		for (int k = 0; k < 9; k++) c->tex_of[i][k] = -1;
@@ -3194,6 +3279,8 @@ static int write_impl(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_glt
 	cJSON_Delete(c->scene_nodes);
 	cJSON_Delete(c->extensions_used);
 	free(c->mesh_index);
+	free(c->same_first);
+	free(c->same_next);
 	free(c->mesh_targets);
 	free(c->mesh_skin);
 	free(c->image_index);

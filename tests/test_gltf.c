@@ -958,6 +958,39 @@ static void test_textures_shared(void **state)
 	gsio_scene_free(s);
 }
 
+/** A node tree written as it is: each node's children in order, the roots
+ *  in the scene (children found by grouping the parents, not by a scan). */
+static void test_node_tree(void **state)
+{
+	(void)state;
+	gsio_scene *s = new_scene();
+	gsio_error err;
+	const int32_t parent[] = {-1, 0, 1, 0, 2, -1, 5, 1, 0};
+	const size_t nn = sizeof(parent) / sizeof(parent[0]);
+	for (size_t i = 0; i < nn; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "n%zu", i);
+		assert_int_equal(gsio_scene_add_node(s, name, parent[i], &err), (int32_t)i);
+	}
+	glb g;
+	glb_write(&g, s, 0, 0);
+	assert_int_equal(cJSON_GetArraySize(arr(g.doc, "nodes")), (int)nn);
+	for (size_t i = 0; i < nn; i++) {
+		const cJSON *kids = cJSON_GetObjectItemCaseSensitive(item(g.doc, "nodes", (int)i), "children");
+		int want[8], nw = 0;
+		for (size_t k = 0; k < nn; k++)
+			if (parent[k] == (int32_t)i) want[nw++] = (int)k;
+		assert_int_equal(cJSON_GetArraySize(kids), nw); // 0 when absent
+		for (int k = 0; k < nw; k++) assert_int_equal(cJSON_GetArrayItem(kids, k)->valueint, want[k]);
+	}
+	const cJSON *roots = cJSON_GetObjectItemCaseSensitive(item(g.doc, "scenes", 0), "nodes");
+	assert_int_equal(cJSON_GetArraySize(roots), 2);
+	assert_int_equal(cJSON_GetArrayItem(roots, 0)->valueint, 0);
+	assert_int_equal(cJSON_GetArrayItem(roots, 1)->valueint, 5);
+	glb_free(&g);
+	gsio_scene_free(s);
+}
+
 /** Two skeletons, each with a skinned mesh: two glTF skins. */
 static void test_two_skins(void **state)
 {
@@ -1861,6 +1894,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_axes),
 	    cmocka_unit_test(test_textures_shared),
+	    cmocka_unit_test(test_node_tree),
 	    cmocka_unit_test(test_png_and_names),
 	    cmocka_unit_test(test_png_forms),
 	    cmocka_unit_test(test_png_indexed),
