@@ -803,6 +803,75 @@ static void test_build_clips(void **state)
 	gsio_scene_free(s);
 }
 
+/* The clip names of many frames against the plain rule they follow, a
+ * scan of the earlier clips per clip (names equal to the stem, or starting
+ * with it and a '.'): stems of letters, dots, separators and digits from a
+ * fixed generator, so stems like "a.b" meet "a" and "a.2". */
+static void test_build_clips_many(void **state)
+{
+	(void)state;
+	enum { N = 3000 };
+	static char names[N][16];
+	static gsio_morph_frame frames[N];
+	static char want[N][48];
+	uint32_t x = 12345;
+	for (int i = 0; i < N; i++) {
+		const char alphabet[] = "ab.._ 1";
+		int len = 1 + (int)((x >> 16) % 5);
+		for (int k = 0; k < len; k++) {
+			x = x * 1103515245u + 12345u;
+			names[i][k] = alphabet[(x >> 16) % (sizeof(alphabet) - 1)];
+		}
+		names[i][len] = 0;
+		x = x * 1103515245u + 12345u;
+		frames[i].name = names[i];
+	}
+	gsio_mesh m;
+	memset(&m, 0, sizeof(m));
+	m.frames = frames;
+	m.frames_count = N;
+	gsio_error err;
+	gsio_scene *s = gsioi_scene_create(NULL, &err);
+	assert_non_null(s);
+	assert_true(gsioi_scene_build_clips(s, &m, 0, 10.0f, &err));
+	// The reference: clips as runs of one stem, each named by the scan.
+	size_t c = 0;
+	for (size_t i = 0; i < N;) {
+		size_t stem = strlen(names[i]);
+		while (stem && names[i][stem - 1] >= '0' && names[i][stem - 1] <= '9') stem--;
+		while (stem && strchr(" _-", names[i][stem - 1])) stem--;
+		size_t run = 1;
+		for (; i + run < N; run++) {
+			const char *nx = names[i + run];
+			size_t ls = strlen(nx);
+			while (ls && nx[ls - 1] >= '0' && nx[ls - 1] <= '9') ls--;
+			while (ls && strchr(" _-", nx[ls - 1])) ls--;
+			if (ls != stem || memcmp(nx, names[i], stem)) break;
+		}
+		char cname[48];
+		if (stem) snprintf(cname, sizeof(cname), "%.*s", (int)stem, names[i]);
+		else snprintf(cname, sizeof(cname), "anim");
+		unsigned dup = 1;
+		size_t cl = strlen(cname);
+		for (size_t k = 0; k < c; k++)
+			if (!strcmp(want[k], cname) || (!strncmp(want[k], cname, cl) && want[k][cl] == '.')) dup++;
+		if (dup > 1) snprintf(cname + cl, sizeof(cname) - cl, ".%u", dup);
+		snprintf(want[c++], sizeof(want[0]), "%s", cname);
+		i += run;
+	}
+	assert_int_equal(s->animations_count, c);
+	assert_true(c > 500);
+	size_t dotted = 0, suffixed = 0;
+	for (size_t i = 0; i < c; i++) {
+		assert_string_equal(s->animations[i].name, want[i]);
+		const char *dot = strrchr(want[i], '.');
+		suffixed += dot && dot[1] >= '2' && dot[1] <= '9';
+		dotted += strchr(want[i], '.') && !(dot && dot[1] >= '0' && dot[1] <= '9');
+	}
+	assert_true(suffixed > 100 && dotted > 100); // both kinds of '.' met
+	gsio_scene_free(s);
+}
+
 /* The model's root node is named after the file without its extension. */
 static void test_model_node(void **state)
 {
@@ -1194,6 +1263,7 @@ int main(void)
 	    cmocka_unit_test(test_error_format),
 	    cmocka_unit_test(test_text_sanitized),
 	    cmocka_unit_test(test_build_clips),
+	    cmocka_unit_test(test_build_clips_many),
 	    cmocka_unit_test(test_model_node),
 	    cmocka_unit_test(test_fold_double_sided),
 	    cmocka_unit_test(test_fold_double_sided_parts),
