@@ -184,6 +184,19 @@ GSIO_NODISCARD bool gsioi_names_add(gsioi_names *n, const char *key, uint32_t va
 GSIO_NODISCARD bool gsioi_names_set(gsioi_names *n, const char *key, uint32_t value,
                                     gsio_error *err);
 
+/** Names made unique by a suffix: name, or name.2, name.3, ... (name cut to
+ *  `keep` bytes, at most 300, before the suffix), the first not given yet.
+ *  Both tables in `tmp`; the names returned are copies in `out`. */
+typedef struct gsioi_unique {
+	gsioi_names given; /**< every name returned */
+	gsioi_names next;  /**< name asked for -> the next suffix to try */
+} gsioi_unique;
+
+void gsioi_unique_init(gsioi_unique *u, gsio_arena *tmp);
+/** The unique form of name, recorded as given; NULL (err set) when out of memory. */
+const char *gsioi_unique_name(gsioi_unique *u, gsio_arena *out, const char *name, int keep,
+                              gsio_error *err);
+
 // -- Terrain grids (grid.c)
 
 /** An HMP7 normal from its stored int8 x, y (127 times the inward unit

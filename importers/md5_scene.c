@@ -421,36 +421,6 @@ static const char *unique_name(gsio_scene *s, const char *name, md5_taken_fn tak
 	}
 }
 
-/* unique_name() for many names at once (a model's materials): the names
- * given so far and, per name asked for, the next suffix to try, by hash.
- * The same names as unique_name(): every suffix below the one remembered
- * was taken, and names are never removed. A scan of the names per suffix
- * tried made a mesh of 8 000 meshes with one shader take 6 minutes. */
-typedef struct md5_names {
-	gsioi_names given, next; // name -> 0; name asked for -> next suffix
-} md5_names;
-
-static const char *unique_name_indexed(gsio_scene *s, md5_names *u, const char *name,
-                                       gsio_error *err)
-{
-	char buf[320];
-	const char *out = name;
-	if (gsioi_names_find(&u->given, name) >= 0) {
-		int64_t from = gsioi_names_find(&u->next, name);
-		unsigned n = from >= 0 ? (unsigned)from : 2;
-		for (;; n++) {
-			snprintf(buf, sizeof(buf), "%.300s.%u", name, n);
-			if (gsioi_names_find(&u->given, buf) < 0) break;
-		}
-		const char *key = gsioi_arena_strdup(u->next.arena, name, err);
-		if (!key || !gsioi_names_set(&u->next, key, n + 1, err)) return NULL;
-		out = buf;
-	}
-	const char *copy = gsioi_arena_strdup(s->arena, out, err);
-	if (!copy || !gsioi_names_add(&u->given, copy, 0, err)) return NULL;
-	return copy;
-}
-
 const char *gsioi_md5_unique_image_name(gsio_scene *s, const char *name, gsio_error *err)
 {
 	return unique_name(s, name, gsioi_md5_image_taken, err);
@@ -585,9 +555,8 @@ static bool mesh_scene(gsio_scene *s, gsio_arena *tmp, const gsio_md5_mesh *m, c
 	s->materials = GSIO_NEW_ARRAY(s->arena, gsio_material, nm, err);
 	GSIO_CHECK(s->meshes && s->materials);
 	s->meshes_count = nm;
-	md5_names names;
-	gsioi_names_init(&names.given, tmp, false);
-	gsioi_names_init(&names.next, tmp, false);
+	gsioi_unique names; // material names: a scan per suffix tried was cubic in one shader's meshes
+	gsioi_unique_init(&names, tmp);
 	md5_candidates *candidates = NULL; // made for the first shader
 	size_t degenerate = 0;
 	for (size_t i = 0; i < nm; i++) {
@@ -603,7 +572,7 @@ static bool mesh_scene(gsio_scene *s, gsio_arena *tmp, const gsio_md5_mesh *m, c
 		gsio_material *mat = &s->materials[i];
 		char name[32];
 		snprintf(name, sizeof(name), "material%zu", i);
-		mat->name = unique_name_indexed(s, &names, *sm->shader ? sm->shader : name, err);
+		mat->name = gsioi_unique_name(&names, s->arena, *sm->shader ? sm->shader : name, 300, err);
 		s->materials_count = i + 1;
 		mat->shader = gsioi_arena_strdup(s->arena, sm->shader, err);
 		GSIO_CHECK(mat->name && mat->shader);

@@ -94,20 +94,6 @@ static const char *stored_name(build *b, const char *raw, size_t n, const char *
 	return gsioi_arena_strdup(b->s->arena, buf, b->err);
 }
 
-/* names[0..count) plus `name`: unique by a ".2", ".3" suffix. */
-static const char *unique_name(build *b, const char *name, const char *const *names, size_t count)
-{
-	char buf[96];
-	snprintf(buf, sizeof(buf), "%s", name);
-	for (unsigned k = 2;; k++) {
-		bool taken = false;
-		for (size_t i = 0; i < count && !taken; i++) taken = names[i] && !strcmp(names[i], buf);
-		if (!taken) break;
-		snprintf(buf, sizeof(buf), "%.80s.%u", name, k);
-	}
-	return strcmp(buf, name) ? gsioi_arena_strdup(b->s->arena, buf, b->err) : name;
-}
-
 // -- Materials and images
 
 static float clamp01(float x)
@@ -191,8 +177,9 @@ static bool build_materials(build *b)
 	GSIO_CHECK((b->mat_of_skin = GSIO_NEW_ARRAY(b->tmp, int32_t, total, b->err)));
 	s->images = GSIO_NEW_ARRAY(s->arena, gsio_image, total, b->err);
 	s->materials = GSIO_NEW_ARRAY(s->arena, gsio_material, total, b->err);
-	const char **names = GSIO_NEW_ARRAY(b->tmp, const char *, total, b->err);
-	GSIO_CHECK(s->images && s->materials && names);
+	GSIO_CHECK(s->images && s->materials);
+	gsioi_unique names; // a scan per suffix tried was cubic in skins of one name
+	gsioi_unique_init(&names, b->tmp);
 	for (size_t g = 0, gidx = 0; g < f->groups_count; g++)
 		for (size_t i = 0; i < f->groups[g].skins_count; i++, gidx++) {
 			const gsio_mdl7_skin *sk = &f->groups[g].skins[i];
@@ -201,8 +188,8 @@ static bool build_materials(build *b)
 			gsio_material *mat = &s->materials[gidx];
 			gsioi_material_defaults(mat);
 			const char *nm = stored_name(b, sk->name, 16, "skin", gidx);
-			GSIO_CHECK(nm && (nm = unique_name(b, nm, names, gidx)));
-			mat->name = names[gidx] = nm;
+			GSIO_CHECK(nm && (nm = gsioi_unique_name(&names, s->arena, nm, 80, b->err)));
+			mat->name = nm;
 			mat->base_color_texture.image = image;
 			GSIO_CHECK(!gsio_extras_set_int(s, &mat->extras, "gsio:skin_type", sk->type, b->err));
 			if ((sk->type & 7u) == GSIO_MDL7_SKIN_EXTERNAL && image < 0) {
