@@ -1150,10 +1150,7 @@ static void test_many_meshes_one_shader(void **state)
 	assert_int_equal(s->materials_count, N);
 	for (int i = 0; i < N; i++) {
 		char want[32];
-		if (i == 0) snprintf(want, sizeof(want), "s");
-		else if (i == 5) snprintf(want, sizeof(want), "material5");
-		else if (i == 3 || i == 4) snprintf(want, sizeof(want), "s.%d", i + 1); // s.3 is mesh 2's
-		else snprintf(want, sizeof(want), "s.%d", i == 1 ? 2 : i == 2 ? 3 : i);
+		t_suffixed_name((size_t)i, "material5", want, sizeof(want));
 		assert_string_equal(s->materials[i].name, want);
 		assert_int_equal(s->materials[i].base_color_texture.image, -1);
 	}

@@ -513,10 +513,7 @@ static void test_skins_one_name(void **state)
 	assert_int_equal(s->materials_count, N);
 	for (size_t i = 0; i < N; i++) {
 		char want[32];
-		if (i == 0) snprintf(want, sizeof(want), "s");
-		else if (i == 5) snprintf(want, sizeof(want), "skin5");
-		else if (i == 3 || i == 4) snprintf(want, sizeof(want), "s.%zu", i + 1); // s.3 is skin 2's
-		else snprintf(want, sizeof(want), "s.%zu", i == 1 ? 2 : i == 2 ? 3 : i);
+		t_suffixed_name(i, "skin5", want, sizeof(want));
 		assert_string_equal(s->materials[i].name, want);
 	}
 	if (gsio_scene_validate(s, &err)) fail_msg("%s", err.message);

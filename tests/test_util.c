@@ -236,3 +236,11 @@ gsio_scene *t_large_scene(uint32_t nv, uint32_t w)
 	if (gsio_scene_validate(s, &err)) fail_msg("invalid scene: %s", err.message);
 	return s;
 }
+
+void t_suffixed_name(size_t i, const char *unnamed, char *out, size_t size)
+{
+	if (i == 0) snprintf(out, size, "s");
+	else if (i == 5) snprintf(out, size, "%s", unnamed);
+	else if (i == 3 || i == 4) snprintf(out, size, "s.%zu", i + 1); // s.3 is element 2's own
+	else snprintf(out, size, "s.%zu", i == 1 ? 2 : i == 2 ? 3 : i);
+}

@@ -44,6 +44,10 @@ size_t t_list_files(const char *dir, const char *ext, char ***out);
 void t_free_list(char **list, size_t n);
 /** Writes bytes to a file; fails the test when it cannot. */
 void t_write_file(const char *path, const uint8_t *data, size_t size);
+/** The unique name gsio gives element i of a run of elements named "s",
+ *  element 2 named "s.3" and element 5 unnamed (`unnamed`: the name it gets):
+ *  s, s.2, s.3, s.4, s.5, unnamed, s.6, s.7, ... (the first free suffix). */
+void t_suffixed_name(size_t i, const char *unnamed, char *out, size_t size);
 
 /** A valid scene with one mesh of nv vertices (positions, normals, uvs,
  *  32-bit indices, one node) and, when w > 0, a w x w noisy opaque skin (a
