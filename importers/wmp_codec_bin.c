@@ -145,12 +145,22 @@ static bool decode_level(bctx *c, const chunk *ch, gsio_wmp_level *lv)
 	lv->azimuth = gsioi_lef32(p + 12);
 	lv->elevation = gsioi_lef32(p + 16);
 	size_t pos = ch->off + 20, end = ch->off + ch->size, cap = 0;
+	// Colours are taken in their order (fog 0..3, sun, ambient) up to the
+	// first one out of it; that one and every colour after it are kept as
+	// unknown chunks. Were a later one taken, writing the level back would
+	// put it before the unknown one, and the next read would take that one
+	// too: the file would change each time (fuzz_wmp_c: a sun before the
+	// fourth fog).
+	bool in_order = true;
 	while (pos < end) {
 		chunk k;
 		GSIO_CHECK(next_chunk(c, &pos, end, &k));
 		const uint8_t *q = c->data + k.off;
 		size_t ci = lv->colors_count;
 		bool colour = k.type == 3 && k.size == 4;
+		bool next_colour = in_order && colour &&
+		                   ((k.id == 1 && ci < 4) || (k.id == 2 && ci == 4) || (k.id == 3 && ci == 5));
+		if (colour && k.id >= 1 && k.id <= 3 && !next_colour) in_order = false;
 		if (k.id == 4 && colour && !lv->has_unknown4) {
 			lv->unknown4 = gsioi_le32(q);
 			lv->has_unknown4 = true;
@@ -158,8 +168,7 @@ static bool decode_level(bctx *c, const chunk *ch, gsio_wmp_level *lv)
 			GSIO_CHECK(read_string(c, &k, &lv->script));
 		} else if (k.id == 6 && k.type == 1 && !lv->palette.s) {
 			GSIO_CHECK(read_string(c, &k, &lv->palette));
-		} else if (colour && ((k.id == 1 && ci < 4) || (k.id == 2 && ci == 4) ||
-		                      (k.id == 3 && ci == 5))) {
+		} else if (next_colour) {
 			// Colours come in the order fog 0..3, sun, ambient: [index, R, G, B].
 			double *rgb = ci < 4 ? lv->fog[ci] : ci == 4 ? lv->sun : lv->ambient;
 			uint8_t *idx = ci < 4 ? &lv->fog_index[ci] : ci == 4 ? &lv->sun_index

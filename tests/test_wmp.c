@@ -1148,6 +1148,47 @@ static void test_wad_dds(void **state)
 	gsio_scene_free(s);
 }
 
+/* A binary level whose colours leave their order (a sun before the fourth
+ * fog, after an unknown chunk): the colours up to the first out of order
+ * are taken, the rest kept as they came, so writing it again gives the same
+ * bytes. Taking the later fog made the written file change on every round
+ * (fuzz_wmp_c). */
+static void test_colours_out_of_order(void **state)
+{
+	(void)state;
+	const char *text = "// WMP2\nversion 710\nblocks 0 entities 1 objects 1\n"
+	                   "level 0 { <l.$$w> <palette.pcx> 30 0 60 <ndef> 1 2 3 4 5 6 7 8 9 10 11 12 "
+	                   "13 14 15 16 17 18 }\nobject 0 { (0 0 0) (0 0 0) (1 1 1) level 0 }\n";
+	gsio_error err;
+	gsio_wmp_file *f = gsio_wmp_decode((const uint8_t *)text, strlen(text), "l", NULL, &err);
+	if (!f) fail_msg("%s", err.message);
+	assert_int_equal(f->levels_count, 1);
+	gsio_wmp_level *lv = &f->levels[0];
+	assert_int_equal(lv->colors_count, 6);
+	// Three fogs, then: a string of id 0, a sun, a fog.
+	static const uint8_t name[] = "x.pcx", sun[4] = {0, 150, 150, 150}, fog[4] = {3, 10, 20, 30};
+	gsio_wmp_chunk extra[3] = {{0, 1, name, sizeof(name)}, {2, 3, sun, 4}, {1, 3, fog, 4}};
+	lv->colors_count = 3;
+	lv->unknown = extra;
+	lv->unknown_count = 3;
+	uint8_t *b1, *b2;
+	size_t n1, n2;
+	assert_int_equal(gsio_wmp_encode(f, GSIO_WMP_BINARY, &b1, &n1, &err), 0);
+	lv->unknown = NULL; // the file frees its own arrays, not these
+	lv->unknown_count = 0;
+	gsio_wmp_file_free(f);
+	gsio_wmp_file *g = gsio_wmp_decode(b1, n1, "l.wmp", NULL, &err);
+	if (!g) fail_msg("%s", err.message);
+	assert_int_equal(g->levels[0].colors_count, 3);
+	assert_int_equal(g->levels[0].unknown_count, 3);
+	assert_int_equal(gsio_wmp_encode(g, GSIO_WMP_BINARY, &b2, &n2, &err), 0);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(b1, b2, n1);
+	gsio_wmp_file_free(g);
+	free(b1);
+	free(b2);
+}
+
 /* A level of many textures and many blocks costs memory in proportion to
  * them: 2 000 textures in one block, then 2 000 blocks of one face each,
  * under a 48 MB limit the level needs 37 MB of (the placeholders: 16 KB a
@@ -1376,6 +1417,7 @@ int main(void)
 	    cmocka_unit_test(test_wad_pal8_level),
 	    cmocka_unit_test(test_truncation_corruption),
 	    cmocka_unit_test(test_crafted),
+	    cmocka_unit_test(test_colours_out_of_order),
 	    cmocka_unit_test(test_many_textures),
 	    cmocka_unit_test(test_sprite_placed_often),
 	    cmocka_unit_test(test_alloc_failure),
