@@ -200,7 +200,7 @@ static bool build_mesh(gsio_scene *s, gsio_arena *tmp, const gsio_md5_mesh *m, s
 	GSIO_CHECK(mesh->positions && mesh->uvs && mesh->weights.offsets && mesh->weights.joints &&
 	           mesh->weights.values && mesh->indices);
 	mesh->weights.count = total;
-	size_t w_out = 0;
+	size_t w_out = 0, negative = 0;
 	for (size_t v = 0; v < nv; v++) {
 		const gsio_md5_vert *mv = &sm->verts[v];
 		double pos[3] = {0, 0, 0};
@@ -212,7 +212,10 @@ static bool build_mesh(gsio_scene *s, gsio_arena *tmp, const gsio_md5_mesh *m, s
 			quat_rotate(jq[w->joint], wp, r);
 			for (int c = 0; c < 3; c++) pos[c] += (double)w->bias * ((double)j->pos[c] + r[c]);
 			mesh->weights.joints[w_out] = w->joint;
-			mesh->weights.values[w_out] = w->bias;
+			// The position takes the bias as stored; the skin cannot hold a
+			// negative weight (a glTF joint weight is >= 0): 0 there.
+			negative += w->bias < 0;
+			mesh->weights.values[w_out] = w->bias < 0 ? 0.0f : w->bias;
 			w_out++;
 		}
 		for (int c = 0; c < 3; c++) {
@@ -228,6 +231,10 @@ static bool build_mesh(gsio_scene *s, gsio_arena *tmp, const gsio_md5_mesh *m, s
 		mesh->uvs[2 * v + 1] = mv->st[1];
 	}
 	mesh->weights.offsets[nv] = (uint32_t)w_out;
+	if (negative)
+		GSIO_CHECK(gsioi_scene_warn(s, err, "mesh %zu: %zu weights with a negative bias: 0 in the skin "
+		                                    "(the bind pose uses them as stored)",
+		                            mi, negative));
 	// Stored clockwise (Doom 3's front faces, FORMATS.md): reverse.
 	for (size_t t = 0; t < sm->tris_count; t++) {
 		mesh->indices[3 * t + 0] = sm->tris[t].v[0];

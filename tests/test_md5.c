@@ -1160,6 +1160,40 @@ static void test_many_meshes_one_shader(void **state)
 	free(text);
 }
 
+/* A negative bias (a mutated file; real ones are in 0..1): the bind pose
+ * takes it as stored, the skin gets 0 there (glTF weights are >= 0) and a
+ * warning says so; the scene is valid. It was copied into the skin, and the
+ * validator refused the scene (fuzz_md5). */
+static void test_negative_bias(void **state)
+{
+	(void)state;
+	const char *text = HDR "numJoints 1\nnumMeshes 1\njoints {\n\"j\" -1 ( 0 0 0 ) ( 0 0 0 )\n}\n"
+	                       "mesh {\nshader \"\"\nnumverts 3\nvert 0 ( 0 0 ) 0 2\nvert 1 ( 1 0 ) 2 1\n"
+	                       "vert 2 ( 0 1 ) 3 1\nnumtris 1\ntri 0 0 2 1\nnumweights 4\n"
+	                       "weight 0 0 1.5 ( 1 0 0 )\nweight 1 0 -0.5 ( 0 2 0 )\n"
+	                       "weight 2 0 1 ( 1 0 0 )\nweight 3 0 1 ( 0 1 0 )\n}\n";
+	gsio_error err;
+	gsio_md5_mesh *m = gsio_md5_mesh_decode((const uint8_t *)text, strlen(text), "neg", NULL, &err);
+	if (!m) fail_msg("%s", err.message);
+	gsio_scene *s = gsio_md5_mesh_to_scene(m, NULL, NULL, &err);
+	if (!s) fail_msg("%s", err.message);
+	if (gsio_scene_validate(s, &err)) fail_msg("%s", err.message);
+	const gsio_mesh *me = &s->meshes[0];
+	assert_int_equal(me->weights.count, 4);
+	assert_true(me->weights.values[0] == 1.5f && me->weights.values[1] == 0.0f);
+	assert_true(has_warning(s, "1 weights with a negative bias"));
+	// Vertex 0: 1.5 x (1, 0, 0) - 0.5 x (0, 2, 0), in whatever axes vertex 1's
+	// (1, 0, 0) lands on.
+	float dot = 0, len2 = 0;
+	for (int k = 0; k < 3; k++) {
+		dot += me->positions[k] * me->positions[3 + k];
+		len2 += me->positions[3 + k] * me->positions[3 + k];
+	}
+	assert_true(fabsf(dot / len2 - 1.5f) < 1e-6f);
+	gsio_scene_free(s);
+	gsio_md5_mesh_free(m);
+}
+
 // -- Animations: siblings, explicit paths, mismatches, custom io
 
 static const char *two_joint_anim(const char *second_name, int frames)
@@ -1473,7 +1507,7 @@ int main(void)
 	    cmocka_unit_test(test_memory_limit),   cmocka_unit_test(test_textures),
 	    cmocka_unit_test(test_anim_selection), cmocka_unit_test(test_camera),
 	    cmocka_unit_test(test_detect),         cmocka_unit_test(test_locale_independent),
-	    cmocka_unit_test(test_many_meshes_one_shader),
+	    cmocka_unit_test(test_many_meshes_one_shader), cmocka_unit_test(test_negative_bias),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
