@@ -1728,6 +1728,94 @@ static bool packed_fusable(const gsio_mesh *m, size_t f)
 	       pf->normal_offset < pf->vertex_stride;
 }
 
+/* A mesh's vertices that show one file vertex (split along UV seams: golem
+ * has 819 for 284) get the same deltas from a packed frame when their base
+ * position and normal are the same floats, bit for bit: the deltas are then
+ * worked out once per file vertex and copied to each (deltas_packed()). */
+typedef struct shared_deltas {
+	size_t count;       // file vertices shown, 0: not used for this mesh
+	uint32_t *record;   // per one: its record (the file vertex)
+	uint32_t *first;    // per one: the first mesh vertex showing it (its base)
+	uint32_t *slot;     // per mesh vertex: its file vertex's place in record
+	float *d;           // scratch: count x 3 position deltas, 4 floats, count x 3
+	                    // normal deltas, 4 floats (room for 16-byte stores)
+} shared_deltas;
+
+static void shared_deltas_free(shared_deltas *sd)
+{
+	free(sd->record);
+	free(sd->first);
+	free(sd->slot);
+	free(sd->d);
+	memset(sd, 0, sizeof(*sd));
+}
+
+/** Plans shared deltas for mesh m with base pos and nrm (output axes): left
+ *  unused (count 0) when every vertex shows its own file vertex, when
+ *  fewer than a fifth of the vertices share, or when two vertices of one
+ *  file vertex differ in base; false only on a failed allocation. */
+static bool shared_deltas_plan(gltf_ctx *c, const gsio_mesh *m, const float *pos, const float *nrm,
+                               shared_deltas *sd)
+{
+	memset(sd, 0, sizeof(*sd));
+	const uint32_t *sv = m->source_vertex;
+	size_t nv = m->vertex_count, ns = m->packed ? m->packed->source_count : 0;
+	if (!sv || !ns || nv < 2) return true;
+	uint32_t *at = xmalloc_array(c, ns, sizeof(uint32_t)); // file vertex -> place, UINT32_MAX: none yet
+	sd->record = xmalloc_array(c, ns < nv ? ns : nv, sizeof(uint32_t));
+	sd->first = xmalloc_array(c, ns < nv ? ns : nv, sizeof(uint32_t));
+	sd->slot = xmalloc_array(c, nv, sizeof(uint32_t));
+	if (!at || !sd->record || !sd->first || !sd->slot) {
+		free(at);
+		shared_deltas_free(sd);
+		return false;
+	}
+	for (size_t u = 0; u < ns; u++) at[u] = UINT32_MAX;
+	size_t n = 0;
+	bool same = true;
+	for (size_t v = 0; v < nv && same; v++) {
+		uint32_t u = sv[v];
+		if (at[u] == UINT32_MAX) {
+			at[u] = (uint32_t)n;
+			sd->record[n] = u;
+			sd->first[n++] = (uint32_t)v;
+		}
+		size_t b = sd->first[at[u]];
+		sd->slot[v] = at[u];
+		same = !memcmp(pos + 3 * v, pos + 3 * b, 3 * sizeof(float)) &&
+		       (!nrm || !memcmp(nrm + 3 * v, nrm + 3 * b, 3 * sizeof(float)));
+	}
+	free(at);
+	if (!same || 5 * n > 4 * nv) {
+		shared_deltas_free(sd);
+		return true;
+	}
+	sd->d = xmalloc_array(c, 6 * n + 8, sizeof(float));
+	if (!sd->d) {
+		shared_deltas_free(sd);
+		return false;
+	}
+	sd->count = n;
+	return true;
+}
+
+#ifdef __SSE2__
+/** A packed record's position delta (d: scaled and offset as libgsio
+ *  unpacks it, turned and scaled as deltas() turns it, less the base bp)
+ *  and normal delta (e: the table row of its index, row 0 when out of the
+ *  table, less the base bn), as vectors of 3 floats and a 4th. */
+static inline void record_deltas(const uint8_t *r, bool bytes, bool conv, __m128 vs, __m128 vo, __m128 vsc,
+                                 const float (*rows)[3], size_t no, size_t nc, const float *bp,
+                                 const float *bn, __m128 *d, __m128 *e)
+{
+	__m128 q = _mm_add_ps(_mm_mul_ps(gsio_record_coords(r, bytes), vs), vo);
+	if (conv) q = _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 0, 2, 1));
+	*d = _mm_sub_ps(_mm_mul_ps(q, vsc), _mm_loadu_ps(bp));
+	unsigned ni = r[no];
+	*e = _mm_sub_ps(_mm_loadu_ps(rows[ni < nc ? ni : 0]), _mm_loadu_ps(bn));
+}
+#endif
+
 /** Both morph deltas of a packed frame in one pass over its records, where
  *  the long way unpacks the frame to floats and normal indices
  *  (gsio_mesh_frame_normal_indices) and reads them back twice through
@@ -1740,7 +1828,7 @@ static bool packed_fusable(const gsio_mesh *m, size_t f)
  *  dn; adds the vertices with a bad table normal to *bad. */
 NOINLINE static void deltas_packed(const gltf_ctx *c, const gsio_mesh *m, const uint8_t *data,
                           const normal_lut *lut, const float *bp, const float *bn, float *dp,
-                          float *dn, float mm[4][3], size_t *bad)
+                          float *dn, float mm[4][3], size_t *bad, const shared_deltas *sd)
 {
 	const gsio_packed_format *pf = m->packed;
 	const uint32_t *sv = m->source_vertex;
@@ -1754,34 +1842,59 @@ NOINLINE static void deltas_packed(const gltf_ctx *c, const gsio_mesh *m, const 
 	float l[2][4] = {{0}}, h[2][4] = {{0}};
 	size_t v = 0;
 #ifdef __SSE2__
+	const __m128 vs = _mm_setr_ps(pf->scale[0], pf->scale[1], pf->scale[2], 0),
+	             vo = _mm_setr_ps(pf->offset[0], pf->offset[1], pf->offset[2], 0), vsc = _mm_set1_ps(sc);
+	const float(*rows)[3] = lut->n;
+	__m128 plo = _mm_setzero_ps(), phi = plo, nlo = plo, nhi = plo, dv, ev;
+	if (sd && sd->count) {
+		// Once per file vertex, against the base of the first vertex
+		// showing it, into sd->d; then copied to every vertex, with the
+		// min/max taken over the vertices in their order, as below.
+		const size_t n = sd->count;
+		float *sp = sd->d, *sn = sd->d + 3 * n + 4; // a vector's room between
+		for (size_t k = 0; k < n; k++) {
+			const size_t b = 3 * (size_t)sd->first[k];
+			record_deltas(data + (size_t)sd->record[k] * st, bytes, conv, vs, vo, vsc, rows, no, nc, bp + b,
+			              bn + b, &dv, &ev);
+			_mm_storeu_ps(sp + 3 * k, dv);
+			_mm_storeu_ps(sn + 3 * k, ev);
+		}
+		const uint32_t *slot = sd->slot;
+		for (; v < nv; v++) {
+			const size_t k = 3 * (size_t)slot[v];
+			dv = _mm_loadu_ps(sp + k);
+			ev = _mm_loadu_ps(sn + k);
+			if (v + 1 < nv) {
+				_mm_storeu_ps(dp + 3 * v, dv);
+				_mm_storeu_ps(dn + 3 * v, ev);
+			} else {
+				memcpy(dp + 3 * v, sp + k, 3 * sizeof(float));
+				memcpy(dn + 3 * v, sn + k, 3 * sizeof(float));
+			}
+			if (v == 0) plo = phi = dv, nlo = nhi = ev;
+			plo = _mm_min_ps(dv, plo);
+			phi = _mm_max_ps(dv, phi);
+			nlo = _mm_min_ps(ev, nlo);
+			nhi = _mm_max_ps(ev, nhi);
+		}
+	}
 	// A vertex a vector, as in deltas(): 4 floats stored, the 4th rewritten
 	// by the next vertex, so the last vertex goes to the loop below.
-	if (nv >= 2) {
-		const __m128 vs = _mm_setr_ps(pf->scale[0], pf->scale[1], pf->scale[2], 0),
-		             vo = _mm_setr_ps(pf->offset[0], pf->offset[1], pf->offset[2], 0),
-		             vsc = _mm_set1_ps(sc);
-		const float(*rows)[3] = lut->n;
-		__m128 plo = _mm_setzero_ps(), phi = plo, nlo = plo, nhi = plo;
-		for (; v + 1 < nv; v++) {
-			const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
-			__m128 q = _mm_add_ps(_mm_mul_ps(gsio_record_coords(r, bytes), vs), vo);
-			if (conv) q = _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 0, 2, 1));
-			__m128 d = _mm_sub_ps(_mm_mul_ps(q, vsc), _mm_loadu_ps(bp + 3 * v));
-			_mm_storeu_ps(dp + 3 * v, d);
-			unsigned ni = r[no];
-			__m128 e = _mm_sub_ps(_mm_loadu_ps(rows[ni < nc ? ni : 0]), _mm_loadu_ps(bn + 3 * v));
-			_mm_storeu_ps(dn + 3 * v, e);
-			if (v == 0) plo = phi = d, nlo = nhi = e;
-			plo = _mm_min_ps(d, plo);
-			phi = _mm_max_ps(d, phi);
-			nlo = _mm_min_ps(e, nlo);
-			nhi = _mm_max_ps(e, nhi);
-		}
-		_mm_storeu_ps(l[0], plo);
-		_mm_storeu_ps(h[0], phi);
-		_mm_storeu_ps(l[1], nlo);
-		_mm_storeu_ps(h[1], nhi);
+	for (; nv >= 2 && v + 1 < nv; v++) {
+		record_deltas(data + (size_t)(sv ? sv[v] : v) * st, bytes, conv, vs, vo, vsc, rows, no, nc, bp + 3 * v,
+		              bn + 3 * v, &dv, &ev);
+		_mm_storeu_ps(dp + 3 * v, dv);
+		_mm_storeu_ps(dn + 3 * v, ev);
+		if (v == 0) plo = phi = dv, nlo = nhi = ev;
+		plo = _mm_min_ps(dv, plo);
+		phi = _mm_max_ps(dv, phi);
+		nlo = _mm_min_ps(ev, nlo);
+		nhi = _mm_max_ps(ev, nhi);
 	}
+	_mm_storeu_ps(l[0], plo);
+	_mm_storeu_ps(h[0], phi);
+	_mm_storeu_ps(l[1], nlo);
+	_mm_storeu_ps(h[1], nhi);
 #endif
 	for (; v < nv; v++) {
 		const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
@@ -1886,6 +1999,8 @@ static cJSON *write_targets(gltf_ctx *c, size_t mi, const float *pos, const floa
 	bool ok = targets && dp && dn && scratch && ip && in && fpos && fnrm && nidx &&
 	          (lut || !m->normals);
 	if (lut) lut->source = NULL;
+	shared_deltas sd = {0};
+	bool sd_planned = false;
 	for (size_t f = 0; ok && f < m->frames_count; f++) {
 		const gsio_morph_frame *fr = &m->frames[f];
 		int pa, na = 0;
@@ -1895,8 +2010,13 @@ static cJSON *write_targets(gltf_ctx *c, size_t mi, const float *pos, const floa
 			// in the two views the long way writes one after the other.
 			const float *table = m->packed->normal_table[0];
 			if (lut->source != table) normal_lut_fill(c, lut, table, m->packed->normal_count, up_out);
+			if (!sd_planned && !shared_deltas_plan(c, m, pos, nrm, &sd)) {
+				ok = false;
+				break;
+			}
+			sd_planned = true;
 			float mm[4][3];
-			deltas_packed(c, m, fr->packed, lut, pos, nrm, room, room + 3 * nv, mm, bad_normals);
+			deltas_packed(c, m, fr->packed, lut, pos, nrm, room, room + 3 * nv, mm, bad_normals, &sd);
 			int pv = add_claimed_view(c, nv * 12, GLTF_ARRAY_BUFFER);
 			pa = pv < 0 ? -1 : float_accessor_json(c, pv, nv, 3, mm[0], mm[1]);
 			int nview = add_claimed_view(c, nv * 12, GLTF_ARRAY_BUFFER);
@@ -1951,6 +2071,7 @@ static cJSON *write_targets(gltf_ctx *c, size_t mi, const float *pos, const floa
 	free(fnrm);
 	free(nidx);
 	free(lut);
+	shared_deltas_free(&sd);
 	if (!ok) {
 		cJSON_Delete(targets);
 		return NULL;

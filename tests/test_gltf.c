@@ -1875,6 +1875,49 @@ static void test_morph_packed_vs_float(void **state)
 	}
 }
 
+/** Vertices that show one file vertex share their deltas only where their
+ *  bases are the same floats: with one such vertex's base position, then
+ *  its base normal, moved off the others' (as a normal made per vertex
+ *  would be), packed frames still give the GLB of float frames. */
+static void test_morph_shared_base_differs(void **state)
+{
+	(void)state;
+	const uint32_t nv = 40, nf = 4;
+	for (int what = 0; what < 2; what++) {
+		gsio_scene *sp = t_morph_scene(nv, nf, true, true);
+		gsio_scene *sf = t_morph_scene(nv, nf, false, true);
+		// The last vertex shows the file vertex of an earlier one (7v mod 30).
+		const gsio_mesh *m = &sp->meshes[0];
+		uint32_t last = nv - 1, other = 0;
+		while (other < last && m->source_vertex[other] != m->source_vertex[last]) other++;
+		assert_true(other < last);
+		gsio_scene *both[2] = {sp, sf};
+		for (int k = 0; k < 2; k++) {
+			gsio_mesh *mm = &both[k]->meshes[0];
+			float *b = what == 0 ? mm->positions : mm->normals;
+			b[3 * last] += what == 0 ? 0.5f : 0.25f;
+			float *f0 = what == 0 ? mm->frames[0].positions : mm->frames[0].normals;
+			if (f0) memcpy(f0 + 3 * last, b + 3 * last, 3 * sizeof(float));
+			if (what == 0)
+				for (int j = 0; j < 3; j++) {
+					if (b[3 * last + j] < mm->bbox_min[j]) mm->bbox_min[j] = b[3 * last + j];
+					if (b[3 * last + j] > mm->bbox_max[j]) mm->bbox_max[j] = b[3 * last + j];
+				}
+		}
+		glb a, f;
+		glb_write(&a, sp, 0, 0);
+		glb_write(&f, sf, 0, 0);
+		if (a.out.files[0].size != f.out.files[0].size ||
+		    memcmp(a.out.files[0].data, f.out.files[0].data, a.out.files[0].size))
+			fail_msg("base %s moved: packed and float frames give different GLBs",
+			         what == 0 ? "position" : "normal");
+		glb_free(&a);
+		glb_free(&f);
+		gsio_scene_free(sp);
+		gsio_scene_free(sf);
+	}
+}
+
 static void test_deterministic(void **state)
 {
 	(void)state;
@@ -1919,6 +1962,7 @@ int main(void)
 	    cmocka_unit_test(test_json_float),
 	    cmocka_unit_test(test_frame_normal_indices),
 	    cmocka_unit_test(test_morph_packed_vs_float),
+	    cmocka_unit_test(test_morph_shared_base_differs),
 	    cmocka_unit_test(test_corpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
