@@ -69,6 +69,9 @@ typedef struct build {
 	int32_t *node_of_group; /**< per group: node or -1 */
 	bool need_static;      /**< some vertex has no bone: an "unskinned" joint */
 	size_t bad_materials, bad_weights, bad_normals, bad_matrices;
+	const gsio_mdl7_group *main_group; /**< the group main_pos and main_nrm are of */
+	float *main_pos, *main_nrm; /**< its main vertices as frame_vertices() takes them */
+	size_t main_bad;       /**< bad normals among them */
 } build;
 
 // -- Names
@@ -323,15 +326,30 @@ static void vertex_normal(build *b, const gsio_mdl7_vertex *v, size_t vsize, flo
 }
 
 /* Positions and normals of every stored vertex in a frame: the main
- * vertices with the frame's replacements applied. */
+ * vertices with the frame's replacements applied. The main vertices are
+ * made once per group (in b->tmp) and copied for each frame; their bad
+ * normals count once a frame, as when they were made for each. */
 static bool frame_vertices(build *b, const gsio_mdl7_group *g, const gsio_mdl7_frame *fr,
                            float *pos, float *nrm)
 {
 	const gsio_mdl7_header *h = &b->f->header;
-	for (size_t v = 0; v < g->verts_count; v++) {
-		memcpy(&pos[3 * v], g->verts[v].pos, 3 * sizeof(float));
-		vertex_normal(b, &g->verts[v], h->mainvertex_stc_size, &nrm[3 * v]);
+	if (b->main_group != g) {
+		b->main_group = NULL;
+		b->main_pos = gsioi_arena_array_uninit(b->tmp, 3 * g->verts_count, sizeof(float), b->err);
+		b->main_nrm = gsioi_arena_array_uninit(b->tmp, 3 * g->verts_count, sizeof(float), b->err);
+		GSIO_CHECK(b->main_pos && b->main_nrm);
+		size_t bad = b->bad_normals;
+		for (size_t v = 0; v < g->verts_count; v++) {
+			memcpy(&b->main_pos[3 * v], g->verts[v].pos, 3 * sizeof(float));
+			vertex_normal(b, &g->verts[v], h->mainvertex_stc_size, &b->main_nrm[3 * v]);
+		}
+		b->main_bad = b->bad_normals - bad;
+		b->bad_normals = bad;
+		b->main_group = g;
 	}
+	memcpy(pos, b->main_pos, 3 * g->verts_count * sizeof(float));
+	memcpy(nrm, b->main_nrm, 3 * g->verts_count * sizeof(float));
+	b->bad_normals += b->main_bad;
 	for (size_t k = 0; fr && k < fr->verts_count; k++) {
 		const gsio_mdl7_vertex *v = &fr->verts[k];
 		size_t i = v->bone; // < verts_count, checked at decode

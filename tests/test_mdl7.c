@@ -76,6 +76,16 @@ static gsio_scene *scene_of(const cfile *c, const gsio_opts *opts)
 	return s;
 }
 
+/** The corpus file rel read into c and decoded. */
+static gsio_mdl7_file *decoded(const char *rel, cfile *c)
+{
+	load(rel, c);
+	gsio_error err;
+	gsio_mdl7_file *f = gsio_mdl7_decode(c->data, c->size, c->base, NULL, &err);
+	if (!f) fail_msg("%s: %s", c->base, err.message);
+	return f;
+}
+
 // -- Conformance
 
 static void test_corpus_conformance(void **state)
@@ -197,10 +207,7 @@ static void test_partial_frames(void **state)
 	(void)state;
 	T_REQUIRE_CORPUS();
 	cfile c;
-	load("lottershock/Game/Assets/tile-floor-turret.mdl", &c);
-	gsio_error err;
-	gsio_mdl7_file *f = gsio_mdl7_decode(c.data, c.size, c.base, NULL, &err);
-	assert_non_null(f);
+	gsio_mdl7_file *f = decoded("lottershock/Game/Assets/tile-floor-turret.mdl", &c);
 	const gsio_mdl7_group *g = &f->groups[0];
 	assert_int_equal(g->verts_count, 692);
 	size_t partial = 0;
@@ -232,6 +239,92 @@ static void test_partial_frames(void **state)
 	}
 	print_message("tile-floor-turret: %zu frames with 300 of 692 vertices, %zu listed vertices "
 	              "moved, %zu scene positions checked\n", partial, moved, checked);
+	free(want);
+	gsio_scene_free(s);
+	gsio_mdl7_file_free(f);
+	free(c.data);
+}
+
+/* The stored normal as the scene takes it (mdl7_scene.c): the table row or
+ * the floats, unit, negated; +z when zero or out of the table. */
+static bool stored_normal(const gsio_mdl7_vertex *v, size_t vsize, float out[3])
+{
+	float n[3];
+	if (vsize == 16) {
+		if (v->normal_index >= GSIO_NORMAL_COUNT) {
+			out[0] = out[1] = 0, out[2] = 1;
+			return false;
+		}
+		for (int k = 0; k < 3; k++) n[k] = gsio_anorms[v->normal_index][k];
+	} else {
+		for (int k = 0; k < 3; k++) n[k] = v->normal[k];
+	}
+	double len = sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]);
+	if (!isfinite(len) || len < 1e-12) {
+		out[0] = out[1] = 0, out[2] = 1;
+		return false;
+	}
+	for (int k = 0; k < 3; k++) out[k] = (float)(-n[k] / len);
+	return true;
+}
+
+/** Every frame's normals are the main vertices' with the frame's own
+ *  replacing them, and a bad stored normal counts once in every frame it
+ *  shows in: the main vertices' are worked out once per group, so a main
+ *  vertex made bad here must still turn up as +z in each frame that does
+ *  not replace it, and in the count of each. */
+static void test_frame_normals(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	cfile c;
+	gsio_mdl7_file *f = decoded("lottershock/Game/Assets/tile-floor-turret.mdl", &c);
+	gsio_mdl7_group *g = &f->groups[0];
+	size_t msize = f->header.mainvertex_stc_size, fsize = f->header.framevertex_stc_size;
+	// A main vertex no frame replaces, made bad.
+	size_t bad_v = SIZE_MAX;
+	for (size_t v = 0; v < g->verts_count && bad_v == SIZE_MAX; v++) {
+		bool replaced = false;
+		for (size_t i = 0; i < g->frames_count && !replaced; i++)
+			for (size_t k = 0; k < g->frames[i].verts_count && !replaced; k++)
+				replaced = g->frames[i].verts[k].bone == v;
+		if (!replaced) bad_v = v;
+	}
+	assert_true(bad_v != SIZE_MAX);
+	g->verts[bad_v].normal_index = 255;
+	memset(g->verts[bad_v].normal, 0, sizeof(g->verts[bad_v].normal));
+	gsio_error err;
+	gsio_scene *s = gsio_mdl7_to_scene(f, c.base, NULL, &err);
+	if (!s) fail_msg("%s", err.message);
+	const gsio_mesh *m = &s->meshes[0];
+	assert_int_equal(m->frames_count, g->frames_count);
+	float *want = malloc(3 * g->verts_count * sizeof(float));
+	assert_non_null(want);
+	size_t bad = 0, checked = 0, at_bad = 0;
+	for (size_t i = 0; i <= g->frames_count; i++) {
+		// i == frames_count: the base pose, frame 0 again (its own call).
+		const gsio_mdl7_frame *fr = &g->frames[i < g->frames_count ? i : 0];
+		for (size_t v = 0; v < g->verts_count; v++) bad += !stored_normal(&g->verts[v], msize, &want[3 * v]);
+		for (size_t k = 0; k < fr->verts_count; k++)
+			bad += !stored_normal(&fr->verts[k], fsize, &want[3 * (size_t)fr->verts[k].bone]);
+		if (i == g->frames_count) break;
+		for (size_t v = 0; v < m->vertex_count; v++) {
+			const float *got = &m->frames[i].normals[3 * v];
+			const float *w = &want[3 * m->source_vertex[v]];
+			for (int a = 0; a < 3; a++)
+				if (got[a] != w[a])
+					fail_msg("frame %zu vertex %zu [%d]: %g, want %g", i, v, a, (double)got[a], (double)w[a]);
+			at_bad += m->source_vertex[v] == bad_v;
+			checked++;
+		}
+	}
+	assert_true(at_bad >= g->frames_count);
+	char text[128];
+	snprintf(text, sizeof(text), "%zu vertex normals are zero or outside the table: used +z", bad);
+	bool found = false;
+	for (size_t w = 0; w < s->warnings_count; w++) found = found || strstr(s->warnings[w], text);
+	if (!found) fail_msg("no warning \"%s\"", text);
+	print_message("tile-floor-turret: %zu normals checked, %zu bad stored normals counted\n", checked, bad);
 	free(want);
 	gsio_scene_free(s);
 	gsio_mdl7_file_free(f);
@@ -588,7 +681,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_corpus_conformance), cmocka_unit_test(test_materials),
-	    cmocka_unit_test(test_partial_frames),     cmocka_unit_test(test_bone_animation),
+	    cmocka_unit_test(test_partial_frames),     cmocka_unit_test(test_frame_normals),
+	    cmocka_unit_test(test_bone_animation),
 	    cmocka_unit_test(test_no_animation),       cmocka_unit_test(test_truncation),
 	    cmocka_unit_test(test_corrupt_header),     cmocka_unit_test(test_allocation_failures),
 	    cmocka_unit_test(test_bones_past_data_size),
