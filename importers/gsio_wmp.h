@@ -282,6 +282,9 @@ typedef struct gsio_wad_file {
 	const uint8_t *palette;    /**< 768 bytes from a palette lump, NULL if none */
 } gsio_wad_file;
 
+/** Decodes a WAD's directory. The lumps point into a copy of the bytes in
+ *  the file's arena, or with GSIO_OPT_BORROW into `data` itself, which must
+ *  then outlive the file. */
 GSIO_API gsio_wad_file *gsio_wad_decode(const uint8_t *data, size_t size, const char *name,
                                         const gsio_opts *opts, gsio_error *err);
 GSIO_API void gsio_wad_file_free(gsio_wad_file *file);

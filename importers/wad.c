@@ -48,8 +48,9 @@ gsio_wad_file *gsio_wad_decode(const uint8_t *data, size_t size, const char *nam
 	if (!err) err = &local;
 	gsio_arena *a;
 	const uint8_t *d;
+	bool borrow = opts && (opts->flags & GSIO_OPT_BORROW);
 	gsio_wad_file *w =
-	    gsioi_codec_begin(data, size, name, opts, false, sizeof(gsio_wad_file), &a, &d, err);
+	    gsioi_codec_begin(data, size, name, opts, borrow, sizeof(gsio_wad_file), &a, &d, err);
 	if (!w) return NULL;
 	w->arena = a;
 	if (size < 12 || memcmp(d, "WAD", 3) || (d[3] != '7' && d[3] != '2' && d[3] != '3')) {
@@ -203,13 +204,18 @@ bool gsioi_wad_lump_rgba(const gsio_wad_file *wad, size_t i, const uint8_t *pale
 	return true;
 }
 
-bool gsioi_wad_lump_indices(const gsio_wad_file *wad, size_t i, const uint8_t *palette,
-                            const uint8_t **indices, const uint8_t **rgb_palette, gsio_error *err)
+bool gsioi_wad_lump_stored(const gsio_wad_file *wad, size_t i, const uint8_t *palette,
+                           gsio_pixel_format *fmt, const uint8_t **src, const uint8_t **rgb_palette,
+                           gsio_error *err)
 {
-	*indices = *rgb_palette = NULL;
+	*src = *rgb_palette = NULL;
+	*fmt = GSIO_PIXEL_RGBA8888;
 	lump_pixels px;
 	GSIO_CHECK(lump_locate(wad, i, palette, &px, err));
-	if (!px.dds && px.fmt == GSIO_PIXEL_PAL8) *indices = px.src, *rgb_palette = px.pal;
+	if (px.dds) return true;
+	*fmt = px.fmt;
+	*src = px.src;
+	if (px.fmt == GSIO_PIXEL_PAL8) *rgb_palette = px.pal;
 	return true;
 }
 

@@ -64,12 +64,13 @@ GSIO_NODISCARD bool gsioi_wmp_planes_to_faces(gsio_wmp_file *f, gsio_wmp_block *
 GSIO_NODISCARD bool gsioi_wad_lump_rgba(const gsio_wad_file *wad, size_t i,
                                         const uint8_t *palette, uint8_t *dst, gsio_error *err);
 
-/** For an 8-bit lump (checked as gsioi_wad_lump_rgba does): its indices in
- *  the WAD's bytes and the 768-byte palette gsioi_wad_lump_rgba uses (NULL:
- *  the built-in one); indices NULL for every other lump. */
-GSIO_NODISCARD bool gsioi_wad_lump_indices(const gsio_wad_file *wad, size_t i,
-                                           const uint8_t *palette, const uint8_t **indices,
-                                           const uint8_t **rgb_palette, gsio_error *err);
+/** Lump i's pixels as stored (checked as gsioi_wad_lump_rgba does): their
+ *  format and place in the WAD's bytes, and for 8-bit ones the 768-byte
+ *  palette gsioi_wad_lump_rgba uses (NULL: the built-in one); *src NULL for
+ *  a DDS lump. */
+GSIO_NODISCARD bool gsioi_wad_lump_stored(const gsio_wad_file *wad, size_t i, const uint8_t *palette,
+                                          gsio_pixel_format *fmt, const uint8_t **src,
+                                          const uint8_t **rgb_palette, gsio_error *err);
 
 /** The string's text, or "" when absent. */
 static inline const char *gsioi_wmp_str(const gsio_wmp_string *s)

@@ -67,6 +67,7 @@ typedef struct sctx {
 	folder *folders;
 	size_t folders_count;
 	gsio_wad_file **wads;
+	uint8_t **wad_bytes;          /**< per WAD: the bytes its lumps point into */
 	size_t wads_count;
 	const uint8_t *palette;
 	uint8_t palette_buf[768];
@@ -202,7 +203,12 @@ static bool load_wads(sctx *c)
 {
 	const gsio_wmp_file *f = c->f;
 	c->wads = GSIO_NEW_ARRAY(c->tmp, gsio_wad_file *, f->wads_count, c->err);
-	GSIO_CHECK(c->wads);
+	c->wad_bytes = GSIO_NEW_ARRAY(c->tmp, uint8_t *, f->wads_count, c->err);
+	GSIO_CHECK(c->wads && c->wad_bytes);
+	// The lumps point into the bytes read (kept until the WADs are freed):
+	// a copy held the WAD twice at the peak (menue.wmp: 436 KB more).
+	gsio_opts wo = c->opts ? *c->opts : (gsio_opts){0};
+	wo.flags |= GSIO_OPT_BORROW;
 	for (size_t i = 0; i < f->wads_count; i++) {
 		const char *stored = gsioi_wmp_str(&f->wads[i].path);
 		char full[1024];
@@ -222,9 +228,9 @@ static bool load_wads(sctx *c)
 			GSIO_CHECK(warn(c, "WAD %.300s: %.200s", full, sub.message));
 			continue;
 		}
-		gsio_wad_file *w = gsio_wad_decode(data, size, full, c->opts, &sub);
-		gsioi_io_free(c->opts, data);
+		gsio_wad_file *w = gsio_wad_decode(data, size, full, &wo, &sub);
 		if (!w) {
+			gsioi_io_free(c->opts, data);
 			if (sub.code == GSIO_ERR_NOMEM || sub.code == GSIO_ERR_LIMIT) {
 				*c->err = sub;
 				return false;
@@ -232,6 +238,7 @@ static bool load_wads(sctx *c)
 			GSIO_CHECK(warn(c, "WAD %.300s: %.200s: not used", full, sub.message));
 			continue;
 		}
+		c->wad_bytes[c->wads_count] = data;
 		c->wads[c->wads_count++] = w;
 	}
 	return true;
@@ -336,14 +343,29 @@ static bool texture_material(sctx *c, const char *name, size_t *slot)
 	bool usable = wad && gsioi_wad_lump_rgba(wad, lump, c->palette, NULL, &sub);
 	uint32_t w = usable ? wad->lumps[lump].width : CHECKER_SIZE;
 	uint32_t h = usable ? wad->lumps[lump].height : CHECKER_SIZE;
-	int32_t img = gsio_scene_add_image(s, clean, w, h, NULL, c->err);
+	const uint8_t *src = NULL, *rgb = NULL;
+	gsio_pixel_format fmt = GSIO_PIXEL_RGBA8888;
+	if (usable) GSIO_CHECK(gsioi_wad_lump_stored(wad, lump, c->palette, &fmt, &src, &rgb, c->err));
+	const uint8_t *indices = fmt == GSIO_PIXEL_PAL8 ? src : NULL;
+	int32_t img;
+	if (src && gsio_pixel_size(fmt) && c->opts && (c->opts->flags & GSIO_OPT_NO_PIXELS)) {
+		// The texture as stored, as MDL skins are kept: 8-bit ones as
+		// indices + palette, the others as their raw pixels (2-4 bytes a
+		// pixel, copied: the WAD is freed with the level's build), without
+		// the RGBA. The glTF writer makes the same PNG of either.
+		gsio_image kept = {.name = clean, .width = w, .height = h, .source_type = -1, .source_format = fmt};
+		GSIO_CHECK(gsioi_skin_pixels(s->arena, &kept, src, rgb, true, NULL, 0, c->err) == 0);
+		img = gsioi_scene_push_image(s, &kept, c->err);
+	} else {
+		img = gsio_scene_add_image(s, clean, w, h, NULL, c->err);
+	}
 	GSIO_CHECK(img >= 0);
 	gsio_image *im = &s->images[img];
 	if (usable) {
-		GSIO_CHECK(gsioi_wad_lump_rgba(wad, lump, c->palette, im->rgba, c->err));
-		const uint8_t *indices, *rgb;
-		GSIO_CHECK(gsioi_wad_lump_indices(wad, lump, c->palette, &indices, &rgb, c->err));
-		if (indices) GSIO_CHECK(gsioi_image_keep_indices(s->arena, im, indices, rgb, c->err));
+		if (im->rgba) {
+			GSIO_CHECK(gsioi_wad_lump_rgba(wad, lump, c->palette, im->rgba, c->err));
+			if (indices) GSIO_CHECK(gsioi_image_keep_indices(s->arena, im, indices, rgb, c->err));
+		}
 		uint32_t pt = wad->lumps[lump].pixel_type;
 		bool dds = wad->magic[3] == '7' && ((pt & 7) == 6 || (wad->lumps[lump].type & 7) == 6);
 		im->source_type = (int32_t)pt;
@@ -1285,7 +1307,10 @@ gsio_scene *gsio_wmp_to_scene(const gsio_wmp_file *f, const char *path, const gs
 	for (size_t i = 0; ok && i < c.s->meshes_count; i++)
 		if (c.s->meshes[i].skin < 0) memset(&c.s->meshes[i].weights, 0, sizeof(gsio_weights));
 	for (size_t i = 0; i < c.models_count; i++) gsio_scene_free(c.models[i].ms);
-	for (size_t i = 0; i < c.wads_count; i++) gsio_wad_file_free(c.wads[i]);
+	for (size_t i = 0; i < c.wads_count; i++) {
+		gsio_wad_file_free(c.wads[i]);
+		gsioi_io_free(c.opts, c.wad_bytes[i]);
+	}
 	if (c.tmp) free_folders(&c);
 	gsioi_arena_destroy(c.tmp);
 	if (!ok) {

@@ -861,9 +861,11 @@ static void test_png_pixels_corpus(void **state)
 	s = gsio_scene_new(NULL, &err);
 	assert_non_null(s);
 	for (size_t l = 0; l < wad->lumps_count; l++) {
-		const uint8_t *indices, *rgb;
+		const uint8_t *src, *rgb;
+		gsio_pixel_format fmt;
 		if (!wad->lumps[l].width) continue;
-		if (!gsioi_wad_lump_indices(wad, l, NULL, &indices, &rgb, &err)) fail_msg("%s", err.message);
+		if (!gsioi_wad_lump_stored(wad, l, NULL, &fmt, &src, &rgb, &err)) fail_msg("%s", err.message);
+		const uint8_t *indices = fmt == GSIO_PIXEL_PAL8 ? src : NULL;
 		int32_t k = gsio_scene_add_image(s, wad->lumps[l].name, wad->lumps[l].width,
 		                                 wad->lumps[l].height, NULL, &err);
 		assert_true(k >= 0);

@@ -1033,9 +1033,9 @@ static uint8_t *make_dds_wad(uint32_t type, bool at40, size_t *size)
 /* A level of one block textured `tex` from a WAD: the WAD's bytes written
  * as dir/wad_name, a .wmp naming it `wad_ref` beside it, and the level
  * loaded (its files removed again). */
-static gsio_scene *load_level_with_wad(const char *dir_template, const char *wad_name,
-                                       const char *wad_ref, const char *tex, const uint8_t *d,
-                                       size_t size)
+static gsio_scene *load_level_with_wad_opts(const char *dir_template, const char *wad_name,
+                                            const char *wad_ref, const char *tex, const uint8_t *d,
+                                            size_t size, const gsio_opts *opts)
 {
 	char dir[64], wad[128], lvl[128], text[640];
 	snprintf(dir, sizeof(dir), "%s", dir_template);
@@ -1052,12 +1052,19 @@ static gsio_scene *load_level_with_wad(const char *dir_template, const char *wad
 	         wad_ref, tex);
 	t_write_file(lvl, (const uint8_t *)text, strlen(text));
 	gsio_error err;
-	gsio_scene *s = gsio_load_file(lvl, NULL, &err);
+	gsio_scene *s = gsio_load_file(lvl, opts, &err);
 	if (!s) fail_msg("%s", err.message);
 	remove(wad);
 	remove(lvl);
 	rmdir(dir);
 	return s;
+}
+
+static gsio_scene *load_level_with_wad(const char *dir_template, const char *wad_name,
+                                       const char *wad_ref, const char *tex, const uint8_t *d,
+                                       size_t size)
+{
+	return load_level_with_wad_opts(dir_template, wad_name, wad_ref, tex, d, size, NULL);
 }
 
 static void test_wad_pal8_level(void **state)
@@ -1095,6 +1102,147 @@ static void test_wad_pal8_level(void **state)
 	assert_int_equal(gsio_scene_validate(s, &err), 0);
 	gsio_scene_free(s);
 	free(d);
+}
+
+/** With GSIO_OPT_NO_PIXELS a level keeps its WAD textures as stored, as
+ *  MDL skins are kept: an 8-bit one as indices + palette, a 16-bit one as
+ *  its raw pixels, no RGBA either way; each makes the PNG its decoded
+ *  pixels make (the one the glTF writer would write without the flag). */
+static void test_wad_level_no_pixels(void **state)
+{
+	(void)state;
+	enum { W = 16, H = 8 };
+	for (uint32_t type = 0; type <= 2; type += 2) { // 8-bit, RGB565
+		size_t bpp = type ? 2 : 1, lump = 40 + W * H * bpp, size = 12 + lump + 32;
+		uint8_t *d = calloc(1, size);
+		assert_non_null(d);
+		memcpy(d, "WAD7", 4);
+		put32le(d, 4, 1);
+		put32le(d, 8, (uint32_t)(12 + lump));
+		uint8_t *l = d + 12;
+		memcpy(l, "tex", 3);
+		put32le(l, 16, W);
+		put32le(l, 20, H);
+		put32le(l, 24, type);
+		for (size_t i = 0; i < W * H * bpp; i++) l[40 + i] = (uint8_t)(i * 37 + 5 + (i / 64) * 11);
+		uint8_t *e = d + 12 + lump;
+		put32le(e, 0, 12);
+		put32le(e, 4, (uint32_t)lump);
+		put32le(e, 8, (uint32_t)lump);
+		e[12] = (uint8_t)type;
+		memcpy(e + 16, "tex", 3);
+		gsio_opts o = {0};
+		o.flags = GSIO_OPT_NO_PIXELS;
+		gsio_scene *full = load_level_with_wad("/tmp/gsio-wad-np-XXXXXX", "t.wad", "t.wad", "tex", d, size);
+		gsio_scene *kept = load_level_with_wad_opts("/tmp/gsio-wad-np-XXXXXX", "t.wad", "t.wad", "tex", d, size, &o);
+		gsio_error err;
+		assert_int_equal(gsio_scene_validate(kept, &err), 0);
+		assert_int_equal(kept->images_count, 1);
+		const gsio_image *a = &full->images[0], *b = &kept->images[0];
+		assert_non_null(a->rgba);
+		assert_null(b->rgba);
+		assert_int_equal(b->width, W);
+		assert_int_equal(b->height, H);
+		assert_int_equal(b->source_format, (gsio_pixel_format)type);
+		uint8_t *pa, *pb;
+		size_t na, nb;
+		if (type == 0) {
+			assert_non_null(b->indices);
+			assert_memory_equal(b->indices, l + 40, W * H);
+			assert_int_equal(gsio_png_encode_indexed(a->indices, W, H, a->palette, a->palette_count, &pa, &na, &err), 0);
+			assert_int_equal(gsio_png_encode_indexed(b->indices, W, H, b->palette, b->palette_count, &pb, &nb, &err), 0);
+		} else {
+			assert_non_null(b->stored);
+			assert_memory_equal(b->stored, l + 40, W * H * 2);
+			assert_int_equal(gsio_png_encode(a->rgba, W, H, &pa, &na, &err), 0);
+			assert_int_equal(gsio_png_encode_stored(b->source_format, b->stored, W, H, NULL, &pb, &nb, &err), 0);
+		}
+		assert_int_equal(na, nb);
+		assert_memory_equal(pa, pb, na);
+		free(pa);
+		free(pb);
+		gsio_scene_free(full);
+		gsio_scene_free(kept);
+		free(d);
+	}
+}
+
+/* An allocator that counts the bytes it holds (a size word before each
+ * block) and the most it held. */
+typedef struct byte_count {
+	size_t live, peak;
+} byte_count;
+
+static void *count_alloc(void *user, size_t size)
+{
+	byte_count *b = user;
+	size_t *p = malloc(size + 16);
+	if (!p) return NULL;
+	p[0] = size;
+	b->live += size;
+	if (b->live > b->peak) b->peak = b->live;
+	return (uint8_t *)p + 16;
+}
+
+static void count_free(void *user, void *ptr)
+{
+	if (!ptr) return;
+	byte_count *b = user;
+	size_t *p = (size_t *)(void *)((uint8_t *)ptr - 16);
+	b->live -= p[0];
+	free(p);
+}
+
+/** gsio_wad_decode() copies the bytes into the file's arena, or with
+ *  GSIO_OPT_BORROW points its lumps into the caller's; a level borrows the
+ *  bytes of its WADs, so a WAD of 2 MB (one 2 MB lump the level does not
+ *  use) costs the level's arena none of it. */
+static void test_wad_borrowed(void **state)
+{
+	(void)state;
+	size_t size;
+	uint8_t *d = make_dds_wad(6, true, &size);
+	gsio_error err;
+	gsio_opts o = {0};
+	for (int borrow = 0; borrow < 2; borrow++) {
+		o.flags = borrow ? GSIO_OPT_BORROW : 0;
+		gsio_wad_file *w = gsio_wad_decode(d, size, "x.wad", &o, &err);
+		assert_non_null(w);
+		bool inside = w->lumps[0].data >= d && w->lumps[0].data < d + size;
+		assert_true(inside == (bool)borrow);
+		gsio_wad_file_free(w);
+	}
+	free(d);
+
+	// The DDS WAD with a second lump of 2 MB added after the first.
+	uint8_t *small = make_dds_wad(6, true, &size);
+	size_t filler = (size_t)2 << 20, lump = size - 12 - 32, big = size + filler + 32;
+	uint8_t *b = calloc(1, big);
+	assert_non_null(b);
+	memcpy(b, small, 12 + lump);
+	put32le(b, 4, 2);
+	put32le(b, 8, (uint32_t)(12 + lump + filler));
+	uint8_t *e = b + 12 + lump + filler;
+	memcpy(e, small + 12 + lump, 32);
+	put32le(e, 32, (uint32_t)(12 + lump));
+	put32le(e, 36, (uint32_t)filler);
+	put32le(e, 40, (uint32_t)filler);
+	e[44] = 0x40 + 5;
+	memcpy(e + 48, "filler", 6);
+	byte_count bc = {0, 0};
+	gsio_allocator al = {count_alloc, count_free, &bc};
+	o.flags = 0;
+	o.allocator = &al;
+	gsio_scene *s = load_level_with_wad_opts("/tmp/gsio-wad-borrow-XXXXXX", "big.wad", "big.wad", "ddstex", b,
+	                                         big, &o);
+	assert_int_equal(s->images_count, 1);
+	assert_int_equal(s->images[0].width, 8);
+	gsio_scene_free(s);
+	assert_int_equal(bc.live, 0);
+	print_message("level with a %zu-byte WAD: its allocations peaked at %zu bytes\n", big, bc.peak);
+	assert_true(bc.peak < filler);
+	free(b);
+	free(small);
 }
 
 static void test_wad_dds(void **state)
@@ -1414,6 +1562,8 @@ int main(void)
 	    cmocka_unit_test(test_entities_against_wmb),
 	    cmocka_unit_test(test_bestiary_instances),
 	    cmocka_unit_test(test_wad_dds),
+	    cmocka_unit_test(test_wad_borrowed),
+	    cmocka_unit_test(test_wad_level_no_pixels),
 	    cmocka_unit_test(test_wad_pal8_level),
 	    cmocka_unit_test(test_truncation_corruption),
 	    cmocka_unit_test(test_crafted),
