@@ -1067,27 +1067,42 @@ static gsio_scene *load_level_with_wad(const char *dir_template, const char *wad
 	return load_level_with_wad_opts(dir_template, wad_name, wad_ref, tex, d, size, NULL);
 }
 
-static void test_wad_pal8_level(void **state)
+/* A WAD7 of one texture lump `name` of w x h pixels of WAD7 type `type`,
+ * `bpp` bytes a pixel (i * 37 + 5 + (i / 64) * 11 for byte i), the lump's
+ * type byte 0 (8-bit) or `type`. *pixels points at them in the WAD. */
+static uint8_t *one_lump_wad(const char *name, uint32_t type, uint32_t w, uint32_t h, size_t bpp,
+                             size_t *size, uint8_t **pixels)
 {
-	(void)state;
-	enum { W = 8, H = 4 };
-	size_t lump = 40 + W * H, size = 12 + lump + 32;
-	uint8_t *d = calloc(1, size);
+	size_t lump = 40 + (size_t)w * h * bpp;
+	*size = 12 + lump + 32;
+	uint8_t *d = calloc(1, *size);
 	assert_non_null(d);
 	memcpy(d, "WAD7", 4);
 	put32le(d, 4, 1);
 	put32le(d, 8, (uint32_t)(12 + lump));
 	uint8_t *l = d + 12;
-	memcpy(l, "paltex", 6);
-	put32le(l, 16, W);
-	put32le(l, 20, H);
-	put32le(l, 24, 0); // 8-bit
-	for (int i = 0; i < W * H; i++) l[40 + i] = (uint8_t)(i * 37 + 5);
+	memcpy(l, name, strlen(name));
+	put32le(l, 16, w);
+	put32le(l, 20, h);
+	put32le(l, 24, type);
+	for (size_t i = 0; i < (size_t)w * h * bpp; i++) l[40 + i] = (uint8_t)(i * 37 + 5 + (i / 64) * 11);
 	uint8_t *e = d + 12 + lump;
 	put32le(e, 0, 12);
 	put32le(e, 4, (uint32_t)lump);
 	put32le(e, 8, (uint32_t)lump);
-	memcpy(e + 16, "paltex", 6);
+	e[12] = (uint8_t)type;
+	memcpy(e + 16, name, strlen(name));
+	*pixels = l + 40;
+	return d;
+}
+
+static void test_wad_pal8_level(void **state)
+{
+	(void)state;
+	enum { W = 8, H = 4 };
+	size_t size;
+	uint8_t *px;
+	uint8_t *d = one_lump_wad("paltex", 0, W, H, 1, &size, &px);
 	gsio_scene *s = load_level_with_wad("/tmp/gsio-wad-pal8-XXXXXX", "pal.wad", "pal.wad", "paltex", d, size);
 	gsio_error err;
 	assert_int_equal(s->images_count, 1);
@@ -1095,9 +1110,9 @@ static void test_wad_pal8_level(void **state)
 	assert_int_equal(im->width, W);
 	assert_non_null(im->indices);
 	assert_int_equal(im->palette_count, 256);
-	assert_memory_equal(im->indices, l + 40, W * H);
+	assert_memory_equal(im->indices, px, W * H);
 	uint8_t expect[W * H * 4];
-	assert_int_equal(gsio_decode_pixels(GSIO_PIXEL_PAL8, l + 40, W * H, NULL, expect), 0);
+	assert_int_equal(gsio_decode_pixels(GSIO_PIXEL_PAL8, px, W * H, NULL, expect), 0);
 	assert_memory_equal(im->rgba, expect, sizeof(expect));
 	assert_int_equal(gsio_scene_validate(s, &err), 0);
 	gsio_scene_free(s);
@@ -1113,24 +1128,9 @@ static void test_wad_level_no_pixels(void **state)
 	(void)state;
 	enum { W = 16, H = 8 };
 	for (uint32_t type = 0; type <= 2; type += 2) { // 8-bit, RGB565
-		size_t bpp = type ? 2 : 1, lump = 40 + W * H * bpp, size = 12 + lump + 32;
-		uint8_t *d = calloc(1, size);
-		assert_non_null(d);
-		memcpy(d, "WAD7", 4);
-		put32le(d, 4, 1);
-		put32le(d, 8, (uint32_t)(12 + lump));
-		uint8_t *l = d + 12;
-		memcpy(l, "tex", 3);
-		put32le(l, 16, W);
-		put32le(l, 20, H);
-		put32le(l, 24, type);
-		for (size_t i = 0; i < W * H * bpp; i++) l[40 + i] = (uint8_t)(i * 37 + 5 + (i / 64) * 11);
-		uint8_t *e = d + 12 + lump;
-		put32le(e, 0, 12);
-		put32le(e, 4, (uint32_t)lump);
-		put32le(e, 8, (uint32_t)lump);
-		e[12] = (uint8_t)type;
-		memcpy(e + 16, "tex", 3);
+		size_t size;
+		uint8_t *px;
+		uint8_t *d = one_lump_wad("tex", type, W, H, type ? 2 : 1, &size, &px);
 		gsio_opts o = {0};
 		o.flags = GSIO_OPT_NO_PIXELS;
 		gsio_scene *full = load_level_with_wad("/tmp/gsio-wad-np-XXXXXX", "t.wad", "t.wad", "tex", d, size);
@@ -1148,12 +1148,12 @@ static void test_wad_level_no_pixels(void **state)
 		size_t na, nb;
 		if (type == 0) {
 			assert_non_null(b->indices);
-			assert_memory_equal(b->indices, l + 40, W * H);
+			assert_memory_equal(b->indices, px, W * H);
 			assert_int_equal(gsio_png_encode_indexed(a->indices, W, H, a->palette, a->palette_count, &pa, &na, &err), 0);
 			assert_int_equal(gsio_png_encode_indexed(b->indices, W, H, b->palette, b->palette_count, &pb, &nb, &err), 0);
 		} else {
 			assert_non_null(b->stored);
-			assert_memory_equal(b->stored, l + 40, W * H * 2);
+			assert_memory_equal(b->stored, px, W * H * 2);
 			assert_int_equal(gsio_png_encode(a->rgba, W, H, &pa, &na, &err), 0);
 			assert_int_equal(gsio_png_encode_stored(b->source_format, b->stored, W, H, NULL, &pb, &nb, &err), 0);
 		}
