@@ -1,6 +1,10 @@
 /* Scene creation, warnings and release. */
 #include "gsio_internal.h"
 
+#ifdef __SSE2__
+#include <xmmintrin.h>
+#endif
+
 #include <stdio.h>
 
 gsio_scene *gsioi_scene_create(const gsio_opts *opts, gsio_error *err)
@@ -28,7 +32,26 @@ bool gsioi_scene_warn(gsio_scene *s, gsio_error *err, const char *fmt, ...)
 void gsioi_bbox3(const float *p, size_t n, float mn[3], float mx[3])
 {
 	for (int k = 0; k < 3; k++) mn[k] = mx[k] = 0;
-	for (size_t i = 0; i < n; i++)
+	size_t i = 0;
+#ifdef __SSE2__
+	// A vertex a vector (its 4th lane is the next vertex's x, not used), so
+	// the last vertex goes to the loop below. _mm_min_ps(v, lo) is
+	// v < lo ? v : lo, the comparison below (NaN and -0 alike): the same
+	// floats. Every frame of an MDL7 or MD5 load passes through here.
+	if (n >= 2) {
+		__m128 lo = _mm_loadu_ps(p), hi = lo;
+		for (i = 1; i + 1 < n; i++) {
+			__m128 v = _mm_loadu_ps(p + 3 * i);
+			lo = _mm_min_ps(v, lo);
+			hi = _mm_max_ps(v, hi);
+		}
+		float l[4], h[4];
+		_mm_storeu_ps(l, lo);
+		_mm_storeu_ps(h, hi);
+		for (int k = 0; k < 3; k++) mn[k] = l[k], mx[k] = h[k];
+	}
+#endif
+	for (; i < n; i++)
 		for (int k = 0; k < 3; k++) {
 			float v = p[3 * i + (size_t)k];
 			if (i == 0 || v < mn[k]) mn[k] = v;

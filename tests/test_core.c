@@ -1235,6 +1235,46 @@ static void test_read_whole_file(void **state)
 	remove(path);
 }
 
+/** gsioi_bbox3() gives the floats of the plain comparison loop (the first
+ *  vertex, then v < lo and v > hi), NaN and -0 included, for every count
+ *  from 0 to 40 and for 5 000 vertices: bit for bit. */
+static void test_bbox3(void **state)
+{
+	(void)state;
+	enum { N = 5000 };
+	float *p = malloc(3 * N * sizeof(float));
+	assert_non_null(p);
+	uint32_t x = 2463534242u;
+	for (size_t i = 0; i < 3 * N; i++) {
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		p[i] = (float)((int32_t)x % 2001) / 7.0f;
+		if (x % 97 == 0) p[i] = -0.0f;
+		if (x % 89 == 0) p[i] = 0.0f;
+		if (x % 211 == 0) p[i] = NAN;
+	}
+	p[0] = 0.0f, p[3] = -0.0f; // -0 after +0: the comparison keeps +0
+	size_t checked = 0;
+	for (size_t n = 0; n <= N; n = n < 40 ? n + 1 : N) {
+		for (size_t off = 0; off < 3 && off * 3 + n <= N; off++) {
+			const float *q = p + 3 * off;
+			float mn[3], mx[3], wmn[3] = {0, 0, 0}, wmx[3] = {0, 0, 0};
+			for (size_t i = 0; i < n; i++)
+				for (int k = 0; k < 3; k++) {
+					float v = q[3 * i + (size_t)k];
+					if (i == 0 || v < wmn[k]) wmn[k] = v;
+					if (i == 0 || v > wmx[k]) wmx[k] = v;
+				}
+			gsioi_bbox3(q, n, mn, mx);
+			assert_memory_equal(mn, wmn, sizeof(mn));
+			assert_memory_equal(mx, wmx, sizeof(mx));
+			checked++;
+		}
+		if (n == N) break;
+	}
+	print_message("%zu boxes as the comparison loop makes them\n", checked);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1271,6 +1311,7 @@ int main(void)
 	    cmocka_unit_test(test_anorms_match_file),
 	    cmocka_unit_test(test_paths),
 	    cmocka_unit_test(test_read_whole_file),
+	    cmocka_unit_test(test_bbox3),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
