@@ -1848,8 +1848,12 @@ NOINLINE static void deltas_packed(const gltf_ctx *c, const gsio_mesh *m, const 
 	__m128 plo = _mm_setzero_ps(), phi = plo, nlo = plo, nhi = plo, dv, ev;
 	if (sd && sd->count) {
 		// Once per file vertex, against the base of the first vertex
-		// showing it, into sd->d; then copied to every vertex, with the
-		// min/max taken over the vertices in their order, as below.
+		// showing it, into sd->d, with the min/max; then copied to every
+		// vertex. The min/max over the file vertices in the order they are
+		// first shown is the one over the vertices in their order: a value
+		// replaces the one kept only when strictly beyond it, so of equal
+		// values (0 and -0) the first shown stays either way, and the
+		// copies shown later equal a value seen before.
 		const size_t n = sd->count;
 		float *sp = sd->d, *sn = sd->d + 3 * n + 4; // a vector's room between
 		for (size_t k = 0; k < n; k++) {
@@ -1858,25 +1862,21 @@ NOINLINE static void deltas_packed(const gltf_ctx *c, const gsio_mesh *m, const 
 			              bn + b, &dv, &ev);
 			_mm_storeu_ps(sp + 3 * k, dv);
 			_mm_storeu_ps(sn + 3 * k, ev);
-		}
-		const uint32_t *slot = sd->slot;
-		for (; v < nv; v++) {
-			const size_t k = 3 * (size_t)slot[v];
-			dv = _mm_loadu_ps(sp + k);
-			ev = _mm_loadu_ps(sn + k);
-			if (v + 1 < nv) {
-				_mm_storeu_ps(dp + 3 * v, dv);
-				_mm_storeu_ps(dn + 3 * v, ev);
-			} else {
-				memcpy(dp + 3 * v, sp + k, 3 * sizeof(float));
-				memcpy(dn + 3 * v, sn + k, 3 * sizeof(float));
-			}
-			if (v == 0) plo = phi = dv, nlo = nhi = ev;
+			if (k == 0) plo = phi = dv, nlo = nhi = ev;
 			plo = _mm_min_ps(dv, plo);
 			phi = _mm_max_ps(dv, phi);
 			nlo = _mm_min_ps(ev, nlo);
 			nhi = _mm_max_ps(ev, nhi);
 		}
+		const uint32_t *slot = sd->slot;
+		for (; v + 1 < nv; v++) {
+			const size_t k = 3 * (size_t)slot[v];
+			_mm_storeu_ps(dp + 3 * v, _mm_loadu_ps(sp + k));
+			_mm_storeu_ps(dn + 3 * v, _mm_loadu_ps(sn + k));
+		}
+		memcpy(dp + 3 * v, sp + 3 * (size_t)slot[v], 3 * sizeof(float));
+		memcpy(dn + 3 * v, sn + 3 * (size_t)slot[v], 3 * sizeof(float));
+		v++;
 	}
 	// A vertex a vector, as in deltas(): 4 floats stored, the 4th rewritten
 	// by the next vertex, so the last vertex goes to the loop below.

@@ -1920,6 +1920,59 @@ static void test_morph_shared_base_differs(void **state)
 	}
 }
 
+/** Shared deltas take their min/max over the file vertices in the order
+ *  they are first shown, which must give the min/max over the vertices:
+ *  with a normal table whose rows hold -0 and 0 in one place, normal
+ *  deltas of -0 and 0 tie, and which one a min/max keeps is the first in
+ *  its order. Packed frames (shared) against float frames (the vertices in
+ *  order): the same GLB, and the ties are there (a "-0" in some min/max). */
+static void test_morph_shared_signed_zero(void **state)
+{
+	(void)state;
+	// Every row's x is 0, -0 or positive; the base (frame 0) takes row 0
+	// everywhere, so each frame's NORMAL x deltas are 0, -0 or positive
+	// and their min is a tie of 0 and -0 (x is the output's third).
+	static const float rows[6][3] = {{0, 0, 1},    {-0.0f, 0, 1},    {0, 1, 0},
+	                                 {0.5f, 0, 1}, {-0.0f, 1, 0}, {0.25f, 1, 0}};
+	const uint32_t nv = 60, nf = 6;
+	gsio_scene *sp = t_morph_scene(nv, nf, true, true), *sf = t_morph_scene(nv, nf, false, true);
+	gsio_mesh *mp = &sp->meshes[0], *mf = &sf->meshes[0];
+	((gsio_packed_format *)mp->packed)->normal_table = rows;
+	uint8_t *rec0 = (uint8_t *)mp->frames[0].packed;
+	for (size_t i = 0; i < mp->packed->source_count; i++) rec0[4 * i + 3] = 0;
+	for (uint32_t f = 0; f < nf; f++)
+		for (uint32_t v = 0; v < nv; v++) {
+			uint8_t i = mp->frames[f].packed[4 * (size_t)mp->source_vertex[v] + 3];
+			const float *row = rows[i < 6 ? i : 0];
+			memcpy(mf->frames[f].normals + 3 * v, row, 12);
+			if (f) continue;
+			memcpy(mp->frames[0].normals + 3 * v, row, 12);
+			memcpy(mp->normals + 3 * v, row, 12);
+			memcpy(mf->normals + 3 * v, row, 12);
+		}
+	gsio_error err;
+	if (gsio_scene_validate(sp, &err) || gsio_scene_validate(sf, &err)) fail_msg("%s", err.message);
+	glb a, b;
+	glb_write(&a, sp, 0, 0);
+	glb_write(&b, sf, 0, 0);
+	if (a.out.files[0].size != b.out.files[0].size ||
+	    memcmp(a.out.files[0].data, b.out.files[0].data, a.out.files[0].size))
+		fail_msg("shared deltas and float frames give different GLBs");
+	// The JSON chunk as written (cJSON prints -0 as 0).
+	const uint8_t *g = a.out.files[0].data;
+	size_t jl = (size_t)rd32(g + 12);
+	char *json = malloc(jl + 1);
+	assert_non_null(json);
+	memcpy(json, g + 20, jl);
+	json[jl] = 0;
+	if (!strstr(json, "-0,") && !strstr(json, "-0]")) fail_msg("no -0 in any min/max: no ties to check");
+	free(json);
+	glb_free(&a);
+	glb_free(&b);
+	gsio_scene_free(sp);
+	gsio_scene_free(sf);
+}
+
 static void test_deterministic(void **state)
 {
 	(void)state;
@@ -1965,6 +2018,7 @@ int main(void)
 	    cmocka_unit_test(test_frame_normal_indices),
 	    cmocka_unit_test(test_morph_packed_vs_float),
 	    cmocka_unit_test(test_morph_shared_base_differs),
+	    cmocka_unit_test(test_morph_shared_signed_zero),
 	    cmocka_unit_test(test_corpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
