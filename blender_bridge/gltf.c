@@ -1814,6 +1814,19 @@ static inline void record_deltas(const uint8_t *r, bool bytes, bool conv, __m128
 	unsigned ni = r[no];
 	*e = _mm_sub_ps(_mm_loadu_ps(rows[ni < nc ? ni : 0]), _mm_loadu_ps(bn));
 }
+
+/** The min/max of the position (lo[0], hi[0]) and normal (lo[1], hi[1])
+ *  deltas with d and e taken in, as deltas() takes them: the first pair
+ *  starts them, then a value replaces the one kept only when strictly
+ *  beyond it (_mm_min_ps(d, lo) is d < lo ? d : lo). */
+static inline void delta_range_add(__m128 lo[2], __m128 hi[2], __m128 d, __m128 e, bool first)
+{
+	if (first) lo[0] = hi[0] = d, lo[1] = hi[1] = e;
+	lo[0] = _mm_min_ps(d, lo[0]);
+	hi[0] = _mm_max_ps(d, hi[0]);
+	lo[1] = _mm_min_ps(e, lo[1]);
+	hi[1] = _mm_max_ps(e, hi[1]);
+}
 #endif
 
 /** Both morph deltas of a packed frame in one pass over its records, where
@@ -1845,7 +1858,7 @@ NOINLINE static void deltas_packed(const gltf_ctx *c, const gsio_mesh *m, const 
 	const __m128 vs = _mm_setr_ps(pf->scale[0], pf->scale[1], pf->scale[2], 0),
 	             vo = _mm_setr_ps(pf->offset[0], pf->offset[1], pf->offset[2], 0), vsc = _mm_set1_ps(sc);
 	const float(*rows)[3] = lut->n;
-	__m128 plo = _mm_setzero_ps(), phi = plo, nlo = plo, nhi = plo, dv, ev;
+	__m128 lo[2] = {_mm_setzero_ps(), _mm_setzero_ps()}, hi[2] = {lo[0], lo[0]}, dv, ev;
 	if (sd && sd->count) {
 		// Once per file vertex, against the base of the first vertex
 		// showing it, into sd->d, with the min/max; then copied to every
@@ -1862,11 +1875,7 @@ NOINLINE static void deltas_packed(const gltf_ctx *c, const gsio_mesh *m, const 
 			              bn + b, &dv, &ev);
 			_mm_storeu_ps(sp + 3 * k, dv);
 			_mm_storeu_ps(sn + 3 * k, ev);
-			if (k == 0) plo = phi = dv, nlo = nhi = ev;
-			plo = _mm_min_ps(dv, plo);
-			phi = _mm_max_ps(dv, phi);
-			nlo = _mm_min_ps(ev, nlo);
-			nhi = _mm_max_ps(ev, nhi);
+			delta_range_add(lo, hi, dv, ev, k == 0);
 		}
 		const uint32_t *slot = sd->slot;
 		for (; v + 1 < nv; v++) {
@@ -1885,16 +1894,12 @@ NOINLINE static void deltas_packed(const gltf_ctx *c, const gsio_mesh *m, const 
 		              bn + 3 * v, &dv, &ev);
 		_mm_storeu_ps(dp + 3 * v, dv);
 		_mm_storeu_ps(dn + 3 * v, ev);
-		if (v == 0) plo = phi = dv, nlo = nhi = ev;
-		plo = _mm_min_ps(dv, plo);
-		phi = _mm_max_ps(dv, phi);
-		nlo = _mm_min_ps(ev, nlo);
-		nhi = _mm_max_ps(ev, nhi);
+		delta_range_add(lo, hi, dv, ev, v == 0);
 	}
-	_mm_storeu_ps(l[0], plo);
-	_mm_storeu_ps(h[0], phi);
-	_mm_storeu_ps(l[1], nlo);
-	_mm_storeu_ps(h[1], nhi);
+	for (int a = 0; a < 2; a++) {
+		_mm_storeu_ps(l[a], lo[a]);
+		_mm_storeu_ps(h[a], hi[a]);
+	}
 #endif
 	for (; v < nv; v++) {
 		const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
