@@ -70,6 +70,14 @@ static void unpack_normals(const gsio_packed_format *pf, const uint8_t *data, co
 	}
 }
 
+/* Float records (coord_size 4): the floats themselves, copied. */
+static void unpack_floats(const gsio_packed_format *pf, const uint8_t *data, const uint32_t *sv,
+                          size_t n, size_t at, float *out)
+{
+	const size_t st = pf->vertex_stride;
+	for (size_t v = 0; v < n; v++, out += 3) memcpy(out, data + (size_t)(sv ? sv[v] : v) * st + at, 12);
+}
+
 // -- The accessor
 
 int gsio_mesh_frame_get(const gsio_mesh *m, size_t frame, float *positions, float *normals)
@@ -87,6 +95,15 @@ int gsio_mesh_frame_get(const gsio_mesh *m, size_t frame, float *positions, floa
 	}
 	const gsio_packed_format *pf = m->packed;
 	if (!pf || !fr->packed) return -1;
+	if (pf->coord_size == 4) {
+		if (positions) unpack_floats(pf, fr->packed, m->source_vertex, n, 0, positions);
+		if (!pf->normal_floats && !pf->normal_table) return 0;
+		if (normals && pf->normal_floats)
+			unpack_floats(pf, fr->packed, m->source_vertex, n, pf->normal_offset, normals);
+		else if (normals)
+			unpack_normals(pf, fr->packed, m->source_vertex, n, normals);
+		return 1;
+	}
 	if (positions) unpack_positions(pf, fr->packed, m->source_vertex, n, positions, NULL);
 	if (!pf->normal_table) return 0;
 	if (normals) unpack_normals(pf, fr->packed, m->source_vertex, n, normals);
@@ -102,6 +119,10 @@ int gsio_mesh_frame_normal_indices(const gsio_mesh *m, size_t frame, float *posi
 	if (fr->positions || !fr->packed || !pf || !pf->normal_table) return 0;
 	size_t st = pf->vertex_stride, n = m->vertex_count;
 	const uint32_t *sv = m->source_vertex;
+	if (positions && pf->coord_size == 4) {
+		unpack_floats(pf, fr->packed, sv, n, 0, positions);
+		positions = NULL; // the indices below
+	}
 	if (positions) {
 		unpack_positions(pf, fr->packed, sv, n, positions, indices);
 	} else {

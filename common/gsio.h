@@ -367,28 +367,38 @@ typedef struct gsio_material {
 
 // -- Scene: meshes
 
-/** How a mesh's packed frames store a vertex (MDL2-5 keep their frames so,
- *  as the file stores them: 4 or 8 bytes a vertex instead of 24 bytes of
+/** How a mesh's packed frames store a vertex: once per SOURCE vertex (the
+ *  file's vertex order) instead of once per scene vertex, and for MDL2-5 as
+ *  the file stores them (4 or 8 bytes a vertex instead of 24 bytes of
  *  floats). A packed frame holds `source_count` records of `vertex_stride`
- *  bytes, one per SOURCE vertex (the file's vertex order); record x starts
- *  with xyz as unsigned integers of `coord_size` bytes each (1, or 2 little
- *  endian) and has a normal-table index (1 byte) at `normal_offset`. Scene
- *  vertex v shows source vertex mesh.source_vertex[v] (v when that is NULL):
+ *  bytes; record x starts with xyz as unsigned integers of `coord_size`
+ *  bytes each (1, or 2 little endian) or, with coord_size 4, as floats
+ *  (IEEE single, host order: MDL7's frames, a file vertex shared by the
+ *  scene vertices split from it along UV seams). Scene vertex v shows
+ *  source vertex mesh.source_vertex[v] (v when that is NULL):
  *
- *      position[k] = scale[k] * (float)xyz[k] + offset[k]   (float arithmetic)
- *      normal      = normal_table[index]; an index >= normal_count reads as 0
+ *      position[k] = scale[k] * (float)xyz[k] + offset[k]   (float arithmetic;
+ *                    coord_size 4: xyz[k] itself, scale 1 and offset 0)
+ *      normal      = normal_table[index], the index a byte at normal_offset;
+ *                    an index >= normal_count reads as 0
+ *                    (normal_floats: the 3 floats at normal_offset)
  *
- *  Read frames with gsio_mesh_frame_get() (normals also as indices into
- *  the table: gsio_mesh_frame_normal_indices()), not through these fields. */
+ *  Read frames with gsio_mesh_frame_get() (table normals also as indices
+ *  into the table: gsio_mesh_frame_normal_indices()), not through these
+ *  fields. */
 typedef struct gsio_packed_format {
-	uint32_t coord_size;     /**< bytes per coordinate: 1 or 2 */
-	uint32_t vertex_stride;  /**< bytes per record, 3 * coord_size..256 (MDL: 4 or 8) */
-	uint32_t normal_offset;  /**< byte of the normal index in a record, < vertex_stride */
+	uint32_t coord_size;     /**< bytes per coordinate: 1, 2, or 4 (floats) */
+	uint32_t vertex_stride;  /**< bytes per record, 3 * coord_size..256 (MDL: 4 or 8; MDL7: 24) */
+	uint32_t normal_offset;  /**< byte of the normal (its index, or its 3 floats) in a record */
 	size_t source_count;     /**< records per frame (the file's vertex count) */
-	float scale[3];          /**< finite */
-	float offset[3];         /**< finite */
-	const float (*normal_table)[3]; /**< unit outward normals; NULL: no normals */
+	float scale[3];          /**< finite; 1 with coord_size 4 */
+	float offset[3];         /**< finite; 0 with coord_size 4 */
+	const float (*normal_table)[3]; /**< unit outward normals; NULL: no table */
 	size_t normal_count;     /**< entries of normal_table (> 0 when it is set) */
+	/** The normal is 3 floats at normal_offset (unit, outward, scene axes)
+	 *  instead of an index; normal_table is then NULL. A frame has normals
+	 *  when normal_table is set or normal_floats is. */
+	bool normal_floats;
 } gsio_packed_format;
 
 /** One vertex-animation frame: absolute positions and normals for every
@@ -660,7 +670,8 @@ GSIO_API int gsio_scene_add_warning(gsio_scene *s, gsio_error *err, const char *
  *  1e-3), scales non-zero, weights non-negative with joints inside the
  *  mesh's skin, frames and morph keys the size of their mesh, packed frames
  *  consistent with their format (coordinate size, stride, data size, every
- *  source_vertex < source_count, finite scale and offset), grid meshes
+ *  source_vertex < source_count, finite scale and offset, float records
+ *  finite), grid meshes
  *  consistent with their terrain (counts, no arrays, one frame, finite
  *  positions, normal indices in the table), channel values
  *  the size of their animation, names where they must be unique unique.

@@ -145,8 +145,14 @@ GSIO_NODISCARD int32_t gsioi_scene_push_image(gsio_scene *s, const gsio_image *i
 /** Appends a warning (formatted) to the scene. Returns false only when out of memory. */
 bool gsioi_scene_warn(gsio_scene *scene, gsio_error *err, const char *fmt, ...) GSIO_PRINTF(3, 4);
 
-/** Bounding box of n xyz points (zeros when n == 0). */
+/** Bounding box of n xyz points (zeros when n == 0): the first point, then
+ *  every smaller / larger coordinate (v < lo ? v : lo: NaN and -0 alike). */
 void gsioi_bbox3(const float *p, size_t n, float mn[3], float mx[3]);
+/** The same over rows of `stride` floats (3 or more), point i being row
+ *  rows[i] (row i when rows is NULL): a box in the order of the vertices
+ *  that show the rows. */
+void gsioi_bbox3_rows(const float *p, size_t stride, const uint32_t *rows, size_t n, float mn[3],
+                      float mx[3]);
 /* Clips, nodes, double-sided faces: gsio_scene_util.h. */
 
 /** gsio_anorms negated: the outward normals packed frames point to. */

@@ -29,19 +29,22 @@ bool gsioi_scene_warn(gsio_scene *s, gsio_error *err, const char *fmt, ...)
 
 // -- Helpers shared by the vertex-animation importers (MDL, HMP)
 
-void gsioi_bbox3(const float *p, size_t n, float mn[3], float mx[3])
+void gsioi_bbox3_rows(const float *p, size_t stride, const uint32_t *rows, size_t n, float mn[3],
+                      float mx[3])
 {
 	for (int k = 0; k < 3; k++) mn[k] = mx[k] = 0;
 	size_t i = 0;
 #ifdef __SSE2__
-	// A vertex a vector (its 4th lane is the next vertex's x, not used), so
-	// the last vertex goes to the loop below. _mm_min_ps(v, lo) is
+	// A vertex a vector (its 4th lane the next float, not used), so with
+	// rows of 3 the last row goes to the loop below (with a row list, any
+	// row may be the last: rows of 4 or more only). _mm_min_ps(v, lo) is
 	// v < lo ? v : lo, the comparison below (NaN and -0 alike): the same
 	// floats. Every frame of an MDL7 or MD5 load passes through here.
-	if (n >= 2) {
-		__m128 lo = _mm_loadu_ps(p), hi = lo;
-		for (i = 1; i + 1 < n; i++) {
-			__m128 v = _mm_loadu_ps(p + 3 * i);
+	if (n >= 2 && (!rows || stride >= 4)) {
+		const size_t last = stride >= 4 ? n : n - 1;
+		__m128 lo = _mm_loadu_ps(p + stride * (rows ? rows[0] : 0)), hi = lo;
+		for (i = 1; i < last; i++) {
+			__m128 v = _mm_loadu_ps(p + stride * (rows ? rows[i] : i));
 			lo = _mm_min_ps(v, lo);
 			hi = _mm_max_ps(v, hi);
 		}
@@ -53,8 +56,13 @@ void gsioi_bbox3(const float *p, size_t n, float mn[3], float mx[3])
 #endif
 	for (; i < n; i++)
 		for (int k = 0; k < 3; k++) {
-			float v = p[3 * i + (size_t)k];
+			float v = p[stride * (rows ? rows[i] : i) + (size_t)k];
 			if (i == 0 || v < mn[k]) mn[k] = v;
 			if (i == 0 || v > mx[k]) mx[k] = v;
 		}
+}
+
+void gsioi_bbox3(const float *p, size_t n, float mn[3], float mx[3])
+{
+	gsioi_bbox3_rows(p, 3, NULL, n, mn, mx);
 }

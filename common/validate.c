@@ -166,16 +166,26 @@ static bool nodes_ok(vctx *v)
 static bool packed_format_ok(vctx *v, const gsio_mesh *m, size_t i)
 {
 	const gsio_packed_format *pf = m->packed;
-	if (pf->coord_size != 1 && pf->coord_size != 2)
-		return bad(v, "meshes[%zu].packed->coord_size %u is neither 1 nor 2", i,
+	if (pf->coord_size != 1 && pf->coord_size != 2 && pf->coord_size != 4)
+		return bad(v, "meshes[%zu].packed->coord_size %u is not 1, 2 or 4", i,
 		           (unsigned)pf->coord_size);
 	if (pf->vertex_stride < 3 * pf->coord_size || pf->vertex_stride > 256)
 		return bad(v, "meshes[%zu].packed->vertex_stride %u cannot hold 3 coordinates of %u bytes "
 		              "(at most 256)", i, (unsigned)pf->vertex_stride, (unsigned)pf->coord_size);
+	if (pf->normal_table && pf->normal_floats)
+		return bad(v, "meshes[%zu].packed has both a normal table and float normals", i);
 	if (pf->normal_table && (pf->normal_offset >= pf->vertex_stride || !pf->normal_count))
 		return bad(v, "meshes[%zu].packed->normal_offset %u is outside the %u-byte record (or the "
 		              "normal table is empty)", i, (unsigned)pf->normal_offset,
 		           (unsigned)pf->vertex_stride);
+	if (pf->normal_floats && (pf->normal_offset > pf->vertex_stride || pf->vertex_stride - pf->normal_offset < 12))
+		return bad(v, "meshes[%zu].packed->normal_offset %u leaves no room for 3 floats in the %u-byte "
+		              "record", i, (unsigned)pf->normal_offset, (unsigned)pf->vertex_stride);
+	if (pf->coord_size == 4)
+		for (int k = 0; k < 3; k++)
+			if (pf->scale[k] != 1 || pf->offset[k] != 0)
+				return bad(v, "meshes[%zu].packed has float coordinates but scale %g and offset %g "
+				              "(not 1 and 0)", i, (double)pf->scale[k], (double)pf->offset[k]);
 	size_t bytes;
 	if (!gsioi_mul_size(pf->source_count, pf->vertex_stride, &bytes))
 		return bad(v, "meshes[%zu].packed->source_count %zu overflows", i, pf->source_count);
@@ -197,6 +207,25 @@ static bool packed_format_ok(vctx *v, const gsio_mesh *m, size_t i)
 	} else if (m->vertex_count > pf->source_count) {
 		return bad(v, "meshes[%zu] has %zu vertices but %zu packed records and no source_vertex", i,
 		           m->vertex_count, pf->source_count);
+	}
+	return true;
+}
+
+/* Float records (coord_size 4): every position (and float normal) finite,
+ * as a float frame's arrays must be; the box does not tell (a NaN passes
+ * a min/max). */
+static bool float_records_ok(vctx *v, const gsio_mesh *m, size_t i, size_t f)
+{
+	const gsio_packed_format *pf = m->packed;
+	const uint8_t *r = m->frames[f].packed;
+	for (size_t x = 0; x < pf->source_count; x++, r += pf->vertex_stride) {
+		float q[6];
+		memcpy(q, r, 12);
+		if (pf->normal_floats) memcpy(q + 3, r + pf->normal_offset, 12);
+		for (int k = 0; k < (pf->normal_floats ? 6 : 3); k++)
+			if (!isfinite(q[k]))
+				return bad(v, "meshes[%zu].frames[%zu] record %zu: %s %d is not finite", i, f, x,
+				           k < 3 ? "coordinate" : "normal", k % 3);
 	}
 	return true;
 }
@@ -349,6 +378,7 @@ static bool meshes_ok(vctx *v)
 				V_CHECK(finite_ok(v, fr->bbox_min, 3, "meshes", i, field));
 				snprintf(field, sizeof(field), "frames[%zu].bbox_max", f);
 				V_CHECK(finite_ok(v, fr->bbox_max, 3, "meshes", i, field));
+				if (pf->coord_size == 4) V_CHECK(float_records_ok(v, m, i, f));
 				continue;
 			}
 			if (vc && !fr->positions)

@@ -1272,6 +1272,35 @@ static void test_bbox3(void **state)
 		if (n == N) break;
 	}
 	print_message("%zu boxes as the comparison loop makes them\n", checked);
+
+	// gsioi_bbox3_rows(): rows of 6 floats (MDL7's float records) read
+	// through a row list in the list's order, which decides the -0 / 0 ties:
+	// the box of the rows gathered in that order, for counts 0-40 and 800.
+	enum { R = 833 };
+	float *g = malloc(3 * R * sizeof(float));
+	uint32_t *rows = malloc(R * sizeof(uint32_t));
+	assert_true(g && rows);
+	size_t row_boxes = 0;
+	p[12] = 0.0f, p[18] = -0.0f; // rows 2 and 3 start with +0 and -0
+	for (size_t n = 0; n <= 800; n = n < 40 ? n + 1 : 800) {
+		for (size_t i = 0; i < n; i++) {
+			x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+			rows[i] = x % R; // repeats and rows no vertex shows
+			memcpy(g + 3 * i, p + 6 * (size_t)rows[i], 3 * sizeof(float));
+		}
+		if (n >= 2) rows[0] = 3, rows[1] = 2; // -0 before +0: the box keeps -0
+		if (n >= 2) memcpy(g, p + 18, 12), memcpy(g + 3, p + 12, 12);
+		float mn[3], mx[3], wmn[3], wmx[3];
+		gsioi_bbox3(g, n, wmn, wmx);
+		gsioi_bbox3_rows(p, 6, rows, n, mn, mx);
+		assert_memory_equal(mn, wmn, sizeof(mn));
+		assert_memory_equal(mx, wmx, sizeof(mx));
+		row_boxes++;
+		if (n == 800) break;
+	}
+	print_message("%zu boxes of rows through a list as of the rows gathered\n", row_boxes);
+	free(g);
+	free(rows);
 	free(p);
 }
 

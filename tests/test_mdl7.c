@@ -217,10 +217,13 @@ static void test_partial_frames(void **state)
 	const gsio_mesh *m = &s->meshes[0];
 	assert_int_equal(m->frames_count, g->frames_count);
 	float *want = malloc(3 * g->verts_count * sizeof(float));
+	float *pos = malloc(3 * m->vertex_count * sizeof(float));
 	assert_non_null(want);
+	assert_non_null(pos);
 	size_t checked = 0, moved = 0;
 	for (size_t i = 0; i < g->frames_count; i++) {
 		const gsio_mdl7_frame *fr = &g->frames[i];
+		assert_int_equal(gsio_mesh_frame_get(m, i, pos, NULL), 1);
 		for (size_t v = 0; v < g->verts_count; v++) memcpy(&want[3 * v], g->verts[v].pos, 12);
 		for (size_t k = 0; k < fr->verts_count; k++) {
 			size_t v = fr->verts[k].bone;
@@ -231,7 +234,7 @@ static void test_partial_frames(void **state)
 			memcpy(&want[3 * v], fr->verts[k].pos, 12);
 		}
 		for (size_t v = 0; v < m->vertex_count; v++) {
-			const float *got = &m->frames[i].positions[3 * v];
+			const float *got = &pos[3 * v];
 			const float *w = &want[3 * m->source_vertex[v]];
 			for (int a = 0; a < 3; a++) assert_float_equal(got[a], w[a], 1e-5);
 			checked++;
@@ -240,6 +243,7 @@ static void test_partial_frames(void **state)
 	print_message("tile-floor-turret: %zu frames with 300 of 692 vertices, %zu listed vertices "
 	              "moved, %zu scene positions checked\n", partial, moved, checked);
 	free(want);
+	free(pos);
 	gsio_scene_free(s);
 	gsio_mdl7_file_free(f);
 	free(c.data);
@@ -299,7 +303,9 @@ static void test_frame_normals(void **state)
 	const gsio_mesh *m = &s->meshes[0];
 	assert_int_equal(m->frames_count, g->frames_count);
 	float *want = malloc(3 * g->verts_count * sizeof(float));
+	float *nrm = malloc(3 * m->vertex_count * sizeof(float));
 	assert_non_null(want);
+	assert_non_null(nrm);
 	size_t bad = 0, checked = 0, at_bad = 0;
 	for (size_t i = 0; i <= g->frames_count; i++) {
 		// i == frames_count: the base pose, frame 0 again (its own call).
@@ -308,8 +314,9 @@ static void test_frame_normals(void **state)
 		for (size_t k = 0; k < fr->verts_count; k++)
 			bad += !stored_normal(&fr->verts[k], fsize, &want[3 * (size_t)fr->verts[k].bone]);
 		if (i == g->frames_count) break;
+		assert_int_equal(gsio_mesh_frame_get(m, i, NULL, nrm), 1);
 		for (size_t v = 0; v < m->vertex_count; v++) {
-			const float *got = &m->frames[i].normals[3 * v];
+			const float *got = &nrm[3 * v];
 			const float *w = &want[3 * m->source_vertex[v]];
 			for (int a = 0; a < 3; a++)
 				if (got[a] != w[a])
@@ -326,6 +333,7 @@ static void test_frame_normals(void **state)
 	if (!found) fail_msg("no warning \"%s\"", text);
 	print_message("tile-floor-turret: %zu normals checked, %zu bad stored normals counted\n", checked, bad);
 	free(want);
+	free(nrm);
 	gsio_scene_free(s);
 	gsio_mdl7_file_free(f);
 	free(c.data);
@@ -371,6 +379,69 @@ static void skinned(const gsio_scene *s, const gsio_animation *a, size_t k, cons
 	free(skm);
 	memcpy(c->nodes, saved, nn * sizeof(*saved));
 	free(saved);
+}
+
+/* Morph frames past the first are kept once per file vertex (float
+ * records, gsio_packed_format coord_size 4): every frame reads back (gsio_mesh_frame_get) as the group's main vertices with
+ * the frame's replacements, and its box is the box of those positions in
+ * the vertices' order, bit for bit. Over every corpus model. */
+static void test_frame_records(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	size_t with_records = 0, frames_checked = 0, saved = 0;
+	for (size_t i = 0; i < CORPUS_COUNT; i++) {
+		cfile c;
+		gsio_mdl7_file *f = decoded(corpus[i].rel, &c);
+		gsio_scene *s = scene_of(&c, NULL);
+		// A mesh per group with triangles and vertices, in order.
+		for (size_t gi = 0, mi = 0; gi < f->groups_count; gi++) {
+			const gsio_mdl7_group *g = &f->groups[gi];
+			if (!g->triangles_count || !g->verts_count) continue;
+			const gsio_mesh *m = &s->meshes[mi++];
+			if (m->frames_count < 2) continue;
+			assert_int_equal(g->frames_count, m->frames_count);
+			size_t nv = g->verts_count, n = m->vertex_count;
+			assert_non_null(m->packed);
+			assert_int_equal(m->packed->coord_size, 4);
+			assert_int_equal(m->packed->source_count, nv);
+			assert_true(m->packed->normal_floats);
+			assert_non_null(m->frames[0].positions); // the mesh's own arrays
+			for (size_t fi = 1; fi < m->frames_count; fi++) assert_null(m->frames[fi].positions);
+			with_records++;
+			saved += (m->frames_count - 1) * 24 * n - (m->frames_count - 1) * 24 * nv;
+			float *want = malloc(3 * nv * sizeof(float)), *pos = malloc(3 * n * sizeof(float));
+			float *nrm = malloc(3 * n * sizeof(float));
+			assert_true(want && pos && nrm);
+			for (size_t fi = 0; fi < m->frames_count; fi++) {
+				const gsio_mdl7_frame *fr = &g->frames[fi];
+				for (size_t v = 0; v < nv; v++) memcpy(&want[3 * v], g->verts[v].pos, 12);
+				for (size_t k = 0; k < fr->verts_count; k++) memcpy(&want[3 * (size_t)fr->verts[k].bone], fr->verts[k].pos, 12);
+				assert_int_equal(gsio_mesh_frame_get(m, fi, pos, nrm), 1);
+				for (size_t v = 0; v < n; v++) {
+					if (memcmp(&pos[3 * v], &want[3 * (size_t)m->source_vertex[v]], 12))
+						fail_msg("%s frame %zu vertex %zu: not the file's position", c.base, fi, v);
+					float len = sqrtf(nrm[3 * v] * nrm[3 * v] + nrm[3 * v + 1] * nrm[3 * v + 1] +
+					                  nrm[3 * v + 2] * nrm[3 * v + 2]);
+					if (fabsf(len - 1) > 1e-4f) fail_msg("%s frame %zu vertex %zu: normal %g long", c.base, fi, v, (double)len);
+				}
+				float mn[3], mx[3];
+				gsioi_bbox3(pos, n, mn, mx);
+				if (memcmp(mn, m->frames[fi].bbox_min, sizeof(mn)) || memcmp(mx, m->frames[fi].bbox_max, sizeof(mx)))
+					fail_msg("%s frame %zu: box is not the box of its positions", c.base, fi);
+				frames_checked++;
+			}
+			free(want);
+			free(pos);
+			free(nrm);
+		}
+		gsio_scene_free(s);
+		gsio_mdl7_file_free(f);
+		free(c.data);
+	}
+	print_message("%zu morph meshes kept as float records; %zu frames checked; %zu KB fewer "
+	              "than floats per vertex\n", with_records, frames_checked, saved / 1024);
+	assert_true(with_records > 0);
 }
 
 /* The bone matrices compose down the tree (mdl7_scene.c says why): every
@@ -682,6 +753,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_corpus_conformance), cmocka_unit_test(test_materials),
 	    cmocka_unit_test(test_partial_frames),     cmocka_unit_test(test_frame_normals),
+	    cmocka_unit_test(test_frame_records),
 	    cmocka_unit_test(test_bone_animation),
 	    cmocka_unit_test(test_no_animation),       cmocka_unit_test(test_truncation),
 	    cmocka_unit_test(test_corrupt_header),     cmocka_unit_test(test_allocation_failures),

@@ -372,6 +372,60 @@ static void br_packed_more_vertices(built *b)
 	b->pf->source_count = 3;
 	b->s->meshes[b->morph].frames[2].packed_size = 12;
 }
+/* The blob's frame 2 as float records (coord_size 4, as MDL7 keeps its
+ * frames): 3 floats of position, 3 of normal, stored in reverse vertex
+ * order and shown through source_vertex. */
+static void make_float_records(built *b)
+{
+	gsio_mesh *m = &b->s->meshes[b->morph];
+	gsio_morph_frame *fr = &m->frames[2];
+	b->pf = gsio_scene_alloc(b->s, 1, sizeof(gsio_packed_format), NULL);
+	float *rec = gsio_scene_alloc(b->s, 4 * 6, sizeof(float), NULL);
+	uint32_t *sv = gsio_scene_alloc(b->s, 4, sizeof(uint32_t), NULL);
+	assert_true(b->pf && rec && sv);
+	b->pf->coord_size = 4;
+	b->pf->vertex_stride = 24;
+	b->pf->normal_offset = 12;
+	b->pf->normal_floats = true;
+	b->pf->source_count = 4;
+	for (int k = 0; k < 3; k++) b->pf->scale[k] = 1;
+	for (uint32_t v = 0; v < 4; v++) {
+		sv[v] = 3 - v;
+		memcpy(rec + 6 * (3 - v), fr->positions + 3 * v, 12);
+		memcpy(rec + 6 * (3 - v) + 3, fr->normals + 3 * v, 12);
+	}
+	fr->positions = fr->normals = NULL;
+	fr->packed = (const uint8_t *)rec;
+	fr->packed_size = 96;
+	m->packed = b->pf;
+	m->source_vertex = sv;
+}
+static void br_float_scale(built *b)
+{
+	make_float_records(b);
+	b->pf->scale[2] = 2;
+}
+static void br_float_table(built *b)
+{
+	make_float_records(b);
+	b->pf->normal_table = up_table;
+	b->pf->normal_count = 1;
+}
+static void br_float_normal_room(built *b)
+{
+	make_float_records(b);
+	b->pf->normal_offset = 16;
+}
+static void br_float_nan(built *b)
+{
+	make_float_records(b);
+	((float *)(uintptr_t)b->s->meshes[b->morph].frames[2].packed)[6 + 5] = NAN;
+}
+static void br_float_inf_position(built *b)
+{
+	make_float_records(b);
+	((float *)(uintptr_t)b->s->meshes[b->morph].frames[2].packed)[18] = -INFINITY;
+}
 static void br_image_empty(built *b) { b->s->images[0].rgba = NULL; }
 /* An undecoded PNG/JPEG file (GSIO_OPT_NO_PIXELS) in place of the pixels:
  * valid with its size (test_undecoded_file_accepted); these forms are not. */
@@ -497,7 +551,13 @@ static const struct {
 	{"packed index", br_packed_index, "meshes[3].source_vertex[3] 7 is outside the 4 packed records"},
 	{"packed short", br_packed_short, "meshes[3].frames[2].packed_size 15 is less than 4 records of 4 bytes"},
 	{"packed stride", br_packed_stride, "meshes[3].packed->vertex_stride 2 cannot hold"},
-	{"packed coord", br_packed_coord, "meshes[3].packed->coord_size 3 is neither 1 nor 2"},
+	{"packed coord", br_packed_coord, "meshes[3].packed->coord_size 3 is not 1, 2 or 4"},
+	{"float records scale", br_float_scale, "meshes[3].packed has float coordinates but scale 2 and offset 0"},
+	{"float records table", br_float_table, "meshes[3].packed has both a normal table and float normals"},
+	{"float records normal", br_float_normal_room,
+	 "meshes[3].packed->normal_offset 16 leaves no room for 3 floats in the 24-byte record"},
+	{"float records NaN", br_float_nan, "meshes[3].frames[2] record 1: normal 2 is not finite"},
+	{"float records inf", br_float_inf_position, "meshes[3].frames[2] record 3: coordinate 0 is not finite"},
 	{"packed normal", br_packed_normal_offset, "meshes[3].packed->normal_offset 4 is outside"},
 	{"packed no format", br_packed_no_format, "meshes[3].frames[2] is packed but the mesh has no packed format"},
 	{"packed scale", br_packed_scale, "meshes[3].packed->scale[1] is not finite"},
@@ -530,6 +590,31 @@ static void test_packed_frame_get(void **state)
 	assert_true(nrm[0] != 0); // left as it was
 	assert_int_equal(gsio_mesh_frame_get(m, 3, pos, nrm), -1);
 	assert_int_equal(gsio_mesh_frame_get(NULL, 0, pos, nrm), -1);
+	gsio_scene_free(b.s);
+
+	// Float records (coord_size 4) read back as the float frame, through
+	// source_vertex; they have no table, so no normal indices.
+	assert_int_equal(build(&b, NULL, &err), 0);
+	m = &b.s->meshes[b.morph];
+	float want_n[12];
+	memcpy(want, m->frames[2].positions, sizeof(want));
+	memcpy(want_n, m->frames[2].normals, sizeof(want_n));
+	make_float_records(&b);
+	assert_int_equal(gsio_scene_validate(b.s, &err), 0);
+	memset(pos, 0, sizeof(pos));
+	memset(nrm, 0, sizeof(nrm));
+	assert_int_equal(gsio_mesh_frame_get(m, 2, pos, nrm), 1);
+	assert_memory_equal(pos, want, sizeof(pos));
+	assert_memory_equal(nrm, want_n, sizeof(nrm));
+	uint8_t idx[4];
+	const float *table = NULL;
+	size_t table_count = 0;
+	assert_int_equal(gsio_mesh_frame_normal_indices(m, 2, pos, idx, &table, &table_count), 0);
+	b.pf->normal_floats = false; // positions only
+	memset(nrm, 0x7f, sizeof(nrm));
+	assert_int_equal(gsio_mesh_frame_get(m, 2, pos, nrm), 0);
+	assert_memory_equal(pos, want, sizeof(pos));
+	assert_true(nrm[0] != 0);
 	gsio_scene_free(b.s);
 }
 
