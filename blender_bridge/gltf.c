@@ -96,6 +96,7 @@ typedef struct byte_buf {
 	size_t limit;         // with a sink: bytes held in memory before spilling
 	void *map;            // data lies in this reserved mapping (NULL: malloc's)
 	size_t map_size;
+	size_t advised;       // map: bytes of data past which no huge-page advice is decided yet
 	gsio_placing *spill;  // NULL: nothing spilled
 	bool failed;          // an append failed (err set): the buffer is unusable
 } byte_buf;
@@ -127,6 +128,9 @@ typedef struct gltf_ctx {
 	const char *generator;
 	bool json_failed;   // a cJSON allocation failed (reported once at the end)
 	byte_buf bin;
+	size_t bin_after;   // bytes the BIN surely gets after the images (bin_after_images)
+	size_t bin_surely;  // bytes the BIN surely reaches, once the images are written
+	bool images_done;
 	cJSON *root;
 	cJSON *accessors, *views, *nodes, *meshes, *materials, *textures, *images, *samplers,
 	    *skins, *animations, *cameras, *lights, *scene_nodes, *extensions_used;
@@ -640,43 +644,74 @@ static bool broken(byte_buf *b)
 	return false;
 }
 
-/** Room for `more` bytes in memory after the ones held. */
 /* A GLB's binary buffer when writing to a file: the address space for
  * b->limit bytes reserved once (MAP_NORESERVE: pages are made as they are
  * first written, so a small file costs what it uses), aligned to a huge
- * page, so it never moves or copies as it grows. The kernel is asked for
- * 2 MiB pages (Linux THP in "madvise" mode, as on Debian 12): golem's 5 MB
- * BIN is then 3 page faults where it was 1 200. From the first byte only
- * when the buffer will pass `big` bytes (the writer's estimate: a small
- * output must not cost a 2 MiB page), else past its first 2 MiB. False
- * when the mapping fails: the caller grows a malloc'd buffer instead. The
- * GLB made in memory (gsio_gltf_write) and a .bin handed to the caller
- * stay malloc'd: they are the caller's to free(). */
-static bool map_buffer(byte_buf *b, bool big)
+ * page, so it never moves or copies as it grows. False when the mapping
+ * fails: the caller grows a malloc'd buffer instead. The GLB made in
+ * memory (gsio_gltf_write) and a .bin handed to the caller stay malloc'd:
+ * they are the caller's to free(). */
+static bool map_buffer(byte_buf *b)
 {
 	uint8_t *at = gsio_map_reserved(b->limit, &b->map, &b->map_size);
 	if (!at) return false;
 	b->data = at;
 	b->cap = b->limit;
-	size_t from = big ? 0 : GSIO_HUGE_PAGE;
-	if (b->cap > from) gsio_advise_huge(b->data + from, b->cap - from);
+	b->advised = 0;
 	return true;
 }
 
-/* Whether the binary buffer will pass a huge page, from what fills it
- * most: 12 bytes a vertex for positions and for every morph frame (golem:
- * 231 frames of 819 vertices), 3 bytes a pixel for a skin's PNG (igzip's
- * fastest level keeps about half of that; shadow-5's 1024 x 1024). */
-static bool bin_is_big(const gltf_ctx *c)
+/* A lower bound of the bytes the BIN gets after the images: what a mesh
+ * surely writes (a vertex: 12 bytes of position, 12 of normal, 8 of uv;
+ * compact: 8 of position; a morph target's 12 + 12 a vertex, 4 compact,
+ * none sparse) and an animation's translation, rotation and scale keys with
+ * their times. Meshes that share another's positions are not counted
+ * (they may share its accessors). */
+static size_t bin_after_images(const gltf_ctx *c)
 {
 	double bytes = 0;
 	for (size_t i = 0; i < c->s->meshes_count; i++) {
 		const gsio_mesh *m = &c->s->meshes[i];
-		bytes += 12.0 * (double)m->vertex_count * (double)(m->frames_count > 1 ? m->frames_count : 1);
+		if (c->same_first[i] != SIZE_MAX && c->same_first[i] != i) continue;
+		double nv = (double)m->vertex_count, nrm = m->normals ? 12 : 0;
+		bytes += (c->compact ? 8 : 12 + nrm + (m->uvs ? 8 : 0)) * nv;
+		if (c->animate && m->frames_count >= 2 && !c->sparse)
+			bytes += (c->compact ? 4 : 12 + nrm) * nv * (double)m->frames_count;
 	}
-	for (size_t i = 0; i < c->s->images_count; i++)
-		bytes += 1.5 * (double)c->s->images[i].width * (double)c->s->images[i].height;
-	return bytes >= (double)GSIO_HUGE_PAGE;
+	for (size_t i = 0; c->animate && i < c->s->animations_count; i++) {
+		const gsio_animation *an = &c->s->animations[i];
+		double keys = (double)an->frames_count, vals = 0;
+		for (size_t k = 0; k < an->channels_count; k++) {
+			gsio_channel_path p = an->channels[k].path;
+			if (p == GSIO_PATH_TRANSLATION || p == GSIO_PATH_SCALE) vals += 3;
+			if (p == GSIO_PATH_ROTATION) vals += 4;
+		}
+		if (vals > 0) bytes += 4 * keys * (vals + 1);
+	}
+	return bytes < (double)SIZE_MAX / 2 ? (size_t)bytes : SIZE_MAX / 2;
+}
+
+/* Transparent huge pages (2 MiB; Linux THP in "madvise" mode, as on Debian
+ * 12) for the mapped buffer's 2 MiB blocks that the BIN surely fills: each
+ * block is decided when a reservation first reaches into it, before its
+ * first byte is written (advice after that is too late). golem's 5 MB BIN
+ * is then 2 huge pages and its last MB in 4 KiB pages, where advising the
+ * whole buffer made its last huge page half empty (peak RSS +1 MB on golem
+ * and cbabe_male 2, up to 2 MB on any output). The BIN surely reaches: the
+ * bytes so far and those reserved, plus bin_after_images() while the
+ * images are written. */
+static void advise_ahead(gltf_ctx *c, size_t more)
+{
+	byte_buf *b = &c->bin;
+	size_t held_end = b->size - b->spilled + more;
+	size_t surely = b->size + more + (c->images_done ? 0 : c->bin_after);
+	if (c->bin_surely > surely) surely = c->bin_surely;
+	while (b->advised < held_end && b->advised < b->cap) {
+		size_t block_end = b->advised + GSIO_HUGE_PAGE; // in memory; + spilled in the BIN
+		if (block_end <= b->cap && block_end + b->spilled <= surely)
+			gsio_advise_huge(b->data + b->advised, GSIO_HUGE_PAGE);
+		b->advised = block_end;
+	}
 }
 
 static void buf_free(byte_buf *b)
@@ -694,9 +729,12 @@ static bool buf_reserve(gltf_ctx *c, size_t more)
 {
 	byte_buf *b = &c->bin;
 	size_t held = b->size - b->spilled;
+	if (b->map && held + more > b->advised) advise_ahead(c, more);
 	if (held + more <= b->cap) return true;
-	if (!b->cap && c->sink && !c->separate && more <= b->limit && map_buffer(b, bin_is_big(c)))
+	if (!b->cap && c->sink && !c->separate && more <= b->limit && map_buffer(b)) {
+		advise_ahead(c, more);
 		return true;
+	}
 	if (b->map) { // the spill rules keep a mapped buffer within its limit
 		FAIL(c, GSIO_ERR_LIMIT, "glTF buffer: %zu bytes past its %zu", held + more, b->cap);
 		return broken(b);
@@ -3228,7 +3266,11 @@ static bool build_document(gltf_ctx *c)
 	for (size_t i = 0; i < n; i++) c->mesh_index[i] = c->mesh_targets[i] = c->mesh_skin[i] = -1;
 	for (size_t i = 0; i < 9; i++) c->sampler_of[i / 3][i % 3] = -1;
 
-	if (!write_images(c) || !write_materials(c)) return false;
+	c->bin_after = bin_after_images(c);
+	if (!write_images(c)) return false;
+	c->images_done = true;
+	c->bin_surely = c->bin.size + c->bin_after;
+	if (!write_materials(c)) return false;
 	c->variants_count = plan_variants(c);
 	for (size_t i = 0; i < s->meshes_count; i++)
 		if (!write_mesh(c, i)) return false;
