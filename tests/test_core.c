@@ -616,16 +616,12 @@ static void test_arena_basics(void **state)
 static void test_arena_huge_pages(void **state)
 {
 	(void)state;
-	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
-	char mode[128] = "";
-	if (f) {
-		if (!fgets(mode, sizeof(mode), f)) mode[0] = 0;
-		fclose(f);
-	}
-	if (!strstr(mode, "[madvise]") && !strstr(mode, "[always]")) {
-		print_message("skipped: transparent huge pages are off (%s)\n", f ? mode : "no THP");
+	char mode[128];
+	if (!t_thp_on(mode, sizeof(mode))) {
+		print_message("skipped: transparent huge pages are off (%s)\n", mode[0] ? mode : "no THP");
 		skip();
 	}
+	FILE *f;
 	gsio_arena *a = gsioi_arena_create(NULL, 0);
 	assert_non_null(a);
 	gsio_error err;

@@ -1587,13 +1587,8 @@ static void test_image_files_passed_through(void **state)
 static void test_glb_huge_page_tail(void **state)
 {
 	(void)state;
-	FILE *tf = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
-	char mode[128] = "";
-	if (tf) {
-		if (!fgets(mode, sizeof(mode), tf)) mode[0] = 0;
-		fclose(tf);
-	}
-	bool thp = strstr(mode, "[madvise]") || strstr(mode, "[always]");
+	char mode[128];
+	bool thp = t_thp_on(mode, sizeof(mode));
 	gsio_error err;
 	gsio_scene *s = new_scene();
 	enum { NV = 1024, NF = 87 };

@@ -244,3 +244,14 @@ void t_suffixed_name(size_t i, const char *unnamed, char *out, size_t size)
 	else if (i == 3 || i == 4) snprintf(out, size, "s.%zu", i + 1); // s.3 is element 2's own
 	else snprintf(out, size, "s.%zu", i == 1 ? 2 : i == 2 ? 3 : i);
 }
+
+bool t_thp_on(char *mode, size_t n)
+{
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+	if (n) mode[0] = 0;
+	if (f) {
+		if (!fgets(mode, (int)n, f) && n) mode[0] = 0;
+		fclose(f);
+	}
+	return strstr(mode, "[madvise]") || strstr(mode, "[always]");
+}

@@ -38,6 +38,9 @@ const char *t_corpus_dir(void);
 const char *t_corpus_path(const char *rel);
 /** Reads a whole file (malloc'd); fails the test when it cannot. */
 uint8_t *t_read_file(const char *path, size_t *size);
+/** Whether the kernel's transparent huge pages are on ("madvise" or
+ *  "always"); the mode line read into mode (n bytes), "" when unknown. */
+bool t_thp_on(char *mode, size_t n);
 /** Lists the files in dir ending in ext (case-insensitive), sorted; returns
  *  count, paths malloc'd (free with t_free_list). */
 size_t t_list_files(const char *dir, const char *ext, char ***out);
