@@ -105,8 +105,8 @@ static void usage(FILE *f)
 	        "  --path DIR      (repeatable) for .wmp levels: a folder searched, after the\n"
 	        "                  level's own, for the WADs and models it names (by base name,\n"
 	        "                  case-insensitively; nothing outside these folders is opened)\n"
-	        "  --force         replace existing outputs (without it they are errors and are\n"
-	        "                  left untouched)\n"
+	        "  --force         replace existing outputs (without it they are errors, found\n"
+	        "                  before the input is read, and are left untouched)\n"
 	        "  --report FILE   write a JSON record per input (input, output, status, error,\n"
 	        "                  counts, warnings, seconds) to FILE\n"
 	        "  --quiet         print errors only\n"
@@ -331,7 +331,18 @@ static void convert(pool *p, job *j)
 	lo.anim_paths_count = o->anims_count;
 	lo.search_paths = o->paths;
 	lo.search_paths_count = o->paths_count;
-	gsio_scene *s = gsio_load_file(j->input, &lo, &j->err);
+	struct stat st;
+	gsio_scene *s = NULL;
+	if (!o->force && lstat(j->output, &st) == 0) {
+		// Refused before the input is loaded (a batch run again skips what
+		// it wrote at once); the writer checks again when it places the file.
+		gsio_error_clear(&j->err);
+		j->err.code = GSIO_ERR_IO;
+		snprintf(j->err.file, sizeof(j->err.file), "%s", j->output);
+		snprintf(j->err.message, sizeof(j->err.message), "exists (not replaced); use --force to replace it");
+	} else {
+		s = gsio_load_file(j->input, &lo, &j->err);
+	}
 	if (s) {
 		j->counts.vertices = s->source.vertices;
 		j->counts.triangles = s->source.triangles;

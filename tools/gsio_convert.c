@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define EXIT_FAILED 1
@@ -118,8 +119,9 @@ static void convert_usage(FILE *f)
 	        "              and mirrors the input tree; -f says the format;\n"
 	        "  -           standard output: one input, written as GLB (default), MDL5 or\n"
 	        "              HMP5 (not a terminal).\n"
-	        "An existing output is an error unless --force. Files are written under a\n"
-	        "temporary name and renamed into place; nothing is left when a write fails.\n"
+	        "An existing output is an error unless --force (found before the input is\n"
+	        "read). Files are written under a temporary name and renamed into place;\n"
+	        "nothing is left when a write fails.\n"
 	        "\n"
 	        "options:\n"
 	        "  -o, --output OUT   the output file, folder or '-'\n"
@@ -646,6 +648,12 @@ int gsio_cmd_convert(int argc, char **argv)
 		double t0 = gsio_cli_now();
 		warn_list w = {0};
 		gsio_scene *s = NULL;
+		struct stat st;
+		// An output that is there already is refused before the input is
+		// loaded (a batch run again skips what it wrote at once); the
+		// writers check again when they place the file.
+		if (j->err.code == GSIO_OK && !o.force && !to_stdout && lstat(j->output, &st) == 0)
+			fail_msg(&j->err, GSIO_ERR_IO, j->output, "exists (not replaced); use --force to replace it");
 		if (j->err.code == GSIO_OK) s = load_input(&o, j->input, &j->err);
 		if (s) {
 			if (!to_stdout && gsio_make_parent_dirs(j->output)) {

@@ -140,6 +140,13 @@ def case_noforce():
         fail("the existing output was changed without --force")
     if "exists" not in r.stderr:
         fail("the refusal does not say the output exists: %s" % r.stderr)
+    # Refused before the input is loaded: a broken input with an existing
+    # output is reported as the output's refusal, not as a load error.
+    bad = os.path.join(WORK, "broken_in.mdl")
+    open(bad, "wb").write(b"MDL7 not a model")
+    r = run(["-o", out, bad], expect=1)
+    if "exists (not replaced)" not in r.stderr or "corrupt" in r.stderr.lower() or "truncated" in r.stderr.lower():
+        fail("an existing output was not refused before the load: %s" % r.stderr)
     run(["--quiet", "--force", "-o", out, corpus("trashcan.mdl")], expect=0)
     if open(out, "rb").read(4) != b"glTF":
         fail("--force did not replace the output")

@@ -113,6 +113,12 @@ def case_convert():
     r = run(["convert", corpus("mdl/gate-101.mdl"), "-o", out], 1)
     if b"--force" not in r.stderr:
         fail("an existing output does not say --force: %s" % r.stderr)
+    # ... and is refused before the input is loaded (a broken input says so)
+    bad = os.path.join(d, "broken.mdl")
+    open(bad, "wb").write(b"MDL7 not a model")
+    r = run(["convert", bad, "-o", out], 1)
+    if b"exists (not replaced)" not in r.stderr:
+        fail("an existing output was not refused before the load: %s" % r.stderr)
     run(["convert", "--force", corpus("mdl/gate-101.mdl"), "-o", out], 0)
     # ... and back through the Assimp adapter (when built): the same place
     # and orientation, not turned by the difference between gsio's glTF axes
