@@ -1837,6 +1837,27 @@ static bool shared_deltas_plan(gltf_ctx *c, const gsio_mesh *m, const float *pos
 	return true;
 }
 
+/** The deltas worked out once per file vertex (sd->d) copied to each vertex
+ *  showing it: POSITION into dp, NORMAL into dn. */
+static void shared_deltas_copy(const shared_deltas *sd, size_t nv, float *dp, float *dn)
+{
+	const float *sp = sd->d, *sn = sd->d + 3 * sd->count + 4;
+	const uint32_t *slot = sd->slot;
+	size_t v = 0;
+#ifdef __SSE2__
+	// 4 floats a vertex, the 4th rewritten by the next: the last by memcpy.
+	for (; v + 1 < nv; v++) {
+		const size_t k = 3 * (size_t)slot[v];
+		_mm_storeu_ps(dp + 3 * v, _mm_loadu_ps(sp + k));
+		_mm_storeu_ps(dn + 3 * v, _mm_loadu_ps(sn + k));
+	}
+#endif
+	for (; v < nv; v++) {
+		memcpy(dp + 3 * v, sp + 3 * (size_t)slot[v], 3 * sizeof(float));
+		memcpy(dn + 3 * v, sn + 3 * (size_t)slot[v], 3 * sizeof(float));
+	}
+}
+
 #ifdef __SSE2__
 /** A packed record's position delta (d: scaled and offset as libgsio
  *  unpacks it, turned and scaled as deltas() turns it, less the base bp)
@@ -1915,15 +1936,8 @@ NOINLINE static void deltas_packed(const gltf_ctx *c, const gsio_mesh *m, const 
 			_mm_storeu_ps(sn + 3 * k, ev);
 			delta_range_add(lo, hi, dv, ev, k == 0);
 		}
-		const uint32_t *slot = sd->slot;
-		for (; v + 1 < nv; v++) {
-			const size_t k = 3 * (size_t)slot[v];
-			_mm_storeu_ps(dp + 3 * v, _mm_loadu_ps(sp + k));
-			_mm_storeu_ps(dn + 3 * v, _mm_loadu_ps(sn + k));
-		}
-		memcpy(dp + 3 * v, sp + 3 * (size_t)slot[v], 3 * sizeof(float));
-		memcpy(dn + 3 * v, sn + 3 * (size_t)slot[v], 3 * sizeof(float));
-		v++;
+		shared_deltas_copy(sd, nv, dp, dn);
+		v = nv;
 	}
 	// A vertex a vector, as in deltas(): 4 floats stored, the 4th rewritten
 	// by the next vertex, so the last vertex goes to the loop below.
@@ -1965,6 +1979,94 @@ NOINLINE static void deltas_packed(const gltf_ctx *c, const gsio_mesh *m, const 
 	for (v = 0; lut->any_bad && v < nv; v++) {
 		unsigned ni = data[(size_t)(sv ? sv[v] : v) * st + no];
 		*bad += lut->bad[ni < nc ? ni : 0];
+	}
+}
+
+/** Whether deltas_float_records() reads frame `f` of mesh m: a frame kept
+ *  as float records with float normals (MDL7's), the mesh with normals. */
+static bool float_records_fusable(const gsio_mesh *m, size_t f)
+{
+	const gsio_packed_format *pf = m->packed;
+	const gsio_morph_frame *fr = &m->frames[f];
+	return pf && fr->packed && !fr->positions && m->normals && pf->coord_size == 4 &&
+	       pf->normal_floats;
+}
+
+/** Both morph deltas of a frame kept as float records, once per file vertex
+ *  and copied to every vertex showing it (sd: planned, count > 0), where the
+ *  long way (gsio_mesh_frame_get, then deltas() for each) works every
+ *  vertex: the same floats, operation for operation: a position turned as
+ *  xf_pos turns it (axes, then times the scale) less the base; a normal
+ *  turned (xf_dir) and made unit (normalize3, up when it cannot be) less
+ *  the base. The min/max as deltas() finds them (see deltas_packed() for
+ *  why the file vertices' order gives the vertices'). POSITION deltas into
+ *  dp, NORMAL into dn; adds the vertices with a bad normal to *bad. */
+NOINLINE static void deltas_float_records(const gltf_ctx *c, const gsio_mesh *m, const uint8_t *data,
+                                          const float *bp, const float *bn, float *dp, float *dn,
+                                          float mm[4][3], size_t *bad, const shared_deltas *sd,
+                                          const float up_out[3], uint8_t *bad_of)
+{
+	const gsio_packed_format *pf = m->packed;
+	const size_t nv = m->vertex_count, n = sd->count, st = pf->vertex_stride, no = pf->normal_offset;
+	const bool conv = c->convert_axes;
+	const float sc = c->scale;
+	float *sp = sd->d, *sn = sd->d + 3 * n + 4;
+	float l[2][4] = {{0}}, h[2][4] = {{0}};
+	size_t k = 0;
+#ifdef __SSE2__
+	// A file vertex a vector: the record's first 4 floats (x, y, z and the
+	// normal's x) turned and scaled as deltas() does it, less the base (4
+	// floats read: write_mesh's base arrays hold one float more). The
+	// normal is made unit in double, as normalize3() makes it.
+	const __m128 vsc = _mm_set1_ps(sc);
+	__m128 lo[2] = {_mm_setzero_ps(), _mm_setzero_ps()}, hi[2] = {lo[0], lo[0]};
+	for (; k < n; k++) {
+		const uint8_t *r = data + (size_t)sd->record[k] * st;
+		const size_t b = 3 * (size_t)sd->first[k];
+		__m128 q = _mm_loadu_ps((const float *)(const void *)r);
+		if (conv) q = _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 0, 2, 1));
+		__m128 d = _mm_sub_ps(_mm_mul_ps(q, vsc), _mm_loadu_ps(bp + b));
+		float raw[3], e[4] = {0, 0, 0, 0};
+		memcpy(raw, r + no, 12);
+		xf_dir(c, raw, e);
+		bad_of[k] = !normalize3(e, up_out);
+		__m128 g = _mm_sub_ps(_mm_loadu_ps(e), _mm_loadu_ps(bn + b));
+		_mm_storeu_ps(sp + 3 * k, d); // the 4th float is rewritten by the next
+		_mm_storeu_ps(sn + 3 * k, g);
+		delta_range_add(lo, hi, d, g, k == 0);
+	}
+	for (int a = 0; a < 2; a++) {
+		_mm_storeu_ps(l[a], lo[a]);
+		_mm_storeu_ps(h[a], hi[a]);
+	}
+#endif
+	for (; k < n; k++) {
+		const uint8_t *r = data + (size_t)sd->record[k] * st;
+		const size_t b = 3 * (size_t)sd->first[k];
+		float q[3], p[3], e[3];
+		memcpy(q, r, 12);
+		xf_dir(c, q, p);
+		memcpy(q, r + no, 12);
+		xf_dir(c, q, e);
+		bad_of[k] = !normalize3(e, up_out);
+		for (int a = 0; a < 3; a++) {
+			float d = p[a] * sc - bp[b + (size_t)a], g = e[a] - bn[b + (size_t)a];
+			sp[3 * k + (size_t)a] = d;
+			sn[3 * k + (size_t)a] = g;
+			if (k == 0) l[0][a] = h[0][a] = d, l[1][a] = h[1][a] = g;
+			l[0][a] = d < l[0][a] ? d : l[0][a];
+			h[0][a] = d > h[0][a] ? d : h[0][a];
+			l[1][a] = g < l[1][a] ? g : l[1][a];
+			h[1][a] = g > h[1][a] ? g : h[1][a];
+		}
+	}
+	shared_deltas_copy(sd, nv, dp, dn);
+	size_t nbad = 0;
+	for (size_t v = 0; v < nv; v++) nbad += bad_of[sd->slot[v]];
+	*bad += nbad;
+	for (int a = 0; a < 3; a++) {
+		mm[0][a] = l[0][a], mm[1][a] = h[0][a];
+		mm[2][a] = l[1][a], mm[3][a] = h[1][a];
 	}
 }
 
@@ -2044,11 +2146,30 @@ static cJSON *write_targets(gltf_ctx *c, size_t mi, const float *pos, const floa
 	if (lut) lut->source = NULL;
 	shared_deltas sd = {0};
 	bool sd_planned = false;
+	uint8_t *bad_of = NULL; // float records: per shared file vertex, its normal was bad
 	for (size_t f = 0; ok && f < m->frames_count; f++) {
 		const gsio_morph_frame *fr = &m->frames[f];
 		int pa, na = 0;
 		float *room = NULL;
-		if (!c->sparse && packed_fusable(m, f) && (room = view_room(c, 2 * nv * 12))) {
+		if (!c->sparse && !sd_planned && float_records_fusable(m, f)) {
+			// The plan first: float records take their own way only when
+			// file vertices are shared (else the long way is as fast).
+			if (!shared_deltas_plan(c, m, pos, nrm, &sd) ||
+			    (sd.count && !(bad_of = xmalloc_array(c, sd.count, 1)))) {
+				ok = false;
+				break;
+			}
+			sd_planned = true;
+		}
+		if (!c->sparse && sd.count && float_records_fusable(m, f) && (room = view_room(c, 2 * nv * 12))) {
+			float mm[4][3];
+			deltas_float_records(c, m, fr->packed, pos, nrm, room, room + 3 * nv, mm, bad_normals, &sd, up_out,
+			                     bad_of);
+			int pv = add_claimed_view(c, nv * 12, GLTF_ARRAY_BUFFER);
+			pa = pv < 0 ? -1 : float_accessor_json(c, pv, nv, 3, mm[0], mm[1]);
+			int nview = add_claimed_view(c, nv * 12, GLTF_ARRAY_BUFFER);
+			na = nview < 0 ? -1 : float_accessor_json(c, nview, nv, 3, mm[2], mm[3]);
+		} else if (!c->sparse && packed_fusable(m, f) && (room = view_room(c, 2 * nv * 12))) {
 			// Both deltas straight from the records (see deltas_packed()),
 			// in the two views the long way writes one after the other.
 			const float *table = m->packed->normal_table[0];
@@ -2114,6 +2235,7 @@ static cJSON *write_targets(gltf_ctx *c, size_t mi, const float *pos, const floa
 	free(fnrm);
 	free(nidx);
 	free(lut);
+	free(bad_of);
 	shared_deltas_free(&sd);
 	if (!ok) {
 		cJSON_Delete(targets);
@@ -2291,10 +2413,12 @@ static bool write_arrays_mesh(gltf_ctx *c, size_t mi, const gsio_mesh *m)
 	}
 	ok = ok && index_view >= 0;
 
-	// Base pose, in output axes.
-	float *pos = ok ? xmalloc_array(c, nv, 3 * sizeof(float)) : NULL;
-	float *nrm = ok ? xmalloc_array(c, nv, 3 * sizeof(float)) : NULL;
+	// Base pose, in output axes; one float more, so that a vertex can be read
+	// as 4 floats (deltas_packed(), deltas_float_records()).
+	float *pos = ok ? xmalloc_array(c, 3 * nv + 1, sizeof(float)) : NULL;
+	float *nrm = ok ? xmalloc_array(c, 3 * nv + 1, sizeof(float)) : NULL;
 	ok = ok && pos && nrm;
+	if (ok) pos[3 * nv] = nrm[3 * nv] = 0;
 	static const float up[3] = {0, 0, 1};
 	float up_out[3];
 	xf_dir(c, up, up_out);

@@ -1870,6 +1870,43 @@ static void widen_records(gsio_scene *s)
 	m->packed = pf;
 }
 
+/* The float frames of a t_morph_scene(..., false, ...) past the first kept
+ * as MDL7 keeps them: float records per source vertex (coord_size 4, the
+ * normal as 3 floats when the mesh has normals), shown through
+ * source_vertex; the same values, so the same positions and normals. */
+static void float_records(gsio_scene *s)
+{
+	gsio_error err;
+	gsio_mesh *m = &s->meshes[0];
+	size_t ns = 0;
+	for (size_t v = 0; v < m->vertex_count; v++)
+		if (m->source_vertex[v] >= ns) ns = (size_t)m->source_vertex[v] + 1;
+	gsio_packed_format *pf = gsio_scene_alloc(s, 1, sizeof(*pf), &err);
+	assert_non_null(pf);
+	memset(pf, 0, sizeof(*pf));
+	pf->coord_size = 4;
+	pf->vertex_stride = 24;
+	pf->normal_offset = 12;
+	pf->normal_floats = m->normals != NULL;
+	pf->source_count = ns;
+	for (int k = 0; k < 3; k++) pf->scale[k] = 1;
+	for (size_t f = 1; f < m->frames_count; f++) {
+		gsio_morph_frame *fr = &m->frames[f];
+		float *rec = gsio_scene_alloc(s, 6 * ns, sizeof(float), &err);
+		assert_non_null(rec);
+		memset(rec, 0, 6 * ns * sizeof(float));
+		for (size_t v = 0; v < m->vertex_count; v++) {
+			memcpy(rec + 6 * (size_t)m->source_vertex[v], fr->positions + 3 * v, 12);
+			if (fr->normals) memcpy(rec + 6 * (size_t)m->source_vertex[v] + 3, fr->normals + 3 * v, 12);
+		}
+		fr->positions = fr->normals = NULL;
+		fr->packed = (const uint8_t *)rec;
+		fr->packed_size = 24 * ns;
+	}
+	m->packed = pf;
+	assert_int_equal(gsio_scene_validate(s, &err), 0);
+}
+
 static void test_morph_packed_vs_float(void **state)
 {
 	(void)state;
@@ -1888,11 +1925,21 @@ static void test_morph_packed_vs_float(void **state)
 		gsio_scene *sf = t_morph_scene(nv, nf, false, normals);
 		gsio_scene *sw = t_morph_scene(nv, nf, true, normals);
 		widen_records(sw);
+		gsio_scene *sr = t_morph_scene(nv, nf, false, normals);
+		float_records(sr);
 		for (size_t mo = 0; mo < sizeof(modes) / sizeof(modes[0]); mo++) {
-			glb a, b, wide;
+			glb a, b, wide, fl;
 			glb_write(&a, sp, modes[mo].flags, modes[mo].scale);
 			glb_write(&b, sf, modes[mo].flags, modes[mo].scale);
 			glb_write(&wide, sw, modes[mo].flags, modes[mo].scale);
+			glb_write(&fl, sr, modes[mo].flags, modes[mo].scale);
+			if (fl.out.files[0].size != b.out.files[0].size ||
+			    memcmp(fl.out.files[0].data, b.out.files[0].data, fl.out.files[0].size))
+				fail_msg("%u vertices, %u frames, mode %zu: float records and float frames give different GLBs", nv, nf, mo);
+			assert_int_equal(fl.out.warnings_count, b.out.warnings_count);
+			for (size_t w = 0; w < fl.out.warnings_count; w++)
+				assert_string_equal(fl.out.warnings[w], b.out.warnings[w]);
+			glb_free(&fl);
 			if (a.out.files[0].size != b.out.files[0].size ||
 			    memcmp(a.out.files[0].data, b.out.files[0].data, a.out.files[0].size))
 				fail_msg("%u vertices, %u frames, mode %zu: packed and float frames give different GLBs", nv, nf, mo);
@@ -1965,6 +2012,7 @@ static void test_morph_packed_vs_float(void **state)
 		gsio_scene_free(sp);
 		gsio_scene_free(sf);
 		gsio_scene_free(sw);
+		gsio_scene_free(sr);
 	}
 }
 
