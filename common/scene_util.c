@@ -5,6 +5,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 // -- Nodes, parts, materials
 
@@ -55,9 +59,32 @@ void gsioi_material_defaults(gsio_material *mat)
 
 bool gsioi_floats_finite(const float *f, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!isfinite(f[i])) return false;
-	return true;
+	// A float is not finite when its exponent bits are all ones. Checked a
+	// block at a time without a branch per float (SSE2: 4 at a time), then
+	// the block's verdict: the loaders and the validator pass every frame
+	// through here (cbabe_male 2's 35 frames: 5.9 of 34.8 million
+	// instructions of its conversion with isfinite() per float).
+	const uint32_t exp = 0x7f800000u;
+	size_t i = 0;
+#ifdef __SSE2__
+	const __m128i vexp = _mm_set1_epi32((int)exp);
+	while (i + 4 <= n) {
+		__m128i bad = _mm_setzero_si128();
+		size_t end = n - i > 4096 ? i + 4096 : n;
+		for (; i + 4 <= end; i += 4) {
+			__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(f + i));
+			bad = _mm_or_si128(bad, _mm_cmpeq_epi32(_mm_and_si128(b, vexp), vexp));
+		}
+		if (_mm_movemask_epi8(bad)) return false;
+	}
+#endif
+	uint32_t bad = 0;
+	for (; i < n; i++) {
+		uint32_t b;
+		memcpy(&b, f + i, sizeof(b));
+		bad |= (b & exp) == exp;
+	}
+	return !bad;
 }
 
 // -- Clips

@@ -5,6 +5,7 @@
  * Messages name the element by its path in the scene ("meshes[2].parts[0]
  * .material 9 is outside 0..3") so the author of a builder finds the bug. */
 #include "gsio_internal.h"
+#include "gsio_scene_util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -51,6 +52,7 @@ static bool index_ok(vctx *v, int32_t index, size_t count, bool none_ok, const c
 static bool finite_ok(vctx *v, const float *f, size_t n, const char *what, size_t i,
                       const char *field)
 {
+	if (gsioi_floats_finite(f, n)) return true; // the fast check; then which one
 	for (size_t k = 0; k < n; k++)
 		if (!isfinite(f[k]))
 			return bad(v, "%s[%zu].%s[%zu] is not finite (%g)", what, i, field, k, (double)f[k]);
@@ -218,6 +220,11 @@ static bool float_records_ok(vctx *v, const gsio_mesh *m, size_t i, size_t f)
 {
 	const gsio_packed_format *pf = m->packed;
 	const uint8_t *r = m->frames[f].packed;
+	// Records of floats only (MDL7's: 3 of position, 3 of normal) checked
+	// as one array when aligned; else, or to name the one, record by record.
+	if (pf->normal_floats && pf->vertex_stride == 24 && pf->normal_offset == 12 &&
+	    (uintptr_t)r % sizeof(float) == 0 && gsioi_floats_finite((const float *)(const void *)r, 6 * pf->source_count))
+		return true;
 	for (size_t x = 0; x < pf->source_count; x++, r += pf->vertex_stride) {
 		float q[6];
 		memcpy(q, r, 12);
