@@ -2059,6 +2059,68 @@ static void test_morph_shared_base_differs(void **state)
 	}
 }
 
+/* The vertices of a t_morph_scene() that show the last vertex's file vertex,
+ * except the last, moved to show the vertex before them's (taking its
+ * values in every array): the last vertex is then the first (and only) one
+ * showing its file vertex. */
+static void last_vertex_alone(gsio_scene *s)
+{
+	gsio_mesh *m = &s->meshes[0];
+	uint32_t *sv = m->source_vertex;
+	const size_t last = m->vertex_count - 1;
+	for (size_t v = 1; v < last; v++) {
+		if (sv[v] != sv[last]) continue;
+		sv[v] = sv[v - 1];
+		float *arrays[2] = {m->positions, m->normals};
+		for (int a = 0; a < 2; a++)
+			if (arrays[a]) memcpy(arrays[a] + 3 * v, arrays[a] + 3 * (v - 1), 12);
+		for (size_t f = 0; f < m->frames_count; f++) {
+			float *fa[2] = {m->frames[f].positions, m->frames[f].normals};
+			for (int a = 0; a < 2; a++)
+				if (fa[a] && fa[a] != arrays[a]) memcpy(fa[a] + 3 * v, fa[a] + 3 * (v - 1), 12);
+		}
+	}
+	gsio_error err;
+	if (gsio_scene_validate(s, &err)) fail_msg("%s", err.message);
+}
+
+/** Shared deltas when the last vertex is the first to show its file vertex:
+ *  its base is read as 4 floats like every other (one past its 3), which
+ *  the writer's base arrays must hold (an ASan build reports the read
+ *  otherwise). Packed frames and float records against float frames: the
+ *  same GLB. */
+static void test_morph_shared_last_vertex(void **state)
+{
+	(void)state;
+	const uint32_t nv = 40, nf = 4;
+	gsio_scene *sp = t_morph_scene(nv, nf, true, true), *sf = t_morph_scene(nv, nf, false, true);
+	gsio_scene *sr = t_morph_scene(nv, nf, false, true);
+	float_records(sr);
+	gsio_scene *all[3] = {sp, sf, sr};
+	for (int k = 0; k < 3; k++) last_vertex_alone(all[k]);
+	const gsio_mesh *m = &sf->meshes[0];
+	size_t shown_by_last = 0;
+	for (size_t v = 0; v < nv; v++) shown_by_last += m->source_vertex[v] == m->source_vertex[nv - 1];
+	assert_int_equal(shown_by_last, 1);
+	for (int keep = 0; keep < 2; keep++) {
+		glb a, b, r;
+		uint32_t flags = keep ? GSIO_GLTF_KEEP_AXES : 0;
+		glb_write(&a, sp, flags, 0);
+		glb_write(&b, sf, flags, 0);
+		glb_write(&r, sr, flags, 0);
+		if (a.out.files[0].size != b.out.files[0].size ||
+		    memcmp(a.out.files[0].data, b.out.files[0].data, a.out.files[0].size))
+			fail_msg("last vertex alone: packed and float frames give different GLBs");
+		if (r.out.files[0].size != b.out.files[0].size ||
+		    memcmp(r.out.files[0].data, b.out.files[0].data, r.out.files[0].size))
+			fail_msg("last vertex alone: float records and float frames give different GLBs");
+		glb_free(&a);
+		glb_free(&b);
+		glb_free(&r);
+	}
+	for (int k = 0; k < 3; k++) gsio_scene_free(all[k]);
+}
+
 /** Shared deltas take their min/max over the file vertices in the order
  *  they are first shown, which must give the min/max over the vertices:
  *  with a normal table whose rows hold -0 and 0 in one place, normal
@@ -2158,6 +2220,7 @@ int main(void)
 	    cmocka_unit_test(test_frame_normal_indices),
 	    cmocka_unit_test(test_morph_packed_vs_float),
 	    cmocka_unit_test(test_morph_shared_base_differs),
+	    cmocka_unit_test(test_morph_shared_last_vertex),
 	    cmocka_unit_test(test_morph_shared_signed_zero),
 	    cmocka_unit_test(test_corpus),
 	};
