@@ -691,15 +691,24 @@ static size_t bin_after_images(const gltf_ctx *c)
 	return bytes < (double)SIZE_MAX / 2 ? (size_t)bytes : SIZE_MAX / 2;
 }
 
+/* How much of a 2 MiB block after the first the BIN must surely fill for
+ * the block to be a huge page: a huge page costs one fault and 2 MiB of
+ * memory, 4 KiB pages a fault each (about 2 us on this machine, allocation
+ * and zeroing included: human's last 1.2 MB in 4 KiB pages made its
+ * conversion 6% slower end to end). Below a quarter, at most 128 faults;
+ * above, at most 1.5 MiB unused. */
+#define HUGE_BLOCK_FILL (GSIO_HUGE_PAGE / 4)
+
 /* Transparent huge pages (2 MiB; Linux THP in "madvise" mode, as on Debian
- * 12) for the mapped buffer's 2 MiB blocks that the BIN surely fills: each
- * block is decided when a reservation first reaches into it, before its
- * first byte is written (advice after that is too late). golem's 5 MB BIN
- * is then 2 huge pages and its last MB in 4 KiB pages, where advising the
- * whole buffer made its last huge page half empty (peak RSS +1 MB on golem
- * and cbabe_male 2, up to 2 MB on any output). The BIN surely reaches: the
- * bytes so far and those reserved, plus bin_after_images() while the
- * images are written. */
+ * 12) for the mapped buffer's 2 MiB blocks: the first when the BIN surely
+ * fills it (a small output must not cost a 2 MiB page), a later one when
+ * the BIN surely fills a quarter of it. Each block is decided when a
+ * reservation first reaches into it, before its first byte is written
+ * (advice after that is too late). Until December 2026 every block was
+ * advised when the writer expected more than 2 MiB, else every block past
+ * the first: a last block only begun was a nearly empty huge page (up to
+ * 2 MB of peak RSS). The BIN surely reaches: the bytes so far and those
+ * reserved, plus bin_after_images() while the images are written. */
 static void advise_ahead(gltf_ctx *c, size_t more)
 {
 	byte_buf *b = &c->bin;
@@ -708,7 +717,8 @@ static void advise_ahead(gltf_ctx *c, size_t more)
 	if (c->bin_surely > surely) surely = c->bin_surely;
 	while (b->advised < held_end && b->advised < b->cap) {
 		size_t block_end = b->advised + GSIO_HUGE_PAGE; // in memory; + spilled in the BIN
-		if (block_end <= b->cap && block_end + b->spilled <= surely)
+		size_t start = b->advised + b->spilled; // the block's first byte in the BIN
+		if (block_end <= b->cap && start + (start ? HUGE_BLOCK_FILL : GSIO_HUGE_PAGE) <= surely)
 			gsio_advise_huge(b->data + b->advised, GSIO_HUGE_PAGE);
 		b->advised = block_end;
 	}
