@@ -1668,15 +1668,19 @@ static void test_glb_huge_page_tail(void **state)
 		              got[0], got[1], thp ? "on" : "off");
 		assert_true(got[0] >= 0 && got[1] >= 0);
 		const long kb = (long)(bytes / 1024);
+		(void)kb;
 		switch (t) {
 		case 0: assert_true(bytes > 1400000 && bytes < 2000000); break;
 		case 1: assert_true(bytes > (2 << 20) + 65536 && bytes < (2 << 20) + 300000); break;
 		default: assert_true(bytes > (3 << 20) - 200000 && bytes < (4 << 20) - 600000); break;
 		}
 #ifndef T_SANITIZED
-		if (thp && t == 0) assert_true(got[0] < kb + 400); // no huge page for a block not filled
-		if (thp && t == 1) assert_true(got[0] < kb + 1024 && got[1] < 300); // one, not two
-		if (thp && t == 2) assert_true(got[1] < 200);         // two: the second filled past a quarter
+		// Page faults tell 4 KiB pages (one each) from a huge page (one for
+		// 2 MiB); the writer's own allocations add 100-450 KB and some 60
+		// faults, depending on the heap the test process has made before.
+		if (thp && t == 0) assert_true(got[1] > 300); // 1.5 MB in 4 KiB pages: no huge page for a block not filled
+		if (thp && t == 1) assert_true(got[0] < kb + 1400 && got[1] < 300); // one huge page, not two (+2 MB)
+		if (thp && t == 2) assert_true(got[1] < 200); // two: the second filled past a quarter
 #endif
 		remove(path);
 		gsio_scene_free(s);
