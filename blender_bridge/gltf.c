@@ -1896,7 +1896,37 @@ static inline void delta_range_add(__m128 lo[2], __m128 hi[2], __m128 d, __m128 
 	lo[1] = _mm_min_ps(e, lo[1]);
 	hi[1] = _mm_max_ps(e, hi[1]);
 }
+
+/** The vectors' min/max into the scalar form (l, h) the loops after take. */
+static inline void delta_range_store(const __m128 lo[2], const __m128 hi[2], float l[2][4], float h[2][4])
+{
+	for (int a = 0; a < 2; a++) {
+		_mm_storeu_ps(l[a], lo[a]);
+		_mm_storeu_ps(h[a], hi[a]);
+	}
+}
 #endif
+
+/** delta_range_add() for one pair of deltas (d[0] position, d[1] normal)
+ *  without SSE2: the same comparisons. */
+static inline void delta_range_add_scalar(float l[2][4], float h[2][4], const float d[2][3], bool first)
+{
+	for (int a = 0; a < 2; a++)
+		for (int k = 0; k < 3; k++) {
+			if (first) l[a][k] = h[a][k] = d[a][k];
+			l[a][k] = d[a][k] < l[a][k] ? d[a][k] : l[a][k];
+			h[a][k] = d[a][k] > h[a][k] ? d[a][k] : h[a][k];
+		}
+}
+
+/** The min/max as write_targets() takes them: position min, max, normal min, max. */
+static void delta_range_out(float l[2][4], float h[2][4], float mm[4][3])
+{
+	for (int k = 0; k < 3; k++) {
+		mm[0][k] = l[0][k], mm[1][k] = h[0][k];
+		mm[2][k] = l[1][k], mm[3][k] = h[1][k];
+	}
+}
 
 /** Both morph deltas of a packed frame in one pass over its records, where
  *  the long way unpacks the frame to floats and normal indices
@@ -1958,10 +1988,7 @@ NOINLINE static void deltas_packed(const gltf_ctx *c, const gsio_mesh *m, const 
 		_mm_storeu_ps(dn + 3 * v, ev);
 		delta_range_add(lo, hi, dv, ev, v == 0);
 	}
-	for (int a = 0; a < 2; a++) {
-		_mm_storeu_ps(l[a], lo[a]);
-		_mm_storeu_ps(h[a], hi[a]);
-	}
+	delta_range_store(lo, hi, l, h);
 #endif
 	for (; v < nv; v++) {
 		const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
@@ -1974,18 +2001,11 @@ NOINLINE static void deltas_packed(const gltf_ctx *c, const gsio_mesh *m, const 
 		float d[2][3] = {{(conv ? p[1] : p[0]) * sc - bp[3 * v], (conv ? p[2] : p[1]) * sc - bp[3 * v + 1],
 		                  (conv ? p[0] : p[2]) * sc - bp[3 * v + 2]},
 		                 {row[0] - bn[3 * v], row[1] - bn[3 * v + 1], row[2] - bn[3 * v + 2]}};
-		for (int a = 0; a < 2; a++)
-			for (int k = 0; k < 3; k++) {
-				(a ? dn : dp)[3 * v + (size_t)k] = d[a][k];
-				if (v == 0) l[a][k] = h[a][k] = d[a][k];
-				l[a][k] = d[a][k] < l[a][k] ? d[a][k] : l[a][k];
-				h[a][k] = d[a][k] > h[a][k] ? d[a][k] : h[a][k];
-			}
+		memcpy(dp + 3 * v, d[0], sizeof(d[0]));
+		memcpy(dn + 3 * v, d[1], sizeof(d[1]));
+		delta_range_add_scalar(l, h, d, v == 0);
 	}
-	for (int k = 0; k < 3; k++) {
-		mm[0][k] = l[0][k], mm[1][k] = h[0][k];
-		mm[2][k] = l[1][k], mm[3][k] = h[1][k];
-	}
+	delta_range_out(l, h, mm);
 	for (v = 0; lut->any_bad && v < nv; v++) {
 		unsigned ni = data[(size_t)(sv ? sv[v] : v) * st + no];
 		*bad += lut->bad[ni < nc ? ni : 0];
@@ -2045,10 +2065,7 @@ NOINLINE static void deltas_float_records(const gltf_ctx *c, const gsio_mesh *m,
 		_mm_storeu_ps(sn + 3 * k, g);
 		delta_range_add(lo, hi, d, g, k == 0);
 	}
-	for (int a = 0; a < 2; a++) {
-		_mm_storeu_ps(l[a], lo[a]);
-		_mm_storeu_ps(h[a], hi[a]);
-	}
+	delta_range_store(lo, hi, l, h);
 #endif
 	for (; k < n; k++) {
 		const uint8_t *r = data + (size_t)sd->record[k] * st;
@@ -2059,25 +2076,17 @@ NOINLINE static void deltas_float_records(const gltf_ctx *c, const gsio_mesh *m,
 		memcpy(q, r + no, 12);
 		xf_dir(c, q, e);
 		bad_of[k] = !normalize3(e, up_out);
-		for (int a = 0; a < 3; a++) {
-			float d = p[a] * sc - bp[b + (size_t)a], g = e[a] - bn[b + (size_t)a];
-			sp[3 * k + (size_t)a] = d;
-			sn[3 * k + (size_t)a] = g;
-			if (k == 0) l[0][a] = h[0][a] = d, l[1][a] = h[1][a] = g;
-			l[0][a] = d < l[0][a] ? d : l[0][a];
-			h[0][a] = d > h[0][a] ? d : h[0][a];
-			l[1][a] = g < l[1][a] ? g : l[1][a];
-			h[1][a] = g > h[1][a] ? g : h[1][a];
-		}
+		float d[2][3];
+		for (int a = 0; a < 3; a++) d[0][a] = p[a] * sc - bp[b + (size_t)a], d[1][a] = e[a] - bn[b + (size_t)a];
+		memcpy(sp + 3 * k, d[0], sizeof(d[0]));
+		memcpy(sn + 3 * k, d[1], sizeof(d[1]));
+		delta_range_add_scalar(l, h, d, k == 0);
 	}
 	shared_deltas_copy(sd, nv, dp, dn);
 	size_t nbad = 0;
 	for (size_t v = 0; v < nv; v++) nbad += bad_of[sd->slot[v]];
 	*bad += nbad;
-	for (int a = 0; a < 3; a++) {
-		mm[0][a] = l[0][a], mm[1][a] = h[0][a];
-		mm[2][a] = l[1][a], mm[3][a] = h[1][a];
-	}
+	delta_range_out(l, h, mm);
 }
 
 /** Room at the end of the binary buffer for a new view of `bytes` bytes,

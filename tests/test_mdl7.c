@@ -200,6 +200,15 @@ static void test_materials(void **state)
 	free(c.data);
 }
 
+/* Frame fr's positions as the file gives them: the group's main vertices
+ * with the frame's own replacing them (a frame vertex names its main
+ * vertex in `bone`), into want (3 floats a main vertex). */
+static void file_frame_positions(const gsio_mdl7_group *g, const gsio_mdl7_frame *fr, float *want)
+{
+	for (size_t v = 0; v < g->verts_count; v++) memcpy(&want[3 * v], g->verts[v].pos, 12);
+	for (size_t k = 0; k < fr->verts_count; k++) memcpy(&want[3 * (size_t)fr->verts[k].bone], fr->verts[k].pos, 12);
+}
+
 /* tile-floor-turret: frames list 300 of the 692 vertices; each scene frame
  * holds the listed ones where they are and the others at the main vertex. */
 static void test_partial_frames(void **state)
@@ -224,14 +233,13 @@ static void test_partial_frames(void **state)
 	for (size_t i = 0; i < g->frames_count; i++) {
 		const gsio_mdl7_frame *fr = &g->frames[i];
 		assert_int_equal(gsio_mesh_frame_get(m, i, pos, NULL), 1);
-		for (size_t v = 0; v < g->verts_count; v++) memcpy(&want[3 * v], g->verts[v].pos, 12);
+		file_frame_positions(g, fr, want);
 		for (size_t k = 0; k < fr->verts_count; k++) {
 			size_t v = fr->verts[k].bone;
 			// Replaced vertices lie near their own main vertex, not the k-th.
 			float d = 0;
 			for (int a = 0; a < 3; a++) d += fabsf(fr->verts[k].pos[a] - g->verts[v].pos[a]);
 			moved += d > 1e-3f;
-			memcpy(&want[3 * v], fr->verts[k].pos, 12);
 		}
 		for (size_t v = 0; v < m->vertex_count; v++) {
 			const float *got = &pos[3 * v];
@@ -414,9 +422,7 @@ static void test_frame_records(void **state)
 			float *nrm = malloc(3 * n * sizeof(float));
 			assert_true(want && pos && nrm);
 			for (size_t fi = 0; fi < m->frames_count; fi++) {
-				const gsio_mdl7_frame *fr = &g->frames[fi];
-				for (size_t v = 0; v < nv; v++) memcpy(&want[3 * v], g->verts[v].pos, 12);
-				for (size_t k = 0; k < fr->verts_count; k++) memcpy(&want[3 * (size_t)fr->verts[k].bone], fr->verts[k].pos, 12);
+				file_frame_positions(g, &g->frames[fi], want);
 				assert_int_equal(gsio_mesh_frame_get(m, fi, pos, nrm), 1);
 				for (size_t v = 0; v < n; v++) {
 					if (memcmp(&pos[3 * v], &want[3 * (size_t)m->source_vertex[v]], 12))
