@@ -331,18 +331,8 @@ static void convert(pool *p, job *j)
 	lo.anim_paths_count = o->anims_count;
 	lo.search_paths = o->paths;
 	lo.search_paths_count = o->paths_count;
-	struct stat st;
 	gsio_scene *s = NULL;
-	if (!o->force && lstat(j->output, &st) == 0) {
-		// Refused before the input is loaded (a batch run again skips what
-		// it wrote at once); the writer checks again when it places the file.
-		gsio_error_clear(&j->err);
-		j->err.code = GSIO_ERR_IO;
-		snprintf(j->err.file, sizeof(j->err.file), "%s", j->output);
-		snprintf(j->err.message, sizeof(j->err.message), "exists (not replaced); use --force to replace it");
-	} else {
-		s = gsio_load_file(j->input, &lo, &j->err);
-	}
+	if (o->force || !gsio_output_taken(j->output, &j->err)) s = gsio_load_file(j->input, &lo, &j->err);
 	if (s) {
 		j->counts.vertices = s->source.vertices;
 		j->counts.triangles = s->source.triangles;

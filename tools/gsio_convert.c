@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define EXIT_FAILED 1
@@ -648,12 +647,7 @@ int gsio_cmd_convert(int argc, char **argv)
 		double t0 = gsio_cli_now();
 		warn_list w = {0};
 		gsio_scene *s = NULL;
-		struct stat st;
-		// An output that is there already is refused before the input is
-		// loaded (a batch run again skips what it wrote at once); the
-		// writers check again when they place the file.
-		if (j->err.code == GSIO_OK && !o.force && !to_stdout && lstat(j->output, &st) == 0)
-			fail_msg(&j->err, GSIO_ERR_IO, j->output, "exists (not replaced); use --force to replace it");
+		if (j->err.code == GSIO_OK && !o.force && !to_stdout) (void)gsio_output_taken(j->output, &j->err);
 		if (j->err.code == GSIO_OK) s = load_input(&o, j->input, &j->err);
 		if (s) {
 			if (!to_stdout && gsio_make_parent_dirs(j->output)) {

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -203,4 +204,15 @@ void gsio_inputs_free(gsio_inputs *l)
 	}
 	free(l->items);
 	memset(l, 0, sizeof(*l));
+}
+
+bool gsio_output_taken(const char *path, gsio_error *err)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0) return false;
+	gsio_error_clear(err);
+	err->code = GSIO_ERR_IO;
+	snprintf(err->file, sizeof(err->file), "%s", path);
+	snprintf(err->message, sizeof(err->message), "exists (not replaced); use --force to replace it");
+	return true;
 }

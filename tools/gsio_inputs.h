@@ -1,9 +1,11 @@
-/* Inputs of the gsio command: files named on the command line and folders
+/* Inputs of the gsio and mdl2gltf commands: files named on the command line and folders
  * searched recursively, the way mdl2gltf searches them (sorted, hidden
  * entries and symbolic links to folders skipped, an .md5anim beside an
  * .md5mesh left to the mesh). Not part of the library. */
 #ifndef GSIO_INPUTS_H
 #define GSIO_INPUTS_H
+
+#include "gsio.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -37,6 +39,13 @@ bool gsio_inputs_add(gsio_inputs *l, const char *arg, bool assimp);
  *  of memory. */
 bool gsio_inputs_add_dir(gsio_inputs *l, const char *dir, bool assimp);
 void gsio_inputs_free(gsio_inputs *l);
+
+/** Whether an output path is taken already (anything there, a dangling link
+ *  too): then err says so the way both commands say it ("exists (not
+ *  replaced); use --force to replace it", the path as its file). Checked
+ *  before an input is loaded, so a batch run again skips what it wrote;
+ *  the writers check again when they place the file. */
+bool gsio_output_taken(const char *path, gsio_error *err);
 
 /** Whether path names an existing folder. */
 bool gsio_is_dir(const char *path);
