@@ -92,6 +92,8 @@ static void *t_alloc(void *user, size_t size)
 	if (!b) return NULL;
 	b->size = size;
 	s->live++;
+	s->bytes += size;
+	if (s->bytes > s->peak_bytes) s->peak_bytes = s->bytes;
 	return b + 1;
 }
 
@@ -100,6 +102,7 @@ static void t_free(void *user, void *p)
 	t_fail_alloc *s = user;
 	if (!p) return;
 	s->live--;
+	s->bytes -= ((t_block *)p - 1)->size;
 	free((t_block *)p - 1);
 }
 

@@ -74,11 +74,13 @@ gsio_scene *t_morph_scene(uint32_t nv, uint32_t frames, bool packed, bool normal
 extern const float t_morph_normals[6][3];
 
 /** An allocator that fails the N-th allocation (counting from 1; 0 = never)
- *  and counts live blocks, for allocation-failure and leak tests. */
+ *  and counts live blocks, for allocation-failure and leak tests; and the
+ *  bytes asked for that are live, and their peak, for memory tests. */
 typedef struct t_fail_alloc {
 	size_t fail_at;
 	size_t calls;
 	long live;
+	size_t bytes, peak_bytes;
 } t_fail_alloc;
 gsio_allocator t_fail_allocator(t_fail_alloc *state);
 
