@@ -18,6 +18,7 @@
 #include "json_float.h"
 
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -109,6 +110,17 @@ typedef struct gltf_sink {
 	gsio_placing *bin;    // SEPARATE: the spilled .bin, written, not yet placed
 } gltf_sink;
 
+/* A JSON array kept as the text cJSON prints for it, unformatted:
+ * "[item,item" until it is attached (jtext_take adds the "]"). */
+typedef struct jtext {
+	char *p;
+	size_t len, cap;
+	int n; // items
+} jtext;
+
+enum { JT_VIEWS, JT_ACCESSORS, JT_MESHES, JT_NODES, JT_MATERIALS, JT_IMAGES, JT_TEXTURES,
+       JT_SKINS, JT_ANIMATIONS, JT_SCENE_NODES, JT_COUNT };
+
 typedef struct gltf_ctx {
 	const gsio_scene *s;
 	gsio_error *err;
@@ -135,6 +147,8 @@ typedef struct gltf_ctx {
 	cJSON *accessors, *views, *nodes, *meshes, *materials, *textures, *images, *samplers,
 	    *skins, *animations, *cameras, *lights, *scene_nodes, *extensions_used;
 	int accessors_n, views_n, images_n, textures_n, meshes_n; // items in those (jpush)
+	jtext jt[JT_COUNT]; // a GLB's arrays that grow with the scene, as text (jtext_of)
+	size_t jt_bytes;    // the text of those put in the document (jtext_take)
 	int *image_index;   // glTF image per scene image, -1 when skipped
 	int *mesh_index;    // glTF mesh per scene mesh, -1 when not written
 	size_t *same_first, *same_next; // meshes by positions array (plan_shared_meshes)
@@ -313,9 +327,103 @@ static cJSON *jarr(gltf_ctx *c)
 	return o;
 }
 
+// -- A GLB's big arrays as text
+
+/* A GLB's JSON is printed unformatted, so the arrays that grow with the
+ * scene (views, accessors, meshes, nodes, materials, images, textures,
+ * skins, animations, the scene's nodes) are kept as the text cJSON would
+ * print for them: each item is printed (or, when it is already a raw item,
+ * copied) as it is appended, and freed. The tree then holds one mesh or
+ * node at a time, not all of them with a cJSON item and a key copy per
+ * member: a level's model of 223 meshes and 224 nodes held 500 KB of
+ * items for 135 KB of text. The bytes are the same: the final print copies
+ * a raw item's text as it is. A .gltf is printed formatted: no text there.
+ * The arrays stay cJSON arrays, empty, as the handles jadd() and jpush()
+ * are given. */
+static jtext *jtext_of(gltf_ctx *c, const cJSON *arr)
+{
+	if (c->separate || !arr) return NULL;
+	cJSON *const of[JT_COUNT] = {
+	    [JT_VIEWS] = c->views,         [JT_ACCESSORS] = c->accessors, [JT_MESHES] = c->meshes,
+	    [JT_NODES] = c->nodes,         [JT_MATERIALS] = c->materials, [JT_IMAGES] = c->images,
+	    [JT_TEXTURES] = c->textures,   [JT_SKINS] = c->skins,         [JT_ANIMATIONS] = c->animations,
+	    [JT_SCENE_NODES] = c->scene_nodes};
+	for (int k = 0; k < JT_COUNT; k++)
+		if (arr == of[k]) return &c->jt[k];
+	return NULL;
+}
+
+/** Appends an item's text (with the ',' or '[' before it), keeping room for
+ *  the closing "]" and its terminator. */
+static bool jtext_append(jtext *t, const char *text)
+{
+	size_t n = strlen(text);
+	if (n > SIZE_MAX / 2 - t->len - 3) return false;
+	if (t->len + n + 3 > t->cap) {
+		// realloc: a large block grows by remapping its pages, not by a copy
+		// beside the old one.
+		size_t cap = t->cap ? t->cap + t->cap / 2 : 256;
+		if (cap < t->len + n + 3) cap = t->len + n + 3;
+		char *p = realloc(t->p, cap);
+		if (!p) return false;
+		t->p = p;
+		t->cap = cap;
+	}
+	t->p[t->len++] = t->n ? ',' : '[';
+	memcpy(t->p + t->len, text, n);
+	t->len += n;
+	t->n++;
+	return true;
+}
+
+/** Appends item to the text t; the item is freed. */
+static bool jtext_add(gltf_ctx *c, jtext *t, cJSON *item)
+{
+	char *printed = NULL;
+	const char *text = cJSON_IsRaw(item) ? item->valuestring : (printed = cJSON_PrintUnformatted(item));
+	bool ok = text && jtext_append(t, text);
+	cJSON_free(printed);
+	cJSON_Delete(item);
+	if (!ok) c->json_failed = true;
+	return ok;
+}
+
+/** The array to put in the document for *arr: its text as one raw item for a
+ *  GLB, else the array itself; NULL when it is empty (or on failure). *arr is
+ *  taken (NULL afterwards). */
+static cJSON *jtext_take(gltf_ctx *c, cJSON **arr)
+{
+	cJSON *a = *arr;
+	jtext *t = jtext_of(c, a);
+	*arr = NULL;
+	if (!t) {
+		if (a && cJSON_GetArraySize(a) > 0) return a;
+		cJSON_Delete(a);
+		return NULL;
+	}
+	cJSON_Delete(a);
+	if (!t->n) return NULL;
+	t->p[t->len++] = ']';
+	t->p[t->len] = 0;
+	c->jt_bytes += t->len;
+	// A copy in cJSON's memory (its hooks may not be malloc's), one array
+	// at a time; the text is freed at once.
+	cJSON *raw = cJSON_CreateRaw(t->p);
+	free(t->p);
+	t->p = NULL;
+	t->len = t->cap = 0;
+	if (!raw) c->json_failed = true;
+	return raw;
+}
+
 /** Appends item to arr (deletes it on failure). */
 static void jadd(gltf_ctx *c, cJSON *arr, cJSON *item)
 {
+	jtext *t = item ? jtext_of(c, arr) : NULL;
+	if (t) {
+		jtext_add(c, t, item);
+		return;
+	}
 	if (!item || !arr || !cJSON_AddItemToArray(arr, item)) {
 		cJSON_Delete(item);
 		c->json_failed = true;
@@ -335,7 +443,13 @@ static int jpush(gltf_ctx *c, cJSON *arr, cJSON *item)
 	// scene (images, textures, meshes) keep their own count, or a model of
 	// 231 frames spends 8% of its time counting, and a level of 8 000
 	// textures a quarter; appends whose index nobody reads (targets, names)
-	// go through jadd(). Only jpush() appends to these five.
+	// go through jadd(). Only jpush() appends to these five. A GLB's text
+	// arrays count their items.
+	jtext *t = jtext_of(c, arr);
+	if (t) {
+		int at = t->n;
+		return jtext_add(c, t, item) ? at : -1;
+	}
 	int *known = arr == c->accessors  ? &c->accessors_n
 	             : arr == c->views    ? &c->views_n
 	             : arr == c->images   ? &c->images_n
@@ -3246,11 +3360,8 @@ static bool write_animation(gltf_ctx *c, size_t ai)
 /** Attaches arr under key when it has items (glTF forbids empty arrays). */
 static void attach(gltf_ctx *c, const char *key, cJSON **arr)
 {
-	if (*arr && cJSON_GetArraySize(*arr) > 0)
-		jset(c, c->root, key, *arr);
-	else
-		cJSON_Delete(*arr);
-	*arr = NULL;
+	cJSON *a = jtext_take(c, arr);
+	if (a) jset(c, c->root, key, a);
 }
 
 /* The GLB is assembled in the binary buffer itself: grown to the total
@@ -3273,6 +3384,20 @@ static bool glb_plan(gltf_ctx *c, const char *json, glb_layout *g)
 		return false;
 	}
 	return true;
+}
+
+/** A GLB's JSON, unformatted, in a buffer of about its final size: most of
+ *  it is the array texts (jtext_take counts them), so their length and a
+ *  margin for the rest is tried first; cJSON's own print doubles its
+ *  buffer as it goes (up to twice the text) when that is too short. */
+static char *print_glb_json(gltf_ctx *c)
+{
+	size_t guess = c->jt_bytes + ((size_t)64 << 10);
+	if (guess < c->jt_bytes || guess > INT_MAX) return cJSON_PrintUnformatted(c->root);
+	char *json = malloc(guess);
+	if (json && cJSON_PrintPreallocated(c->root, json, (int)guess, false)) return json;
+	free(json);
+	return cJSON_PrintUnformatted(c->root);
 }
 
 static bool make_glb(gltf_ctx *c, const char *json, gsio_gltf_output *out)
@@ -3458,11 +3583,8 @@ static bool build_document(gltf_ctx *c)
 	jstr(c, scene, "name", c->name);
 	cJSON *sextras = extras_json(c, NULL, &s->extras);
 	if (sextras) jset(c, scene, "extras", sextras);
-	if (cJSON_GetArraySize(c->scene_nodes) > 0)
-		jset(c, scene, "nodes", c->scene_nodes);
-	else
-		cJSON_Delete(c->scene_nodes);
-	c->scene_nodes = NULL;
+	cJSON *roots = jtext_take(c, &c->scene_nodes);
+	if (roots) jset(c, scene, "nodes", roots);
 	jadd(c, scenes, scene);
 	jnum(c, c->root, "scene", 0);
 	jset(c, c->root, "scenes", scenes);
@@ -3530,8 +3652,12 @@ static int write_impl(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_glt
 	if (ok && c->json_failed) ok = fail_nomem(c, "the JSON document");
 	char *json = NULL;
 	if (ok) {
-		json = c->separate ? cJSON_Print(c->root) : cJSON_PrintUnformatted(c->root);
+		json = c->separate ? cJSON_Print(c->root) : print_glb_json(c);
 		if (!json) ok = fail_nomem(c, "printing JSON");
+		// The tree (with a GLB's array texts) is not needed past this point:
+		// freed before the JSON is copied into the GLB.
+		cJSON_Delete(c->root);
+		c->root = NULL;
 	}
 	if (ok) {
 		if (c->separate) {
@@ -3589,6 +3715,7 @@ static int write_impl(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_glt
 	cJSON_Delete(c->lights);
 	cJSON_Delete(c->scene_nodes);
 	cJSON_Delete(c->extensions_used);
+	for (int k = 0; k < JT_COUNT; k++) free(c->jt[k].p);
 	free(c->mesh_index);
 	free(c->same_first);
 	free(c->same_next);

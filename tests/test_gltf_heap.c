@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <malloc.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,10 +154,82 @@ static void test_writer_peak_heap(void **state)
 	gsio_scene_free(s);
 }
 
+/** A scene of n small meshes, each on a node of its own (a level's model:
+ *  concept_02 has 223 groups). */
+static gsio_scene *many_meshes_scene(uint32_t n)
+{
+	gsio_error err;
+	gsio_scene *s = gsio_scene_new(NULL, &err);
+	assert_non_null(s);
+	int32_t root = gsio_scene_add_node(s, "root", -1, &err);
+	assert_true(root >= 0);
+	for (uint32_t i = 0; i < n; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "group%u", i);
+		int32_t mi = gsio_scene_add_mesh(s, name, 3, 3, GSIO_MESH_NORMALS, -1, &err);
+		if (mi < 0) fail_msg("add_mesh: %s", err.message);
+		gsio_mesh *m = &s->meshes[mi];
+		for (int v = 0; v < 3; v++) {
+			m->positions[3 * v] = (float)i + (float)v;
+			m->positions[3 * v + 1] = (float)(v == 1);
+			m->positions[3 * v + 2] = 0.5f * (float)v;
+			m->normals[3 * v + 2] = 1;
+			m->indices[v] = (uint32_t)v;
+		}
+		for (int k = 0; k < 3; k++) {
+			m->bbox_min[k] = fminf(fminf(m->positions[k], m->positions[3 + k]), m->positions[6 + k]);
+			m->bbox_max[k] = fmaxf(fmaxf(m->positions[k], m->positions[3 + k]), m->positions[6 + k]);
+		}
+		int32_t ni = gsio_scene_add_node(s, name, root, &err);
+		assert_true(ni >= 0);
+		s->nodes[ni].mesh = mi;
+		s->nodes[ni].translation[0] = (float)i * 0.125f;
+	}
+	return s;
+}
+
+/* A GLB's JSON costs about its own text twice at the peak (the arrays that
+ * grow with the scene kept as text, then the printed document), not a
+ * cJSON tree of every mesh, node, view and accessor: that was five to
+ * seven times the text (a level's model of 223 groups: 500 KB of items for
+ * 135 KB of JSON). */
+static void test_many_meshes_json_heap(void **state)
+{
+	(void)state;
+	const uint32_t n = 4000;
+	gsio_scene *s = many_meshes_scene(n);
+	gsio_error err;
+	assert_int_equal(gsio_scene_validate(s, &err), 0);
+	char dir[4096], path[4200];
+	snprintf(dir, sizeof(dir), "%s/test_gltf_heap", GSIO_BINARY_DIR);
+	mkdir(dir, 0777);
+	snprintf(path, sizeof(path), "%s/many.glb", dir);
+	size_t base = atomic_load(&t_in_use);
+	heap_reset();
+	gsio_gltf_opts fo = {0};
+	fo.buffer_memory = (size_t)256 << 10;
+	if (gsio_gltf_write_file(s, path, &fo, NULL, &err)) fail_msg("write_file: %s", err.message);
+	size_t peak = heap_peak_above(base);
+	size_t size;
+	uint8_t *glb = t_read_file(path, &size);
+	assert_true(size > 20);
+	size_t json = (size_t)glb[12] | (size_t)glb[13] << 8 | (size_t)glb[14] << 16 | (size_t)glb[15] << 24;
+	free(glb);
+	unlink(path);
+	// Twice the text, the in-memory share of the buffer (256 KiB) and the
+	// writer's per-mesh tables (a few ints a mesh) with room to spare.
+	size_t bound = 2 * json + ((size_t)1 << 20);
+	print_message("%u meshes: JSON %zu bytes, writer peak heap %zu (bound %zu)\n", n, json, peak, bound);
+	assert_true(json > (size_t)n * 400); // the JSON is the bulk of what is held
+	assert_true(peak <= bound);
+	gsio_scene_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_writer_peak_heap),
+	    cmocka_unit_test(test_many_meshes_json_heap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
