@@ -5,6 +5,28 @@
 #include <emmintrin.h>
 #endif
 
+#ifdef GSIOI_HAVE_SSSE3
+#include <cpuid.h>
+#include <stdatomic.h>
+
+/* SSSE3 from CPUID leaf 1 (ECX bit 9), asked the first time it is needed and
+ * kept. Not __builtin_cpu_supports(): that links libgcc's constructor, which
+ * asks CPUID a dozen times when every program using the library starts, and
+ * CPUID traps to the hypervisor on a virtual machine (10.6 us a call on the
+ * 2-vCPU machine the benchmarks run on). */
+bool gsioi_has_ssse3(void)
+{
+	static atomic_int known; // 0: not asked yet, 1: no, 2: yes
+	int k = atomic_load_explicit(&known, memory_order_relaxed);
+	if (!k) {
+		unsigned a, b, c, d;
+		k = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSSE3) ? 2 : 1;
+		atomic_store_explicit(&known, k, memory_order_relaxed);
+	}
+	return k == 2;
+}
+#endif
+
 size_t gsio_pixel_size(gsio_pixel_format fmt)
 {
 	switch (fmt) {

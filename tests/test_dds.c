@@ -687,9 +687,27 @@ static void test_simd_matches_portable(void **state)
 		}
 }
 
+/* The library asks CPUID itself, once (gsioi_has_ssse3): it must say what
+ * libgcc's reading says (this test program links that reading; the library's
+ * programs do not, see the no_cpu_constructor test). */
+static void test_ssse3_detection(void **state)
+{
+	(void)state;
+#ifdef GSIOI_HAVE_SSSE3
+	__builtin_cpu_init();
+	bool want = __builtin_cpu_supports("ssse3") != 0;
+	assert_int_equal(gsioi_has_ssse3(), want); // asked
+	assert_int_equal(gsioi_has_ssse3(), want); // kept
+	print_message("SSSE3: %s\n", want ? "yes" : "no");
+#else
+	skip();
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ssse3_detection),
 		cmocka_unit_test(test_dxt1_four_colours),
 		cmocka_unit_test(test_dxt1_three_colours_and_transparent),
 		cmocka_unit_test(test_dxt3_explicit_alpha),
