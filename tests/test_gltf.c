@@ -2211,6 +2211,62 @@ static void test_deterministic(void **state)
 	gsio_scene_free(s);
 }
 
+/* A GLB's big arrays are kept as text and its JSON printed into a buffer of
+ * about its size (the texts and 64 KiB); a .gltf's JSON is a cJSON tree
+ * printed formatted. Both must say the same: a scene of meshes, nodes (one a
+ * child) and a material, with scene extras short (the buffer is enough) and
+ * of 100 000 characters (past it: cJSON's own print). */
+static void test_glb_json_as_gltf(void **state)
+{
+	(void)state;
+	for (int big = 0; big < 2; big++) {
+		gsio_scene *s = new_scene();
+		gsio_error err;
+		int32_t mat = gsio_scene_add_material(s, "paint", &err);
+		assert_true(mat >= 0);
+		int32_t parent = -1;
+		for (int i = 0; i < 5; i++) {
+			char name[16];
+			snprintf(name, sizeof(name), "tri%d", i);
+			int32_t mi = add_triangle(s, name, i % 2 ? mat : -1);
+			int32_t n = gsio_scene_add_node(s, name, i == 3 ? parent : -1, &err);
+			assert_true(n >= 0);
+			s->nodes[n].mesh = mi;
+			s->nodes[n].translation[0] = (float)i;
+			if (i == 2) parent = n;
+		}
+		size_t len = big ? 100000 : 10;
+		char *text = malloc(len + 1);
+		assert_non_null(text);
+		for (size_t i = 0; i < len; i++) text[i] = (char)('a' + i % 26);
+		text[len] = 0;
+		assert_int_equal(gsio_extras_set_string(s, &s->extras, "note", text, &err), 0);
+		glb g;
+		glb_write(&g, s, 0, 1);
+		gsio_gltf_opts o = {0};
+		o.flags = GSIO_GLTF_SEPARATE;
+		gsio_gltf_output sep;
+		assert_int_equal(gsio_gltf_write(s, &o, &sep, &err), 0);
+		cJSON *doc = cJSON_ParseWithLength((const char *)sep.files[0].data, sep.files[0].size);
+		assert_non_null(doc);
+		// Where the two differ by design: the buffer's uri.
+		cJSON_DeleteItemFromObject(doc, "buffers");
+		cJSON_DeleteItemFromObject(g.doc, "buffers");
+		assert_true(cJSON_Compare(g.doc, doc, true));
+		assert_int_equal(cJSON_GetArraySize(arr(g.doc, "meshes")), 5);
+		assert_int_equal(cJSON_GetArraySize(arr(g.doc, "nodes")), 5);
+		const cJSON *sc = cJSON_GetArrayItem(arr(g.doc, "scenes"), 0);
+		assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(sc, "nodes")), 4);
+		const cJSON *note = cJSON_GetObjectItem(cJSON_GetObjectItem(sc, "extras"), "note");
+		assert_true(cJSON_IsString(note) && !strcmp(note->valuestring, text));
+		cJSON_Delete(doc);
+		gsio_gltf_output_free(&sep);
+		glb_free(&g);
+		free(text);
+		gsio_scene_free(s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2245,6 +2301,7 @@ int main(void)
 	    cmocka_unit_test(test_morph_shared_base_differs),
 	    cmocka_unit_test(test_morph_shared_last_vertex),
 	    cmocka_unit_test(test_morph_shared_signed_zero),
+	    cmocka_unit_test(test_glb_json_as_gltf),
 	    cmocka_unit_test(test_corpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
