@@ -520,14 +520,17 @@ static void *move_to_scene(gsio_scene *s, const void *p, size_t n, gsio_error *e
 	return q;
 }
 
-static bool build_mesh(build *b, size_t gi, gsio_mesh *m, bool *morph)
+/* The group's parts, indices and welded vertices (source_vertex, and
+ * source_uv and uvs when it has texture coordinates: those in b->tmp) in m;
+ * the tables that get there in `work`, which the caller frees once they are
+ * made. */
+static bool weld_group(build *b, size_t gi, gsio_mesh *m, gsio_arena *work)
 {
 	gsio_scene *s = b->s;
-	gsio_arena *tmp = b->tmp;
+	gsio_arena *tmp = work;
 	gsio_error *err = b->err;
 	const gsio_mdl7_group *g = &b->f->groups[gi];
 	size_t nt = g->triangles_count, nv = g->verts_count, nuv = g->uvs_count;
-	*morph = false;
 
 	// Triangles in part order: by material, in order of first use.
 	int32_t *tmat = GSIO_NEW_ARRAY(tmp, int32_t, nt, err);
@@ -612,11 +615,11 @@ static bool build_mesh(build *b, size_t gi, gsio_mesh *m, bool *morph)
 		m->indices[c] = grp_out[grp[c]];
 	}
 	m->vertex_count = nout;
-	m->source_vertex = GSIO_NEW_ARRAY(tmp, uint32_t, nout, err);
+	m->source_vertex = GSIO_NEW_ARRAY(b->tmp, uint32_t, nout, err);
 	GSIO_CHECK(m->source_vertex);
 	if (nuv) {
-		m->source_uv = GSIO_NEW_ARRAY(tmp, uint32_t, nout, err);
-		m->uvs = GSIO_NEW_ARRAY(tmp, float, 2 * nout, err);
+		m->source_uv = GSIO_NEW_ARRAY(b->tmp, uint32_t, nout, err);
+		m->uvs = GSIO_NEW_ARRAY(b->tmp, float, 2 * nout, err);
 		GSIO_CHECK(m->source_uv && m->uvs);
 	}
 	size_t bad_uvs = 0;
@@ -639,6 +642,27 @@ static bool build_mesh(build *b, size_t gi, gsio_mesh *m, bool *morph)
 	if (bad_uvs)
 		GSIO_CHECK(gsioi_scene_warn(s, err, "group %zu: %zu texture coordinates are not finite; "
 		                                   "used 0, 0", gi, bad_uvs));
+	return true;
+}
+
+/* Group gi's mesh in m: welded (weld_group, its tables freed before the
+ * pose is made: skelett's single group of 2 519 triangles has 260 KB of
+ * them), then its first frame, folded double-sided faces, and its morph
+ * frames when any frame moves a vertex. */
+static bool build_mesh(build *b, size_t gi, gsio_mesh *m, bool *morph)
+{
+	gsio_scene *s = b->s;
+	gsio_arena *tmp = b->tmp;
+	gsio_error *err = b->err;
+	const gsio_mdl7_group *g = &b->f->groups[gi];
+	size_t nv = g->verts_count;
+	*morph = false;
+	gsio_arena *work = gsioi_arena_for(b->opts, "MDL7 welding", err);
+	if (!work) return false;
+	bool welded = weld_group(b, gi, m, work);
+	gsioi_arena_destroy(work);
+	GSIO_CHECK(welded);
+	size_t nout = m->vertex_count;
 
 	// Frames: morph frames when any frame moves a vertex; else the first
 	// frame (if any) is the pose.
