@@ -813,10 +813,20 @@ static size_t bin_after_images(const gltf_ctx *c)
  * above, at most 1.5 MiB unused. */
 #define HUGE_BLOCK_FILL (GSIO_HUGE_PAGE / 4)
 
+/* And what a later block's huge page leaves unused must be at most a third
+ * of the BIN (the memory goal's measure is the output's size): a 2.85 MiB
+ * BIN (cbabe_male 2.mdl) fills 0.85 MiB of its second block, 1.15 MiB
+ * unused, more than a third: 4 KiB pages there (its data peak 2.11 ->
+ * 1.8 times input + output, about 220 more faults); golem's 4.74 MiB leaves
+ * 1.26 MiB of its third, under a third (at a quarter it would not be:
+ * golem is the file furthest over the end-to-end line). */
+#define HUGE_WASTE_DIV 3
+
 /* Transparent huge pages (2 MiB; Linux THP in "madvise" mode, as on Debian
  * 12) for the mapped buffer's 2 MiB blocks: the first when the BIN surely
  * fills it (a small output must not cost a 2 MiB page), a later one when
- * the BIN surely fills a quarter of it. Each block is decided when a
+ * the BIN surely fills a quarter of it and leaves at most a third of the
+ * BIN's size of it unused (HUGE_WASTE_DIV). Each block is decided when a
  * reservation first reaches into it, before its first byte is written
  * (advice after that is too late). Until December 2026 every block was
  * advised when the writer expected more than 2 MiB, else every block past
@@ -832,8 +842,12 @@ static void advise_ahead(gltf_ctx *c, size_t more)
 	while (b->advised < held_end && b->advised < b->cap) {
 		size_t block_end = b->advised + GSIO_HUGE_PAGE; // in memory; + spilled in the BIN
 		size_t start = b->advised + b->spilled; // the block's first byte in the BIN
-		if (block_end <= b->cap && start + (start ? HUGE_BLOCK_FILL : GSIO_HUGE_PAGE) <= surely)
-			gsio_advise_huge(b->data + b->advised, GSIO_HUGE_PAGE);
+		bool huge = block_end <= b->cap && start + (start ? HUGE_BLOCK_FILL : GSIO_HUGE_PAGE) <= surely;
+		if (huge && start) {
+			size_t fill = surely - start < GSIO_HUGE_PAGE ? surely - start : GSIO_HUGE_PAGE;
+			huge = (GSIO_HUGE_PAGE - fill) <= surely / HUGE_WASTE_DIV;
+		}
+		if (huge) gsio_advise_huge(b->data + b->advised, GSIO_HUGE_PAGE);
 		b->advised = block_end;
 	}
 }
