@@ -18,7 +18,6 @@
 #include "json_float.h"
 
 #include <cjson/cJSON.h>
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -120,6 +119,7 @@ typedef struct jtext {
 
 enum { JT_VIEWS, JT_ACCESSORS, JT_MESHES, JT_NODES, JT_MATERIALS, JT_IMAGES, JT_TEXTURES,
        JT_SKINS, JT_ANIMATIONS, JT_SCENE_NODES, JT_COUNT };
+#define JT_MARK '\x01' // where a jtext goes in the printed document (jtext_take)
 
 typedef struct gltf_ctx {
 	const gsio_scene *s;
@@ -148,7 +148,6 @@ typedef struct gltf_ctx {
 	    *skins, *animations, *cameras, *lights, *scene_nodes, *extensions_used;
 	int accessors_n, views_n, images_n, textures_n, meshes_n; // items in those (jpush)
 	jtext jt[JT_COUNT]; // a GLB's arrays that grow with the scene, as text (jtext_of)
-	size_t jt_bytes;    // the text of those put in the document (jtext_take)
 	int *image_index;   // glTF image per scene image, -1 when skipped
 	int *mesh_index;    // glTF mesh per scene mesh, -1 when not written
 	size_t *same_first, *same_next; // meshes by positions array (plan_shared_meshes)
@@ -336,8 +335,10 @@ static cJSON *jarr(gltf_ctx *c)
  * copied) as it is appended, and freed. The tree then holds one mesh or
  * node at a time, not all of them with a cJSON item and a key copy per
  * member: a level's model of 223 meshes and 224 nodes held 500 KB of
- * items for 135 KB of text. The bytes are the same: the final print copies
- * a raw item's text as it is. A .gltf is printed formatted: no text there.
+ * items for 135 KB of text. The texts go into the JSON chunk where the
+ * printed document has their marks (jtext_take, glb_json_emit): the same
+ * bytes as the whole tree printed. A .gltf is printed formatted: no text
+ * there.
  * The arrays stay cJSON arrays, empty, as the handles jadd() and jpush()
  * are given. */
 static jtext *jtext_of(gltf_ctx *c, const cJSON *arr)
@@ -405,15 +406,52 @@ static cJSON *jtext_take(gltf_ctx *c, cJSON **arr)
 	if (!t->n) return NULL;
 	t->p[t->len++] = ']';
 	t->p[t->len] = 0;
-	c->jt_bytes += t->len;
-	// A copy in cJSON's memory (its hooks may not be malloc's), one array
-	// at a time; the text is freed at once.
-	cJSON *raw = cJSON_CreateRaw(t->p);
-	free(t->p);
-	t->p = NULL;
-	t->len = t->cap = 0;
+	// In the document a mark stands for the text: byte 0x01 and the array's
+	// letter, printed as they are (a raw item; cJSON escapes control bytes
+	// in strings, so a 0x01 in the printed document is a mark). The GLB's
+	// JSON chunk is written from the document and the texts (glb_json_emit),
+	// never whole in one buffer.
+	char mark[3] = {JT_MARK, (char)('A' + (t - c->jt)), 0};
+	cJSON *raw = cJSON_CreateRaw(mark);
 	if (!raw) c->json_failed = true;
 	return raw;
+}
+
+/** The JSON chunk's length: the printed document less its marks, plus the
+ *  texts they stand for. */
+static size_t glb_json_len(const gltf_ctx *c, const char *doc)
+{
+	size_t len = 0;
+	for (const char *q = doc; *q; q++) {
+		if (*q != JT_MARK) {
+			len++;
+			continue;
+		}
+		len += c->jt[q[1] - 'A'].len;
+		q++;
+	}
+	return len;
+}
+
+/** Hands the JSON chunk to emit in pieces: the document's runs between
+ *  marks, and each mark's text, freed once handed on. False when emit
+ *  fails. */
+static bool glb_json_emit(gltf_ctx *c, const char *doc, bool (*emit)(void *user, const void *p, size_t n),
+                          void *user)
+{
+	const char *run = doc;
+	for (const char *q = doc;; q++) {
+		if (*q && *q != JT_MARK) continue;
+		if (q > run && !emit(user, run, (size_t)(q - run))) return false;
+		if (!*q) return true;
+		jtext *t = &c->jt[q[1] - 'A'];
+		if (t->len && !emit(user, t->p, t->len)) return false;
+		free(t->p);
+		t->p = NULL;
+		t->len = t->cap = 0;
+		q++;
+		run = q + 1;
+	}
 }
 
 /** Appends item to arr (deletes it on failure). */
@@ -3388,7 +3426,7 @@ typedef struct glb_layout {
 
 static bool glb_plan(gltf_ctx *c, const char *json, glb_layout *g)
 {
-	g->jl = strlen(json);
+	g->jl = glb_json_len(c, json);
 	g->jpad = (4 - g->jl % 4) % 4;
 	g->bl = c->bin.size;
 	g->bpad = (4 - g->bl % 4) % 4;
@@ -3400,18 +3438,25 @@ static bool glb_plan(gltf_ctx *c, const char *json, glb_layout *g)
 	return true;
 }
 
-/** A GLB's JSON, unformatted, in a buffer of about its final size: most of
- *  it is the array texts (jtext_take counts them), so their length and a
- *  margin for the rest is tried first; cJSON's own print doubles its
- *  buffer as it goes (up to twice the text) when that is too short. */
-static char *print_glb_json(gltf_ctx *c)
+/** glb_json_emit() into memory. */
+static bool emit_to_memory(void *user, const void *p, size_t n)
 {
-	size_t guess = c->jt_bytes + ((size_t)64 << 10);
-	if (guess < c->jt_bytes || guess > INT_MAX) return cJSON_PrintUnformatted(c->root);
-	char *json = malloc(guess);
-	if (json && cJSON_PrintPreallocated(c->root, json, (int)guess, false)) return json;
-	free(json);
-	return cJSON_PrintUnformatted(c->root);
+	uint8_t **at = user;
+	memcpy(*at, p, n);
+	*at += n;
+	return true;
+}
+
+/** glb_json_emit() into the placed file. */
+typedef struct emit_place {
+	gsio_placing *g;
+	gsio_error *err;
+} emit_place;
+
+static bool emit_to_place(void *user, const void *p, size_t n)
+{
+	emit_place *e = user;
+	return !gsio_place_write(e->g, p, n, e->err);
 }
 
 static bool make_glb(gltf_ctx *c, const char *json, gsio_gltf_output *out)
@@ -3432,7 +3477,8 @@ static bool make_glb(gltf_ctx *c, const char *json, gsio_gltf_output *out)
 	}
 	uint32_t hdr[5] = {GLB_MAGIC, 2, (uint32_t)total, (uint32_t)(jl + jpad), GLB_CHUNK_JSON};
 	memcpy(g, hdr, 20);
-	memcpy(g + 20, json, jl);
+	uint8_t *at = g + 20;
+	glb_json_emit(c, json, emit_to_memory, &at);
 	memset(g + 20 + jl, ' ', jpad);
 	char name[512];
 	snprintf(name, sizeof(name), "%s.glb", c->name);
@@ -3459,8 +3505,8 @@ static bool place_glb(gltf_ctx *c, const char *json)
 	static const char spaces[3] = {' ', ' ', ' '};
 	static const uint8_t zeros[3] = {0};
 	uint32_t hdr[5] = {GLB_MAGIC, 2, (uint32_t)lay.total, (uint32_t)(lay.jl + lay.jpad), GLB_CHUNK_JSON};
-	bool ok = !gsio_place_write(g, hdr, sizeof(hdr), c->err) &&
-	          !gsio_place_write(g, json, lay.jl, c->err) &&
+	emit_place e = {g, c->err};
+	bool ok = !gsio_place_write(g, hdr, sizeof(hdr), c->err) && glb_json_emit(c, json, emit_to_place, &e) &&
 	          !gsio_place_write(g, spaces, lay.jpad, c->err);
 	if (ok && lay.bl) {
 		uint32_t ch[2] = {(uint32_t)(lay.bl + lay.bpad), GLB_CHUNK_BIN};
@@ -3666,10 +3712,12 @@ static int write_impl(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_glt
 	if (ok && c->json_failed) ok = fail_nomem(c, "the JSON document");
 	char *json = NULL;
 	if (ok) {
-		json = c->separate ? cJSON_Print(c->root) : print_glb_json(c);
+		// A GLB's document holds marks for its array texts (jtext_take):
+		// small; the texts go into the JSON chunk as it is written.
+		json = c->separate ? cJSON_Print(c->root) : cJSON_PrintUnformatted(c->root);
 		if (!json) ok = fail_nomem(c, "printing JSON");
-		// The tree (with a GLB's array texts) is not needed past this point:
-		// freed before the JSON is copied into the GLB.
+		// The tree is not needed past this point: freed before the JSON
+		// chunk is written.
 		cJSON_Delete(c->root);
 		c->root = NULL;
 	}

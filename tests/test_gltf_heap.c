@@ -188,11 +188,13 @@ static gsio_scene *many_meshes_scene(uint32_t n)
 	return s;
 }
 
-/* A GLB's JSON costs about its own text twice at the peak (the arrays that
- * grow with the scene kept as text, then the printed document), not a
- * cJSON tree of every mesh, node, view and accessor: that was five to
- * seven times the text (a level's model of 223 groups: 500 KB of items for
- * 135 KB of JSON). */
+/* A GLB's JSON costs about its own text at the peak (the arrays that grow
+ * with the scene kept as text and written into the JSON chunk from there,
+ * the rest of the document small), not a cJSON tree of every mesh, node,
+ * view and accessor: that was five to seven times the text (a level's
+ * model of 223 groups: 500 KB of items for 135 KB of JSON), and printing
+ * the whole document into one buffer held the text twice (4 000 meshes:
+ * 12.4 MB with the tree, 5.0 MB printed whole, 3.4 MB now). */
 static void test_many_meshes_json_heap(void **state)
 {
 	(void)state;
@@ -216,9 +218,9 @@ static void test_many_meshes_json_heap(void **state)
 	size_t json = (size_t)glb[12] | (size_t)glb[13] << 8 | (size_t)glb[14] << 16 | (size_t)glb[15] << 24;
 	free(glb);
 	unlink(path);
-	// Twice the text, the in-memory share of the buffer (256 KiB) and the
-	// writer's per-mesh tables (a few ints a mesh) with room to spare.
-	size_t bound = 2 * json + ((size_t)1 << 20);
+	// The text with its growth room (a half), the in-memory share of the
+	// buffer (256 KiB) and the writer's per-mesh tables (a few ints a mesh).
+	size_t bound = json + json / 2 + ((size_t)1 << 20);
 	print_message("%u meshes: JSON %zu bytes, writer peak heap %zu (bound %zu)\n", n, json, peak, bound);
 	assert_true(json > (size_t)n * 400); // the JSON is the bulk of what is held
 	assert_true(peak <= bound);
