@@ -12,10 +12,10 @@
 #include "test_util.h"
 
 #include "gsio_gltf.h"
+#include "gsio_internal.h"
 
 #include <errno.h>
 #include <malloc.h>
-#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,10 +176,7 @@ static gsio_scene *many_meshes_scene(uint32_t n)
 			m->normals[3 * v + 2] = 1;
 			m->indices[v] = (uint32_t)v;
 		}
-		for (int k = 0; k < 3; k++) {
-			m->bbox_min[k] = fminf(fminf(m->positions[k], m->positions[3 + k]), m->positions[6 + k]);
-			m->bbox_max[k] = fmaxf(fmaxf(m->positions[k], m->positions[3 + k]), m->positions[6 + k]);
-		}
+		gsioi_bbox3(m->positions, 3, m->bbox_min, m->bbox_max);
 		int32_t ni = gsio_scene_add_node(s, name, root, &err);
 		assert_true(ni >= 0);
 		s->nodes[ni].mesh = mi;

@@ -732,6 +732,16 @@ static bool write_full(int fd, const void *buf, size_t n)
 	return true;
 }
 
+/** In a child before exec: stdout and stderr to /dev/null. */
+static void quiet_output(void)
+{
+	int fd = open("/dev/null", O_WRONLY);
+	if (fd >= 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+	}
+}
+
 static spawn_result spawn_now(char *const argv[])
 {
 	spawn_result r = {NAN, NAN, 0, 0};
@@ -739,11 +749,7 @@ static spawn_result spawn_now(char *const argv[])
 	pid_t pid = fork();
 	if (pid < 0) return r;
 	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
+		quiet_output();
 		execvp(argv[0], argv);
 		_exit(127);
 	}
@@ -861,11 +867,7 @@ static long data_peak_kb(char *const argv[])
 	pid_t pid = fork();
 	if (pid < 0) return -1;
 	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
+		quiet_output();
 		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL)) _exit(126);
 		raise(SIGSTOP);
 		execvp(argv[0], argv);
