@@ -11,8 +11,9 @@
  * checked with gsio_scene_validate() first, so indices, counts and floats
  * are trusted below; only what the validator allows but glTF does not (an
  * empty mesh, a weight of 0 everywhere, ...) is handled here. */
-#define _DEFAULT_SOURCE // mmap's MAP_ANONYMOUS and MAP_NORESERVE, madvise's MADV_HUGEPAGE
+#define _GNU_SOURCE // mmap's MAP_ANONYMOUS and MAP_NORESERVE, madvise's MADV_HUGEPAGE, cpu_set_t
 #include "gsio_gltf.h"
+#include "gsio_helper_thread.h" // header-only, as the two below
 #include "gsio_huge_pages.h" // header-only: no symbol of libgsio's internals
 #include "gsio_packed_record.h" // header-only too
 #include "json_float.h"
@@ -20,6 +21,7 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +123,30 @@ enum { JT_VIEWS, JT_ACCESSORS, JT_MESHES, JT_NODES, JT_MATERIALS, JT_IMAGES, JT_
        JT_SKINS, JT_ANIMATIONS, JT_SCENE_NODES, JT_COUNT };
 #define JT_MARK '\x01' // where a jtext goes in the printed document (jtext_take)
 
+/* One image's bytes for the buffer or a file of its own: a PNG encoded from
+ * the scene's pixels, or a PNG or JPEG file as it is. Made by make_image()
+ * on whichever thread claims it first (see write_images()). */
+typedef enum image_how { IMG_FILE, IMG_INDEXED, IMG_RGBA, IMG_STORED, IMG_DDS } image_how;
+typedef struct image_job {
+	size_t image;       // scene image
+	image_how how;
+	uint8_t *data;      // the bytes: malloc'd, or the scene's file_data when `borrowed`
+	size_t size;
+	bool borrowed;
+	const char *ext;    // the file's extension beside a .gltf
+	size_t off;         // GLB: its offset in the buffer, once the images are placed
+	int rc;             // make_image(): 0, or failed with err
+	gsio_error err;
+} image_job;
+
+/* A buffer view as it is printed once the images are placed (emit_views()):
+ * an image's (job >= 0) at the image's offset, any other at `off` past the
+ * images. */
+typedef struct view_rec {
+	size_t off, size;
+	int stride, target, job;
+} view_rec;
+
 typedef struct gltf_ctx {
 	const gsio_scene *s;
 	gsio_error *err;
@@ -158,6 +184,14 @@ typedef struct gltf_ctx {
 	int (*tex_of)[9];   // glTF texture per image and (wrap_u, wrap_v), -1 until made
 	int variants_count; // KHR_materials_variants variants, 0 when unused
 	bool used_unlit, used_lights;
+	view_rec *vrec;     // every buffer view, printed by emit_views()
+	size_t vrec_n, vrec_cap;
+	image_job *jobs;    // the images to make, in scene order (write_images)
+	size_t jobs_count;
+	atomic_size_t jobs_next; // the next job to claim
+	gsio_helper helper; // makes images beside this thread (opts.threads >= 2)
+	size_t img_bytes;   // GLB: the buffer's first bytes, the images, each padded to 4
+	unsigned threads;   // opts.threads
 } gltf_ctx;
 
 // -- Errors and warnings (public gsio_error fields only)
@@ -660,17 +694,46 @@ static int jb_push(jbuild *b, cJSON *arr)
 	return jpush(b->c, arr, cJSON_CreateRaw(b->text));
 }
 
-/** A buffer view of `size` bytes at `off` of buffer 0; its index or -1. */
+/** A buffer view of `size` bytes at `off` of buffer 0 past the images (job
+ *  -1), or image job `job`'s; its index or -1. Printed by emit_views() when
+ *  the images' sizes are known. */
+static int view_record(gltf_ctx *c, size_t off, size_t size, int stride, int target, int job)
+{
+	if (c->vrec_n == c->vrec_cap) {
+		size_t cap = c->vrec_cap ? 2 * c->vrec_cap : 64;
+		view_rec *v = cap < INT32_MAX ? realloc(c->vrec, cap * sizeof(*v)) : NULL;
+		if (!v) {
+			fail_nomem(c, "the buffer views");
+			return -1;
+		}
+		c->vrec = v;
+		c->vrec_cap = cap;
+	}
+	c->vrec[c->vrec_n] = (view_rec){off, size, stride, target, job};
+	return (int)c->vrec_n++;
+}
+
 static int view_json(gltf_ctx *c, size_t off, size_t size, int stride, int target)
 {
-	jbuild b;
-	jb_start(c, &b);
-	jb_int(&b, "buffer", 0);
-	if (off) jb_int(&b, "byteOffset", off);
-	jb_int(&b, "byteLength", size);
-	if (stride) jb_int(&b, "byteStride", (size_t)stride);
-	if (target) jb_int(&b, "target", (size_t)target);
-	return jb_push(&b, c->views);
+	return view_record(c, off, size, stride, target, -1);
+}
+
+/** Prints every buffer view, in the order they were made. */
+static void emit_views(gltf_ctx *c)
+{
+	for (size_t i = 0; i < c->vrec_n; i++) {
+		const view_rec *v = &c->vrec[i];
+		size_t off = v->job >= 0 ? c->jobs[v->job].off : c->img_bytes + v->off;
+		size_t size = v->job >= 0 ? c->jobs[v->job].size : v->size;
+		jbuild b;
+		jb_start(c, &b);
+		jb_int(&b, "buffer", 0);
+		if (off) jb_int(&b, "byteOffset", off);
+		jb_int(&b, "byteLength", size);
+		if (v->stride) jb_int(&b, "byteStride", (size_t)v->stride);
+		if (v->target) jb_int(&b, "target", (size_t)v->target);
+		jb_push(&b, c->views);
+	}
 }
 
 /** A float accessor over a whole view, with min/max (ncomp <= 16 floats
@@ -1364,6 +1427,85 @@ static void image_file_name(gltf_ctx *c, size_t i, const char *ext, char *file, 
 		snprintf(file, size, "%s_%s.%s", c->name, stem, ext);
 }
 
+/* Images are made beside the rest of the document. write_images() decides
+ * what each image becomes (a PNG encoded here, a file embedded as it is, a
+ * reference, or nothing, with a warning) and writes its JSON, its buffer
+ * view reserved (printed by emit_views()); make_image() makes the bytes,
+ * on a helper thread when the caller allows one (opts.threads) and the
+ * pixels are many, else here and now. images_place() finishes what the
+ * helper has not begun, waits for it, and places the images at the
+ * buffer's start (GLB) or hands them out as files (.gltf): the same bytes
+ * as when each was encoded and appended in turn. golem (a 512 x 512 skin,
+ * 231 frames): the skin's 1.2 ms of deflate beside the morph targets. */
+
+/** How many pixels (times 8 for the compact output's second deflate)
+ *  are worth a thread: one starts in about 0.1-0.2 ms, the encoder does a
+ *  256 x 256 skin in about 0.3. */
+#define IMAGE_HELPER_PIXELS 65536.0
+
+/** Makes job j's bytes; thread-safe (reads the scene, writes j only). */
+static void make_image(const gltf_ctx *c, image_job *j)
+{
+	const gsio_image *im = &c->s->images[j->image];
+	gsio_error *err = &j->err;
+	gsio_error_clear(err);
+	uint8_t *png = NULL;
+	size_t png_size = 0;
+	int rc = 0;
+	switch (j->how) {
+	case IMG_FILE: return; // the bytes are there already
+	case IMG_INDEXED: // kept palettised by the importer: one byte a pixel, as stored
+		rc = gsio_png_encode_indexed(im->indices, im->width, im->height, im->palette, im->palette_count, &png,
+		                             &png_size, err);
+		break;
+	case IMG_RGBA: rc = gsio_png_encode(im->rgba, im->width, im->height, &png, &png_size, err); break;
+	case IMG_STORED:
+		// Skin pixels as the model stores them (GSIO_OPT_NO_PIXELS): the
+		// same PNG, decoded a row at a time.
+		rc = gsio_png_encode_stored(im->source_format, im->stored, im->width, im->height, NULL, &png, &png_size,
+		                            err);
+		break;
+	case IMG_DDS:
+		// An embedded DDS skin kept as it is: the same PNG as from its
+		// decoded pixels, decoded a band of 4 rows at a time.
+		rc = gsio_png_encode_dds(im->file_data, im->file_size, &png, &png_size, err);
+		break;
+	}
+	if (!rc && c->compact) {
+		// Compact output: the PNG compressed again at zlib's best level.
+		uint8_t *small;
+		size_t small_size;
+		rc = gsio_png_shrink(png, png_size, &small, &small_size, err);
+		free(png);
+		png = rc ? NULL : small;
+		png_size = rc ? 0 : small_size;
+	}
+	j->rc = rc;
+	j->data = png;
+	j->size = png_size;
+}
+
+/** Makes the jobs not claimed yet, one at a time; both threads run it. */
+static void *run_images(void *arg)
+{
+	gltf_ctx *c = arg;
+	for (;;) {
+		size_t i = atomic_fetch_add_explicit(&c->jobs_next, 1, memory_order_relaxed);
+		if (i >= c->jobs_count) return NULL;
+		make_image(c, &c->jobs[i]);
+	}
+}
+
+/** A new job for image i (data: the bytes when they are there already,
+ *  malloc'd unless borrowed); its index, -1 on failure (memory). */
+static int add_job(gltf_ctx *c, size_t i, image_how how, uint8_t *data, size_t size, bool borrowed,
+                   const char *ext)
+{
+	c->jobs[c->jobs_count] = (image_job){.image = i, .how = how, .data = data, .size = size,
+	                                     .borrowed = borrowed, .ext = ext};
+	return (int)c->jobs_count++;
+}
+
 /** An image that is only a reference (no pixels). Beside a .gltf it stays a
  *  reference (its uri, relative to the source file: the textures are meant
  *  to be copied along). In a GLB it is embedded when the file (source_path,
@@ -1398,8 +1540,8 @@ static bool write_uri_image(gltf_ctx *c, size_t i, int *index)
 		free(data);
 		return true;
 	}
-	int view = add_view(c, data, size, 0);
-	free(data);
+	int job = add_job(c, i, IMG_FILE, data, size, false, ext);
+	int view = view_record(c, 0, 0, 0, 0, job);
 	if (view < 0) return false;
 	cJSON *j = jobj(c);
 	jstr(c, j, "name", name);
@@ -1413,6 +1555,9 @@ static bool write_uri_image(gltf_ctx *c, size_t i, int *index)
 static bool write_images(gltf_ctx *c)
 {
 	const gsio_scene *s = c->s;
+	c->jobs = xmalloc_array(c, s->images_count ? s->images_count : 1, sizeof(*c->jobs));
+	if (!c->jobs) return false;
+	double pixels = 0;
 	for (size_t i = 0; i < s->images_count; i++) {
 		const gsio_image *im = &s->images[i];
 		c->image_index[i] = -1;
@@ -1425,56 +1570,30 @@ static bool write_images(gltf_ctx *c)
 			if (!write_uri_image(c, i, &c->image_index[i])) return false;
 			continue;
 		}
-		uint8_t *png;
-		size_t png_size;
 		const char *mime = "image/png", *ext = "png";
-		int rc;
-		bool passed = false; // a file embedded as it is, not a PNG encoded here
-		if (im->file_data && image_is_embeddable(im->file_data, im->file_size, &mime, &ext)) {
-			passed = true;
+		image_how how;
+		bool passed = false;
+		if (im->file_data && image_is_embeddable(im->file_data, im->file_size, &mime, &ext))
 			// The PNG or JPEG file it was decoded from, as it is: no second
 			// encoding, and nothing lost.
-			png_size = im->file_size;
-			png = malloc(png_size);
-			if (!png) return fail_nomem(c, "an image file");
-			memcpy(png, im->file_data, png_size);
-			rc = 0;
-		} else if (im->indices) {
-			// Kept palettised by the importer: one byte a pixel, as stored.
-			rc = gsio_png_encode_indexed(im->indices, im->width, im->height, im->palette,
-			                             im->palette_count, &png, &png_size, c->err);
-		} else if (im->rgba) {
-			rc = gsio_png_encode(im->rgba, im->width, im->height, &png, &png_size, c->err);
-		} else if (im->stored) {
-			// Skin pixels as the model stores them (GSIO_OPT_NO_PIXELS):
-			// the same PNG, decoded a row at a time.
-			rc = gsio_png_encode_stored(im->source_format, im->stored, im->width, im->height, NULL,
-			                            &png, &png_size, c->err);
-		} else if (im->file_size >= 4 && !memcmp(im->file_data, "DDS ", 4)) {
-			// An embedded DDS skin kept as it is: the same PNG as from its
-			// decoded pixels, decoded a band of 4 rows at a time.
-			rc = gsio_png_encode_dds(im->file_data, im->file_size, &png, &png_size, c->err);
-		} else {
+			how = IMG_FILE, passed = true;
+		else if (im->indices)
+			how = IMG_INDEXED;
+		else if (im->rgba)
+			how = IMG_RGBA;
+		else if (im->stored)
+			how = IMG_STORED;
+		else if (im->file_size >= 4 && !memcmp(im->file_data, "DDS ", 4))
+			how = IMG_DDS;
+		else {
 			// Undecoded (GSIO_OPT_NO_PIXELS), and not a file glTF can hold.
 			warn(c, "image %zu (%s): its file is not a PNG, JPEG or DDS and was not decoded: left out",
 			     i, or_default(im->name, ""));
 			continue;
 		}
-		if (!rc && c->compact && !passed) {
-			// Compact output: the PNG compressed again at zlib's best level.
-			uint8_t *small;
-			size_t small_size;
-			rc = gsio_png_shrink(png, png_size, &small, &small_size, c->err);
-			free(png);
-			png = rc ? NULL : small;
-			png_size = rc ? 0 : small_size;
-		}
-		if (rc) {
-			c->err->offset = -1;
-			snprintf(c->err->message, sizeof(c->err->message), "image %zu (%s, %ux%u): cannot encode as PNG",
-			         i, or_default(im->name, ""), (unsigned)im->width, (unsigned)im->height);
-			return false;
-		}
+		int job = add_job(c, i, how, passed ? (uint8_t *)(uintptr_t)im->file_data : NULL,
+		                  passed ? im->file_size : 0, passed, ext);
+		if (!passed) pixels += (double)im->width * (double)im->height * (c->compact ? 8 : 1);
 		// Names carry the model's stem: two converted models in one Godot
 		// project would otherwise share "skin0".
 		char name[300];
@@ -1486,14 +1605,8 @@ static bool write_images(gltf_ctx *c)
 			image_file_name(c, i, ext, file, sizeof(file));
 			uri_encode(file, uri, sizeof(uri));
 			jstr(c, j, "uri", uri);
-			if (!add_file(c->out, file, png, png_size)) {
-				free(png);
-				cJSON_Delete(j);
-				return fail_nomem(c, "an image file");
-			}
 		} else {
-			int view = add_view(c, png, png_size, 0);
-			free(png);
+			int view = view_record(c, 0, 0, 0, 0, job);
 			if (view < 0) {
 				cJSON_Delete(j);
 				return false;
@@ -1503,6 +1616,78 @@ static bool write_images(gltf_ctx *c)
 		}
 		if (im->extras.count) jset(c, j, "extras", extras_json(c, NULL, &im->extras));
 		c->image_index[i] = jpush(c, c->images, j);
+	}
+	// Beside the rest on a helper thread when that is worth it; else now,
+	// before the meshes, so that the encoder's state is gone by then.
+	if (c->threads < 2 || pixels < IMAGE_HELPER_PIXELS || !gsio_helper_start(&c->helper, run_images, c))
+		run_images(c);
+	return true;
+}
+
+/** Finishes the images (the ones the helper has not begun, then waits for
+ *  it) and places them: GLB, at the buffer's start, each padded to 4 bytes
+ *  (c->img_bytes); .gltf, as files of the output. False when one could not
+ *  be made (err: which) or on a failed allocation. */
+static bool images_place(gltf_ctx *c)
+{
+	run_images(c);
+	gsio_helper_join(&c->helper);
+	for (size_t k = 0; k < c->jobs_count; k++) {
+		image_job *j = &c->jobs[k];
+		const gsio_image *im = &c->s->images[j->image];
+		if (j->rc) {
+			*c->err = j->err;
+			c->err->offset = -1;
+			snprintf(c->err->message, sizeof(c->err->message), "image %zu (%s, %ux%u): cannot encode as PNG",
+			         j->image, or_default(im->name, ""), (unsigned)im->width, (unsigned)im->height);
+			return false;
+		}
+		if (!c->separate) {
+			j->off = c->img_bytes;
+			size_t end = j->off + j->size;
+			if (end < j->off || end > BUFFER_LIMIT - 3) {
+				FAIL(c, GSIO_ERR_LIMIT, "glTF buffer exceeds 4 GiB");
+				return false;
+			}
+			c->img_bytes = (end + 3) & ~(size_t)3;
+			continue;
+		}
+		uint8_t *data = j->data;
+		if (j->borrowed && !(data = malloc(j->size ? j->size : 1))) return fail_nomem(c, "an image file");
+		if (j->borrowed) memcpy(data, j->data, j->size);
+		char file[512];
+		image_file_name(c, j->image, j->ext, file, sizeof(file));
+		if (!add_file(c->out, file, data, j->size)) {
+			if (j->borrowed) free(data);
+			return fail_nomem(c, "an image file");
+		}
+		j->data = NULL; // the output's now
+		j->borrowed = false;
+	}
+	return true;
+}
+
+/** Waits for the helper (a failure left it running) and frees the jobs. */
+static void images_free(gltf_ctx *c)
+{
+	if (c->helper.started) {
+		atomic_store(&c->jobs_next, c->jobs_count); // nothing more to claim
+		gsio_helper_join(&c->helper);
+	}
+	for (size_t k = 0; c->jobs && k < c->jobs_count; k++)
+		if (!c->jobs[k].borrowed) free(c->jobs[k].data);
+	free(c->jobs);
+	c->jobs = NULL;
+}
+
+/** Writes the images' bytes, each padded to 4, in buffer order. */
+static bool images_emit(gltf_ctx *c, bool (*emit)(void *user, const void *p, size_t n), void *user)
+{
+	static const uint8_t zeros[3] = {0};
+	for (size_t k = 0; k < c->jobs_count; k++) {
+		const image_job *j = &c->jobs[k];
+		size_t pad = (4 - j->size % 4) % 4;
+		if ((j->size && !emit(user, j->data, j->size)) || (pad && !emit(user, zeros, pad))) return false;
 	}
 	return true;
 }
@@ -3428,10 +3613,11 @@ static bool glb_plan(gltf_ctx *c, const char *json, glb_layout *g)
 {
 	g->jl = glb_json_len(c, json);
 	g->jpad = (4 - g->jl % 4) % 4;
-	g->bl = c->bin.size;
+	g->bl = c->img_bytes + c->bin.size;
+	if (g->bl < c->bin.size) g->bl = SIZE_MAX;
 	g->bpad = (4 - g->bl % 4) % 4;
 	g->total = 12 + 8 + g->jl + g->jpad + (g->bl ? 8 + g->bl + g->bpad : 0);
-	if (g->total > UINT32_MAX || g->total < g->jl) {
+	if (g->bl > UINT32_MAX || g->total > UINT32_MAX || g->total < g->jl) {
 		FAIL(c, GSIO_ERR_LIMIT, "GLB of %zu bytes exceeds 4 GiB", g->total);
 		return false;
 	}
@@ -3470,9 +3656,12 @@ static bool make_glb(gltf_ctx *c, const char *json, gsio_gltf_output *out)
 	c->bin.cap = total;
 	size_t head = 20 + jl + jpad;
 	if (bl) {
-		memmove(g + head + 8, g, bl);
+		// The images first, from their own buffers, then the rest.
+		memmove(g + head + 8 + c->img_bytes, g, c->bin.size);
 		uint32_t ch[2] = {(uint32_t)(bl + bpad), GLB_CHUNK_BIN};
 		memcpy(g + head, ch, 8);
+		uint8_t *img = g + head + 8;
+		images_emit(c, emit_to_memory, &img);
 		memset(g + head + 8 + bl, 0, bpad);
 	}
 	uint32_t hdr[5] = {GLB_MAGIC, 2, (uint32_t)total, (uint32_t)(jl + jpad), GLB_CHUNK_JSON};
@@ -3510,11 +3699,11 @@ static bool place_glb(gltf_ctx *c, const char *json)
 	          !gsio_place_write(g, spaces, lay.jpad, c->err);
 	if (ok && lay.bl) {
 		uint32_t ch[2] = {(uint32_t)(lay.bl + lay.bpad), GLB_CHUNK_BIN};
-		ok = !gsio_place_write(g, ch, sizeof(ch), c->err);
+		ok = !gsio_place_write(g, ch, sizeof(ch), c->err) && images_emit(c, emit_to_place, &e);
 		if (ok && c->bin.spill)
 			ok = !gsio_place_append(g, c->bin.spill, c->err);
 		else if (ok)
-			ok = !gsio_place_write(g, c->bin.data, lay.bl, c->err);
+			ok = !gsio_place_write(g, c->bin.data, c->bin.size, c->err);
 		ok = ok && !gsio_place_write(g, zeros, lay.bpad, c->err);
 	}
 	if (!ok) {
@@ -3613,11 +3802,12 @@ static bool build_document(gltf_ctx *c)
 	if (!write_nodes(c) || !write_skins(c) || !write_cameras(c) || !write_lights(c)) return false;
 	for (size_t i = 0; c->animate && i < s->animations_count; i++)
 		if (!write_animation(c, i)) return false;
-	if (!buffer_align(c)) return false;
+	if (!buffer_align(c) || !images_place(c)) return false;
+	emit_views(c);
 
-	if (c->bin.size) {
+	if (c->img_bytes + c->bin.size) {
 		cJSON *buffers = jarr(c), *b = jobj(c);
-		jnum(c, b, "byteLength", (double)c->bin.size);
+		jnum(c, b, "byteLength", (double)(c->img_bytes + c->bin.size));
 		if (c->separate) {
 			char file[512], uri[1600];
 			snprintf(file, sizeof(file), "%s.bin", c->name);
@@ -3693,6 +3883,7 @@ static int write_impl(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_glt
 	c->bin.limit = opts.buffer_memory ? opts.buffer_memory : c->separate ? SPILL_BYTES_SEPARATE : SPILL_BYTES;
 	c->sparse = (opts.flags & GSIO_GLTF_SPARSE_MORPH) != 0;
 	c->compact = (opts.flags & GSIO_GLTF_COMPACT) != 0;
+	c->threads = opts.threads;
 	char stem[256];
 	safe_name(opts.name && opts.name[0] ? opts.name : "model", stem, sizeof(stem));
 	// Keep the caller's stem for file names when it is printable; only
@@ -3762,6 +3953,8 @@ static int write_impl(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_glt
 		}
 	}
 	free(json);
+	images_free(c); // first: a failure may have left the helper running
+	free(c->vrec);
 	cJSON_Delete(c->root);
 	cJSON_Delete(c->accessors);
 	cJSON_Delete(c->views);

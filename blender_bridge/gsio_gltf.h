@@ -88,6 +88,12 @@ typedef struct gsio_gltf_opts {
 	 *  (SEPARATE) is written as it is made. 0: 32 MiB for a GLB, 256 KiB
 	 *  for a .bin. */
 	size_t buffer_memory;
+	/** Threads the write may use: 0 or 1, the caller's only; 2 or more,
+	 *  images are encoded on one more thread (started for the call, on
+	 *  another CPU than the caller's, ended before it returns) while the
+	 *  meshes and animations are written, when there are enough pixels to
+	 *  be worth it. The output is the same bytes either way. */
+	unsigned threads;
 } gsio_gltf_opts;
 
 /** One file of the output, in memory. */

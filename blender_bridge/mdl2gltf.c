@@ -6,6 +6,7 @@
  * of jobs or on the order they finish in. */
 #include "gsio.h"
 #include "gsio_gltf.h"
+#include "gsio_helper_thread.h"
 #include "gsio_inputs.h"
 #include "gsio_record.h"
 
@@ -32,6 +33,7 @@ typedef struct cli {
 	const char *out;       // -o
 	bool gltf;             // --gltf
 	long jobs;             // -j, 0: all cores
+	unsigned writer_threads; // gsio_gltf_opts.threads: 2 when a core is left over
 	float fps;             // 0: library default
 	const char *palette;   // --palette
 	uint8_t palette_rgb[768];
@@ -85,7 +87,9 @@ static void usage(FILE *f)
 	        "  --gltf          write NAME.gltf + NAME.bin + NAME_<skin>.png instead of NAME.glb\n"
 	        "                  (when -o names a file, its extension .gltf or .glb decides)\n"
 	        "  -j N            convert N files at once (default: all cores), the largest\n"
-	        "                  first; the output is the same whatever N\n"
+	        "                  first; the output is the same whatever N. With fewer jobs\n"
+	        "                  than cores, each conversion encodes its large skins on a\n"
+	        "                  second thread while it writes the meshes\n"
 	        "  --fps F         frame rate of vertex-animation clips (default 10: GameStudio\n"
 	        "                  stores none)\n"
 	        "  --palette FILE  256-colour palette for 8-bit skins (.pcx, or 768-byte .raw/.lmp);\n"
@@ -368,6 +372,7 @@ static void convert(pool *p, job *j)
 		if (o->compact) go.flags |= GSIO_GLTF_COMPACT;
 		if (!o->force) go.flags |= GSIO_GLTF_NO_REPLACE;
 		go.scale = o->scale;
+		go.threads = o->writer_threads;
 		go.generator = "gsio mdl2gltf " GSIO_VERSION_STRING;
 		if (gsio_make_parent_dirs(j->output)) {
 			j->err.code = GSIO_ERR_IO;
@@ -663,6 +668,8 @@ int main(int argc, char **argv)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t nthreads = (size_t)(o.jobs > 0 ? o.jobs : ncpu > 0 ? ncpu : 1);
 	if (nthreads > jobs.count) nthreads = jobs.count;
+	// A core no job has: each conversion may encode its images on it.
+	o.writer_threads = nthreads < (size_t)gsio_helper_cpus() ? 2 : 1;
 	pool p = {0};
 	p.opt = &o;
 	p.jobs = &jobs;
@@ -671,13 +678,15 @@ int main(int argc, char **argv)
 	pthread_mutex_init(&p.lock, NULL);
 	double t0 = now();
 	if (p.progress) draw_progress(&p, NULL);
-	pthread_t *threads = calloc(nthreads, sizeof(*threads));
+	// Each started on another CPU than this thread's (gsio_helper_start:
+	// a plain start here began up to 3 ms late, behind the busy main thread).
+	gsio_helper *threads = calloc(nthreads, sizeof(*threads));
 	size_t started = 0;
 	if (threads)
 		for (; started + 1 < nthreads; started++)
-			if (pthread_create(&threads[started], NULL, worker, &p)) break;
+			if (!gsio_helper_start(&threads[started], worker, &p)) break;
 	worker(&p); // the main thread works too
-	for (size_t i = 0; i < started; i++) pthread_join(threads[i], NULL);
+	for (size_t i = 0; i < started; i++) gsio_helper_join(&threads[i]);
 	free(threads);
 	clear_progress(&p);
 	double elapsed = now() - t0;

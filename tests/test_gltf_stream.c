@@ -2,9 +2,11 @@
  * binary data spilled past a threshold, the GLB assembled in the placed
  * file): its files must hold exactly the bytes gsio_gltf_write() makes in
  * memory, for a generated model large enough to spill and for every corpus
- * file, as .glb and as .gltf + .bin + .png; and a write that fails half way
- * (file size limit, standing in for a full disk; a folder that cannot be
- * written) must say so, name the output and leave no file behind. */
+ * file, as .glb and as .gltf + .bin + .png, with the images encoded on a
+ * helper thread (gsio_gltf_opts.threads 2) or not; and a write that fails
+ * half way (file size limit, standing in for a full disk; a folder that
+ * cannot be written; an image that cannot be encoded) must say so, name
+ * the output and leave no file behind. */
 #define _GNU_SOURCE
 #include "test_util.h"
 
@@ -69,7 +71,8 @@ static void empty_dir(const char *dir)
 
 /** Writes s in memory and to dir/<stem>.<ext>, and checks that every file
  *  of the in-memory output is on disk with the same bytes, and nothing
- *  else (no temporary). Returns the bytes written. */
+ *  else (no temporary); and that with images on a helper thread (threads
+ *  2) both are the same bytes again. Returns the bytes written. */
 static size_t check_same(const gsio_scene *s, const char *dir, const char *stem, const char *ext,
                          const char *what)
 {
@@ -80,16 +83,30 @@ static size_t check_same(const gsio_scene *s, const char *dir, const char *stem,
 	gsio_gltf_output mem;
 	gsio_error err;
 	if (gsio_gltf_write(s, &o, &mem, &err)) fail_msg("%s: gsio_gltf_write: %s", what, err.message);
+	gsio_gltf_output mem2;
+	o.threads = 2;
+	if (gsio_gltf_write(s, &o, &mem2, &err)) fail_msg("%s: gsio_gltf_write, 2 threads: %s", what, err.message);
+	assert_int_equal(mem2.files_count, mem.files_count);
+	for (size_t i = 0; i < mem.files_count; i++) {
+		assert_string_equal(mem2.files[i].name, mem.files[i].name);
+		if (mem2.files[i].size != mem.files[i].size || memcmp(mem2.files[i].data, mem.files[i].data, mem.files[i].size))
+			fail_msg("%s: %s differs with 2 threads (%zu / %zu bytes)", what, mem.files[i].name, mem2.files[i].size,
+			         mem.files[i].size);
+	}
+	assert_int_equal(mem2.warnings_count, mem.warnings_count);
+	gsio_gltf_output_free(&mem2);
 	char path[4400];
 	snprintf(path, sizeof(path), "%s/%s.%s", dir, stem, ext);
-	// Twice: the default in-memory share of the binary data (32 MiB for a
-	// GLB: nothing here reaches it) and 256 KiB, past which it spills.
-	static const size_t held[2] = {0, 256u << 10};
+	// The default in-memory share of the binary data (32 MiB for a GLB:
+	// nothing here reaches it) and 256 KiB, past which it spills; each
+	// with 1 and 2 threads.
+	static const size_t held[4] = {0, 256u << 10, 0, 256u << 10};
 	size_t total = 0;
-	for (int h = 0; h < 2; h++) {
+	for (int h = 0; h < 4; h++) {
 		empty_dir(dir);
 		gsio_gltf_opts fo = {0};
 		fo.buffer_memory = held[h];
+		fo.threads = h < 2 ? 1 : 2;
 		gsio_gltf_output w;
 		if (gsio_gltf_write_file(s, path, &fo, &w, &err))
 			fail_msg("%s: gsio_gltf_write_file: %s (%s)", what, err.message, err.file);
@@ -103,8 +120,8 @@ static size_t check_same(const gsio_scene *s, const char *dir, const char *stem,
 			uint8_t *d = t_read_file(fp, &n);
 			if (!d) fail_msg("%s: %s not written", what, fp);
 			if (n != mem.files[i].size || memcmp(d, mem.files[i].data, n))
-				fail_msg("%s: %s differs from the in-memory output (%zu / %zu bytes, %zu held)", what,
-				         fp, n, mem.files[i].size, held[h]);
+				fail_msg("%s: %s differs from the in-memory output (%zu / %zu bytes, %zu held, %u threads)",
+				         what, fp, n, mem.files[i].size, held[h], fo.threads);
 			free(d);
 			total += n;
 		}
@@ -177,32 +194,37 @@ static void test_write_fails(void **state)
 	void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);
 	static const char *const exts[] = {"glb", "gltf"};
 	static const rlim_t limits[] = {100000, 1000000, 3000000};
-	for (size_t e = 0; e < 2; e++) {
+	for (size_t e = 0; e < 4; e++) {
 		for (size_t l = 0; l < 3; l++) {
+			// .gltf with a 100 KB limit fails in the middle, while the skin
+			// may still be on the helper thread (threads 2, e >= 2).
 			char path[4400];
-			snprintf(path, sizeof(path), "%s/cut.%s", dir, exts[e]);
+			snprintf(path, sizeof(path), "%s/cut.%s", dir, exts[e % 2]);
 			struct rlimit lim = old;
 			lim.rlim_cur = limits[l];
 			assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
 			gsio_error err;
-			int rc = gsio_gltf_write_file(s, path, NULL, NULL, &err);
+			gsio_gltf_opts o = {0};
+			o.threads = e < 2 ? 1 : 2;
+			int rc = gsio_gltf_write_file(s, path, &o, NULL, &err);
 			assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
-			if (rc == 0) fail_msg("limit %lu, .%s: written", (unsigned long)limits[l], exts[e]);
+			if (rc == 0) fail_msg("limit %lu, .%s: written", (unsigned long)limits[l], exts[e % 2]);
 			assert_int_equal(err.code, GSIO_ERR_IO);
 			assert_non_null(strstr(err.message, "write failed"));
 			assert_non_null(strstr(err.message, strerror(EFBIG)));
 			assert_null(strstr(err.file, ".tmp"));
 			assert_non_null(strstr(err.file, dir));
-			if (e == 0) assert_string_equal(err.file, path);
+			if (e % 2 == 0) assert_string_equal(err.file, path);
 			// The .gltf is placed last: never without its .bin.
 			snprintf(path, sizeof(path), "%s/cut.gltf", dir);
 			struct stat st;
-			if (e == 1) assert_int_not_equal(stat(path, &st), 0);
+			if (e % 2 == 1) assert_int_not_equal(stat(path, &st), 0);
 			assert_int_equal(count_files(dir, ".tmp"), 0);
 			assert_int_equal(count_files(dir, ".glb"), 0);
 			char msg[600];
 			gsio_error_format(&err, msg, sizeof(msg));
-			if (l == 0) print_message("limit %lu, .%s: %s\n", (unsigned long)limits[l], exts[e], msg);
+			if (l == 0) print_message("limit %lu, .%s, %u threads: %s\n", (unsigned long)limits[l], exts[e % 2],
+			                          o.threads, msg);
 			empty_dir(dir);
 		}
 	}
@@ -222,6 +244,51 @@ static void test_write_fails(void **state)
 	assert_null(strstr(err.file, ".tmp"));
 	assert_int_equal(count_files(dir, NULL), 1);
 	empty_dir(dir);
+	gsio_scene_free(s);
+}
+
+/** An image that cannot be encoded (a skin kept as a DDS file whose data
+ *  is broken) fails the write with the image named, the same error with
+ *  images on a helper thread or not, as .glb and .gltf, in memory and to a
+ *  file, and leaves no file behind. */
+static void test_image_fails(void **state)
+{
+	(void)state;
+	char dir[4096];
+	work_dir(dir, sizeof(dir), "image");
+	empty_dir(dir);
+	gsio_scene *s = t_large_scene(150000, 512);
+	assert_true(s->images_count >= 1);
+	gsio_image *im = &s->images[0];
+	static const uint8_t broken_dds[] = {'D', 'D', 'S', ' ', 124, 0, 0, 0, 1, 2, 3};
+	im->rgba = NULL;
+	im->file_data = broken_dds;
+	im->file_size = sizeof(broken_dds);
+	char first[sizeof(((gsio_error *)0)->message)] = "";
+	for (int k = 0; k < 8; k++) {
+		gsio_gltf_opts o = {0};
+		o.threads = k % 2 ? 2 : 1;
+		if (k & 2) o.flags |= GSIO_GLTF_SEPARATE;
+		gsio_error err;
+		int rc;
+		if (k & 4) {
+			char path[4400];
+			snprintf(path, sizeof(path), "%s/img.%s", dir, k & 2 ? "gltf" : "glb");
+			rc = gsio_gltf_write_file(s, path, &o, NULL, &err);
+		} else {
+			gsio_gltf_output out;
+			rc = gsio_gltf_write(s, &o, &out, &err);
+			if (!rc) gsio_gltf_output_free(&out);
+		}
+		if (!rc) fail_msg("case %d: written with a broken DDS skin", k);
+		assert_non_null(strstr(err.message, "image 0 (skin0, 512x512): cannot encode as PNG"));
+		if (!first[0]) snprintf(first, sizeof(first), "%s", err.message);
+		assert_string_equal(err.message, first);
+		assert_int_equal(count_files(dir, NULL), 0);
+	}
+	print_message("broken DDS skin: %s\n", first);
+	im->file_data = NULL;
+	im->file_size = 0;
 	gsio_scene_free(s);
 }
 
@@ -394,6 +461,7 @@ int main(void)
 	    cmocka_unit_test(test_placing),
 	    cmocka_unit_test(test_large_identical),
 	    cmocka_unit_test(test_write_fails),
+	    cmocka_unit_test(test_image_fails),
 	    cmocka_unit_test(test_no_replace_spilled),
 	    cmocka_unit_test(test_morph_spill_identical),
 	    cmocka_unit_test(test_corpus_identical),
