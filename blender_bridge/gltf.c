@@ -20,6 +20,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -123,6 +124,8 @@ enum { JT_VIEWS, JT_ACCESSORS, JT_MESHES, JT_NODES, JT_MATERIALS, JT_IMAGES, JT_
        JT_SKINS, JT_ANIMATIONS, JT_SCENE_NODES, JT_COUNT };
 #define JT_MARK '\x01' // where a jtext goes in the printed document (jtext_take)
 
+enum { JOB_BEGUN, JOB_OFFERED, JOB_MADE };
+
 /* One image's bytes for the buffer or a file of its own: a PNG encoded from
  * the scene's pixels, or a PNG or JPEG file as it is. Made by make_image()
  * on whichever thread claims it first (see write_images()). */
@@ -137,6 +140,13 @@ typedef struct image_job {
 	size_t off;         // GLB: its offset in the buffer, once the images are placed
 	int rc;             // make_image(): 0, or failed with err
 	gsio_error err;
+	// A PNG of more than one band (gsio_png_parts): its bands are made by
+	// every thread that finds them (claimed by next_part), the file by the
+	// one that makes the last.
+	gsio_png_work *work;
+	size_t parts;
+	atomic_int state;   // JOB_BEGUN (or not claimed yet), JOB_OFFERED (work and parts set), JOB_MADE
+	atomic_size_t next_part, parts_done;
 } image_job;
 
 /* A buffer view as it is printed once the images are placed (emit_views()):
@@ -1443,39 +1453,41 @@ static void image_file_name(gltf_ctx *c, size_t i, const char *ext, char *file, 
  *  256 x 256 skin in about 0.3. */
 #define IMAGE_HELPER_PIXELS 65536.0
 
-/** Makes job j's bytes; thread-safe (reads the scene, writes j only). */
-static void make_image(const gltf_ctx *c, image_job *j)
+/** The PNG of job j begun (gsio_png_begin*); 0, or non-zero with j->err. */
+static int begin_image(const gltf_ctx *c, image_job *j, gsio_png_work **work)
 {
 	const gsio_image *im = &c->s->images[j->image];
 	gsio_error *err = &j->err;
-	gsio_error_clear(err);
-	uint8_t *png = NULL;
-	size_t png_size = 0;
-	int rc = 0;
 	switch (j->how) {
-	case IMG_FILE: return; // the bytes are there already
 	case IMG_INDEXED: // kept palettised by the importer: one byte a pixel, as stored
-		rc = gsio_png_encode_indexed(im->indices, im->width, im->height, im->palette, im->palette_count, &png,
-		                             &png_size, err);
-		break;
-	case IMG_RGBA: rc = gsio_png_encode(im->rgba, im->width, im->height, &png, &png_size, err); break;
+		return gsio_png_begin_indexed(im->indices, im->width, im->height, im->palette, im->palette_count, work,
+		                              err);
+	case IMG_RGBA: return gsio_png_begin(im->rgba, im->width, im->height, work, err);
 	case IMG_STORED:
 		// Skin pixels as the model stores them (GSIO_OPT_NO_PIXELS): the
 		// same PNG, decoded a row at a time.
-		rc = gsio_png_encode_stored(im->source_format, im->stored, im->width, im->height, NULL, &png, &png_size,
-		                            err);
-		break;
+		return gsio_png_begin_stored(im->source_format, im->stored, im->width, im->height, NULL, work, err);
 	case IMG_DDS:
 		// An embedded DDS skin kept as it is: the same PNG as from its
 		// decoded pixels, decoded a band of 4 rows at a time.
-		rc = gsio_png_encode_dds(im->file_data, im->file_size, &png, &png_size, err);
-		break;
+		return gsio_png_begin_dds(im->file_data, im->file_size, work, err);
+	case IMG_FILE: break;
 	}
+	return -1; // not reached: a file's job has its bytes
+}
+
+/** The PNG file of job j from its work (its bands made), compressed again
+ *  for the compact output; sets j's bytes or j->rc. */
+static void finish_image(const gltf_ctx *c, image_job *j, gsio_png_work *work)
+{
+	uint8_t *png = NULL;
+	size_t png_size = 0;
+	int rc = gsio_png_finish(work, &png, &png_size, &j->err);
 	if (!rc && c->compact) {
 		// Compact output: the PNG compressed again at zlib's best level.
 		uint8_t *small;
 		size_t small_size;
-		rc = gsio_png_shrink(png, png_size, &small, &small_size, err);
+		rc = gsio_png_shrink(png, png_size, &small, &small_size, &j->err);
 		free(png);
 		png = rc ? NULL : small;
 		png_size = rc ? 0 : small_size;
@@ -1485,15 +1497,67 @@ static void make_image(const gltf_ctx *c, image_job *j)
 	j->size = png_size;
 }
 
-/** Makes the jobs not claimed yet, one at a time; both threads run it. */
-static void *run_images(void *arg)
+/** Makes the bands of job j not claimed yet; the thread that makes the
+ *  last makes the file. */
+static void make_parts(const gltf_ctx *c, image_job *j)
 {
-	gltf_ctx *c = arg;
+	for (;;) {
+		size_t k = atomic_fetch_add_explicit(&j->next_part, 1, memory_order_relaxed);
+		if (k >= j->parts) return;
+		gsio_error err;
+		if (gsio_png_part(j->work, k, &err)) {
+			// The work keeps the failure: gsio_png_finish() reports it.
+		}
+		if (atomic_fetch_add_explicit(&j->parts_done, 1, memory_order_acq_rel) + 1 == j->parts) {
+			gsio_png_work *w = j->work;
+			j->work = NULL;
+			finish_image(c, j, w);
+			atomic_store_explicit(&j->state, JOB_MADE, memory_order_release);
+		}
+	}
+}
+
+/** Makes job j's bytes; thread-safe (reads the scene, writes j only). An
+ *  image of more than one band is offered to the other thread band by
+ *  band (make_parts). */
+static void make_image(const gltf_ctx *c, image_job *j)
+{
+	gsio_error_clear(&j->err);
+	gsio_png_work *work = NULL;
+	if (j->how != IMG_FILE && !(j->rc = begin_image(c, j, &work)) && (j->parts = gsio_png_parts(work)) > 1) {
+		j->work = work;
+		atomic_store_explicit(&j->state, JOB_OFFERED, memory_order_release);
+		make_parts(c, j);
+		return;
+	}
+	if (work) finish_image(c, j, work);
+	atomic_store_explicit(&j->state, JOB_MADE, memory_order_release);
+}
+
+/** Makes the jobs not claimed yet, one at a time, then the bands of any
+ *  image the other thread offers; when `wait` (the thread that joins the
+ *  other next), also of one the other is still beginning, waiting for its
+ *  offer (a begin is a probe of its pixels: short). Both threads run it. */
+static void make_images(gltf_ctx *c, bool wait)
+{
 	for (;;) {
 		size_t i = atomic_fetch_add_explicit(&c->jobs_next, 1, memory_order_relaxed);
-		if (i >= c->jobs_count) return NULL;
+		if (i >= c->jobs_count) break;
 		make_image(c, &c->jobs[i]);
 	}
+	for (size_t i = 0; i < c->jobs_count; i++) {
+		image_job *j = &c->jobs[i];
+		int state;
+		while ((state = atomic_load_explicit(&j->state, memory_order_acquire)) == JOB_BEGUN && wait)
+			sched_yield();
+		if (state == JOB_OFFERED) make_parts(c, j);
+	}
+}
+
+static void *run_images(void *arg)
+{
+	make_images(arg, false);
+	return NULL;
 }
 
 /** A new job for image i (data: the bytes when they are there already,
@@ -1501,8 +1565,11 @@ static void *run_images(void *arg)
 static int add_job(gltf_ctx *c, size_t i, image_how how, uint8_t *data, size_t size, bool borrowed,
                    const char *ext)
 {
-	c->jobs[c->jobs_count] = (image_job){.image = i, .how = how, .data = data, .size = size,
-	                                     .borrowed = borrowed, .ext = ext};
+	image_job *j = &c->jobs[c->jobs_count];
+	*j = (image_job){.image = i, .how = how, .data = data, .size = size, .borrowed = borrowed, .ext = ext};
+	atomic_init(&j->state, JOB_BEGUN);
+	atomic_init(&j->next_part, 0);
+	atomic_init(&j->parts_done, 0);
 	return (int)c->jobs_count++;
 }
 
@@ -1620,7 +1687,7 @@ static bool write_images(gltf_ctx *c)
 	// Beside the rest on a helper thread when that is worth it; else now,
 	// before the meshes, so that the encoder's state is gone by then.
 	if (c->threads < 2 || pixels < IMAGE_HELPER_PIXELS || !gsio_helper_start(&c->helper, run_images, c))
-		run_images(c);
+		make_images(c, false);
 	return true;
 }
 
@@ -1630,7 +1697,7 @@ static bool write_images(gltf_ctx *c)
  *  be made (err: which) or on a failed allocation. */
 static bool images_place(gltf_ctx *c)
 {
-	run_images(c);
+	make_images(c, true);
 	gsio_helper_join(&c->helper);
 	for (size_t k = 0; k < c->jobs_count; k++) {
 		image_job *j = &c->jobs[k];
@@ -1674,8 +1741,10 @@ static void images_free(gltf_ctx *c)
 		atomic_store(&c->jobs_next, c->jobs_count); // nothing more to claim
 		gsio_helper_join(&c->helper);
 	}
-	for (size_t k = 0; c->jobs && k < c->jobs_count; k++)
+	for (size_t k = 0; c->jobs && k < c->jobs_count; k++) {
 		if (!c->jobs[k].borrowed) free(c->jobs[k].data);
+		gsio_png_work_free(c->jobs[k].work); // begun, its bands not all made
+	}
 	free(c->jobs);
 	c->jobs = NULL;
 }

@@ -782,6 +782,41 @@ GSIO_API GSIO_NODISCARD int gsio_png_encode_stored(gsio_pixel_format fmt, const 
                                                    const uint8_t *palette, uint8_t **png,
                                                    size_t *png_size, gsio_error *err);
 
+/** A PNG made in parts, so that one image can be encoded on several
+ *  threads: gsio_png_begin*() decides what the PNG is (the probes and scans
+ *  the gsio_png_encode*() functions make) and splits its rows into
+ *  gsio_png_parts() bands; gsio_png_part() deflates one band (the bands may
+ *  be made in any order, each once, at the same time on different threads);
+ *  gsio_png_finish() makes the bands not made yet, joins them into the file
+ *  (malloc'd, free()) and frees the work, whether it succeeds or not. An
+ *  image of fewer than 128 K pixels has one band; a larger one up to four,
+ *  their deflate streams joined at sync flushes: the count depends on the
+ *  image's size only, so the bytes are the same however the bands are made,
+ *  and they are the bytes of gsio_png_encode*(), which are these calls in a
+ *  row. The source (pixels, indices, palette, DDS file) is read until
+ *  gsio_png_finish() returns: keep it. Each begin returns 0 (*work set) or
+ *  non-zero with err set, as the encoder of the same name. */
+typedef struct gsio_png_work gsio_png_work;
+GSIO_API GSIO_NODISCARD int gsio_png_begin(const uint8_t *rgba, uint32_t width, uint32_t height,
+                                           gsio_png_work **work, gsio_error *err);
+GSIO_API GSIO_NODISCARD int gsio_png_begin_indexed(const uint8_t *indices, uint32_t width, uint32_t height,
+                                                   const uint8_t *palette, uint32_t palette_count,
+                                                   gsio_png_work **work, gsio_error *err);
+GSIO_API GSIO_NODISCARD int gsio_png_begin_dds(const uint8_t *dds, size_t size, gsio_png_work **work,
+                                               gsio_error *err);
+GSIO_API GSIO_NODISCARD int gsio_png_begin_stored(gsio_pixel_format fmt, const uint8_t *src, uint32_t width,
+                                                  uint32_t height, const uint8_t *palette,
+                                                  gsio_png_work **work, gsio_error *err);
+/** The work's bands (1..4). */
+GSIO_API size_t gsio_png_parts(const gsio_png_work *work);
+/** Deflates band i (< gsio_png_parts()). Returns 0, or non-zero with err set
+ *  (gsio_png_finish() then fails with that error too). */
+GSIO_API GSIO_NODISCARD int gsio_png_part(gsio_png_work *work, size_t i, gsio_error *err);
+GSIO_API GSIO_NODISCARD int gsio_png_finish(gsio_png_work *work, uint8_t **png, size_t *png_size,
+                                            gsio_error *err);
+/** Frees a work without finishing it (NULL: nothing). */
+GSIO_API void gsio_png_work_free(gsio_png_work *work);
+
 /** A smaller PNG with the same pixels: the image data of `png` (8-bit
  *  samples, not interlaced: what gsio's encoders write) inflated and
  *  compressed again with zlib's best level (10-20% smaller than the fast

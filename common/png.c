@@ -263,12 +263,21 @@ static bool out_reserve(uint8_t **buf, size_t *cap, size_t used, size_t more)
 	return true;
 }
 
-/* Compresses the rows as one zlib stream into *buf from byte `at` on
- * (growing it as needed); returns the stream's length, 0 on failure. */
-static size_t deflate_rows(png_rows *r, uint32_t height, uint8_t **buf, size_t *cap, size_t at,
-                           gsio_error *err)
+/* How a band of rows is deflated: the whole image as one zlib stream (one
+ * part: the header and the Adler-32 trailer by igzip), or as raw deflate
+ * that a later band continues (ended by a sync flush: an empty stored
+ * block, byte-aligned), or the last band (the final block). */
+typedef enum band_mode { BAND_WHOLE, BAND_FIRST_OR_MIDDLE, BAND_LAST } band_mode;
+
+/* Compresses rows [y0, y1) into *buf from byte `at` on (growing it as
+ * needed), adding their filtered bytes to *adler (raw bands; a whole
+ * stream keeps its own); returns the bytes written, 0 on failure. The row
+ * source is at row y0 (see png_rows). */
+static size_t deflate_band(png_rows *r, uint32_t y0, uint32_t y1, band_mode mode, uint8_t **buf, size_t *cap,
+                           size_t at, uint32_t *adler, gsio_error *err)
 {
 	const size_t line = r->row_bytes + 1;
+	const uint32_t height = y1 - y0;
 	const size_t strip_rows = line >= PNG_STRIP_BYTES ? 1 : PNG_STRIP_BYTES / line;
 	// Zeroed, so that nothing igzip reads of its state can depend on what
 	// the block held before.
@@ -278,11 +287,11 @@ static size_t deflate_rows(png_rows *r, uint32_t height, uint8_t **buf, size_t *
 	if (!d || !strip) goto nomem;
 	isal_deflate_init(&d->z);
 	d->z.level = PNG_DEFLATE_LEVEL;
-	d->z.gzip_flag = IGZIP_ZLIB;
+	d->z.gzip_flag = mode == BAND_WHOLE ? IGZIP_ZLIB : IGZIP_DEFLATE;
 	d->z.flush = NO_FLUSH;
 	for (uint32_t y = 0; y < height;) {
 		uint32_t n = height - y < strip_rows ? height - y : (uint32_t)strip_rows;
-		for (uint32_t k = 0; k < n; k++) r->row(r, y + k, strip + (size_t)k * line);
+		for (uint32_t k = 0; k < n; k++) r->row(r, y0 + y + k, strip + (size_t)k * line);
 		y += n;
 		if (y == n) {
 			// Huffman codes fitted to the first strip's symbols instead of
@@ -294,9 +303,11 @@ static size_t deflate_rows(png_rows *r, uint32_t height, uint8_t **buf, size_t *
 			isal_update_histogram(strip, (int)(n * line), &d->hist);
 			if (isal_create_hufftables(&d->codes, &d->hist) == 0) d->z.hufftables = &d->codes;
 		}
+		if (mode != BAND_WHOLE) *adler = isal_adler32(*adler, strip, n * line);
 		d->z.next_in = strip;
 		d->z.avail_in = (uint32_t)(n * line);
-		d->z.end_of_stream = y == height;
+		d->z.end_of_stream = y == height && mode != BAND_FIRST_OR_MIDDLE;
+		if (y == height && mode == BAND_FIRST_OR_MIDDLE) d->z.flush = SYNC_FLUSH;
 		do {
 			// Room for the strip as stored blocks and the zlib trailer.
 			if (!out_reserve(buf, cap, used, n * line + 1024)) goto nomem;
@@ -310,7 +321,9 @@ static size_t deflate_rows(png_rows *r, uint32_t height, uint8_t **buf, size_t *
 				return 0;
 			}
 			used += room - d->z.avail_out;
-		} while (d->z.avail_in || (d->z.end_of_stream && d->z.internal_state.state != ZSTATE_END));
+		} while (d->z.avail_in ||
+		         (d->z.end_of_stream && d->z.internal_state.state != ZSTATE_END) ||
+		         (d->z.flush == SYNC_FLUSH && d->z.internal_state.state != ZSTATE_NEW_HDR));
 	}
 	free(d);
 	free(strip);
@@ -322,88 +335,256 @@ nomem:
 	return 0;
 }
 
-// -- Writing the file
+// -- The file, made in parts
+
+/* A PNG image of more than PNG_PART_PIXELS pixels is deflated in bands of
+ * rows (parts), each a deflate stream of its own joined to the next at a
+ * sync flush, so that the bands can be compressed at the same time on
+ * different threads (gsio_png_part); the Adler-32 of the whole is made
+ * from the bands' own (zlib's adler32_combine). How many bands depends on
+ * the image's size only, never on the threads, so the bytes are the same
+ * however they are made. A band restarts deflate's history and fits its
+ * own Huffman codes: a 512 x 512 skin in two bands is 0.1-0.3% larger. */
+#define PNG_PART_PIXELS ((size_t)128 * 1024)
+#define PNG_PARTS_MAX 4
 
 /** What the IHDR, PLTE and tRNS chunks say. */
 typedef struct png_layout {
 	uint32_t width, height;
 	uint8_t colour_type;          // 2 truecolour, 3 palette, 6 truecolour + alpha
-	const uint8_t *plte;          // colour type 3: 3 bytes an entry
+	uint8_t plte[768];            // colour type 3: 3 bytes an entry
 	uint32_t plte_len;
-	const uint8_t *trns;          // alpha per palette entry, NULL when all opaque
+	uint8_t trns[256];            // alpha per palette entry; trns_len 0 when all opaque
 	uint32_t trns_len;
 } png_layout;
 
-/* Writes the whole file into malloc'd memory. The output buffer starts at
- * the size of the filtered image: pages never written are never touched. */
-static int write_png(const png_layout *l, png_rows *rows, uint8_t **png, size_t *png_size,
-                     gsio_error *err)
+typedef struct png_part {
+	uint8_t *buf;       // part 0: the file's head first (work->head bytes), then its deflate bytes
+	size_t cap, len;    // len: the deflate bytes
+	uint32_t adler;     // of the band's filtered bytes (more than one part)
+	int rc;             // 1: not made yet, 0: made, -1: failed (err)
+	gsio_error err;
+} png_part;
+
+struct gsio_png_work {
+	png_layout l;
+	png_rows rows;       // the source; each part works on a copy
+	gsioi_dds_info dds;  // a DDS source's header (rows.dds points here)
+	uint8_t *indices;    // a palette PNG's indices made here (owned), else NULL
+	size_t head;         // bytes before the deflate data: signature, IHDR, PLTE, tRNS, IDAT's length and type
+	uint32_t parts, band; // band: rows a part (a multiple of 4), the last has the rest
+	png_part part[PNG_PARTS_MAX];
+};
+
+/* The bands of an image of `height` rows: parts and rows in each. */
+static void plan_parts(gsio_png_work *w)
 {
-	// signature 8, IHDR 25, PLTE 12 + 768, tRNS 12 + 256, IDAT 12 + data, IEND 12
-	const size_t head_bound = 8 + 25 + 780 + 268 + 8;
-	size_t cap = (rows->row_bytes + 1) * l->height + head_bound + 4096;
-	uint8_t *out = malloc(cap);
-	if (!out) {
-		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
+	const uint32_t height = w->l.height;
+	const size_t pixels = (size_t)w->l.width * height;
+	uint32_t parts = (uint32_t)(pixels / PNG_PART_PIXELS);
+	if (parts > PNG_PARTS_MAX) parts = PNG_PARTS_MAX;
+	if (parts < 1) parts = 1;
+	uint32_t band = (height + parts - 1) / parts;
+	band = (band + 3) & ~(uint32_t)3; // the row sources start on a DDS band of 4
+	if (band < 4) band = 4;
+	w->parts = (height + band - 1) / band;
+	w->band = band;
+	if (w->parts <= 1) w->parts = 1, w->band = height;
+	for (uint32_t i = 0; i < PNG_PARTS_MAX; i++) w->part[i].rc = 1;
+}
+
+/* Bytes before the deflate data: signature 8, IHDR 25, PLTE 12 + its
+ * entries, tRNS 12 + its, and the IDAT's length and type (8), plus the
+ * zlib header (2) that a stream made in parts gets here. */
+static size_t head_size(const gsio_png_work *w)
+{
+	return 8 + 25 + (w->l.colour_type == 3 ? 12 + w->l.plte_len : 0) + (w->l.trns_len ? 12 + w->l.trns_len : 0) +
+	       8 + (w->parts > 1 ? 2 : 0);
+}
+
+/* The first row a part's source must be set to before its band: the row
+ * source and the UP filter keep the row before (and a DDS band), so a band
+ * after the first starts with its four rows before made and dropped. */
+static void part_rows(const gsio_png_work *w, uint32_t i, uint32_t *y0, uint32_t *y1)
+{
+	*y0 = i * w->band;
+	*y1 = i + 1 == w->parts ? w->l.height : *y0 + w->band;
+}
+
+int gsio_png_part(gsio_png_work *w, size_t i, gsio_error *err)
+{
+	if (!w || i >= w->parts) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_part: no part %zu", i);
 		return -1;
+	}
+	png_part *p = &w->part[i];
+	gsio_error_clear(&p->err);
+	png_rows r = w->rows;
+	uint32_t y0, y1;
+	part_rows(w, (uint32_t)i, &y0, &y1);
+	// The part's own buffers: its source's row or band, the truecolour
+	// rows, a line to drop the rows before the band into.
+	const bool truecolour = w->l.colour_type != 3;
+	uint8_t *row_rgba = NULL, *band = NULL, *scratch = NULL, *line = NULL;
+	bool ok = true;
+	// Zeroed: the rows dropped before a band read the row before theirs,
+	// and nothing may depend on what the memory held before.
+	if (truecolour && r.rgba_row == rgba_row_stored) ok = (row_rgba = calloc(r.width, 4));
+	if (ok && truecolour && r.rgba_row == rgba_row_dds) ok = (band = calloc(r.width, 4 * 4));
+	if (ok && truecolour && (r.row == row_up_rgb || r.transient)) ok = (scratch = calloc(2, r.row_bytes + 4));
+	if (ok && truecolour && y0) ok = (line = malloc(r.row_bytes + 1 + 4));
+	size_t at = i == 0 ? w->head : 0;
+	uint8_t *buf = NULL;
+	size_t cap = at + (r.row_bytes + 1) * (y1 - y0) + 4096;
+	if (ok) ok = (buf = malloc(cap));
+	if (!ok) {
+		free(row_rgba), free(band), free(scratch), free(line), free(buf);
+		GSIO_FAIL(&p->err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
+		if (err) *err = p->err;
+		return p->rc = -1;
+	}
+	if (row_rgba) r.row_rgba = row_rgba;
+	if (band) r.band = band;
+	if (scratch) r.prev = scratch, r.cur = scratch + r.row_bytes + 4;
+	r.dds = w->rows.dds ? &w->dds : NULL;
+	if (truecolour)
+		for (uint32_t y = y0 >= 4 ? y0 - 4 : 0; y < y0; y++) r.row(&r, y, line);
+	band_mode mode = w->parts == 1 ? BAND_WHOLE : i + 1 == w->parts ? BAND_LAST : BAND_FIRST_OR_MIDDLE;
+	p->adler = 1; // Adler-32's start; the parts' are combined in gsio_png_finish
+	size_t n = deflate_band(&r, y0, y1, mode, &buf, &cap, at, &p->adler, &p->err);
+	free(row_rgba), free(band), free(scratch), free(line);
+	if (!n) {
+		free(buf);
+		if (err) *err = p->err;
+		return p->rc = -1;
+	}
+	p->buf = buf;
+	p->cap = cap;
+	p->len = n;
+	return p->rc = 0;
+}
+
+size_t gsio_png_parts(const gsio_png_work *w)
+{
+	return w ? w->parts : 0;
+}
+
+void gsio_png_work_free(gsio_png_work *w)
+{
+	if (!w) return;
+	for (uint32_t i = 0; i < PNG_PARTS_MAX; i++) free(w->part[i].buf);
+	free(w->indices);
+	free(w);
+}
+
+int gsio_png_finish(gsio_png_work *w, uint8_t **png, size_t *png_size, gsio_error *err)
+{
+	if (!w || !png || !png_size) {
+		gsio_png_work_free(w);
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_finish: no %s", w ? "output" : "work");
+		return -1;
+	}
+	*png = NULL;
+	*png_size = 0;
+	for (uint32_t i = 0; i < w->parts; i++) {
+		if (w->part[i].rc > 0 && gsio_png_part(w, i, err)) break; // not made yet: made here
+		if (w->part[i].rc < 0) {
+			if (err) *err = w->part[i].err;
+			gsio_png_work_free(w);
+			return -1;
+		}
+	}
+	for (uint32_t i = 0; i < w->parts; i++)
+		if (w->part[i].rc) {
+			if (err) *err = w->part[i].err;
+			gsio_png_work_free(w);
+			return -1;
+		}
+	// The deflate data: the first part's, then the others' and the
+	// Adler-32 of all (more than one part), in part 0's buffer after the
+	// head; IDAT, then IEND.
+	png_part *p0 = &w->part[0];
+	size_t zlen = p0->len + (w->parts > 1 ? 2 + 4 : 0);
+	for (uint32_t i = 1; i < w->parts; i++) zlen += w->part[i].len;
+	size_t body_at = w->head - (w->parts > 1 ? 2 : 0); // the IDAT's data
+	if (zlen > INT32_MAX || !out_reserve(&p0->buf, &p0->cap, w->head + p0->len, zlen - p0->len + 24)) {
+		if (zlen > INT32_MAX) {
+			GSIO_FAIL(err, GSIO_ERR_LIMIT, NULL, -1, "a %ux%u PNG exceeds 2 GiB of data", (unsigned)w->l.width,
+			          (unsigned)w->l.height);
+		} else {
+			GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
+		}
+		gsio_png_work_free(w);
+		return -1;
+	}
+	uint8_t *out = p0->buf;
+	size_t end = w->head + p0->len;
+	if (w->parts > 1) {
+		uint32_t adler = p0->adler;
+		for (uint32_t i = 1; i < w->parts; i++) {
+			memcpy(out + end, w->part[i].buf, w->part[i].len);
+			end += w->part[i].len;
+			uint32_t y0, y1;
+			part_rows(w, i, &y0, &y1);
+			adler = (uint32_t)adler32_combine(adler, w->part[i].adler, (z_off_t)((w->rows.row_bytes + 1) * (y1 - y0)));
+		}
+		out[body_at] = 0x78; // deflate, 32 KiB window; FLEVEL 0, as igzip writes it
+		out[body_at + 1] = 0x01;
+		put_be32(out + end, adler);
+		end += 4;
 	}
 	uint8_t *p = out;
 	static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 	memcpy(p, signature, 8);
 	p += 8;
 	uint8_t ihdr[13];
-	put_be32(ihdr, l->width);
-	put_be32(ihdr + 4, l->height);
+	put_be32(ihdr, w->l.width);
+	put_be32(ihdr + 4, w->l.height);
 	ihdr[8] = 8; // bit depth
-	ihdr[9] = l->colour_type;
+	ihdr[9] = w->l.colour_type;
 	ihdr[10] = ihdr[11] = ihdr[12] = 0; // deflate, adaptive filtering, no interlace
 	p += put_chunk(p, "IHDR", ihdr, 13);
-	if (l->plte) p += put_chunk(p, "PLTE", l->plte, l->plte_len);
-	if (l->trns) p += put_chunk(p, "tRNS", l->trns, l->trns_len);
-	// The IDAT data goes straight to its place in the file.
-	size_t idat = (size_t)(p - out);
-	size_t zlen = deflate_rows(rows, l->height, &out, &cap, idat + 8, err);
-	if (!zlen) {
-		free(out);
-		return -1;
-	}
-	if (zlen > INT32_MAX || !out_reserve(&out, &cap, idat + 8 + zlen, 24)) {
-		free(out);
-		if (zlen > INT32_MAX) {
-			GSIO_FAIL(err, GSIO_ERR_LIMIT, NULL, -1, "a %ux%u PNG exceeds 2 GiB of data",
-			          (unsigned)l->width, (unsigned)l->height);
-			return -1;
-		}
-		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
-		return -1;
-	}
-	p = out + idat;
+	if (w->l.colour_type == 3) p += put_chunk(p, "PLTE", w->l.plte, w->l.plte_len);
+	if (w->l.trns_len) p += put_chunk(p, "tRNS", w->l.trns, w->l.trns_len);
 	p += put_chunk(p, "IDAT", p + 8, (uint32_t)zlen);
 	p += put_chunk(p, "IEND", NULL, 0);
 	size_t size = (size_t)(p - out);
+	p0->buf = NULL;
+	gsio_png_work_free(w);
 	uint8_t *shrunk = realloc(out, size);
 	*png = shrunk ? shrunk : out;
 	*png_size = size;
 	return 0;
 }
 
-/* Writes a palette PNG from indices (one byte a pixel), all below count:
- * PLTE up to the highest index used, tRNS up to the last entry of those
- * that is not opaque (the entries after it are opaque by the rule). */
-static int write_palette_png(uint32_t width, uint32_t height, const uint8_t *indices,
-                             const uint8_t *palette, uint32_t used, uint8_t **png,
-                             size_t *png_size, gsio_error *err)
+/* A new work for the layout in w (its parts planned, its head sized); NULL
+ * when out of memory. */
+static gsio_png_work *new_work(gsio_error *err)
 {
-	uint8_t plte[768], trns[256];
-	uint32_t trns_len = 0;
+	gsio_png_work *w = calloc(1, sizeof(*w));
+	if (!w) GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
+	return w;
+}
+
+static void work_ready(gsio_png_work *w)
+{
+	plan_parts(w);
+	w->head = head_size(w);
+}
+
+/* The palette layout from RGBA entries, up to `used` of them: PLTE up to
+ * the highest index used, tRNS up to the last entry of those that is not
+ * opaque (the entries after it are opaque by the rule). */
+static void palette_layout(png_layout *l, const uint8_t *palette, uint32_t used)
+{
+	l->colour_type = 3;
+	l->trns_len = 0;
 	for (uint32_t k = 0; k < used; k++) {
-		memcpy(plte + 3 * k, palette + 4 * k, 3);
-		trns[k] = palette[4 * k + 3];
-		if (trns[k] != 255) trns_len = k + 1;
+		memcpy(l->plte + 3 * k, palette + 4 * k, 3);
+		l->trns[k] = palette[4 * k + 3];
+		if (l->trns[k] != 255) l->trns_len = k + 1;
 	}
-	png_layout l = {width, height, 3, plte, 3 * used, trns_len ? trns : NULL, trns_len};
-	png_rows rows = {.row = row_indices, .pixels = indices, .width = width, .row_bytes = width};
-	return write_png(&l, &rows, png, png_size, err);
+	l->plte_len = 3 * used;
 }
 
 // -- Sizes
@@ -505,12 +686,11 @@ static bool probe_few_colours(png_rows *r, size_t texels)
 	return true;
 }
 
-/* For a source whose probe found at most 256 colours: the palette PNG when
- * the whole image has at most 256 colours, its rows scanned in order (no
- * RGBA copy of a source decoded row by row). 1 when it has more (nothing
- * written), 0 written, -1 failed. */
-static int palette_png_from_rows(png_rows *r, uint32_t height, uint8_t **png, size_t *png_size,
-                                 gsio_error *err)
+/* For a source whose probe found at most 256 colours: a palette PNG's work
+ * when the whole image has at most 256 colours, its rows scanned in order
+ * (no RGBA copy of a source decoded row by row). 1 when it has more
+ * (nothing made), 0 made (*work), -1 failed. */
+static int palette_work_from_rows(png_rows *r, uint32_t height, gsio_png_work **work, gsio_error *err)
 {
 	uint8_t *indices = malloc((size_t)r->width * height);
 	if (!indices) {
@@ -519,31 +699,61 @@ static int palette_png_from_rows(png_rows *r, uint32_t height, uint8_t **png, si
 	}
 	uint8_t palette[256 * 4];
 	uint32_t colours;
-	int rc = 1;
-	if (palettise_rows(r, height, indices, palette, &colours))
-		rc = write_palette_png(r->width, height, indices, palette, colours, png, png_size, err) ? -1 : 0;
-	free(indices);
-	return rc;
+	if (!palettise_rows(r, height, indices, palette, &colours)) {
+		free(indices);
+		return 1;
+	}
+	gsio_png_work *w = new_work(err);
+	if (!w) {
+		free(indices);
+		return -1;
+	}
+	w->l.width = r->width;
+	w->l.height = height;
+	palette_layout(&w->l, palette, colours);
+	w->indices = indices;
+	w->rows = (png_rows){.row = row_indices, .pixels = indices, .width = r->width, .row_bytes = r->width};
+	work_ready(w);
+	*work = w;
+	return 0;
 }
 
-// -- Truecolour
-
-/* RGB8 (every alpha 255) or RGBA8 rows with the UP filter, filtered a strip
- * at a time while they are compressed. */
-/* The truecolour rows' buffers (the packed row and the one before it),
- * when the rows need them: RGB rows, and RGBA rows of a transient source. */
-static bool truecolour_scratch(png_rows *rows, bool opaque, uint8_t **scratch, gsio_error *err)
+/* The work of any source (an RGBA image, stored pixels, a DDS file), the
+ * same bytes for the same pixels: a palette PNG when it has at most 256
+ * colours, else RGB (every alpha 255: opaque skins, a quarter smaller) or
+ * RGBA rows with the UP filter. r's row buffers (band, row_rgba) are for
+ * the probe and the palette scan here; each part makes its own. */
+static int begin_source(png_rows *r, uint32_t height, gsio_png_work **work, gsio_error *err)
 {
-	*scratch = NULL;
-	if (!opaque && !rows->transient) return true; // RGBA rows of an image: the row above is there
-	*scratch = malloc(2 * (rows->row_bytes + 4));
-	if (!*scratch) {
-		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
-		return false;
+	if (probe_few_colours(r, (size_t)r->width * height)) {
+		int rc = palette_work_from_rows(r, height, work, err);
+		if (rc <= 0) return rc;
 	}
-	rows->prev = *scratch;
-	rows->cur = *scratch + rows->row_bytes + 4;
-	return true;
+	const bool opaque = r->is_opaque(r, height);
+	gsio_png_work *w = new_work(err);
+	if (!w) return -1;
+	w->l.width = r->width;
+	w->l.height = height;
+	w->l.colour_type = opaque ? 2 : 6;
+	w->rows = *r;
+	w->rows.row = opaque ? row_up_rgb : row_up_rgba;
+	w->rows.row_bytes = (size_t)r->width * (opaque ? 3 : 4);
+	w->rows.band = w->rows.row_rgba = w->rows.prev = w->rows.cur = NULL;
+	if (r->dds) w->dds = *r->dds;
+	work_ready(w);
+	*work = w;
+	return 0;
+}
+
+/* Every part made here, in order, then the file. */
+static int encode_work(gsio_png_work *w, uint8_t **png, size_t *png_size, gsio_error *err)
+{
+	for (size_t i = 0; i < w->parts; i++)
+		if (gsio_png_part(w, i, err)) {
+			gsio_png_work_free(w);
+			return -1;
+		}
+	return gsio_png_finish(w, png, png_size, err);
 }
 
 /* Every alpha of an RGBA image 255: alpha bytes ANDed 8 pixels at a time. */
@@ -566,29 +776,31 @@ static bool image_opaque(const png_rows *r, uint32_t height)
 	return true;
 }
 
-/* The PNG of any source (an RGBA image, stored pixels, a DDS file), the
- * same bytes for the same pixels: a palette PNG when it has at most 256
- * colours, else RGB (every alpha 255: opaque skins, a quarter smaller) or
- * RGBA rows with the UP filter. */
-static int encode_source(png_rows *r, uint32_t height, uint8_t **png, size_t *png_size,
-                         gsio_error *err)
+// -- PNG
+
+static bool no_work(gsio_png_work **work, const char *fn, gsio_error *err)
 {
-	if (probe_few_colours(r, (size_t)r->width * height)) {
-		int rc = palette_png_from_rows(r, height, png, png_size, err);
-		if (rc <= 0) return rc;
+	if (!work) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "%s: no output", fn);
+		return true;
 	}
-	const bool opaque = r->is_opaque(r, height);
-	r->row = opaque ? row_up_rgb : row_up_rgba;
-	r->row_bytes = (size_t)r->width * (opaque ? 3 : 4);
-	uint8_t *scratch;
-	if (!truecolour_scratch(r, opaque, &scratch, err)) return -1;
-	png_layout l = {r->width, height, (uint8_t)(opaque ? 2 : 6), NULL, 0, NULL, 0};
-	int rc = write_png(&l, r, png, png_size, err);
-	free(scratch);
-	return rc;
+	*work = NULL;
+	return false;
 }
 
-// -- PNG
+int gsio_png_begin(const uint8_t *rgba, uint32_t width, uint32_t height, gsio_png_work **work, gsio_error *err)
+{
+	if (no_work(work, "gsio_png_begin", err)) return -1;
+	size_t raw_size;
+	if (!rgba) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_encode: no pixels");
+		return -1;
+	}
+	if (!size_ok(width, height, 4, &raw_size, err)) return -1;
+	png_rows r = {.rgba_row = rgba_row_image, .pixel = pixel_image, .is_opaque = image_opaque,
+	              .pixels = rgba, .width = width};
+	return begin_source(&r, height, work, err);
+}
 
 int gsio_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, uint8_t **png,
                     size_t *png_size, gsio_error *err)
@@ -599,27 +811,14 @@ int gsio_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, uint8_
 	}
 	*png = NULL;
 	*png_size = 0;
-	size_t raw_size;
-	if (!rgba) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_encode: no pixels");
-		return -1;
-	}
-	if (!size_ok(width, height, 4, &raw_size, err)) return -1;
-	png_rows r = {.rgba_row = rgba_row_image, .pixel = pixel_image, .is_opaque = image_opaque,
-	              .pixels = rgba, .width = width};
-	return encode_source(&r, height, png, png_size, err);
+	gsio_png_work *w;
+	return gsio_png_begin(rgba, width, height, &w, err) ? -1 : encode_work(w, png, png_size, err);
 }
 
-int gsio_png_encode_indexed(const uint8_t *indices, uint32_t width, uint32_t height,
-                            const uint8_t *palette, uint32_t palette_count, uint8_t **png,
-                            size_t *png_size, gsio_error *err)
+int gsio_png_begin_indexed(const uint8_t *indices, uint32_t width, uint32_t height, const uint8_t *palette,
+                           uint32_t palette_count, gsio_png_work **work, gsio_error *err)
 {
-	if (!png || !png_size) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_encode_indexed: no output");
-		return -1;
-	}
-	*png = NULL;
-	*png_size = 0;
+	if (no_work(work, "gsio_png_begin_indexed", err)) return -1;
 	size_t raw_size;
 	if (!indices || !palette || !palette_count || palette_count > 256) {
 		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1,
@@ -637,8 +836,31 @@ int gsio_png_encode_indexed(const uint8_t *indices, uint32_t width, uint32_t hei
 		          (unsigned)highest, (unsigned)palette_count);
 		return -1;
 	}
-	return write_palette_png(width, height, indices, palette, (uint32_t)highest + 1, png, png_size,
-	                         err);
+	gsio_png_work *w = new_work(err);
+	if (!w) return -1;
+	w->l.width = width;
+	w->l.height = height;
+	palette_layout(&w->l, palette, (uint32_t)highest + 1);
+	w->rows = (png_rows){.row = row_indices, .pixels = indices, .width = width, .row_bytes = width};
+	work_ready(w);
+	*work = w;
+	return 0;
+}
+
+int gsio_png_encode_indexed(const uint8_t *indices, uint32_t width, uint32_t height,
+                            const uint8_t *palette, uint32_t palette_count, uint8_t **png,
+                            size_t *png_size, gsio_error *err)
+{
+	if (!png || !png_size) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_encode_indexed: no output");
+		return -1;
+	}
+	*png = NULL;
+	*png_size = 0;
+	gsio_png_work *w;
+	return gsio_png_begin_indexed(indices, width, height, palette, palette_count, &w, err)
+	           ? -1
+	           : encode_work(w, png, png_size, err);
 }
 
 // -- PNG from DDS
@@ -649,15 +871,9 @@ static bool dds_opaque(const png_rows *r, uint32_t height)
 	return gsioi_dds_opaque(r->dds, r->dds_data);
 }
 
-int gsio_png_encode_dds(const uint8_t *dds, size_t size, uint8_t **png, size_t *png_size,
-                        gsio_error *err)
+int gsio_png_begin_dds(const uint8_t *dds, size_t size, gsio_png_work **work, gsio_error *err)
 {
-	if (!png || !png_size) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_encode_dds: no output");
-		return -1;
-	}
-	*png = NULL;
-	*png_size = 0;
+	if (no_work(work, "gsio_png_begin_dds", err)) return -1;
 	if (!dds) {
 		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_encode_dds: no data");
 		return -1;
@@ -674,9 +890,22 @@ int gsio_png_encode_dds(const uint8_t *dds, size_t size, uint8_t **png, size_t *
 	png_rows r = {.rgba_row = rgba_row_dds, .pixel = pixel_dds, .is_opaque = dds_opaque,
 	              .width = info.width, .transient = true, .dds = &info, .dds_data = dds,
 	              .band = band, .probe_block = SIZE_MAX};
-	int rc = encode_source(&r, info.height, png, png_size, err);
+	int rc = begin_source(&r, info.height, work, err);
 	free(band);
 	return rc;
+}
+
+int gsio_png_encode_dds(const uint8_t *dds, size_t size, uint8_t **png, size_t *png_size,
+                        gsio_error *err)
+{
+	if (!png || !png_size) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_encode_dds: no output");
+		return -1;
+	}
+	*png = NULL;
+	*png_size = 0;
+	gsio_png_work *w;
+	return gsio_png_begin_dds(dds, size, &w, err) ? -1 : encode_work(w, png, png_size, err);
 }
 
 // -- PNG from stored pixels
@@ -702,16 +931,11 @@ static bool stored_opaque(const png_rows *r, uint32_t height)
 	}
 }
 
-int gsio_png_encode_stored(gsio_pixel_format fmt, const uint8_t *src, uint32_t width,
-                           uint32_t height, const uint8_t *palette, uint8_t **png,
-                           size_t *png_size, gsio_error *err)
+
+int gsio_png_begin_stored(gsio_pixel_format fmt, const uint8_t *src, uint32_t width, uint32_t height,
+                          const uint8_t *palette, gsio_png_work **work, gsio_error *err)
 {
-	if (!png || !png_size) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_encode_stored: no output");
-		return -1;
-	}
-	*png = NULL;
-	*png_size = 0;
+	if (no_work(work, "gsio_png_begin_stored", err)) return -1;
 	size_t raw_size;
 	if (!src || !gsio_pixel_size(fmt)) {
 		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_encode_stored: %s",
@@ -727,9 +951,24 @@ int gsio_png_encode_stored(gsio_pixel_format fmt, const uint8_t *src, uint32_t w
 	png_rows r = {.rgba_row = rgba_row_stored, .pixel = pixel_stored, .is_opaque = stored_opaque,
 	              .pixels = src, .width = width, .transient = true, .format = fmt,
 	              .palette = palette, .row_rgba = row};
-	int rc = encode_source(&r, height, png, png_size, err);
+	int rc = begin_source(&r, height, work, err);
 	free(row);
 	return rc;
+}
+
+int gsio_png_encode_stored(gsio_pixel_format fmt, const uint8_t *src, uint32_t width,
+                           uint32_t height, const uint8_t *palette, uint8_t **png,
+                           size_t *png_size, gsio_error *err)
+{
+	if (!png || !png_size) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_encode_stored: no output");
+		return -1;
+	}
+	*png = NULL;
+	*png_size = 0;
+	gsio_png_work *w;
+	return gsio_png_begin_stored(fmt, src, width, height, palette, &w, err) ? -1
+	                                                                        : encode_work(w, png, png_size, err);
 }
 
 // -- Smaller PNGs
@@ -842,3 +1081,4 @@ int gsio_png_shrink(const uint8_t *png, size_t size, uint8_t **out, size_t *out_
 	*out = shrunk ? shrunk : res;
 	return 0;
 }
+

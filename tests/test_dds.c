@@ -499,6 +499,7 @@ static void test_png_from_dds(void **state)
 	uint64_t seed = 12345;
 	static const struct { uint32_t w, h; const char *cc; int type; } cases[] = {
 	    {511, 511, "DXT1", 6}, // random DXT1 blocks: some three-colour ones with index 3
+	    {700, 601, "DXT1", 6}, // three bands (gsio_png_part): each starts a band of 4 rows on
 	    {870, 3, "DXT3", 6}, {1024, 8, "DXT5", 6},
 	    {5, 5, "DXT1", 3}, {64, 1, "DXT5", 3}, // at most 256 pixels: a palette
 	};

@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <spng.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -591,6 +592,176 @@ static void test_png_strips(void **state)
 		png_round_trip(rgba, w, h, !cases[k].noise ? 3 : cases[k].alpha ? 6 : 2);
 		free(rgba);
 	}
+}
+
+/* -- A PNG made in parts (gsio_png_begin*, gsio_png_part, gsio_png_finish) */
+
+typedef struct parts_run {
+	gsio_png_work *w;
+	size_t from; // the bands this thread makes: from, from + 2, ...
+	int rc;
+} parts_run;
+
+static void *make_every_other_part(void *arg)
+{
+	parts_run *r = arg;
+	gsio_error err;
+	for (size_t i = r->from; i < gsio_png_parts(r->w); i += 2) r->rc |= gsio_png_part(r->w, i, &err);
+	return NULL;
+}
+
+/** The work's PNG made three ways: its bands in order (what the encoder
+ *  does), last band first, and the bands on two threads at once (the even
+ *  ones on a new thread, the odd ones here); each must be `want`, byte for
+ *  byte. Returns the band count. */
+static size_t expect_parts_same(gsio_png_work *(*begin)(const void *src), const void *src, const uint8_t *want,
+                                size_t want_size, const char *what)
+{
+	size_t parts = 0;
+	for (int way = 0; way < 3; way++) {
+		gsio_png_work *w = begin(src);
+		parts = gsio_png_parts(w);
+		gsio_error err;
+		gsio_error_clear(&err);
+		if (way == 0) {
+			// None made: gsio_png_finish makes them.
+		} else if (way == 1) {
+			for (size_t i = parts; i-- > 0;)
+				if (gsio_png_part(w, i, &err)) fail_msg("%s: band %zu: %s", what, i, err.message);
+		} else {
+			parts_run even = {w, 0, 0}, odd = {w, 1, 0};
+			pthread_t t;
+			assert_int_equal(pthread_create(&t, NULL, make_every_other_part, &even), 0);
+			make_every_other_part(&odd);
+			assert_int_equal(pthread_join(t, NULL), 0);
+			assert_int_equal(even.rc | odd.rc, 0);
+		}
+		uint8_t *png;
+		size_t size;
+		if (gsio_png_finish(w, &png, &size, &err)) fail_msg("%s: %s", what, err.message);
+		if (size != want_size || memcmp(png, want, size))
+			fail_msg("%s, %zu bands made %s: %zu bytes, not the encoder's %zu", what, parts,
+			         way == 0 ? "by finish" : way == 1 ? "last first" : "on two threads", size, want_size);
+		free(png);
+	}
+	return parts;
+}
+
+typedef struct rgba_src {
+	const uint8_t *rgba;
+	uint32_t w, h;
+} rgba_src;
+
+static gsio_png_work *begin_rgba(const void *src)
+{
+	const rgba_src *r = src;
+	gsio_png_work *w;
+	gsio_error err;
+	if (gsio_png_begin(r->rgba, r->w, r->h, &w, &err)) fail_msg("gsio_png_begin: %s", err.message);
+	return w;
+}
+
+static gsio_png_work *begin_indexed(const void *src)
+{
+	const rgba_src *r = src; // rgba: w * h indices, then a 256-entry palette
+	gsio_png_work *w;
+	gsio_error err;
+	if (gsio_png_begin_indexed(r->rgba, r->w, r->h, r->rgba + (size_t)r->w * r->h, 256, &w, &err))
+		fail_msg("gsio_png_begin_indexed: %s", err.message);
+	return w;
+}
+
+static gsio_png_work *begin_stored565(const void *src)
+{
+	const rgba_src *r = src; // rgba: w * h RGB565 pixels
+	gsio_png_work *w;
+	gsio_error err;
+	if (gsio_png_begin_stored(GSIO_PIXEL_RGB565, r->rgba, r->w, r->h, NULL, &w, &err))
+		fail_msg("gsio_png_begin_stored: %s", err.message);
+	return w;
+}
+
+/** Images of 128 K pixels and more are deflated in bands (2 to 4, by size
+ *  alone); made in any order or on two threads, the bands give the bytes
+ *  the encoder gives, which decode (libspng: the joined stream and its
+ *  Adler-32 checked) to the pixels: truecolour with and without alpha, a
+ *  palette found in the pixels, indices, stored RGB565; heights that are
+ *  not a multiple of the bands or of 4. */
+static void test_png_parts(void **state)
+{
+	(void)state;
+	static const struct { uint32_t w, h; size_t parts; } sizes[] = {
+	    {362, 362, 1}, {363, 363, 1}, {512, 512, 2}, {700, 601, 3}, {1030, 1023, 4}, {4000, 70, 2}, {100000, 6, 2},
+	};
+	uint64_t x = 0x2545F4914F6CDD1Du;
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		const uint32_t w = sizes[k].w, h = sizes[k].h;
+		const size_t n = (size_t)w * h;
+		uint8_t *rgba = malloc(n * 4 + 1024);
+		assert_non_null(rgba);
+		for (int form = 0; form < 5; form++) {
+			// 0 RGB noise over smooth rows, 1 RGBA, 2 few colours (a palette
+			// from the pixels), 3 indices, 4 stored RGB565.
+			for (size_t i = 0; i < n * 4 + 1024; i++) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				size_t y = i / 4 / w;
+				rgba[i] = form == 2 ? (uint8_t)((i / 4 / 333) * 7 % 200) : (uint8_t)((x & 15) + y);
+				if ((form == 0 || form == 2) && i % 4 == 3) rgba[i] = 255;
+			}
+			char what[96];
+			snprintf(what, sizeof(what), "%ux%u form %d", w, h, form);
+			rgba_src src = {rgba, w, h};
+			uint8_t *want;
+			size_t want_size;
+			gsio_error err;
+			int rc = form == 3   ? gsio_png_encode_indexed(rgba, w, h, rgba + n, 256, &want, &want_size, &err)
+			         : form == 4 ? gsio_png_encode_stored(GSIO_PIXEL_RGB565, rgba, w, h, NULL, &want, &want_size, &err)
+			                     : gsio_png_encode(rgba, w, h, &want, &want_size, &err);
+			if (rc) fail_msg("%s: %s", what, err.message);
+			size_t parts = expect_parts_same(form == 3 ? begin_indexed : form == 4 ? begin_stored565 : begin_rgba,
+			                                 &src, want, want_size, what);
+			if (parts != sizes[k].parts) fail_msg("%s: %zu bands, %zu expected", what, parts, sizes[k].parts);
+			if (form <= 2) {
+				assert_int_equal(want[25], form == 0 ? 2 : form == 1 ? 6 : 3);
+				assert_png_pixels(want, want_size, rgba, w, h);
+			} else {
+				uint32_t dw, dh;
+				uint8_t *px = decode_png(want, want_size, &dw, &dh);
+				uint8_t *ref = malloc(n * 4);
+				assert_non_null(ref);
+				if (form == 3) {
+					for (size_t i = 0; i < n; i++) memcpy(ref + 4 * i, rgba + n + 4 * (size_t)rgba[i], 4);
+				} else {
+					assert_int_equal(gsio_decode_pixels(GSIO_PIXEL_RGB565, rgba, n, NULL, ref), 0);
+				}
+				assert_int_equal(dw, w);
+				assert_int_equal(dh, h);
+				assert_memory_equal(px, ref, n * 4);
+				free(px);
+				free(ref);
+			}
+			free(want);
+		}
+		free(rgba);
+	}
+	// A band that does not exist, no work, no output.
+	uint8_t px[4] = {1, 2, 3, 255};
+	gsio_png_work *w;
+	gsio_error err;
+	gsio_error_clear(&err);
+	assert_int_equal(gsio_png_begin(px, 1, 1, &w, &err), 0);
+	assert_int_equal(gsio_png_parts(w), 1);
+	assert_int_not_equal(gsio_png_part(w, 1, &err), 0);
+	assert_int_equal(err.code, GSIO_ERR_ARGUMENT);
+	uint8_t *png = (uint8_t *)1;
+	size_t size = 1;
+	assert_int_not_equal(gsio_png_finish(w, NULL, &size, &err), 0); // frees the work
+	assert_int_not_equal(gsio_png_finish(NULL, &png, &size, &err), 0);
+	assert_int_not_equal(gsio_png_begin(px, 1, 1, NULL, &err), 0);
+	assert_int_not_equal(gsio_png_begin(px, 0, 1, &w, &err), 0);
+	assert_null(w);
+	assert_int_equal(gsio_png_parts(NULL), 0);
+	gsio_png_work_free(NULL);
 }
 
 /** gsio_png_encode_stored: for every stored format, the PNG gsio_png_encode
@@ -2283,6 +2454,7 @@ int main(void)
 	    cmocka_unit_test(test_png_forms),
 	    cmocka_unit_test(test_png_indexed),
 	    cmocka_unit_test(test_png_strips),
+	    cmocka_unit_test(test_png_parts),
 	    cmocka_unit_test(test_png_stored),
 	    cmocka_unit_test(test_png_deterministic),
 	    cmocka_unit_test(test_png_shrink),
