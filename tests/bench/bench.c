@@ -830,6 +830,33 @@ static double run_child(char *const argv[], long *rss_kb)
 	return r.ok ? r.wall_ms : NAN;
 }
 
+/* The machine's own ceiling for -j 2: two processes that only compute,
+ * started together, against one. On a machine whose two cores are shared
+ * with other guests it is below 2 (seen here: 1.05-2.1 for a pair of 130 ms
+ * spins, 1.7 typical), and no batch can do better. */
+static void spin(uint64_t iters)
+{
+	volatile uint64_t x = 0;
+	for (uint64_t i = 0; i < iters; i++) x += i;
+}
+
+/** Wall ms of `n` (1 or 2) forked processes spinning `iters` each at once. */
+static double spin_processes(int n, uint64_t iters)
+{
+	double t0 = now_ms();
+	pid_t pids[2] = {-1, -1};
+	for (int k = 0; k < n && k < 2; k++) {
+		pids[k] = fork();
+		if (pids[k] == 0) {
+			spin(iters);
+			_exit(0);
+		}
+	}
+	for (int k = 0; k < 2; k++)
+		if (pids[k] > 0) waitpid(pids[k], NULL, 0);
+	return now_ms() - t0;
+}
+
 /** Reads the numbers of /proc/PID/status named in keys (e.g. "RssAnon:")
  *  into vals (left as they were when absent); false when it cannot be read. */
 static bool proc_status(pid_t pid, const char *const *keys, long *vals, int n)
@@ -1263,7 +1290,7 @@ int main(int argc, char **argv)
 	}
 
 	// Batches: the corpus files both tools convert, in one run each.
-	double batch_ratio = NAN, j2_speedup = NAN;
+	double batch_ratio = NAN, j2_speedup = NAN, j2_ratio = NAN, spin_ceiling = NAN;
 	if (e2e) {
 		size_t n = 0;
 		char **gargv = xmalloc(sizeof(char *) * (corpus_count + 10));
@@ -1298,8 +1325,15 @@ int main(int argc, char **argv)
 		double *tg1 = xmalloc(sizeof(double) * (size_t)batch_reps),
 		       *tg2 = xmalloc(sizeof(double) * (size_t)batch_reps),
 		       *ra = xmalloc(sizeof(double) * (size_t)batch_reps),
-		       *rj = xmalloc(sizeof(double) * (size_t)batch_reps);
-		int nr = 0, nj = 0;
+		       *rj = xmalloc(sizeof(double) * (size_t)batch_reps),
+		       *ra2 = xmalloc(sizeof(double) * (size_t)batch_reps),
+		       *rs = xmalloc(sizeof(double) * (size_t)batch_reps);
+		int nr = 0, nj = 0, ns = 0;
+		// Spins of about 50 ms, calibrated here.
+		double s0 = now_ms();
+		spin(20000000);
+		double per = (now_ms() - s0) / 20000000.0;
+		uint64_t spin_iters = per > 0 ? (uint64_t)(50.0 / per) : 100000000u;
 		for (int rep = 0; nfiles && rep < batch_reps; rep++) {
 			long rss;
 			// Each run writes into an empty folder (as in bench_e2e: replacing
@@ -1321,21 +1355,29 @@ int main(int argc, char **argv)
 				char *aargv[] = {"assimp", "export", gargv[first_file + k], out, "-fglb2", NULL};
 				a += run_child(aargv, &rss);
 			}
-			if (isfinite(g1) && isfinite(a)) ra[nr++] = a / g1;
+			if (isfinite(g1) && isfinite(a)) ra[nr] = a / g1, ra2[nr++] = a / g2;
 			if (isfinite(g1) && isfinite(g2)) rj[nj++] = g1 / g2;
+			double one = spin_processes(1, spin_iters), two = spin_processes(2, spin_iters);
+			if (two > 0) rs[ns++] = 2 * one / two;
 			tg1[rep] = g1;
 			tg2[rep] = g2;
 		}
 		batch_ratio = median(ra, nr);
+		j2_ratio = median(ra2, nr);
 		j2_speedup = median(rj, nj);
+		spin_ceiling = median(rs, ns);
 		printf("\nbatch of %zu corpus files, %d runs: mdl2gltf -j 1 is %.2f times faster than the "
-		       "assimp export loop; -j 2 is %.2f times -j 1\n",
-		       nfiles, batch_reps, batch_ratio, j2_speedup);
+		       "assimp export loop; -j 2 is %.2f times -j 1 and %.2f times the assimp loop (with -j 1 each "
+		       "conversion encodes its images on the second core; two processes that only compute, at "
+		       "once, are %.2f times one on this machine)\n",
+		       nfiles, batch_reps, batch_ratio, j2_speedup, j2_ratio, spin_ceiling);
 		cleanup_dir(outdir);
 		free(tg1);
 		free(tg2);
 		free(ra);
 		free(rj);
+		free(ra2);
+		free(rs);
 		free(gargv);
 	}
 
@@ -1474,8 +1516,8 @@ int main(int argc, char **argv)
 		         detail);
 	}
 	add_goal("-j 2 at least 1.8 times -j 1 on a batch",
-	         isfinite(j2_speedup) ? j2_speedup >= 1.8 : -1, "%.2f times (2 shared cores)",
-	         j2_speedup);
+	         isfinite(j2_speedup) ? j2_speedup >= 1.8 : -1,
+	         "%.2f times (2 shared cores: two compute-only processes %.2f times one)", j2_speedup, spin_ceiling);
 
 	printf("\n%-78s %-12s %s\n", "goal (issue 14)", "status", "figures");
 	for (int g = 0; g < goals_count; g++)
