@@ -315,13 +315,17 @@ static void check_scene(const gsio_scene *s)
 /* The scene as a GLB in memory: a loaded (so valid) scene is refused only
  * for what it holds (an image the writer cannot encode, a limit), never as
  * invalid, and always with a message. Grid meshes go through the writer's
- * strip path here. */
-static void write_glb(const gsio_scene *s)
+ * strip path here; with `threads` 2 the images go to a helper thread
+ * (large ones in bands) while the meshes are written. */
+static void write_glb(const gsio_scene *s, unsigned threads)
 {
 #ifdef GSIO_HAVE_GLTF
 	gsio_gltf_output out;
 	gsio_error err;
-	if (gsio_gltf_write(s, NULL, &out, &err)) {
+	gsio_gltf_opts o;
+	memset(&o, 0, sizeof(o));
+	o.threads = threads;
+	if (gsio_gltf_write(s, &o, &out, &err)) {
 		if (err.code == GSIO_OK || err.code == GSIO_ERR_ARGUMENT || !err.message[0]) {
 			fprintf(stderr, "glTF write of a loaded scene: %s\n", err.message);
 			abort();
@@ -332,6 +336,7 @@ static void write_glb(const gsio_scene *s)
 	gsio_gltf_output_free(&out);
 #else
 	(void)s;
+	(void)threads;
 #endif
 }
 
@@ -380,7 +385,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_last_err = err;
 	if (s) {
 		check_scene(s);
-		if (data[0] & 32) write_glb(s);
+		if (data[0] & 32) write_glb(s, data[0] & 64 ? 2 : 1);
 		snprintf(fuzz_last_summary, sizeof(fuzz_last_summary),
 		         "loaded %s: %zu nodes, %zu meshes, %zu images, %zu animations, %zu cameras, "
 		         "%zu warnings, %zu siblings read",
