@@ -4116,10 +4116,12 @@ int gsio_gltf_write_file(const gsio_scene *scene, const char *path, const gsio_g
 
 	// A GLB is placed already (out has no file then); .gltf, .png and a .bin
 	// still in memory are placed here, a spilled .bin (sink.bin) with them.
+	// Nothing is allocated for a GLB: it is placed, and an allocation that
+	// failed now would report a failure with the file in place.
 	size_t n = out.files_count;
-	gsio_file_data *files = calloc(n ? n : 1, sizeof(*files));
-	char **finals = calloc(n ? n : 1, sizeof(*finals));
-	bool ok = files && finals;
+	gsio_file_data *files = n ? calloc(n, sizeof(*files)) : NULL;
+	char **finals = n ? calloc(n, sizeof(*finals)) : NULL;
+	bool ok = !n || (files && finals);
 	if (!ok) fail_at(err, GSIO_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
 	// Resources first, the main file last: it never refers to missing files.
 	for (size_t k = 0; ok && k < n; k++) {

@@ -14,6 +14,7 @@
 #include "gsio_gltf.h"
 #include "gsio_internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <malloc.h>
 #include <stdatomic.h>
@@ -33,6 +34,14 @@ extern void *__libc_memalign(size_t align, size_t size);
 extern void __libc_free(void *p);
 
 static atomic_size_t t_in_use, t_peak;
+// Allocation failure: the t_fail_at-th allocation from now on fails (0: none).
+static atomic_size_t t_allocs, t_fail_at;
+
+static bool fail_now(void)
+{
+	size_t at = atomic_load(&t_fail_at);
+	return at && atomic_fetch_add(&t_allocs, 1) + 1 == at;
+}
 
 static void *counted(void *p)
 {
@@ -52,16 +61,17 @@ static void uncount(void *p)
 
 void *malloc(size_t size)
 {
-	return counted(__libc_malloc(size));
+	return fail_now() ? NULL : counted(__libc_malloc(size));
 }
 
 void *calloc(size_t count, size_t size)
 {
-	return counted(__libc_calloc(count, size));
+	return fail_now() ? NULL : counted(__libc_calloc(count, size));
 }
 
 void *realloc(void *p, size_t size)
 {
+	if (size && fail_now()) return NULL;
 	size_t old = p ? malloc_usable_size(p) : 0;
 	void *q = __libc_realloc(p, size);
 	if (q || !size) {
@@ -79,16 +89,17 @@ void free(void *p)
 
 void *memalign(size_t align, size_t size)
 {
-	return counted(__libc_memalign(align, size));
+	return fail_now() ? NULL : counted(__libc_memalign(align, size));
 }
 
 void *aligned_alloc(size_t align, size_t size)
 {
-	return counted(__libc_memalign(align, size));
+	return fail_now() ? NULL : counted(__libc_memalign(align, size));
 }
 
 int posix_memalign(void **out, size_t align, size_t size)
 {
+	if (fail_now()) return ENOMEM;
 	void *p = __libc_memalign(align, size);
 	if (!p) return ENOMEM;
 	*out = counted(p);
@@ -224,9 +235,113 @@ static void test_many_meshes_json_heap(void **state)
 	gsio_scene_free(s);
 }
 
+/** Files in dir that a failed write must not leave: a .glb, a .gltf (placed
+ *  last: never without its resources, which may stay, as
+ *  gsio_place_files() places one file at a time), a temporary. */
+static size_t files_in(const char *dir, const char **which)
+{
+	size_t n = 0;
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	struct dirent *e;
+	static char name[256];
+	while ((e = readdir(d)))
+		if (strstr(e->d_name, ".glb") || strstr(e->d_name, ".gltf") || strstr(e->d_name, ".tmp")) {
+			snprintf(name, sizeof(name), "%s", e->d_name);
+			*which = name;
+			n++;
+		}
+	closedir(d);
+	return n;
+}
+
+/** Empties dir. */
+static void empty_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char fp[8400];
+		snprintf(fp, sizeof(fp), "%s/%s", dir, e->d_name);
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) unlink(fp);
+	}
+	closedir(d);
+}
+
+/* Every allocation of a write failing in turn (ufbx's way), in memory and
+ * to files, with the images on a helper thread and without: a 600 x 600
+ * skin (two bands, gsio_png_part) and a small mesh. A write whose failing
+ * allocation it cannot do without says why; one it can (the helper thread
+ * not started: the caller encodes) succeeds; either way the heap is left
+ * as it was found (what the write allocated is freed, the helper's
+ * included) and, when it failed, no .glb, .gltf or temporary behind. With two threads the
+ * failing allocation is whichever thread's comes n-th. */
+static void test_writer_allocation_failures(void **state)
+{
+	(void)state;
+	gsio_scene *s = t_large_scene(3000, 600);
+	// One write with a helper thread first: glibc keeps a finished thread's
+	// stack for the next one, with the thread's TLS vector (about 300 bytes
+	// of malloc'd memory, the process's for good).
+	gsio_gltf_opts warm = {0};
+	warm.threads = 2;
+	gsio_gltf_output wout;
+	gsio_error werr;
+	assert_int_equal(gsio_gltf_write(s, &warm, &wout, &werr), 0);
+	gsio_gltf_output_free(&wout);
+	char dir[4096], path[4200];
+	snprintf(dir, sizeof(dir), "%s/test_gltf_heap_fail", GSIO_BINARY_DIR);
+	mkdir(dir, 0777);
+	empty_dir(dir);
+	for (int way = 0; way < 6; way++) {
+		gsio_gltf_opts o = {0};
+		o.threads = way % 2 ? 2 : 1;
+		bool to_file = way >= 2;
+		if (way >= 4) o.flags |= GSIO_GLTF_SEPARATE;
+		snprintf(path, sizeof(path), "%s/m.%s", dir, way >= 4 ? "gltf" : "glb");
+		size_t total = 0, failed = 0;
+		// n = 0: no failure, to count the write's allocations.
+		for (size_t n = 0; n == 0 || n <= total + 8; n++) {
+			size_t base = atomic_load(&t_in_use);
+			gsio_error err;
+			gsio_error_clear(&err);
+			gsio_gltf_output out;
+			atomic_store(&t_allocs, 0);
+			atomic_store(&t_fail_at, n ? n : SIZE_MAX);
+			int rc = to_file ? gsio_gltf_write_file(s, path, &o, NULL, &err) : gsio_gltf_write(s, &o, &out, &err);
+			atomic_store(&t_fail_at, 0);
+			if (!n) {
+				total = atomic_load(&t_allocs);
+				if (rc) fail_msg("way %d: %s", way, err.message);
+			}
+			if (!rc && !to_file) gsio_gltf_output_free(&out);
+			if (!rc && to_file) empty_dir(dir);
+			if (rc) {
+				failed++;
+				if (err.code == GSIO_OK || !err.message[0])
+					fail_msg("way %d, allocation %zu: failed without a message", way, n);
+				const char *left = NULL;
+				if (to_file && files_in(dir, &left))
+					fail_msg("way %d, allocation %zu failing (%s: %s): %s left behind", way, n, err.file,
+					         err.message, left);
+				if (to_file) empty_dir(dir);
+			}
+			if (atomic_load(&t_in_use) != base)
+				fail_msg("way %d, allocation %zu failing (%s): %zu bytes left allocated", way, n,
+				         rc ? err.message : "written", atomic_load(&t_in_use) - base);
+		}
+		print_message("%s, %u thread(s): %zu allocations, each failing in turn: %zu failed writes, no leak\n",
+		              way < 2 ? "GLB in memory" : way < 4 ? "GLB file" : ".gltf files", o.threads, total, failed);
+		assert_true(failed >= total / 2);
+	}
+	gsio_scene_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_writer_allocation_failures),
 	    cmocka_unit_test(test_writer_peak_heap),
 	    cmocka_unit_test(test_many_meshes_json_heap),
 	};
