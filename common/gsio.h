@@ -809,8 +809,9 @@ GSIO_API GSIO_NODISCARD int gsio_png_begin_stored(gsio_pixel_format fmt, const u
                                                   gsio_png_work **work, gsio_error *err);
 /** The work's bands (1..4). */
 GSIO_API size_t gsio_png_parts(const gsio_png_work *work);
-/** Deflates band i (< gsio_png_parts()). Returns 0, or non-zero with err set
- *  (gsio_png_finish() then fails with that error too). */
+/** Deflates band i (< gsio_png_parts()). Returns 0, or non-zero with err
+ *  set: a band that fails makes gsio_png_finish() fail with its error too;
+ *  a band asked for again is refused, the one made first kept. */
 GSIO_API GSIO_NODISCARD int gsio_png_part(gsio_png_work *work, size_t i, gsio_error *err);
 GSIO_API GSIO_NODISCARD int gsio_png_finish(gsio_png_work *work, uint8_t **png, size_t *png_size,
                                             gsio_error *err);

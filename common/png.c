@@ -418,6 +418,10 @@ int gsio_png_part(gsio_png_work *w, size_t i, gsio_error *err)
 		return -1;
 	}
 	png_part *p = &w->part[i];
+	if (p->rc <= 0) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_part: part %zu made already", i);
+		return -1;
+	}
 	gsio_error_clear(&p->err);
 	png_rows r = w->rows;
 	uint32_t y0, y1;

@@ -753,6 +753,10 @@ static void test_png_parts(void **state)
 	assert_int_equal(gsio_png_parts(w), 1);
 	assert_int_not_equal(gsio_png_part(w, 1, &err), 0);
 	assert_int_equal(err.code, GSIO_ERR_ARGUMENT);
+	gsio_error_clear(&err);
+	assert_int_equal(gsio_png_part(w, 0, &err), 0);
+	assert_int_not_equal(gsio_png_part(w, 0, &err), 0); // once only: the first band kept
+	assert_non_null(strstr(err.message, "made already"));
 	uint8_t *png = (uint8_t *)1;
 	size_t size = 1;
 	assert_int_not_equal(gsio_png_finish(w, NULL, &size, &err), 0); // frees the work
