@@ -37,10 +37,15 @@ static atomic_size_t t_in_use, t_peak;
 // Allocation failure: the t_fail_at-th allocation from now on fails (0: none).
 static atomic_size_t t_allocs, t_fail_at;
 
+/* Whether this allocation fails; a failing one sets errno as malloc does
+ * (glibc's pthread_attr_setaffinity_np returns errno after its calloc
+ * fails: a failure without ENOMEM read as success, and it crashed). */
 static bool fail_now(void)
 {
 	size_t at = atomic_load(&t_fail_at);
-	return at && atomic_fetch_add(&t_allocs, 1) + 1 == at;
+	bool fail = at && atomic_fetch_add(&t_allocs, 1) + 1 == at;
+	if (fail) errno = ENOMEM;
+	return fail;
 }
 
 static void *counted(void *p)
@@ -291,7 +296,7 @@ static void test_writer_allocation_failures(void **state)
 	assert_int_equal(gsio_gltf_write(s, &warm, &wout, &werr), 0);
 	gsio_gltf_output_free(&wout);
 	char dir[4096], path[4200];
-	snprintf(dir, sizeof(dir), "%s/test_gltf_heap_fail", GSIO_BINARY_DIR);
+	snprintf(dir, sizeof(dir), "%s/test_gltf_heap_fail_%ld", GSIO_BINARY_DIR, (long)getpid());
 	mkdir(dir, 0777);
 	empty_dir(dir);
 	for (int way = 0; way < 6; way++) {
@@ -335,6 +340,8 @@ static void test_writer_allocation_failures(void **state)
 		              way < 2 ? "GLB in memory" : way < 4 ? "GLB file" : ".gltf files", o.threads, total, failed);
 		assert_true(failed >= total / 2);
 	}
+	empty_dir(dir);
+	rmdir(dir);
 	gsio_scene_free(s);
 }
 
