@@ -63,10 +63,13 @@ static size_t put_chunk(uint8_t *p, const char type[4], const uint8_t *data, uin
 // -- Rows
 
 /* The image as PNG rows: row(r, y, dst) writes row y's filter byte and its
- * row_bytes filtered bytes at dst; rows are asked for in order, y = 0 first.
- * dst has 4 bytes of room after the row. Truecolour rows come from RGBA
- * rows that rgba_row(r, y) gives (in order too; a DDS source decodes them a
- * band of 4 at a time, so a row may be gone once the next is asked for). */
+ * row_bytes filtered bytes at dst; rows are asked for in order, from row 0
+ * or, for a band after the first (gsio_png_part), from the fourth row
+ * before the band's first (made and dropped: they set the row kept above
+ * and a DDS source's band of 4). dst has 4 bytes of room after the row.
+ * Truecolour rows come from RGBA rows that rgba_row(r, y) gives (in order
+ * too; a DDS source decodes them a band of 4 at a time, so a row may be
+ * gone once the next is asked for). */
 typedef struct png_rows {
 	void (*row)(struct png_rows *r, uint32_t y, uint8_t *dst);
 	const uint8_t *(*rgba_row)(struct png_rows *r, uint32_t y);
