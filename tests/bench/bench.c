@@ -847,10 +847,11 @@ static double run_child(char *const argv[], long *rss_kb)
  * started together, against one. On a machine whose two cores are shared
  * with other guests it is below 2 (seen here: 1.05-2.1 for a pair of 130 ms
  * spins, 1.7 typical), and no batch can do better. */
-static void spin(uint64_t iters)
+static uint64_t spin(uint64_t iters)
 {
 	volatile uint64_t x = 0;
 	for (uint64_t i = 0; i < iters; i++) x += i;
+	return x;
 }
 
 /** Wall ms of `n` (1 or 2) forked processes spinning `iters` each at once. */
@@ -861,7 +862,7 @@ static double spin_processes(int n, uint64_t iters)
 	for (int k = 0; k < n && k < 2; k++) {
 		pids[k] = fork();
 		if (pids[k] == 0) {
-			spin(iters);
+			(void)spin(iters);
 			_exit(0);
 		}
 	}
@@ -1345,7 +1346,7 @@ int main(int argc, char **argv)
 		int nr = 0, nj = 0, ns = 0;
 		// Spins of about 50 ms, calibrated here.
 		double s0 = now_ms();
-		spin(20000000);
+		(void)spin(20000000);
 		double per = (now_ms() - s0) / 20000000.0;
 		uint64_t spin_iters = per > 0 ? (uint64_t)(50.0 / per) : 100000000u;
 		for (int rep = 0; nfiles && rep < batch_reps; rep++) {
