@@ -176,9 +176,7 @@ typedef struct gltf_ctx {
 	const char *generator;
 	bool json_failed;   // a cJSON allocation failed (reported once at the end)
 	byte_buf bin;
-	size_t bin_after;   // bytes the BIN surely gets after the images (bin_after_images)
-	size_t bin_surely;  // bytes the BIN surely reaches, once the images are written
-	bool images_done;
+	size_t bin_surely;  // bytes the BIN in memory surely reaches (bin_after_images)
 	cJSON *root;
 	cJSON *accessors, *views, *nodes, *meshes, *materials, *textures, *images, *samplers,
 	    *skins, *animations, *cameras, *lights, *scene_nodes, *extensions_used;
@@ -886,7 +884,8 @@ static bool map_buffer(byte_buf *b)
 	return true;
 }
 
-/* A lower bound of the bytes the BIN gets after the images: what a mesh
+/* A lower bound of the bytes the BIN gets after the images (the part made
+ * in memory; the images are placed before it at the end): what a mesh
  * surely writes (a vertex: 12 bytes of position, 12 of normal, 8 of uv;
  * compact: 8 of position; a morph target's 12 + 12 a vertex, 4 compact,
  * none sparse) and an animation's translation, rotation and scale keys with
@@ -942,13 +941,13 @@ static size_t bin_after_images(const gltf_ctx *c)
  * (advice after that is too late). Until December 2026 every block was
  * advised when the writer expected more than 2 MiB, else every block past
  * the first: a last block only begun was a nearly empty huge page (up to
- * 2 MB of peak RSS). The BIN surely reaches: the bytes so far and those
- * reserved, plus bin_after_images() while the images are written. */
+ * 2 MB of peak RSS). The BIN surely reaches the bytes so far and those
+ * reserved, and at least bin_after_images(). */
 static void advise_ahead(gltf_ctx *c, size_t more)
 {
 	byte_buf *b = &c->bin;
 	size_t held_end = b->size - b->spilled + more;
-	size_t surely = b->size + more + (c->images_done ? 0 : c->bin_after);
+	size_t surely = b->size + more;
 	if (c->bin_surely > surely) surely = c->bin_surely;
 	while (b->advised < held_end && b->advised < b->cap) {
 		size_t block_end = b->advised + GSIO_HUGE_PAGE; // in memory; + spilled in the BIN
@@ -3852,10 +3851,10 @@ static bool build_document(gltf_ctx *c)
 	for (size_t i = 0; i < n; i++) c->mesh_index[i] = c->mesh_targets[i] = c->mesh_skin[i] = -1;
 	for (size_t i = 0; i < 9; i++) c->sampler_of[i / 3][i % 3] = -1;
 
-	c->bin_after = bin_after_images(c);
+	// The images never go into the BIN in memory (images_place() puts them
+	// before it at the end), so what it surely reaches is known now.
+	c->bin_surely = bin_after_images(c);
 	if (!write_images(c)) return false;
-	c->images_done = true;
-	c->bin_surely = c->bin.size + c->bin_after;
 	if (!write_materials(c)) return false;
 	c->variants_count = plan_variants(c);
 	for (size_t i = 0; i < s->meshes_count; i++)

@@ -242,36 +242,14 @@ static void test_many_meshes_json_heap(void **state)
 
 /** Files in dir that a failed write must not leave: a .glb, a .gltf (placed
  *  last: never without its resources, which may stay, as
- *  gsio_place_files() places one file at a time), a temporary. */
-static size_t files_in(const char *dir, const char **which)
+ *  gsio_place_files() places one file at a time), a temporary; the first
+ *  one found into `which`. */
+static size_t files_in(const char *dir, char *which, size_t size)
 {
-	size_t n = 0;
-	DIR *d = opendir(dir);
-	assert_non_null(d);
-	struct dirent *e;
-	static char name[256];
-	while ((e = readdir(d)))
-		if (strstr(e->d_name, ".glb") || strstr(e->d_name, ".gltf") || strstr(e->d_name, ".tmp")) {
-			snprintf(name, sizeof(name), "%s", e->d_name);
-			*which = name;
-			n++;
-		}
-	closedir(d);
-	return n;
-}
-
-/** Empties dir. */
-static void empty_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	assert_non_null(d);
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		char fp[8400];
-		snprintf(fp, sizeof(fp), "%s/%s", dir, e->d_name);
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) unlink(fp);
-	}
-	closedir(d);
+	static const char *const parts[] = {".glb", ".gltf", ".tmp"};
+	for (int k = 0; k < 3; k++)
+		if (t_scan_dir(dir, parts[k], which, size)) return 1;
+	return 0;
 }
 
 /* Every allocation of a write failing in turn (ufbx's way), in memory and
@@ -298,7 +276,7 @@ static void test_writer_allocation_failures(void **state)
 	char dir[4096], path[4200];
 	snprintf(dir, sizeof(dir), "%s/test_gltf_heap_fail_%ld", GSIO_BINARY_DIR, (long)getpid());
 	mkdir(dir, 0777);
-	empty_dir(dir);
+	t_empty_dir(dir);
 	for (int way = 0; way < 6; way++) {
 		gsio_gltf_opts o = {0};
 		o.threads = way % 2 ? 2 : 1;
@@ -321,16 +299,16 @@ static void test_writer_allocation_failures(void **state)
 				if (rc) fail_msg("way %d: %s", way, err.message);
 			}
 			if (!rc && !to_file) gsio_gltf_output_free(&out);
-			if (!rc && to_file) empty_dir(dir);
+			if (!rc && to_file) t_empty_dir(dir);
 			if (rc) {
 				failed++;
 				if (err.code == GSIO_OK || !err.message[0])
 					fail_msg("way %d, allocation %zu: failed without a message", way, n);
-				const char *left = NULL;
-				if (to_file && files_in(dir, &left))
+				char left[8400];
+				if (to_file && files_in(dir, left, sizeof(left)))
 					fail_msg("way %d, allocation %zu failing (%s: %s): %s left behind", way, n, err.file,
 					         err.message, left);
-				if (to_file) empty_dir(dir);
+				if (to_file) t_empty_dir(dir);
 			}
 			if (atomic_load(&t_in_use) != base)
 				fail_msg("way %d, allocation %zu failing (%s): %zu bytes left allocated", way, n,
@@ -340,7 +318,7 @@ static void test_writer_allocation_failures(void **state)
 		              way < 2 ? "GLB in memory" : way < 4 ? "GLB file" : ".gltf files", o.threads, total, failed);
 		assert_true(failed >= total / 2);
 	}
-	empty_dir(dir);
+	t_empty_dir(dir);
 	rmdir(dir);
 	gsio_scene_free(s);
 }

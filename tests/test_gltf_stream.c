@@ -31,42 +31,9 @@ static void work_dir(char *dir, size_t size, const char *name)
 	mkdir(dir, 0777);
 }
 
-/** Files in dir: all of them, or those whose name contains `part`; the
- *  first one's path into `first` when it is not NULL (empty: none). */
-static size_t scan_dir(const char *dir, const char *part, char *first, size_t size)
-{
-	DIR *d = opendir(dir);
-	assert_non_null(d);
-	size_t n = 0;
-	struct dirent *e;
-	if (first) first[0] = 0;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.' || strstr(e->d_name, ".tmp"))
-			if (!part || strstr(e->d_name, part)) {
-				if (first && !n) snprintf(first, size, "%s/%s", dir, e->d_name);
-				n++;
-			}
-	closedir(d);
-	return n;
-}
-
 static size_t count_files(const char *dir, const char *part)
 {
-	return scan_dir(dir, part, NULL, 0);
-}
-
-static void empty_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	assert_non_null(d);
-	struct dirent *e;
-	char path[4400];
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		unlink(path);
-	}
-	closedir(d);
+	return t_scan_dir(dir, part, NULL, 0);
 }
 
 /** Writes s in memory and to dir/<stem>.<ext>, and checks that every file
@@ -76,7 +43,7 @@ static void empty_dir(const char *dir)
 static size_t check_same(const gsio_scene *s, const char *dir, const char *stem, const char *ext,
                          const char *what)
 {
-	empty_dir(dir);
+	t_empty_dir(dir);
 	gsio_gltf_opts o = {0};
 	o.name = stem;
 	if (!strcmp(ext, "gltf")) o.flags |= GSIO_GLTF_SEPARATE;
@@ -103,7 +70,7 @@ static size_t check_same(const gsio_scene *s, const char *dir, const char *stem,
 	static const size_t held[4] = {0, 256u << 10, 0, 256u << 10};
 	size_t total = 0;
 	for (int h = 0; h < 4; h++) {
-		empty_dir(dir);
+		t_empty_dir(dir);
 		gsio_gltf_opts fo = {0};
 		fo.buffer_memory = held[h];
 		fo.threads = h < 2 ? 1 : 2;
@@ -146,7 +113,7 @@ static void test_large_identical(void **state)
 	print_message("large model: %zu bytes as .glb, %zu as .gltf + .bin + .png, same as in memory\n", glb,
 	              gltf);
 	assert_true(glb > 4u << 20); // it spilled (threshold 256 KiB)
-	empty_dir(dir);
+	t_empty_dir(dir);
 	gsio_scene_free(s);
 }
 
@@ -174,7 +141,7 @@ static void test_corpus_identical(void **state)
 		}
 		free(list);
 	}
-	empty_dir(dir);
+	t_empty_dir(dir);
 	print_message("%zu corpus files: files written as .glb and .gltf are the in-memory bytes\n", done);
 	assert_true(done >= 9);
 }
@@ -187,7 +154,7 @@ static void test_write_fails(void **state)
 	(void)state;
 	char dir[4096];
 	work_dir(dir, sizeof(dir), "fail");
-	empty_dir(dir);
+	t_empty_dir(dir);
 	gsio_scene *s = t_large_scene(150000, 512);
 	struct rlimit old;
 	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
@@ -225,7 +192,7 @@ static void test_write_fails(void **state)
 			gsio_error_format(&err, msg, sizeof(msg));
 			if (l == 0) print_message("limit %lu, .%s, %u threads: %s\n", (unsigned long)limits[l], exts[e % 2],
 			                          o.threads, msg);
-			empty_dir(dir);
+			t_empty_dir(dir);
 		}
 	}
 	signal(SIGXFSZ, prev);
@@ -243,7 +210,7 @@ static void test_write_fails(void **state)
 	assert_int_equal(err.code, GSIO_ERR_IO);
 	assert_null(strstr(err.file, ".tmp"));
 	assert_int_equal(count_files(dir, NULL), 1);
-	empty_dir(dir);
+	t_empty_dir(dir);
 	gsio_scene_free(s);
 }
 
@@ -256,7 +223,7 @@ static void test_image_fails(void **state)
 	(void)state;
 	char dir[4096];
 	work_dir(dir, sizeof(dir), "image");
-	empty_dir(dir);
+	t_empty_dir(dir);
 	gsio_scene *s = t_large_scene(150000, 512);
 	assert_true(s->images_count >= 1);
 	gsio_image *im = &s->images[0];
@@ -311,7 +278,7 @@ static void test_morph_spill_identical(void **state)
 		assert_true(glb > 1u << 20); // it spilled
 		gsio_scene_free(s);
 	}
-	empty_dir(dir);
+	t_empty_dir(dir);
 }
 
 /** NO_REPLACE with a spilled .bin: an existing .bin refuses the write, is
@@ -321,7 +288,7 @@ static void test_no_replace_spilled(void **state)
 	(void)state;
 	char dir[4096];
 	work_dir(dir, sizeof(dir), "noreplace");
-	empty_dir(dir);
+	t_empty_dir(dir);
 	gsio_scene *s = t_large_scene(150000, 64);
 	char path[4400], bin[4400];
 	snprintf(path, sizeof(path), "%s/n.gltf", dir);
@@ -351,7 +318,7 @@ static void test_no_replace_spilled(void **state)
 	assert_int_equal(n, 3);
 	free(d);
 	assert_int_equal(count_files(dir, ".tmp"), 0);
-	empty_dir(dir);
+	t_empty_dir(dir);
 	gsio_scene_free(s);
 }
 
@@ -364,7 +331,7 @@ static void test_placing(void **state)
 	(void)state;
 	char dir[4096], path[4400], near[4400];
 	work_dir(dir, sizeof(dir), "placing");
-	empty_dir(dir);
+	t_empty_dir(dir);
 	snprintf(path, sizeof(path), "%s/out.bin", dir);
 	struct stat st;
 	if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0)
@@ -417,7 +384,7 @@ static void test_placing(void **state)
 	assert_int_equal(got, 3);
 	free(back);
 	assert_int_equal(count_files(dir, NULL), 1);
-	empty_dir(dir);
+	t_empty_dir(dir);
 
 	// A reservation: the blocks are there before the bytes (where the file
 	// system has fallocate), the file's size stays what was written, and
@@ -427,7 +394,7 @@ static void test_placing(void **state)
 	assert_non_null(p);
 	assert_int_equal(gsio_place_reserve(p, want, &err), 0);
 	char tmp[4400];
-	assert_int_equal(scan_dir(dir, ".tmp", tmp, sizeof(tmp)), 1);
+	assert_int_equal(t_scan_dir(dir, ".tmp", tmp, sizeof(tmp)), 1);
 	assert_int_equal(stat(tmp, &st), 0);
 	assert_int_equal(st.st_size, 0);
 	int probe = open(tmp, O_WRONLY);
@@ -451,7 +418,7 @@ static void test_placing(void **state)
 	gsio_place_discard(p);
 	assert_int_not_equal(gsio_place_reserve(NULL, want, &err), 0);
 	assert_int_equal(err.code, GSIO_ERR_ARGUMENT);
-	empty_dir(dir);
+	t_empty_dir(dir);
 	free(data);
 }
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 const char *t_corpus_dir(void)
 {
@@ -43,6 +44,37 @@ void t_write_file(const char *path, const uint8_t *data, size_t size)
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+size_t t_scan_dir(const char *dir, const char *part, char *first, size_t size)
+{
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	size_t n = 0;
+	struct dirent *e;
+	if (first) first[0] = 0;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' || strstr(e->d_name, ".tmp"))
+			if (!part || strstr(e->d_name, part)) {
+				if (first && !n) snprintf(first, size, "%s/%s", dir, e->d_name);
+				n++;
+			}
+	closedir(d);
+	return n;
+}
+
+void t_empty_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	struct dirent *e;
+	char path[4400];
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	closedir(d);
 }
 
 size_t t_list_files(const char *dir, const char *ext, char ***out)

@@ -45,6 +45,13 @@ bool t_thp_on(char *mode, size_t n);
  *  count, paths malloc'd (free with t_free_list). */
 size_t t_list_files(const char *dir, const char *ext, char ***out);
 void t_free_list(char **list, size_t n);
+/** Files in dir (names starting with '.' only when they hold ".tmp"): all
+ *  of them, or those whose name contains `part`; the first one's path into
+ *  `first` when it is not NULL (empty: none). Fails the test when dir
+ *  cannot be read. */
+size_t t_scan_dir(const char *dir, const char *part, char *first, size_t size);
+/** Removes every file in dir. */
+void t_empty_dir(const char *dir);
 /** Writes bytes to a file; fails the test when it cannot. */
 void t_write_file(const char *path, const uint8_t *data, size_t size);
 /** The unique name gsio gives element i of a run of elements named "s",
