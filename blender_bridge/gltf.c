@@ -4075,6 +4075,23 @@ static const char *path_base(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/** The final path of output file `name` (the main file's is `path` itself),
+ *  malloc'd; NULL with err set when out of memory. */
+static char *resource_path(const char *path, size_t dir_len, const char *name, bool main_file, gsio_error *err)
+{
+	size_t len = main_file ? strlen(path) : dir_len + strlen(name);
+	char *p = malloc(len + 1);
+	if (!p) {
+		fail_at(err, GSIO_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+		return NULL;
+	}
+	if (main_file)
+		memcpy(p, path, len + 1);
+	else
+		snprintf(p, len + 1, "%.*s%s", (int)dir_len, path, name);
+	return p;
+}
+
 int gsio_gltf_write_file(const gsio_scene *scene, const char *path, const gsio_gltf_opts *o,
                          gsio_gltf_output *warnings, gsio_error *err)
 {
@@ -4114,49 +4131,48 @@ int gsio_gltf_write_file(const gsio_scene *scene, const char *path, const gsio_g
 	}
 
 	// A GLB is placed already (out has no file then); .gltf, .png and a .bin
-	// still in memory are placed here, a spilled .bin (sink.bin) with them.
-	// Nothing is allocated for a GLB: it is placed, and an allocation that
-	// failed now would report a failure with the file in place.
-	size_t n = out.files_count;
-	gsio_file_data *files = n ? calloc(n, sizeof(*files)) : NULL;
-	char **finals = n ? calloc(n, sizeof(*finals)) : NULL;
-	bool ok = !n || (files && finals);
+	// still in memory are written here, each to a temporary beside its path,
+	// and placed together with a spilled .bin (sink.bin): none is placed
+	// unless all are written, and one that cannot be placed takes back the
+	// others (gsio_place_commit_all). Nothing is allocated for a GLB: it is
+	// placed, and an allocation that failed now would report a failure with
+	// the file in place.
+	size_t n = out.files_count, m = n + (sink.bin != NULL);
+	gsio_placing **ps = m ? calloc(m, sizeof(*ps)) : NULL;
+	bool ok = !m || ps;
 	if (!ok) fail_at(err, GSIO_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
-	// Resources first, the main file last: it never refers to missing files.
-	for (size_t k = 0; ok && k < n; k++) {
-		size_t i = (k + 1) % n;
-		size_t len = i == 0 ? strlen(path) : dir_len + strlen(out.files[i].name);
-		finals[k] = malloc(len + 1);
-		if (!finals[k]) {
-			fail_at(err, GSIO_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
-			ok = false;
-			break;
-		}
-		if (i == 0)
-			memcpy(finals[k], path, len + 1);
-		else
-			snprintf(finals[k], len + 1, "%.*s%s", (int)dir_len, path, out.files[i].name);
-		files[k].path = finals[k];
-		files[k].data = out.files[i].data;
-		files[k].size = out.files[i].size;
-	}
-	// With no_replace nothing is placed when any output exists.
-	for (size_t k = 0; ok && no_replace && k < n; k++)
-		if (lstat(files[k].path, &st) == 0) {
+	// With no_replace nothing is written when any output exists.
+	for (size_t i = 0; ok && no_replace && i < n; i++) {
+		char *final = resource_path(path, dir_len, out.files[i].name, i == 0, err);
+		ok = final != NULL;
+		if (ok && lstat(final, &st) == 0) {
 			fail_at(err, GSIO_ERR_IO, __FILE__, __LINE__, "exists (not replaced)");
-			snprintf(err->file, sizeof(err->file), "%s", files[k].path);
+			snprintf(err->file, sizeof(err->file), "%s", final);
 			ok = false;
-			break;
 		}
-	if (ok && sink.bin) {
-		ok = gsio_place_commit(sink.bin, no_replace, err) == 0;
-		sink.bin = NULL;
+		free(final);
 	}
-	if (ok) ok = gsio_place_files(files, n, no_replace, err) == 0;
+	// The spilled .bin first, then the resources, the main file (files[0])
+	// last: it never refers to missing files.
+	size_t k = 0;
+	if (ok && sink.bin) ps[k++] = sink.bin, sink.bin = NULL;
+	for (size_t j = 1; ok && j <= n; j++) {
+		size_t i = j % n;
+		char *final = resource_path(path, dir_len, out.files[i].name, i == 0, err);
+		ok = final && (ps[k] = gsio_place_open(final, err)) != NULL;
+		free(final);
+		if (ok) ok = !gsio_place_reserve(ps[k], out.files[i].size, err) &&
+		             !gsio_place_write(ps[k], out.files[i].data, out.files[i].size, err) &&
+		             !gsio_place_close(ps[k], err);
+		if (ps[k]) k++;
+	}
+	if (ok) {
+		ok = gsio_place_commit_all(ps, k, no_replace, err) == 0;
+	} else {
+		for (size_t i = 0; i < k; i++) gsio_place_discard(ps[i]);
+	}
 	gsio_place_discard(sink.bin);
-	for (size_t k = 0; finals && k < n; k++) free(finals[k]);
-	free(finals);
-	free(files);
+	free(ps);
 	if (warnings) {
 		warnings->warnings = out.warnings;
 		warnings->warnings_count = out.warnings_count;

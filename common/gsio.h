@@ -836,13 +836,17 @@ typedef struct gsio_file_data {
 	size_t size;
 } gsio_file_data;
 
-/** Writes the files atomically, in order: each is written to a temporary
- *  name in its own directory, flushed, and renamed into place; with
- *  no_replace an existing file makes the call fail before anything is
- *  written (and placement itself never replaces: link + unlink). On failure
- *  no temporary file is left and err names the final path. Temporary files
- *  are also removed when the process gets SIGINT or SIGTERM while they
- *  exist (gsio_install_cleanup_handlers()). Returns 0 or non-zero. */
+/** Writes the files as one: each is written to a temporary name in its own
+ *  directory and closed, and only when all are written are they moved into
+ *  place, in order (gsio_place_commit_all()): a failure to write any (a
+ *  full disk) leaves every path as it was, and so, as far as the file
+ *  system allows, does a failure to place one. With no_replace an existing
+ *  file makes the call fail before anything is written (and placement
+ *  itself never replaces: link + unlink). On failure no temporary file is
+ *  left and err names the final path. Temporary files are also removed
+ *  when the process gets SIGINT or SIGTERM while they exist
+ *  (gsio_install_cleanup_handlers(); up to 128 at once). Returns 0 or
+ *  non-zero. */
 GSIO_API GSIO_NODISCARD int gsio_place_files(const gsio_file_data *files, size_t count,
                                              bool no_replace, gsio_error *err);
 /** A file being written piece by piece and then placed atomically, like
@@ -881,16 +885,34 @@ GSIO_API GSIO_NODISCARD int gsio_place_append(gsio_placing *dst, gsio_placing *s
 GSIO_API GSIO_NODISCARD int gsio_place_reserve(gsio_placing *p, uint64_t total, gsio_error *err);
 /** Bytes written to p so far. */
 GSIO_API uint64_t gsio_place_size(const gsio_placing *p);
-/** Closes the temporary and moves it to its final path (never replacing an
- *  existing file with no_replace), then frees p, also on failure (the
- *  temporary is removed then). A scratch placing cannot be committed.
- *  Returns 0, or non-zero with err set. */
+/** Ends the writing of p: closes its temporary (reporting a delayed write
+ *  error), which stays on disk under its temporary name, holding no file
+ *  descriptor, until p is committed or discarded. Returns 0, or non-zero
+ *  with err set (a scratch placing, one closed already). */
+GSIO_API GSIO_NODISCARD int gsio_place_close(gsio_placing *p, gsio_error *err);
+/** Closes the temporary (unless closed) and moves it to its final path
+ *  (never replacing an existing file with no_replace), then frees p, also
+ *  on failure (the temporary is removed then). A scratch placing cannot be
+ *  committed. Returns 0, or non-zero with err set. */
 GSIO_API GSIO_NODISCARD int gsio_place_commit(gsio_placing *p, bool no_replace, gsio_error *err);
+/** Commits files that belong together (a .gltf and its .bin and images):
+ *  closes each, then places them in order (put the file naming the others
+ *  last), and when one cannot be placed takes back the ones placed before
+ *  it: a path that held nothing holds nothing again, and one that held a
+ *  file gets that file back (on Linux, where the file system can exchange
+ *  two names; elsewhere the old file is replaced for good). Frees every
+ *  placing, also on failure. A signal that ends the process while files
+ *  are being placed may leave some placed and some not. Returns 0, or
+ *  non-zero with err set. */
+GSIO_API GSIO_NODISCARD int gsio_place_commit_all(gsio_placing *const *ps, size_t count, bool no_replace,
+                                                  gsio_error *err);
 /** Closes and removes the temporary, frees p. NULL is fine. */
 GSIO_API void gsio_place_discard(gsio_placing *p);
 
 /** Installs SIGINT/SIGTERM handlers that remove the temporary files of
- *  gsio_place_files() in progress, then re-raise the signal. For programs;
+ *  gsio_place_files() in progress, then re-raise the signal, and ignores
+ *  SIGXFSZ (a write past the file size limit then fails as a write error,
+ *  reported and cleaned up, instead of killing the process). For programs;
  *  a library user calls it only if it wants that behaviour. */
 GSIO_API void gsio_install_cleanup_handlers(void);
 

@@ -1,8 +1,10 @@
 /* Atomic file placement for writers: temporary file in the target's own
- * directory, then a rename (or link + unlink when nothing may be replaced),
+ * directory, then a rename (or link + unlink when nothing may be replaced;
+ * files that belong together are all written before the first is placed,
+ * and a failure to place one takes back those placed before it),
  * and removal of the temporaries still in progress when SIGINT or SIGTERM
  * arrives (a batch converter interrupted with Ctrl-C leaves no litter). */
-#define _GNU_SOURCE // O_TMPFILE, copy_file_range, fallocate
+#define _GNU_SOURCE // O_TMPFILE, copy_file_range, fallocate, renameat2
 #include "gsio_internal.h"
 
 #include <errno.h>
@@ -90,15 +92,29 @@ void gsio_install_cleanup_handlers(void)
 	sigaddset(&sa.sa_mask, SIGTERM);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	// A write past the file size limit (ulimit -f) then fails with EFBIG,
+	// which the writers report and clean up after, instead of the signal
+	// killing the process with its temporaries left behind.
+	signal(SIGXFSZ, SIG_IGN);
 }
 
 // -- Placing one file
+
+/* How a placed file is taken back when a later file of the same commit
+ * cannot be placed (see gsio_place_commit_all). */
+typedef enum place_undo {
+	UNDO_NONE,     // not placed, or placed over an old file that is gone
+	UNDO_UNLINK,   // nothing was at the path: remove the new file
+	UNDO_EXCHANGE, // swapped with the old file, now under tmp: swap back
+} place_undo;
 
 struct gsio_placing {
 	int fd;
 	int slot;        // registry slot of tmp, -1 when none
 	bool scratch;    // unnamed: never placed
 	bool named;      // tmp exists under its name
+	bool closed;     // written and closed (gsio_place_close): only placing is left
+	place_undo undo; // once placed
 	uint64_t size;   // bytes written
 	char *path;      // final path (error messages, placement)
 	char tmp[TEMP_PATH_MAX];
@@ -336,58 +352,127 @@ void gsio_place_discard(gsio_placing *p)
 	if (p) placing_free(p);
 }
 
-/** Moves the closed temporary into place; on failure removes it. */
-static bool place_tmp(gsio_placing *p, bool no_replace, gsio_error *err)
+int gsio_place_close(gsio_placing *p, gsio_error *err)
 {
-	int e;
-	if (!no_replace) {
-		if (rename(p->tmp, p->path)) {
-			e = errno;
-			GSIO_FAIL(err, GSIO_ERR_IO, p->path, -1, "cannot write: %s", strerror(e));
+	gsio_error_clear(err);
+	if (!p || p->scratch || p->fd < 0) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, p ? p->path : NULL, -1,
+		          "gsio_place_close: no file being written (scratch, closed or none)");
+		return -1;
+	}
+	int fd = p->fd;
+	p->fd = -1;
+	// close() reports delayed write errors (NFS, quota).
+	if (close(fd)) return fail_write(p, errno, err) ? 0 : -1;
+	p->closed = true;
+	return 0;
+}
+
+static bool cannot_place(gsio_placing *p, int e, gsio_error *err)
+{
+	GSIO_FAIL(err, GSIO_ERR_IO, p->path, -1, "cannot write: %s", strerror(e));
+	return false;
+}
+
+/** Moves the closed temporary to its path, noting in p->undo how to take
+ *  it back. Over an old file, Linux's rename exchange swaps the two (the
+ *  old one then lives under the temporary's name until the commit is
+ *  done); where the file system cannot exchange, a plain rename replaces
+ *  the old file for good. */
+static bool place_one(gsio_placing *p, bool no_replace, gsio_error *err)
+{
+	struct stat st;
+	if (no_replace) {
+		if (link(p->tmp, p->path) == 0) { // the temporary goes in placing_free
+			p->undo = UNDO_UNLINK;
+			return true;
+		}
+		int e = errno;
+		if (e == EEXIST || lstat(p->path, &st) == 0) {
+			GSIO_FAIL(err, GSIO_ERR_IO, p->path, -1, "exists (not replaced)");
 			return false;
 		}
+		// A file system without hard links: checked above, then renamed
+		// (not atomic against a racing writer, the best it allows).
+		if (rename(p->tmp, p->path)) return cannot_place(p, errno, err);
 		p->named = false;
+		p->undo = UNDO_UNLINK;
 		return true;
 	}
-	if (link(p->tmp, p->path) == 0) return true; // the temporary goes in placing_free
-	e = errno;
-	struct stat st;
-	if (e == EEXIST || lstat(p->path, &st) == 0) {
-		GSIO_FAIL(err, GSIO_ERR_IO, p->path, -1, "exists (not replaced)");
-		return false;
+	bool existed = lstat(p->path, &st) == 0;
+	// rename() refuses to put a file over a folder; an exchange would not.
+	if (existed && S_ISDIR(st.st_mode)) return cannot_place(p, EISDIR, err);
+#if defined(__linux__) && defined(RENAME_EXCHANGE)
+	if (existed) {
+		if (renameat2(AT_FDCWD, p->tmp, AT_FDCWD, p->path, RENAME_EXCHANGE) == 0) {
+			p->undo = UNDO_EXCHANGE; // tmp now names the old file
+			return true;
+		}
+		int e = errno;
+		if (e == ENOENT)
+			existed = false; // gone meanwhile: renamed below
+		else if (e != EINVAL && e != ENOSYS && e != EOPNOTSUPP)
+			return cannot_place(p, e, err);
 	}
-	// A file system without hard links: checked above, then renamed (not
-	// atomic against a racing writer, the best it allows).
-	if (rename(p->tmp, p->path)) {
-		e = errno;
-		GSIO_FAIL(err, GSIO_ERR_IO, p->path, -1, "cannot write: %s", strerror(e));
-		return false;
-	}
+#endif
+	if (rename(p->tmp, p->path)) return cannot_place(p, errno, err);
 	p->named = false;
+	p->undo = existed ? UNDO_NONE : UNDO_UNLINK;
 	return true;
+}
+
+/** Takes back a placed file (p->undo): the path as it was before, as far
+ *  as the file system allowed. */
+static void unplace_one(gsio_placing *p)
+{
+	if (p->undo == UNDO_UNLINK) {
+		unlink(p->path);
+	} else if (p->undo == UNDO_EXCHANGE) {
+		// Swapped back, tmp names the new file again and goes in
+		// placing_free. Should that fail, the old file keeps its
+		// temporary name rather than be removed with it.
+#if defined(__linux__) && defined(RENAME_EXCHANGE)
+		if (renameat2(AT_FDCWD, p->tmp, AT_FDCWD, p->path, RENAME_EXCHANGE)) p->named = false;
+#endif
+	}
+	p->undo = UNDO_NONE;
+}
+
+int gsio_place_commit_all(gsio_placing *const *ps, size_t count, bool no_replace, gsio_error *err)
+{
+	gsio_error_clear(err);
+	if (count && !ps) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_place_commit_all: nothing to place");
+		return -1;
+	}
+	bool ok = true;
+	for (size_t i = 0; i < count && ok; i++) {
+		gsio_placing *p = ps[i];
+		if (!p) {
+			GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_place_commit_all: placing %zu is NULL", i);
+			ok = false;
+		} else if (p->scratch) {
+			GSIO_FAIL(err, GSIO_ERR_ARGUMENT, p->path, -1, "gsio_place_commit: a scratch file is never placed");
+			ok = false;
+		} else if (!p->closed) {
+			ok = gsio_place_close(p, err) == 0;
+		}
+	}
+	// Every file is whole on disk before the first is placed; then they are
+	// placed in order, and a failure takes back the ones placed before it.
+	size_t placed = 0;
+	for (; ok && placed < count; placed++)
+		if (!place_one(ps[placed], no_replace, err)) ok = false;
+	if (!ok)
+		while (placed-- > 0) unplace_one(ps[placed]);
+	for (size_t i = 0; i < count; i++)
+		if (ps && ps[i]) placing_free(ps[i]);
+	return ok ? 0 : -1;
 }
 
 int gsio_place_commit(gsio_placing *p, bool no_replace, gsio_error *err)
 {
-	gsio_error_clear(err);
-	if (!p) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_place_commit: nothing to place");
-		return -1;
-	}
-	bool ok = true;
-	if (p->scratch || p->fd < 0) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, p->path, -1, "gsio_place_commit: a scratch file is never placed");
-		ok = false;
-	}
-	if (ok) {
-		int fd = p->fd;
-		p->fd = -1;
-		// close() reports delayed write errors (NFS, quota).
-		if (close(fd)) ok = fail_write(p, errno, err);
-	}
-	if (ok) ok = place_tmp(p, no_replace, err);
-	placing_free(p);
-	return ok ? 0 : -1;
+	return gsio_place_commit_all(&p, 1, no_replace, err);
 }
 
 // -- Placing whole files
@@ -414,15 +499,24 @@ int gsio_place_files(const gsio_file_data *files, size_t count, bool no_replace,
 			return -1;
 		}
 	}
-	for (size_t i = 0; i < count; i++) {
-		gsio_placing *p = gsio_place_open(files[i].path, err);
-		if (!p) return -1;
-		if (gsio_place_reserve(p, files[i].size, err) ||
-		    gsio_place_write(p, files[i].data, files[i].size, err)) {
-			gsio_place_discard(p);
-			return -1;
-		}
-		if (gsio_place_commit(p, no_replace, err)) return -1;
+	// Written and closed one after the other (a level's hundreds of
+	// textures never hold as many descriptors), then placed together.
+	gsio_placing **ps = count ? calloc(count, sizeof(*ps)) : NULL;
+	if (count && !ps) {
+		GSIO_FAIL(err, GSIO_ERR_NOMEM, files[0].path, -1, "out of memory");
+		return -1;
 	}
-	return 0;
+	size_t opened = 0;
+	bool ok = true;
+	for (; ok && opened < count; opened++) {
+		gsio_placing *p = gsio_place_open(files[opened].path, err);
+		ps[opened] = p;
+		ok = p && !gsio_place_reserve(p, files[opened].size, err) &&
+		     !gsio_place_write(p, files[opened].data, files[opened].size, err) && !gsio_place_close(p, err);
+	}
+	if (ok) ok = gsio_place_commit_all(ps, count, no_replace, err) == 0;
+	else
+		for (size_t i = 0; i < opened; i++) gsio_place_discard(ps[i]);
+	free(ps);
+	return ok ? 0 : -1;
 }

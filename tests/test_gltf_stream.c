@@ -422,6 +422,215 @@ static void test_placing(void **state)
 	free(data);
 }
 
+// -- Files placed together
+
+/** The regular files of dir with their bytes (a snapshot to compare with
+ *  after a failed write). */
+typedef struct dir_snap {
+	size_t n;
+	char **paths;
+	uint8_t *data[16];
+	size_t size[16];
+} dir_snap;
+
+static void snap_take(const char *dir, dir_snap *d)
+{
+	d->n = t_list_files(dir, "", &d->paths);
+	assert_true(d->n <= 16);
+	for (size_t i = 0; i < d->n; i++) {
+		struct stat st;
+		d->data[i] = NULL;
+		d->size[i] = 0;
+		if (stat(d->paths[i], &st) == 0 && S_ISREG(st.st_mode)) d->data[i] = t_read_file(d->paths[i], &d->size[i]);
+	}
+}
+
+/** Fails unless dir holds exactly the snapshot's files with their bytes. */
+static void snap_same(const char *dir, dir_snap *d, const char *what)
+{
+	dir_snap now;
+	snap_take(dir, &now);
+	if (now.n != d->n) fail_msg("%s: %zu files in %s, %zu before", what, now.n, dir, d->n);
+	for (size_t i = 0; i < d->n; i++) {
+		if (strcmp(now.paths[i], d->paths[i])) fail_msg("%s: %s where %s was", what, now.paths[i], d->paths[i]);
+		if (!d->data[i] != !now.data[i] || now.size[i] != d->size[i] ||
+		    (d->data[i] && memcmp(now.data[i], d->data[i], d->size[i])))
+			fail_msg("%s: %s changed (%zu bytes, %zu before)", what, d->paths[i], now.size[i], d->size[i]);
+		free(now.data[i]);
+	}
+	t_free_list(now.paths, now.n);
+}
+
+static void snap_free(dir_snap *d)
+{
+	for (size_t i = 0; i < d->n; i++) free(d->data[i]);
+	t_free_list(d->paths, d->n);
+}
+
+static gsio_placing *open_with(const char *dir, const char *name, const char *text)
+{
+	char path[4400];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	gsio_error err;
+	gsio_placing *p = gsio_place_open(path, &err);
+	if (!p) fail_msg("open %s: %s", path, err.message);
+	assert_int_equal(gsio_place_write(p, text, strlen(text), &err), 0);
+	return p;
+}
+
+/** The work folder `name`, emptied (a failed run's folders too), with the
+ *  path of its file `file` in path. */
+static void fresh_dir(char *dir, size_t size, const char *name, const char *file, char *path, size_t path_size)
+{
+	work_dir(dir, size, name);
+	snprintf(path, path_size, "%s/%s", dir, file);
+	t_empty_dir(dir);
+}
+
+static void put_text(const char *dir, const char *name, const char *text)
+{
+	char path[4400];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	t_write_file(path, (const uint8_t *)text, strlen(text));
+}
+
+/* gsio_place_commit_all: every file written before the first is placed,
+ * and a file that cannot be placed takes back those placed before it: an
+ * old file comes back, a new one goes. */
+static void test_place_together(void **state)
+{
+	(void)state;
+	char dir[4096], sub[4400];
+	fresh_dir(dir, sizeof(dir), "together", "c.gltf", sub, sizeof(sub));
+	gsio_error err;
+	// Replacing: a.bin held a file, b.png nothing, c.gltf is a folder.
+	put_text(dir, "a.bin", "old a");
+	assert_int_equal(mkdir(sub, 0777), 0);
+	dir_snap before;
+	snap_take(dir, &before);
+	gsio_placing *ps[3] = {open_with(dir, "a.bin", "new a"), open_with(dir, "b.png", "new b"),
+	                       open_with(dir, "c.gltf", "new c")};
+	assert_int_equal(gsio_place_close(ps[1], &err), 0); // closed or not, the same
+	assert_int_not_equal(gsio_place_close(ps[1], &err), 0);
+	assert_int_equal(err.code, GSIO_ERR_ARGUMENT);
+	assert_int_not_equal(gsio_place_write(ps[1], "x", 1, &err), 0);
+	assert_int_not_equal(gsio_place_commit_all(ps, 3, false, &err), 0);
+	assert_int_equal(err.code, GSIO_ERR_IO);
+	assert_string_equal(err.file, sub);
+	assert_non_null(strstr(err.message, strerror(EISDIR)));
+	snap_same(dir, &before, "replacing, c.gltf a folder");
+	assert_int_equal(count_files(dir, ".tmp"), 0);
+	snap_free(&before);
+	assert_int_equal(rmdir(sub), 0);
+
+	// Without replacing: b.png exists, so a.bin (new) is taken back.
+	t_empty_dir(dir);
+	put_text(dir, "b.png", "old b");
+	snap_take(dir, &before);
+	ps[0] = open_with(dir, "a.bin", "new a");
+	ps[1] = open_with(dir, "b.png", "new b");
+	ps[2] = open_with(dir, "c.gltf", "new c");
+	assert_int_not_equal(gsio_place_commit_all(ps, 3, true, &err), 0);
+	assert_non_null(strstr(err.message, "exists"));
+	snap_same(dir, &before, "not replacing, b.png there");
+	assert_int_equal(count_files(dir, ".tmp"), 0);
+	snap_free(&before);
+
+	// All placed: the old b.png replaced, no temporary (the old file's
+	// swapped-out name included).
+	ps[0] = open_with(dir, "a.bin", "new a");
+	ps[1] = open_with(dir, "b.png", "new b");
+	ps[2] = open_with(dir, "c.gltf", "new c");
+	assert_int_equal(gsio_place_commit_all(ps, 3, false, &err), 0);
+	static const char *const names[] = {"a.bin", "b.png", "c.gltf"};
+	for (int i = 0; i < 3; i++) {
+		char path[4400], want[16];
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		snprintf(want, sizeof(want), "new %c", names[i][0]);
+		size_t got;
+		uint8_t *back = t_read_file(path, &got);
+		assert_int_equal(got, strlen(want));
+		assert_memory_equal(back, want, got);
+		free(back);
+	}
+	assert_int_equal(count_files(dir, NULL), 3);
+	// Nothing to place, a NULL placing.
+	assert_int_equal(gsio_place_commit_all(NULL, 0, false, &err), 0);
+	gsio_placing *none[1] = {NULL};
+	assert_int_not_equal(gsio_place_commit_all(none, 1, false, &err), 0);
+	assert_int_equal(err.code, GSIO_ERR_ARGUMENT);
+
+	// gsio_place_files (the MD5 writer's): the same.
+	put_text(dir, "c.gltf", "old c");
+	unlink(sub);
+	snprintf(sub, sizeof(sub), "%s/d.gltf", dir);
+	assert_int_equal(mkdir(sub, 0777), 0);
+	snap_take(dir, &before);
+	char pa[4400], pb[4400];
+	snprintf(pa, sizeof(pa), "%s/a.bin", dir);
+	snprintf(pb, sizeof(pb), "%s/b.png", dir);
+	gsio_file_data files[3] = {{pa, (const uint8_t *)"x", 1}, {pb, (const uint8_t *)"y", 1}, {sub, (const uint8_t *)"z", 1}};
+	assert_int_not_equal(gsio_place_files(files, 3, false, &err), 0);
+	assert_string_equal(err.file, sub);
+	snap_same(dir, &before, "gsio_place_files, d.gltf a folder");
+	snap_free(&before);
+	assert_int_equal(rmdir(sub), 0);
+	t_empty_dir(dir);
+}
+
+/* A .gltf written over an older one: a write that fails (a file size limit
+ * standing in for a full disk) or a file that cannot be placed (the .gltf's
+ * path a folder) leaves the old .gltf, .bin and .png as they were, never a
+ * new .bin beside an old .gltf. */
+static void test_gltf_replace_fails(void **state)
+{
+	(void)state;
+	char dir[4096], path[4400];
+	fresh_dir(dir, sizeof(dir), "replace", "x.gltf", path, sizeof(path));
+	gsio_error err;
+	// The old set: a small .bin and a 512 x 512 noise skin (about 770 KB).
+	gsio_scene *old = t_large_scene(3000, 512), *s = t_large_scene(1500, 512);
+	assert_int_equal(gsio_gltf_write_file(old, path, NULL, NULL, &err), 0);
+	dir_snap before;
+	snap_take(dir, &before);
+	assert_int_equal(before.n, 3);
+	struct rlimit lim, prev;
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &prev), 0);
+	void (*sig)(int) = signal(SIGXFSZ, SIG_IGN);
+	for (unsigned threads = 1; threads <= 2; threads++) {
+		// 300 KB: the new .bin (48 KB) and .gltf can be written, the skin not.
+		lim = prev;
+		lim.rlim_cur = 300000;
+		assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+		gsio_gltf_opts o = {0};
+		o.threads = threads;
+		int rc = gsio_gltf_write_file(s, path, &o, NULL, &err);
+		assert_int_equal(setrlimit(RLIMIT_FSIZE, &prev), 0);
+		assert_int_not_equal(rc, 0);
+		assert_non_null(strstr(err.message, strerror(EFBIG)));
+		snap_same(dir, &before, "a .gltf set cut at 300 KB");
+		assert_int_equal(count_files(dir, ".tmp"), 0);
+	}
+	signal(SIGXFSZ, sig);
+	// The .gltf's path a folder: the .bin and .png placed first come back.
+	unlink(path);
+	assert_int_equal(mkdir(path, 0777), 0);
+	snap_free(&before);
+	snap_take(dir, &before);
+	assert_int_not_equal(gsio_gltf_write_file(s, path, NULL, NULL, &err), 0);
+	assert_string_equal(err.file, path);
+	snap_same(dir, &before, "x.gltf a folder");
+	assert_int_equal(count_files(dir, ".tmp"), 0);
+	assert_int_equal(rmdir(path), 0);
+	// And written when it can be: the new set.
+	assert_int_equal(gsio_gltf_write_file(s, path, NULL, NULL, &err), 0);
+	check_same(s, dir, "x", "gltf", "the new set");
+	snap_free(&before);
+	gsio_scene_free(old);
+	gsio_scene_free(s);
+	t_empty_dir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -430,6 +639,8 @@ int main(void)
 	    cmocka_unit_test(test_write_fails),
 	    cmocka_unit_test(test_image_fails),
 	    cmocka_unit_test(test_no_replace_spilled),
+	    cmocka_unit_test(test_place_together),
+	    cmocka_unit_test(test_gltf_replace_fails),
 	    cmocka_unit_test(test_morph_spill_identical),
 	    cmocka_unit_test(test_corpus_identical),
 	};

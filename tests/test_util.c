@@ -72,7 +72,7 @@ void t_empty_dir(const char *dir)
 	while ((e = readdir(d))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		unlink(path);
+		if (unlink(path)) rmdir(path); // an empty folder a test made
 	}
 	closedir(d);
 }

@@ -50,7 +50,7 @@ void t_free_list(char **list, size_t n);
  *  `first` when it is not NULL (empty: none). Fails the test when dir
  *  cannot be read. */
 size_t t_scan_dir(const char *dir, const char *part, char *first, size_t size);
-/** Removes every file in dir. */
+/** Removes every file (and empty folder) in dir. */
 void t_empty_dir(const char *dir);
 /** Writes bytes to a file; fails the test when it cannot. */
 void t_write_file(const char *path, const uint8_t *data, size_t size);

@@ -491,6 +491,36 @@ def case_writeerr():
     finally:
         os.chmod(ro, 0o755)
     print("writeerr: errors name the output asked for")
+    # A file size limit (ulimit -f, as a full disk) while a .gltf set is
+    # written over an older one: a reported error (not SIGXFSZ's kill), the
+    # old .gltf, .bin and skin as they were, no temporary file.
+    import resource
+    out = os.path.join(WORK, "set")
+    os.makedirs(out)
+    target = os.path.join(out, "s.gltf")
+    run(["--quiet", "-o", target, corpus("mdl4-golem.mdl")], expect=0)
+
+    def contents():
+        return {f: open(os.path.join(out, f), "rb").read() for f in tree_bytes(out)}
+
+    before = contents()
+    limit = 1000000  # the golem set's .bin is 4.8 MB, shadow-5's skin 2 MB
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))
+
+    r = subprocess.run([CONV, "--quiet", "--force", "-o", target, os.path.join(CORPUS, "hmp", "shadow-5.hmp")],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=small_files)
+    if r.returncode != 1:
+        fail("a write past the file size limit: exit %d (1 expected): %r" % (r.returncode, r.stderr))
+    if "File too large" not in r.stderr or out not in r.stderr:
+        fail("the error does not say what and where: %r" % r.stderr)
+    if leftovers(out):
+        fail("temporary files left: %s" % leftovers(out))
+    now = contents()
+    if now != before:
+        fail("the old .gltf set changed: %s" % sorted(f for f in set(now) | set(before) if now.get(f) != before.get(f)))
+    print("writeerr: past the file size limit, %s; the old set as it was" % r.stderr.strip())
 
 
 CASES = {"sigint": case_sigint, "writeerr": case_writeerr, "batch": case_batch, "noforce": case_noforce, "jobs": case_jobs, "usage": case_usage,
