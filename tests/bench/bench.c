@@ -633,6 +633,7 @@ typedef struct file_result {
 	long input;                      // input_bytes: every file the conversion reads
 	long gsio_out, assimp_out;
 	bool assimp_empty; // assimp export wrote a GLB without a mesh
+	int e2e_runs;      // paired end-to-end runs taken (more when close: E2E_CLOSE_RUNS)
 } file_result;
 
 static double paired_ratio(double *const *t, int reps, int a, int b)
@@ -970,6 +971,16 @@ static double data_ratio(const file_result *r)
 	return (double)(r->gsio_data_kb - baseline_data_kb) * 1024 / (double)(r->input + r->gsio_out);
 }
 
+/* End to end, a file whose median paired ratio after the runs asked for
+ * lies within E2E_CLOSE of 1 (either way) gets paired runs up to
+ * E2E_CLOSE_RUNS in all: on this machine one run's ratio moves by 10-20%,
+ * so a median of 3 from a file at 0.9 lands over 1 now and then (human,
+ * gate-101 in stop 25's runs), and one at 1.1 under it. More runs where the
+ * verdict is in doubt, the same rule both ways; the report says which
+ * files got them. */
+#define E2E_CLOSE 0.2
+#define E2E_CLOSE_RUNS 15
+
 static void bench_e2e(bench_file *f, int reps, file_result *res)
 {
 	char g[4200], a[4200];
@@ -977,11 +988,16 @@ static void bench_e2e(bench_file *f, int reps, file_result *res)
 	snprintf(a, sizeof(a), "%s/out-assimp.glb", tmpdir);
 	char *gargv[] = {(char *)mdl2gltf, "--force", "--quiet", "-j", "1", f->path, "-o", g, NULL};
 	char *aargv[] = {"assimp", "export", f->path, a, "-fglb2", NULL};
-	double *tg = xmalloc(sizeof(double) * (size_t)reps), *ta = xmalloc(sizeof(double) * (size_t)reps),
-	       *r = xmalloc(sizeof(double) * (size_t)reps), *rc = xmalloc(sizeof(double) * (size_t)reps);
+	const int most = reps > E2E_CLOSE_RUNS ? reps : E2E_CLOSE_RUNS;
+	double *tg = xmalloc(sizeof(double) * (size_t)most), *ta = xmalloc(sizeof(double) * (size_t)most),
+	       *r = xmalloc(sizeof(double) * (size_t)most), *rc = xmalloc(sizeof(double) * (size_t)most);
 	int n = 0, ng = 0, na = 0;
 	long rss_g = 0, rss_a = 0;
-	for (int i = 0; i < reps; i++) {
+	for (int i = 0; i < most; i++) {
+		if (i == reps) {
+			double m = n ? median(r, n) : NAN; // sorts r: only its median is used
+			if (!(fabs(m - 1) <= E2E_CLOSE)) break;
+		}
 		long rg = 0, ra = 0;
 		double x, y, cx, cy;
 		// Each run writes a new file, as converting an archive does:
@@ -1011,6 +1027,7 @@ static void bench_e2e(bench_file *f, int reps, file_result *res)
 		if (ra > rss_a) rss_a = ra;
 	}
 	res->e2e = ng > 0;
+	res->e2e_runs = n;
 	res->e2e_gsio_ms = median(tg, ng);
 	res->e2e_assimp_ms = median(ta, na);
 	res->e2e_ratio = median(r, n);
@@ -1279,8 +1296,9 @@ int main(int argc, char **argv)
 		       "WADs and models); gsio MB, assimp MB: peak RSS; data MB: mdl2gltf's peak anonymous "
 		       "memory (its data, not the file-backed pages of its code and libraries) less the "
 		       "least such figure of all files, %.2f MB, the process's fixed data; x(i+o): data "
-		       "over input + output; g/a: wall time ratio, cpu: user + system time ratio)\n",
-		       (double)baseline_data_kb / 1024);
+		       "over input + output; g/a: wall time ratio, cpu: user + system time ratio; a file whose "
+		       "g/a is within %.0f%% of 1 after %d paired runs gets up to %d)\n",
+		       (double)baseline_data_kb / 1024, E2E_CLOSE * 100, e2e_reps, E2E_CLOSE_RUNS);
 		for (size_t fi = 0; fi < files_count; fi++) {
 			bench_file *f = &files[fi];
 			file_result *r = &res[fi];
@@ -1295,10 +1313,13 @@ int main(int argc, char **argv)
 			fmt_num(s[5], 16, r->gsio_out > 0 ? (double)r->gsio_out / 1024 : NAN, "%.0f");
 			fmt_num(s[7], 16, r->gsio_data_kb >= 0 ? (double)(r->gsio_data_kb - baseline_data_kb) / 1024 : NAN,
 			        "%.1f");
-			printf("%-34.34s %9ld %9s %9s %6s %6s %8.1f %8s %7s %9.1f %9s %9s%s\n", base_name(f->path),
+			char runs[48] = "";
+			if (r->e2e_runs > e2e_reps && !r->assimp_empty)
+				snprintf(runs, sizeof(runs), "  (%d paired runs: g/a near 1)", r->e2e_runs);
+			printf("%-34.34s %9ld %9s %9s %6s %6s %8.1f %8s %7s %9.1f %9s %9s%s%s\n", base_name(f->path),
 			       r->input / 1024, s[0], s[1], s[2], s[6], (double)r->gsio_rss_kb / 1024, s[7], s[3],
 			       (double)r->assimp_rss_kb / 1024, s[5], s[4],
-			       r->assimp_empty ? "  (assimp: no mesh, not compared)" : "");
+			       r->assimp_empty ? "  (assimp: no mesh, not compared)" : "", runs);
 			fflush(stdout);
 		}
 	}
