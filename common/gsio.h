@@ -845,7 +845,8 @@ typedef struct gsio_file_data {
  *  itself never replaces: link + unlink). On failure no temporary file is
  *  left and err names the final path. Temporary files are also removed
  *  when the process gets SIGINT or SIGTERM while they exist
- *  (gsio_install_cleanup_handlers(); up to 128 at once). Returns 0 or
+ *  (gsio_install_cleanup_handlers(); up to 4096 at once, 128 of them with
+ *  paths of 256 bytes or more). Returns 0 or
  *  non-zero. */
 GSIO_API GSIO_NODISCARD int gsio_place_files(const gsio_file_data *files, size_t count,
                                              bool no_replace, gsio_error *err);

@@ -20,21 +20,32 @@
 
 // -- Registry of temporaries in progress
 //
-// A fixed table, because the signal handler may only read memory and call
+// Fixed tables, because the signal handler may only read memory and call
 // async-signal-safe functions (unlink, signal, raise). A slot is claimed
 // (FREE -> CLAIMED) with a compare-and-swap, its path written, then published
-// (ACTIVE); the handler unlinks only ACTIVE slots. With every slot taken a
-// write still works, just without the cleanup guarantee.
+// (ACTIVE); the handler unlinks only ACTIVE slots. Files placed together
+// (gsio_place_commit_all) all have their temporaries at once: a .gltf with
+// hundreds of images, so thousands of slots for paths of usual length (a
+// page holds 16 of them; untouched pages cost nothing) and 128 for long
+// ones. With every slot taken a write still works, just without the
+// cleanup guarantee.
 
-#define TEMP_SLOTS 128
+#define TEMP_SHORT_SLOTS 4096
+#define TEMP_SHORT_MAX 256 // bytes of a short slot's path, its NUL included
+#define TEMP_LONG_SLOTS 128
+#define TEMP_SLOTS (TEMP_SHORT_SLOTS + TEMP_LONG_SLOTS)
 #define TEMP_PATH_MAX 4096
 
 enum { SLOT_FREE = 0, SLOT_CLAIMED, SLOT_ACTIVE };
 
-static struct temp_slot {
-	atomic_int state;
-	char path[TEMP_PATH_MAX];
-} temp_slots[TEMP_SLOTS];
+static atomic_int temp_state[TEMP_SLOTS];
+static char temp_short[TEMP_SHORT_SLOTS][TEMP_SHORT_MAX];
+static char temp_long[TEMP_LONG_SLOTS][TEMP_PATH_MAX];
+
+static char *slot_path(int i)
+{
+	return i < TEMP_SHORT_SLOTS ? temp_short[i] : temp_long[i - TEMP_SHORT_SLOTS];
+}
 
 static atomic_ulong temp_counter;
 /* Set by the handler: no new temporary may be registered (the other
@@ -46,11 +57,11 @@ static int temp_register(const char *path)
 	size_t n = strlen(path);
 	if (atomic_load(&temp_dying)) return -2;
 	if (n >= TEMP_PATH_MAX) return -1;
-	for (int i = 0; i < TEMP_SLOTS; i++) {
+	for (int i = n < TEMP_SHORT_MAX ? 0 : TEMP_SHORT_SLOTS; i < TEMP_SLOTS; i++) {
 		int expected = SLOT_FREE;
-		if (atomic_compare_exchange_strong(&temp_slots[i].state, &expected, SLOT_CLAIMED)) {
-			memcpy(temp_slots[i].path, path, n + 1);
-			atomic_store(&temp_slots[i].state, SLOT_ACTIVE);
+		if (atomic_compare_exchange_strong(&temp_state[i], &expected, SLOT_CLAIMED)) {
+			memcpy(slot_path(i), path, n + 1);
+			atomic_store(&temp_state[i], SLOT_ACTIVE);
 			return i;
 		}
 	}
@@ -59,7 +70,7 @@ static int temp_register(const char *path)
 
 static void temp_release(int slot)
 {
-	if (slot >= 0) atomic_store(&temp_slots[slot].state, SLOT_FREE);
+	if (slot >= 0) atomic_store(&temp_state[slot], SLOT_FREE);
 }
 
 static void cleanup_handler(int sig)
@@ -72,7 +83,7 @@ static void cleanup_handler(int sig)
 	atomic_store(&temp_dying, 1);
 	for (int pass = 0; pass < 20; pass++) {
 		for (int i = 0; i < TEMP_SLOTS; i++)
-			if (atomic_load(&temp_slots[i].state) == SLOT_ACTIVE) unlink(temp_slots[i].path);
+			if (atomic_load(&temp_state[i]) == SLOT_ACTIVE) unlink(slot_path(i));
 		struct timespec ms = {0, 1000000};
 		nanosleep(&ms, NULL);
 	}

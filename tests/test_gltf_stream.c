@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 // -- Helpers
@@ -578,6 +579,45 @@ static void test_place_together(void **state)
 	t_empty_dir(dir);
 }
 
+/* SIGTERM while a .gltf's many files wait to be placed together (each
+ * written to its temporary and closed): the cleanup handler removes every
+ * temporary, 300 with short paths and 100 with paths over 256 bytes (until
+ * stop 26 the registry had 128 slots, enough when files were placed one at
+ * a time). */
+static void test_place_signal(void **state)
+{
+	(void)state;
+	char dir[4096], lng[4400];
+	work_dir(dir, sizeof(dir), "signal");
+	snprintf(lng, sizeof(lng), "%s/%0240d", dir, 0); // a folder whose files' paths are long
+	struct stat st0;
+	if (stat(lng, &st0) == 0) t_empty_dir(lng); // a failed run's
+	t_empty_dir(dir);
+	assert_int_equal(mkdir(lng, 0777), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		gsio_install_cleanup_handlers();
+		for (int i = 0; i < 400; i++) {
+			char path[4600];
+			snprintf(path, sizeof(path), "%s/image%d.png", i < 300 ? dir : lng, i);
+			gsio_placing *p = gsio_place_open(path, NULL);
+			if (!p || gsio_place_write(p, "x", 1, NULL) || gsio_place_close(p, NULL)) _exit(3);
+			// p stays: the process ends by the signal
+		}
+		raise(SIGTERM);
+		_exit(4);
+	}
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGTERM) fail_msg("the child did not end by SIGTERM: status %d", st);
+	size_t left = count_files(dir, ".tmp") + count_files(lng, ".tmp");
+	if (left) fail_msg("%zu of 400 temporaries left after SIGTERM", left);
+	t_empty_dir(lng);
+	assert_int_equal(rmdir(lng), 0);
+	t_empty_dir(dir);
+}
+
 /* A .gltf written over an older one: a write that fails (a file size limit
  * standing in for a full disk) or a file that cannot be placed (the .gltf's
  * path a folder) leaves the old .gltf, .bin and .png as they were, never a
@@ -640,6 +680,7 @@ int main(void)
 	    cmocka_unit_test(test_image_fails),
 	    cmocka_unit_test(test_no_replace_spilled),
 	    cmocka_unit_test(test_place_together),
+	    cmocka_unit_test(test_place_signal),
 	    cmocka_unit_test(test_gltf_replace_fails),
 	    cmocka_unit_test(test_morph_spill_identical),
 	    cmocka_unit_test(test_corpus_identical),
