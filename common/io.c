@@ -7,6 +7,7 @@
  * device or a directory is an error, not a hang or an endless read. */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE /* DT_REG, DT_UNKNOWN */
+#include "gsio_huge_pages.h" // gsio_prefault
 #include "gsio_internal.h"
 
 #include <ctype.h>
@@ -29,6 +30,10 @@
 #endif
 
 // -- Reading a whole file
+
+// From this size on the buffer's pages are made before the read (below, the
+// system call costs about what it saves).
+#define READ_PREFAULT_BYTES ((size_t)64 << 10)
 
 #ifndef _WIN32
 int gsio_read_whole_file(const char *path, uint8_t **data, size_t *size, size_t max_size,
@@ -77,6 +82,9 @@ int gsio_read_whole_file(const char *path, uint8_t **data, size_t *size, size_t 
 		GSIO_FAIL(err, GSIO_ERR_NOMEM, path, -1, "out of memory reading the file");
 		return -1;
 	}
+	// A large buffer is fresh memory (malloc maps it): its pages made in
+	// one go rather than a fault each as read() fills them.
+	if (cap >= READ_PREFAULT_BYTES) gsio_prefault(buf, cap);
 	for (;;) {
 		if (len == cap) {
 			size_t ncap = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
