@@ -3518,6 +3518,26 @@ static int keyed_accessor(gltf_ctx *c, const key_plan *kp, const float *vals, si
 
 /** The output of one channel, in output axes. Returns the accessor, -1 on
  *  failure, -2 when the channel has no glTF counterpart (skipped). */
+/** A morph channel's weights, `nt` a key (see channel_output), into w:
+ *  one-hot from `frames` (at key k the weight of target frames[k] is 1,
+ *  LINEAR between keys: a blend of two frames, which is how the engine
+ *  interpolates), or as given in `values`. */
+static void morph_weights(const gsio_animation *an, const gsio_channel *ch, const key_plan *kp, size_t nt,
+                          float *w)
+{
+	memset(w, 0, kp->keys * nt * sizeof(float));
+	for (size_t f = 0; f < an->frames_count; f++) {
+		size_t k = kp->key_of[f];
+		for (int back = 0; back <= (kp->cut_before[f] ? 1 : 0); back++) {
+			size_t src = f - (size_t)back, key = k - (size_t)back;
+			if (ch->frames)
+				w[key * nt + ch->frames[src]] = 1.0f;
+			else
+				memcpy(w + key * nt, ch->values + src * nt, nt * sizeof(float));
+		}
+	}
+}
+
 static int channel_output(gltf_ctx *c, const gsio_animation *an, const gsio_channel *ch,
                           const key_plan *kp, const char **path)
 {
@@ -3532,22 +3552,24 @@ static int channel_output(gltf_ctx *c, const gsio_animation *an, const gsio_chan
 			FAIL(c, GSIO_ERR_LIMIT, "animation %s is too large", an->name);
 			return -1;
 		}
-		// Weights per key: one-hot from `frames` (at key k the weight of
-		// target frames[k] is 1, LINEAR between keys: a blend of two frames,
-		// which is how the engine interpolates), or as given in `values`.
+		*path = "weights";
+		size_t bytes;
+		if (!mul_size(nvals, sizeof(float), &bytes)) {
+			FAIL(c, GSIO_ERR_LIMIT, "animation %s is too large", an->name);
+			return -1;
+		}
+		// As floats, straight into the binary buffer when it holds them in
+		// memory (golem: 213 KB not allocated, cleared and copied again).
+		float *room = c->compact ? NULL : view_room(c, bytes);
+		if (room) {
+			morph_weights(an, ch, kp, nt, room);
+			int view = add_claimed_view(c, bytes, 0);
+			return view < 0 ? -1 : float_accessor_json(c, view, nvals, 1, NULL, NULL);
+		}
+		if (c->bin.failed) return -1;
 		float *w = xmalloc_array(c, nvals, sizeof(float));
 		if (!w) return -1;
-		memset(w, 0, nvals * sizeof(float));
-		for (size_t f = 0; f < nf; f++) {
-			size_t k = kp->key_of[f];
-			for (int back = 0; back <= (kp->cut_before[f] ? 1 : 0); back++) {
-				size_t src = f - (size_t)back, key = k - (size_t)back;
-				if (ch->frames)
-					w[key * nt + ch->frames[src]] = 1.0f;
-				else
-					memcpy(w + key * nt, ch->values + src * nt, nt * sizeof(float));
-			}
-		}
+		morph_weights(an, ch, kp, nt, w);
 		bool unit = c->compact;
 		for (size_t i = 0; unit && i < nvals; i++) unit = w[i] >= 0 && w[i] <= 1;
 		int a;
@@ -3571,7 +3593,6 @@ static int channel_output(gltf_ctx *c, const gsio_animation *an, const gsio_chan
 			a = float_accessor(c, w, nvals, 1, false, 0);
 		}
 		free(w);
-		*path = "weights";
 		return a;
 	}
 	int width = ch->path == GSIO_PATH_ROTATION ? 4 : 3;

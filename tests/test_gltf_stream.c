@@ -279,6 +279,27 @@ static void test_morph_spill_identical(void **state)
 		assert_true(glb > 1u << 20); // it spilled
 		gsio_scene_free(s);
 	}
+	// A clip over 300 frames: its weights (300 keys x 300 targets, 360 KB)
+	// are more than a .gltf's 256 KiB share of memory, so written from an
+	// array of their own there, and straight into the buffer in memory and
+	// in the .glb: the same bytes.
+	gsio_scene *s = t_morph_scene(40, 300, true, true);
+	gsio_error err;
+	int32_t a = gsio_scene_add_animation(s, "clip", 10, 300, 1, &err);
+	assert_true(a >= 0);
+	gsio_channel *ch = &s->animations[a].channels[0];
+	ch->node = 0;
+	ch->path = GSIO_PATH_MORPH;
+	ch->frames = gsio_scene_alloc(s, 300, sizeof(uint32_t), &err);
+	assert_non_null(ch->frames);
+	for (uint32_t f = 0; f < 300; f++) ch->frames[f] = (f * 7) % 300;
+	assert_int_equal(gsio_scene_validate(s, &err), 0);
+	size_t glb = check_same(s, dir, "weights", "glb", "weights .glb");
+	size_t gltf = check_same(s, dir, "weights", "gltf", "weights .gltf");
+	print_message("40 vertices x 300 frames, a 300-key clip: %zu bytes as .glb, %zu as .gltf + .bin, same as in "
+	              "memory\n", glb, gltf);
+	assert_true(glb > 300u * 300u * 4u);
+	gsio_scene_free(s);
 	t_empty_dir(dir);
 }
 
