@@ -3528,8 +3528,6 @@ static int keyed_accessor(gltf_ctx *c, const key_plan *kp, const float *vals, si
 	return a;
 }
 
-/** The output of one channel, in output axes. Returns the accessor, -1 on
- *  failure, -2 when the channel has no glTF counterpart (skipped). */
 /** A morph channel's weights, `nt` a key (see channel_output), into w:
  *  one-hot from `frames` (at key k the weight of target frames[k] is 1,
  *  LINEAR between keys: a blend of two frames, which is how the engine
@@ -3550,6 +3548,8 @@ static void morph_weights(const gsio_animation *an, const gsio_channel *ch, cons
 	}
 }
 
+/** The output of one channel, in output axes. Returns the accessor, -1 on
+ *  failure, -2 when the channel has no glTF counterpart (skipped). */
 static int channel_output(gltf_ctx *c, const gsio_animation *an, const gsio_channel *ch,
                           const key_plan *kp, const char **path)
 {
