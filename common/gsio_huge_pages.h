@@ -22,15 +22,22 @@
 // 2 MiB: a transparent huge page on x86-64 (and arm64 with 4 KiB pages).
 #define GSIO_HUGE_PAGE ((size_t)2 << 20)
 
+#if defined(__linux__)
+/** madvise(advice) over the whole `unit`-sized, `unit`-aligned pages inside
+ *  [p, p + size) (unit a power of two); nothing when there is none. */
+static inline void gsio_madvise_inside(void *p, size_t size, uintptr_t unit, int advice)
+{
+	uintptr_t lo = ((uintptr_t)p + unit - 1) & ~(unit - 1), hi = ((uintptr_t)p + size) & ~(unit - 1);
+	if (hi > lo) (void)madvise((void *)lo, hi - lo, advice);
+}
+#endif
+
 /** Asks for 2 MiB pages over the whole huge pages inside [p, p + size):
  *  advice only, for memory that has not been written yet. */
 static inline void gsio_advise_huge(void *p, size_t size)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-	const uintptr_t huge = (uintptr_t)GSIO_HUGE_PAGE;
-	if (size < huge) return;
-	uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + size) & ~(huge - 1);
-	if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+	if (size >= GSIO_HUGE_PAGE) gsio_madvise_inside(p, size, (uintptr_t)GSIO_HUGE_PAGE, MADV_HUGEPAGE);
 #else
 	(void)p;
 	(void)size;
@@ -69,9 +76,7 @@ static inline void *gsio_map_reserved(size_t size, void **map, size_t *map_size)
 static inline void gsio_prefault(void *p, size_t size)
 {
 #if defined(__linux__) && defined(MADV_POPULATE_WRITE)
-	const uintptr_t page = 4096;
-	uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1), hi = ((uintptr_t)p + size) & ~(page - 1);
-	if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+	gsio_madvise_inside(p, size, 4096, MADV_POPULATE_WRITE);
 #else
 	(void)p;
 	(void)size;
