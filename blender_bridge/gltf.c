@@ -4192,12 +4192,9 @@ int gsio_gltf_write_file(const gsio_scene *scene, const char *path, const gsio_g
 	for (size_t j = 1; ok && j <= n; j++) {
 		size_t i = j % n;
 		char *final = resource_path(path, dir_len, out.files[i].name, i == 0, err);
-		ok = final && (ps[k] = gsio_place_open(final, err)) != NULL;
+		ok = final && (ps[k] = gsio_place_bytes(final, out.files[i].data, out.files[i].size, err)) != NULL;
 		free(final);
-		if (ok) ok = !gsio_place_reserve(ps[k], out.files[i].size, err) &&
-		             !gsio_place_write(ps[k], out.files[i].data, out.files[i].size, err) &&
-		             !gsio_place_close(ps[k], err);
-		if (ps[k]) k++;
+		if (ok) k++;
 	}
 	if (ok) {
 		ok = gsio_place_commit_all(ps, k, no_replace, err) == 0;

@@ -891,6 +891,12 @@ GSIO_API uint64_t gsio_place_size(const gsio_placing *p);
  *  descriptor, until p is committed or discarded. Returns 0, or non-zero
  *  with err set (a scratch placing, one closed already). */
 GSIO_API GSIO_NODISCARD int gsio_place_close(gsio_placing *p, gsio_error *err);
+/** A placing of `path` holding `size` bytes of data, written to its
+ *  temporary and closed (gsio_place_close), ready for gsio_place_commit()
+ *  or gsio_place_commit_all(); NULL with err set (nothing left) when it
+ *  cannot be written. */
+GSIO_API GSIO_NODISCARD gsio_placing *gsio_place_bytes(const char *path, const void *data, size_t size,
+                                                       gsio_error *err);
 /** Closes the temporary (unless closed) and moves it to its final path
  *  (never replacing an existing file with no_replace), then frees p, also
  *  on failure (the temporary is removed then). A scratch placing cannot be

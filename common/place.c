@@ -379,6 +379,16 @@ int gsio_place_close(gsio_placing *p, gsio_error *err)
 	return 0;
 }
 
+gsio_placing *gsio_place_bytes(const char *path, const void *data, size_t size, gsio_error *err)
+{
+	gsio_placing *p = gsio_place_open(path, err);
+	if (p && (gsio_place_reserve(p, size, err) || gsio_place_write(p, data, size, err) || gsio_place_close(p, err))) {
+		gsio_place_discard(p);
+		p = NULL;
+	}
+	return p;
+}
+
 static bool cannot_place(gsio_placing *p, int e, gsio_error *err)
 {
 	GSIO_FAIL(err, GSIO_ERR_IO, p->path, -1, "cannot write: %s", strerror(e));
@@ -517,17 +527,12 @@ int gsio_place_files(const gsio_file_data *files, size_t count, bool no_replace,
 		GSIO_FAIL(err, GSIO_ERR_NOMEM, files[0].path, -1, "out of memory");
 		return -1;
 	}
-	size_t opened = 0;
-	bool ok = true;
-	for (; ok && opened < count; opened++) {
-		gsio_placing *p = gsio_place_open(files[opened].path, err);
-		ps[opened] = p;
-		ok = p && !gsio_place_reserve(p, files[opened].size, err) &&
-		     !gsio_place_write(p, files[opened].data, files[opened].size, err) && !gsio_place_close(p, err);
-	}
-	if (ok) ok = gsio_place_commit_all(ps, count, no_replace, err) == 0;
-	else
-		for (size_t i = 0; i < opened; i++) gsio_place_discard(ps[i]);
+	size_t made = 0;
+	while (made < count && (ps[made] = gsio_place_bytes(files[made].path, files[made].data, files[made].size, err)))
+		made++;
+	bool ok = made == count && gsio_place_commit_all(ps, count, no_replace, err) == 0;
+	if (made < count)
+		for (size_t i = 0; i < made; i++) gsio_place_discard(ps[i]);
 	free(ps);
 	return ok ? 0 : -1;
 }

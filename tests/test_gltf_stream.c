@@ -576,6 +576,22 @@ static void test_place_together(void **state)
 		free(back);
 	}
 	assert_int_equal(count_files(dir, NULL), 3);
+	// gsio_place_bytes: a placing written and closed, or NULL and nothing.
+	char pb0[4400];
+	snprintf(pb0, sizeof(pb0), "%s/no-such-folder/x.bin", dir);
+	assert_null(gsio_place_bytes(pb0, "x", 1, &err));
+	assert_string_equal(err.file, pb0);
+	snprintf(pb0, sizeof(pb0), "%s/a.bin", dir);
+	gsio_placing *one = gsio_place_bytes(pb0, "bytes a", 7, &err);
+	assert_non_null(one);
+	assert_int_not_equal(gsio_place_write(one, "x", 1, &err), 0); // closed already
+	assert_int_equal(gsio_place_commit(one, false, &err), 0);
+	size_t got0;
+	uint8_t *back0 = t_read_file(pb0, &got0);
+	assert_int_equal(got0, 7);
+	assert_memory_equal(back0, "bytes a", 7);
+	free(back0);
+	assert_int_equal(count_files(dir, NULL), 3);
 	// Nothing to place, a NULL placing.
 	assert_int_equal(gsio_place_commit_all(NULL, 0, false, &err), 0);
 	gsio_placing *none[1] = {NULL};
