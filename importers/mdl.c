@@ -30,6 +30,8 @@
  * copy) and both must stay in the int16 range of the shared welding code.
  * Quake itself allowed 1024 (MAXALIASVERTS); mdl2-tree.mdl has 73. */
 #define MDL2_MAX_VERTS 16384
+// Frames whose types are fetched ahead while the frames not kept are walked.
+#define MDL_WALK_AHEAD 8
 
 // -- Skins
 
@@ -320,41 +322,66 @@ static gsio_mdl_file *mdl_decode(const uint8_t *data, size_t size, const char *n
 		          (int)h->numframes, gsioi_reader_remaining(&r), r.pos);
 		goto fail;
 	}
-	f->frames_count = (size_t)h->numframes;
+	// Every frame is checked (its type, its room in the file); only the
+	// first keep_frames are read into frames.
+	const size_t all_frames = (size_t)h->numframes;
+	f->frames_count = all_frames < keep_frames ? all_frames : keep_frames;
 	f->frames = GSIO_NEW_ARRAY(arena, gsio_mdl_frame, f->frames_count, err);
 	if (!f->frames) goto fail;
 	if (raw && !(*raw = GSIO_NEW_ARRAY(arena, const uint8_t *, f->frames_count, err))) goto fail;
-	for (size_t i = 0; i < f->frames_count; i++) {
-		gsio_mdl_frame *fr = &f->frames[i];
+	const size_t nv = (size_t)h->numverts;
+	for (size_t i = 0; i < all_frames; i++) {
 		size_t at = r.pos;
-		if (!gsioi_read_i32(&r, &fr->type, "a frame type")) goto fail;
-		if (f->version == 2 && fr->type != GSIO_MDL_FRAME_BYTE) {
+		int32_t type;
+		if (!gsioi_read_i32(&r, &type, "a frame type")) goto fail;
+		if (f->version == 2 && type != GSIO_MDL_FRAME_BYTE) {
 			// Quake's type 1 is a frame group, a different layout no MDL2 file shows.
 			GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, name, (int64_t)at,
 			          "frame %zu: MDL2 frame type %d (only single byte-packed frames, type 0, "
-			          "are read)", i, (int)fr->type);
+			          "are read)", i, (int)type);
 			goto fail;
 		}
-		if (fr->type != GSIO_MDL_FRAME_BYTE && fr->type != GSIO_MDL_FRAME_WORD) {
+		if (type != GSIO_MDL_FRAME_BYTE && type != GSIO_MDL_FRAME_WORD) {
 			GSIO_FAIL(err, GSIO_ERR_CORRUPT, name, (int64_t)at,
 			          "frame %zu: type %d is neither 0 (byte-packed) nor 2 (word-packed)", i,
-			          (int)fr->type);
+			          (int)type);
 			goto fail;
 		}
-		size_t vsize = fr->type == GSIO_MDL_FRAME_BYTE ? 4 : 8;
-		char what[48];
-		snprintf(what, sizeof(what), "frame %zu", i);
-		if (!gsioi_reader_need(&r, 16 + (2 + (size_t)h->numverts) * vsize, what)) goto fail;
+		const size_t vsize = type == GSIO_MDL_FRAME_BYTE ? 4 : 8;
+		const size_t body = 16 + (2 + nv) * vsize; // bbox, name, vertices
+		if (gsioi_reader_remaining(&r) < body) {
+			char what[48];
+			snprintf(what, sizeof(what), "frame %zu", i);
+			gsioi_reader_need(&r, body, what); // fails, naming the frame
+			goto fail;
+		}
+		if (i >= keep_frames) {
+			// Checked, not kept (first frame only): only the type is read.
+			// Each type is a cache and TLB miss a frame (80 KB on a 20 000-
+			// vertex model) from the last, one after another, since where
+			// the next frame starts depends on this one's type; so the types
+			// of the frames ahead are fetched at once, where they are if
+			// they are of this type (a hint only; the walk reads what is
+			// there). The synthetic 500-frame MDL5 loaded first frame only
+			// after a full load of it: its decoding 0.74 -> 0.47 ms (median
+			// of 40), 0.70 without the fetching ahead.
+			for (size_t k = i == keep_frames ? 1 : MDL_WALK_AHEAD; k <= MDL_WALK_AHEAD; k++) {
+				size_t ahead = r.pos + body + (k - 1) * (4 + body);
+				if (ahead < r.size) __builtin_prefetch(r.data + ahead);
+			}
+			r.pos += body;
+			continue;
+		}
+		gsio_mdl_frame *fr = &f->frames[i];
+		fr->type = type;
 		if (!read_vertex(&r, fr->type, &fr->bbox_min) ||
 		    !read_vertex(&r, fr->type, &fr->bbox_max))
 			goto fail;
 		memcpy(fr->name, gsioi_read_bytes(&r, 16, "a frame name"), 16);
 		// The whole frame was checked above: one read, then a tight loop
 		// (a bounded read per vertex was most of the decoding time).
-		size_t nv = (size_t)h->numverts;
-		const uint8_t *p = gsioi_read_bytes(&r, nv * vsize, what);
+		const uint8_t *p = gsioi_read_bytes(&r, nv * vsize, "a frame's vertices");
 		if (!p) goto fail;
-		if (i >= keep_frames) continue; // checked, not kept (first frame only)
 		if (raw) {
 			(*raw)[i] = p;
 			if (i > 0) continue; // kept as stored (see mdl_to_scene)
@@ -379,7 +406,6 @@ static gsio_mdl_file *mdl_decode(const uint8_t *data, size_t size, const char *n
 			}
 		}
 	}
-	if (f->frames_count > keep_frames) f->frames_count = keep_frames;
 	f->trailing = copy + r.pos;
 	f->trailing_size = r.size - r.pos;
 	return f;

@@ -1342,6 +1342,83 @@ static void test_corrupt_triangles_and_frames(void **state)
 	free_files(files, n);
 }
 
+/* One load, with or without GSIO_OPT_NO_ANIMATION: NULL and the error, or
+ * the scene (freed here) and its first mesh's positions hashed. */
+static uint64_t load_outcome(const uint8_t *data, size_t size, bool first_only, gsio_error *err)
+{
+	gsio_opts opts = {0};
+	if (first_only) opts.flags = GSIO_OPT_NO_ANIMATION;
+	gsio_scene *s = gsio_load_memory(data, size, "cut.mdl", &opts, err);
+	if (!s) return 0;
+	uint64_t h = 1469598103934665603ull;
+	if (s->meshes_count) {
+		const uint8_t *p = (const uint8_t *)s->meshes[0].positions;
+		for (size_t i = 0; i < s->meshes[0].vertex_count * 3 * sizeof(float); i++)
+			h = (h ^ p[i]) * 1099511628211ull;
+	}
+	gsio_scene_free(s);
+	return h | 1;
+}
+
+/* A first-frame load (GSIO_OPT_NO_ANIMATION) reads one frame but checks
+ * every frame as a full load does: the same failure (code, offset,
+ * message) for a file truncated inside any frame or with a bad frame type
+ * anywhere, the same first frame when the file is sound. */
+static void test_first_frame_checks_every_frame(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	cfile *files;
+	size_t n = corpus_files(1, &files), checks = 0, many = 0;
+	for (size_t i = 0; i < n; i++) {
+		cfile *c = &files[i];
+		gsio_mdl_file *f = decode_ok(c);
+		layout l = layout_of(f);
+		many += f->frames_count > 8;
+		uint8_t *copy = malloc(c->size);
+		assert_non_null(copy);
+		// Changes: 0 the file as it is, 1-3 a bad type in the second, middle
+		// and last frame, 4 the other valid type in the last frame (another
+		// frame size), then cuts spread over the frames.
+		const size_t cuts = 64;
+		for (size_t k = 0; k < 5 + cuts; k++) {
+			size_t size = c->size;
+			memcpy(copy, c->data, c->size);
+			if (k >= 1 && k <= 4) {
+				size_t fr = k == 1 ? 1 : k == 2 ? f->frames_count / 2 : f->frames_count - 1;
+				if (fr >= f->frames_count) continue;
+				size_t at = l.frames;
+				for (size_t j = 0; j < fr; j++) at += frame_size(f, j);
+				put_i32(copy + at, k < 4 ? 7 : f->frames[fr].type == 0 ? 2 : 0);
+			} else if (k >= 5) {
+				size = l.frames + 1 + (l.end - l.frames - 1) * (k - 5) / (cuts - 1) - 1;
+			}
+			gsio_error full_err, first_err;
+			gsio_error_clear(&full_err);
+			gsio_error_clear(&first_err);
+			uint64_t full = load_outcome(copy, size, false, &full_err);
+			uint64_t first = load_outcome(copy, size, true, &first_err);
+			if (k == 0) assert_true(full && first);
+			if (k >= 1 && k <= 3) assert_true(!full && full_err.code == GSIO_ERR_CORRUPT);
+			if (k >= 5 && size < l.end) assert_true(!full);
+			if (!full != !first || full_err.code != first_err.code || full_err.offset != first_err.offset ||
+			    strcmp(full_err.message, first_err.message))
+				fail_msg("%s, change %zu (%zu bytes): a full load gave %s (%d at %lld: %s), a "
+				         "first-frame load %s (%d at %lld: %s)",
+				         c->base, k, size, full ? "a scene" : "NULL", full_err.code,
+				         (long long)full_err.offset, full_err.message, first ? "a scene" : "NULL",
+				         first_err.code, (long long)first_err.offset, first_err.message);
+			assert_true(full == first); // the same first frame
+			checks++;
+		}
+		free(copy);
+		gsio_mdl_file_free(f);
+	}
+	assert_true(many > 0); // golem, human: the frames ahead are fetched
+	print_message("%zu changed files loaded both ways, %zu models of more than 8 frames\n", checks, many);
+	free_files(files, n);
+}
+
 // -- Allocation failures and limits
 
 static size_t alloc_failure_loop(const cfile *c, int via_registry)
@@ -1754,6 +1831,7 @@ int main(void)
 	    cmocka_unit_test(test_corrupt_header_counts),
 	    cmocka_unit_test(test_corrupt_skins),
 	    cmocka_unit_test(test_corrupt_triangles_and_frames),
+	    cmocka_unit_test(test_first_frame_checks_every_frame),
 	    cmocka_unit_test(test_allocation_failures),
 	    cmocka_unit_test(test_memory_limit),
 	    cmocka_unit_test(test_encode_arguments),
