@@ -19,7 +19,10 @@
  * gsio full load keeping terrains as their grid (GSIO_OPT_GRID),
  * Assimp aiImportFileFromMemory (stock loaders, no post-processing) and the
  * glTF writer (gsio_gltf_write into memory, on a loaded scene). Ratios are
- * medians of per-repetition ratios (paired), not ratios of medians.
+ * medians of per-repetition ratios (paired), not ratios of medians. The
+ * synthetic MDL5 files also get first-frame loads of their own, each after
+ * twice the last-level cache is written elsewhere (first_frame_cold): the
+ * caches as cold for the 7 MB file as for the 80 MB one.
  *
  * End to end, `mdl2gltf -j 1 F -o X.glb` against `assimp export F X.glb
  * -fglb2`, alternated, each in a child process: wall time, peak RSS
@@ -624,6 +627,7 @@ typedef struct file_result {
 	double first_vs_assimp;
 	double borrow_vs_assimp;
 	double load_vs_memcpy;
+	double first_cold_ms;   // first-frame load with the caches cold (synthetic MDL5 only)
 	size_t gltf_bytes;
 	// end to end
 	bool e2e;
@@ -644,6 +648,44 @@ static double paired_ratio(double *const *t, int reps, int a, int b)
 		if (isfinite(t[i][a]) && isfinite(t[i][b]) && t[i][b] > 0) r[n++] = t[i][a] / t[i][b];
 	double m = median(r, n);
 	free(r);
+	return m;
+}
+
+/* The first-frame load (GSIO_OPT_NO_ANIMATION) with the caches as cold for
+ * one file as for another: each run after twice the last-level cache (at
+ * least 64 MiB, at most 1 GiB) written elsewhere. In the rotated table a
+ * file of a few MB stays in the caches from one contender to the next and
+ * one of 80 MB cannot, which there costs the 500-frame MDL5's first frame
+ * about 1 ms more than the 31-frame one's (the same skin, the same first
+ * frame) for the caches alone; the goal compares these. Median ms. */
+static double first_frame_cold(const bench_file *f, int reps)
+{
+	static uint8_t *evict;
+	static size_t evict_size;
+	if (!evict) {
+		long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+		evict_size = l3 > 0 ? 2 * (size_t)l3 : 0;
+		if (evict_size < ((size_t)64 << 20)) evict_size = (size_t)64 << 20;
+		if (evict_size > ((size_t)1 << 30)) evict_size = (size_t)1 << 30;
+		evict = xmalloc(evict_size);
+	}
+	double *t = xmalloc(sizeof(double) * (size_t)reps);
+	int n = 0;
+	for (int i = 0; i < reps; i++) {
+		memset(evict, i + 1, evict_size);
+		__asm__ volatile("" ::"r"(evict) : "memory");
+		gsio_opts opts;
+		memset(&opts, 0, sizeof(opts));
+		opts.flags = GSIO_OPT_NO_ANIMATION;
+		gsio_error err;
+		double t0 = now_ms();
+		gsio_scene *s = gsio_load_memory(f->data, f->size, f->path, &opts, &err);
+		double ms = now_ms() - t0;
+		gsio_scene_free(s);
+		if (s) t[n++] = ms;
+	}
+	double m = n == reps ? median(t, n) : NAN;
+	free(t);
 	return m;
 }
 
@@ -678,6 +720,7 @@ static void bench_in_process(bench_file *f, int reps, file_result *res)
 			if (isfinite(t[i][c])) col[n++] = t[i][c];
 		res->med[c] = n == reps ? median(col, n) : NAN;
 	}
+	res->first_cold_ms = !strncmp(base_name(f->path), "synth-mdl5", 10) ? first_frame_cold(f, reps) : NAN;
 	res->load_vs_assimp = paired_ratio(t, reps, C_LOAD, C_ASSIMP);
 	res->first_vs_assimp = paired_ratio(t, reps, C_FIRST, C_ASSIMP);
 	res->borrow_vs_assimp = paired_ratio(t, reps, C_BORROW, C_ASSIMP);
@@ -1462,7 +1505,8 @@ int main(int argc, char **argv)
 		         n ? ok == n : -1, "%d of %d; worst %.2f (%s)", ok, n, worst, worst_f);
 	}
 	// Synthetic: linearity, throughput, first frame only.
-	double mdl_ms_per_mb[3] = {NAN, NAN, NAN}, mdl_first[3] = {NAN, NAN, NAN};
+	double mdl_ms_per_mb[3] = {NAN, NAN, NAN}, mdl_first[3] = {NAN, NAN, NAN},
+	       mdl_first_cold[3] = {NAN, NAN, NAN};
 	double min_gbs = INFINITY;
 	int big = 0;
 	for (size_t fi = corpus_count; fi < files_count; fi++) {
@@ -1474,6 +1518,7 @@ int main(int argc, char **argv)
 		if (!strncmp(b, "synth-mdl5", 10) && slot >= 0) {
 			mdl_ms_per_mb[slot] = r->med[C_LOAD] / ((double)sz / 1e6);
 			mdl_first[slot] = r->med[C_FIRST];
+			mdl_first_cold[slot] = r->first_cold_ms;
 		}
 		if (!strncmp(b, "synth-mdl5", 10) || !strncmp(b, "synth-hmp5", 10)) {
 			// The best full-load form: the default load or the grid (GSIO_OPT_GRID;
@@ -1493,10 +1538,12 @@ int main(int argc, char **argv)
 	         mdl_ms_per_mb[1], mdl_ms_per_mb[2]);
 	add_goal("at least 2 GB/s full load (best of load, grid) on the synthetic MDL5 and HMP5",
 	         big ? min_gbs >= 2.0 : -1, "slowest %.2f GB/s", big ? min_gbs : NAN);
-	add_goal("GSIO_OPT_NO_ANIMATION decodes one frame (500-frame time <= 1.5 x 31-frame)",
-	         isfinite(mdl_first[0]) && isfinite(mdl_first[2]) ? mdl_first[2] <= 1.5 * mdl_first[0]
-	                                                          : -1,
-	         "%.2f ms at 31 frames, %.2f ms at 500", mdl_first[0], mdl_first[2]);
+	add_goal("GSIO_OPT_NO_ANIMATION decodes one frame (500 frames <= 1.5 x 31, caches cold)",
+	         isfinite(mdl_first_cold[0]) && isfinite(mdl_first_cold[2])
+	             ? mdl_first_cold[2] <= 1.5 * mdl_first_cold[0]
+	             : -1,
+	         "%.2f ms at 31 frames, %.2f at 500 (in the table, caches as they were: %.2f, %.2f)",
+	         mdl_first_cold[0], mdl_first_cold[2], mdl_first[0], mdl_first[2]);
 	{
 		int n = 0, ok = 0;
 		double worst = INFINITY;
