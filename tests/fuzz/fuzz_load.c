@@ -17,6 +17,10 @@
  *   byte 0, bit 5      1: load with GSIO_OPT_GRID (terrains kept as grids,
  *                      read through their accessors) and write the scene
  *                      as a GLB in memory (when the glTF writer is built)
+ *   byte 0, bit 6      1: that GLB written with two threads
+ *   byte 0, bit 7      1: load with GSIO_OPT_NO_ANIMATION (the first frame
+ *                      only: the MDL walk past the frames not kept, the
+ *                      MDL7, HMP and MD5 first-frame paths)
  *   the rest           the file itself
  * The io is always the fake one below, so a load never touches the disk. */
 #define _POSIX_C_SOURCE 200809L // clock_gettime
@@ -380,6 +384,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	opts.io = &io;
 	if (data[0] & 16) opts.flags |= GSIO_OPT_NO_PIXELS;
 	if (data[0] & 32) opts.flags |= GSIO_OPT_GRID;
+	if (data[0] & 128) opts.flags |= GSIO_OPT_NO_ANIMATION;
 	gsio_error err;
 	gsio_scene *s = gsio_load_memory(copy, file_size, name, &opts, &err);
 	fuzz_last_err = err;

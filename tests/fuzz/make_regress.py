@@ -7,7 +7,8 @@ commit). The layout is fuzz_load.c's: byte 0 names the format (0 .mdl,
 1 .hmp, 2 .md5mesh, 3 .md5anim, 4 .md5camera; | 8: bytes 1..4 give the length
 of a sibling blob at the end, served for every sibling file the loader opens;
 | 16: loaded with GSIO_OPT_NO_PIXELS; | 32: loaded with GSIO_OPT_GRID and
-written as a GLB).
+written as a GLB; | 64: that GLB with two threads; | 128: loaded with
+GSIO_OPT_NO_ANIMATION).
 
     python3 tests/fuzz/make_regress.py            # rewrites regress/*
     python3 tests/fuzz/make_regress.py --big DIR  # the large ones, into DIR
@@ -70,6 +71,23 @@ def mdl5_one_position_many_uvs(uvs, triangles):
         body += struct.pack("<6h", 0, 0, 0, *uv)
     body += struct.pack("<i", 2) + bytes(16) + b"frame0".ljust(16, b"\0") + bytes(8)
     return h + body
+
+
+def mdl5_frames(types, nverts=3, cut=0):
+    """An MDL5 of `nverts` vertices, one triangle and one frame per entry of
+    `types` (0 byte-packed, 2 word-packed, anything else a bad type), less
+    its last `cut` bytes."""
+    h = b"MDL5" + struct.pack("<i3f3ff3f", 0, 1, 1, 1, 0, 0, 0, 1, 0, 0, 0)
+    h += struct.pack("<9i", 0, 0, 0, nverts, 1, len(types), 3, 0, 0)
+    body = b"".join(struct.pack("<hh", 8 * i, 8 * i) for i in range(3))
+    body += struct.pack("<6h", 0, 1, 2, 0, 1, 2)
+    for i, t in enumerate(types):
+        size = 8 if t == 2 else 4
+        verts = b"".join(bytes([v, i, 7, 0] * (size // 4)) for v in range(nverts))
+        body += struct.pack("<i", t) + bytes(2 * size) + (b"f%d" % i).ljust(16, b"\0")
+        body += verts
+    data = h + body
+    return data[:len(data) - cut] if cut else data
 
 
 def mdl7_bones_past_data_size():
@@ -173,6 +191,18 @@ def main():
     # went megabytes past the file (fuzz_mdl7, ASan SEGV).
     write("mdl7-bones-past-data-size.bin", b"\x00" + mdl7_bones_past_data_size(),
           "MDL7 bones ending past mdl7data_size, then a skin claiming 2 GB")
+    # A first-frame load (GSIO_OPT_NO_ANIMATION: byte 0 | 128) walks the
+    # frames it does not keep by their types alone, fetching the types
+    # ahead as if every frame were of the type before (importers/mdl.c).
+    # Frames of both types, so the guesses miss; a bad type far along; the
+    # file cut inside its last frame.
+    write("mdl5-first-frame-mixed-types.bin", bytes([128]) + mdl5_frames([0, 2] * 12),
+          "MDL5, 24 frames of alternating types, loaded first frame only")
+    write("mdl5-first-frame-bad-type-late.bin",
+          bytes([128]) + mdl5_frames([0] * 20 + [7] + [0] * 3),
+          "MDL5, frame 20 of 24 of type 7, loaded first frame only")
+    write("mdl5-first-frame-cut-last.bin", bytes([128]) + mdl5_frames([2] * 24, cut=5),
+          "MDL5, 24 word-packed frames, the last cut short, loaded first frame only")
 
 
 if __name__ == "__main__":
