@@ -91,6 +91,7 @@ typedef struct dec {
 	gsio_arena *a;
 	const char *name;
 	gsio_error *err;
+	size_t keep_frames; // frames of a group decoded and kept; the rest only checked
 } dec;
 
 static bool corrupt(dec *d, size_t at, const char *fmt, ...) GSIO_PRINTF(3, 4);
@@ -305,17 +306,41 @@ static bool decode_frames(dec *d, gsio_mdl7_group *g, uint32_t count, size_t at)
 {
 	const gsio_mdl7_header *h = &d->f->header;
 	GSIO_CHECK(fits(d, count, h->frame_stc_size, at, "frames"));
-	g->frames_count = count;
-	GSIO_CHECK((g->frames = GSIO_NEW_ARRAY(d->a, gsio_mdl7_frame, count, d->err)));
+	g->frames_count = count < d->keep_frames ? count : d->keep_frames;
+	GSIO_CHECK((g->frames = GSIO_NEW_ARRAY(d->a, gsio_mdl7_frame, g->frames_count, d->err)));
 	size_t vs = h->framevertex_stc_size, ms = h->bonetrans_stc_size;
 	for (size_t i = 0; i < count; i++) {
-		gsio_mdl7_frame *fr = &g->frames[i];
 		size_t fat = d->r.pos;
 		const uint8_t *p = gsioi_read_bytes(&d->r, h->frame_stc_size, "a frame header");
 		GSIO_CHECK(p);
-		read_name(p, fr->name, 16);
 		uint32_t nv = gsioi_le32(p + 16), nm = gsioi_le32(p + 20);
 		GSIO_CHECK(fits(d, nv, vs, fat + 16, "frame vertices"));
+		if (i >= g->frames_count) {
+			// Not kept (first frame only): checked as a kept frame is, the
+			// same failures at the same offsets, without its arrays.
+			const uint8_t *v0 = gsioi_read_bytes(&d->r, (size_t)nv * vs, "frame vertices");
+			GSIO_CHECK(v0);
+			for (size_t v = 0; v < nv; v++) {
+				uint16_t bone = gsioi_le16(v0 + v * vs + 12);
+				if (bone >= g->verts_count)
+					return corrupt(d, fat + h->frame_stc_size + v * vs + 12,
+					               "frame %zu: vertex %zu replaces vertex %u of %zu", i, v, (unsigned)bone,
+					               g->verts_count);
+			}
+			GSIO_CHECK(fits(d, nm, ms, fat + 20, "bone matrices"));
+			const uint8_t *m0 = gsioi_read_bytes(&d->r, (size_t)nm * ms, "bone matrices");
+			GSIO_CHECK(m0);
+			for (size_t m = 0; m < nm; m++) {
+				uint16_t bone = gsioi_le16(m0 + m * ms + 64);
+				if (bone >= d->f->bones_count)
+					return corrupt(d, fat + h->frame_stc_size + (size_t)nv * vs + m * ms + 64,
+					               "frame %zu: a matrix for bone %u of %zu", i, (unsigned)bone,
+					               d->f->bones_count);
+			}
+			continue;
+		}
+		gsio_mdl7_frame *fr = &g->frames[i];
+		read_name(p, fr->name, 16);
 		fr->verts_count = nv;
 		GSIO_CHECK((fr->verts = GSIO_NEW_ARRAY(d->a, gsio_mdl7_vertex, nv, d->err)));
 		for (size_t v = 0; v < nv; v++) {
@@ -447,8 +472,11 @@ static bool decode_group(dec *d, gsio_mdl7_group *g)
 }
 
 /* borrow: point into `data` instead of copying it. */
+/* borrow: point into `data` (the caller keeps it alive). keep_frames:
+ * frames of each group decoded and kept (SIZE_MAX: all); the others are
+ * still checked, so a file fails the same way whatever is kept. */
 static gsio_mdl7_file *mdl7_decode(const uint8_t *data, size_t size, const char *name,
-                                   const gsio_opts *opts, gsio_error *err, bool borrow)
+                                   const gsio_opts *opts, gsio_error *err, bool borrow, size_t keep_frames)
 {
 	gsio_error local;
 	if (!err) err = &local;
@@ -457,7 +485,7 @@ static gsio_mdl7_file *mdl7_decode(const uint8_t *data, size_t size, const char 
 	gsio_mdl7_file *f = gsioi_codec_begin(data, size, name, opts, borrow, sizeof(*f), &arena, &bytes, err);
 	if (!f) return NULL;
 	f->arena = arena;
-	dec d = {gsioi_reader_make(bytes, size, name, err), f, arena, name, err};
+	dec d = {gsioi_reader_make(bytes, size, name, err), f, arena, name, err, keep_frames};
 	if (!decode_header(&d) || !decode_bones(&d)) goto fail;
 	const gsio_mdl7_header *h = &f->header;
 	// Groups are read inside data_size: a group running into the lumps is cut
@@ -497,7 +525,7 @@ fail:
 gsio_mdl7_file *gsio_mdl7_decode(const uint8_t *data, size_t size, const char *name,
                                  const gsio_opts *opts, gsio_error *err)
 {
-	return mdl7_decode(data, size, name, opts, err, false);
+	return mdl7_decode(data, size, name, opts, err, false, SIZE_MAX);
 }
 
 void gsio_mdl7_file_free(gsio_mdl7_file *file)
@@ -688,8 +716,11 @@ int gsio_mdl7_encode(const gsio_mdl7_file *f, uint8_t **out, size_t *out_size, g
 gsio_scene *gsio_mdl7_read(const uint8_t *data, size_t size, const char *path,
                            const gsio_opts *opts, gsio_error *err)
 {
-	// The scene copies what it keeps, so the file may borrow the caller's bytes.
-	gsio_mdl7_file *f = mdl7_decode(data, size, path, opts, err, true);
+	// The scene copies what it keeps, so the file may borrow the caller's
+	// bytes; without animation it is built from each group's first frame
+	// (the pose), so the others are only checked.
+	bool first_only = opts && (opts->flags & GSIO_OPT_NO_ANIMATION);
+	gsio_mdl7_file *f = mdl7_decode(data, size, path, opts, err, true, first_only ? 1 : SIZE_MAX);
 	if (!f) return NULL;
 	gsio_scene *s = gsio_mdl7_to_scene(f, path, opts, err);
 	gsio_mdl7_file_free(f);

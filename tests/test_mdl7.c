@@ -797,6 +797,151 @@ static void test_no_animation(void **state)
 	free(c.data);
 }
 
+/* One load, with or without GSIO_OPT_NO_ANIMATION: NULL and the error, or
+ * the scene (freed here) and its meshes' positions hashed. */
+static uint64_t load_outcome(const uint8_t *data, size_t size, bool first_only, gsio_error *err)
+{
+	gsio_opts opts = {0};
+	if (first_only) opts.flags = GSIO_OPT_NO_ANIMATION;
+	gsio_error_clear(err);
+	gsio_scene *s = gsio_load_memory(data, size, "cut.mdl", &opts, err);
+	if (!s) return 0;
+	uint64_t h = 1469598103934665603ull;
+	for (size_t m = 0; m < s->meshes_count; m++) {
+		const uint8_t *p = (const uint8_t *)s->meshes[m].positions;
+		for (size_t i = 0; p && i < s->meshes[m].vertex_count * 3 * sizeof(float); i++)
+			h = (h ^ p[i]) * 1099511628211ull;
+	}
+	gsio_scene_free(s);
+	return h | 1;
+}
+
+/* The file changed, loaded both ways: the same failure (code, offset,
+ * message), or scenes with the same positions. A full load may also fail
+ * where a first-frame load does not on what only a full load builds: a
+ * frame's positions that are not finite, which the scene refuses with no
+ * offset (the file's structure is sound). Returns 1 when both failed on a
+ * frame. */
+static int same_both_ways(const uint8_t *data, size_t size, const char *base, const char *what)
+{
+	gsio_error full_err, first_err;
+	uint64_t full = load_outcome(data, size, false, &full_err);
+	uint64_t first = load_outcome(data, size, true, &first_err);
+	if (!full && first && full_err.offset < 0) return 0; // a frame the first-frame load does not build
+	if (!full != !first || full_err.code != first_err.code || full_err.offset != first_err.offset ||
+	    strcmp(full_err.message, first_err.message) || full != first)
+		fail_msg("%s, %s: a full load gave %s (%d at %lld: %s), a first-frame load %s (%d at %lld: %s)", base,
+		         what, full ? "a scene" : "NULL", full_err.code, (long long)full_err.offset,
+		         full_err.message, first ? "a scene" : "NULL", first_err.code,
+		         (long long)first_err.offset, first_err.message);
+	return !full && strstr(full_err.message, "frame ") != NULL;
+}
+
+/* c with n bytes at `at` replaced, loaded both ways: both must fail, as
+ * corrupt at `at`. */
+static void aimed_change(const cfile *c, size_t at, const uint8_t *bytes, size_t n, const char *what)
+{
+	uint8_t *copy = malloc(c->size);
+	assert_non_null(copy);
+	memcpy(copy, c->data, c->size);
+	memcpy(copy + at, bytes, n);
+	same_both_ways(copy, c->size, c->base, what);
+	gsio_error e;
+	assert_null(gsio_load_memory(copy, c->size, "cut.mdl", NULL, &e));
+	if (e.code != GSIO_ERR_CORRUPT || e.offset != (int64_t)at)
+		fail_msg("%s, %s: %s at %lld, not corrupt at %zu", c->base, what, e.message, (long long)e.offset, at);
+	free(copy);
+}
+
+/* A first-frame load (GSIO_OPT_NO_ANIMATION) keeps each group's first
+ * frame and only checks the others: it must fail as a full load does, at
+ * the same offset with the same message, and build the same pose. Every
+ * corpus MDL7: cuts spread over the file, 16-bit fields set to 0xffff
+ * spread over it, a late frame's first "replaces vertex" index and first
+ * bone set past their range, the last frame's counts past the file. */
+static void test_first_frame_checks_every_frame(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	size_t checks = 0, frame_failures = 0;
+	for (size_t i = 0; i < CORPUS_COUNT; i++) {
+		cfile c;
+		load(corpus[i].rel, &c);
+		uint8_t *copy = malloc(c.size);
+		assert_non_null(copy);
+		frame_failures += (size_t)same_both_ways(c.data, c.size, c.base, "as it is");
+		for (size_t k = 0; k < 48; k++, checks++) {
+			char what[64];
+			size_t cut = 1 + (c.size - 2) * k / 47;
+			snprintf(what, sizeof(what), "cut to %zu bytes", cut);
+			frame_failures += (size_t)same_both_ways(c.data, cut, c.base, what);
+		}
+		for (size_t k = 0; k < 96; k++, checks++) {
+			char what[64];
+			size_t at = 128 + (c.size - 130) * k / 95;
+			memcpy(copy, c.data, c.size);
+			copy[at] = copy[at + 1] = 0xff;
+			snprintf(what, sizeof(what), "0xffff at %zu", at);
+			frame_failures += (size_t)same_both_ways(copy, c.size, c.base, what);
+		}
+		free(copy);
+		free(c.data);
+	}
+	// Targeted: in every one-group model of two frames or more, the first
+	// "replaces vertex" index of the last frame (past the first) that
+	// replaces vertices, and the first bone of the last frame that has bone
+	// matrices, each set past its range. The group's frames are the last of
+	// it, ending at mdl7data_size, so a frame's offset is worked back from
+	// there with the decoded frames' sizes (in a group without deformers,
+	// whose data follows the frames).
+	size_t targeted = 0;
+	for (size_t i = 0; i < CORPUS_COUNT; i++) {
+		cfile c;
+		gsio_mdl7_file *f = decoded(corpus[i].rel, &c);
+		const gsio_mdl7_header *h = &f->header;
+		const gsio_mdl7_group *g = &f->groups[0];
+		if (f->groups_count != 1 || g->frames_count < 2 || g->deformers_num) { // deformers follow the frames
+			gsio_mdl7_file_free(f);
+			free(c.data);
+			continue;
+		}
+		size_t vs = h->framevertex_stc_size, ms = h->bonetrans_stc_size;
+		size_t *start = malloc(g->frames_count * sizeof(size_t));
+		assert_non_null(start);
+		size_t end = h->data_size;
+		for (size_t k = g->frames_count; k-- > 0;) {
+			end -= h->frame_stc_size + g->frames[k].verts_count * vs + g->frames[k].matrices_count * ms;
+			start[k] = end;
+		}
+		for (int kind = 0; kind < 2; kind++) {
+			size_t k = g->frames_count;
+			while (k > 1 && !(kind ? g->frames[k - 1].matrices_count : g->frames[k - 1].verts_count)) k--;
+			if (k <= 1) continue;
+			const gsio_mdl7_frame *fr = &g->frames[k - 1];
+			static const uint8_t past[2] = {0xff, 0xff};
+			char what[80];
+			snprintf(what, sizeof(what), "frame %zu's first %s", k - 1, kind ? "bone" : "replaced vertex");
+			aimed_change(&c, start[k - 1] + h->frame_stc_size + (kind ? fr->verts_count * vs + 64 : 12), past, 2,
+			             what);
+			targeted++;
+		}
+		// The last frame's vertex and matrix counts past what the file holds.
+		for (int field = 16; field <= 20; field += 4) {
+			static const uint8_t huge[4] = {0xff, 0xff, 0xff, 0x7f};
+			aimed_change(&c, start[g->frames_count - 1] + (size_t)field, huge, 4,
+			             field == 16 ? "the last frame's vertex count" : "the last frame's matrix count");
+			targeted++;
+		}
+		free(start);
+		gsio_mdl7_file_free(f);
+		free(c.data);
+	}
+	assert_true(targeted >= 4); // cEselslerche's and cbabe_male 2's vertices and bones at least
+	assert_true(frame_failures > 0);
+	print_message("%zu changed files loaded both ways, %zu failing on a frame, %zu targeted\n", checks,
+	              frame_failures, targeted);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -806,6 +951,7 @@ int main(void)
 	    cmocka_unit_test(test_frame_records),
 	    cmocka_unit_test(test_bone_animation),
 	    cmocka_unit_test(test_no_animation),       cmocka_unit_test(test_truncation),
+	    cmocka_unit_test(test_first_frame_checks_every_frame),
 	    cmocka_unit_test(test_corrupt_header),     cmocka_unit_test(test_allocation_failures),
 	    cmocka_unit_test(test_bones_past_data_size),
 	    cmocka_unit_test(test_skins_one_name),
