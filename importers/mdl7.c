@@ -471,10 +471,10 @@ static bool decode_group(dec *d, gsio_mdl7_group *g)
 	return decode_deformers(d, g, at);
 }
 
-/* borrow: point into `data` instead of copying it. */
-/* borrow: point into `data` (the caller keeps it alive). keep_frames:
- * frames of each group decoded and kept (SIZE_MAX: all); the others are
- * still checked, so a file fails the same way whatever is kept. */
+/* borrow: point into `data` instead of copying it (the caller keeps it
+ * alive). keep_frames: frames of each group decoded and kept (SIZE_MAX:
+ * all); the others are still checked, so a file fails the same way
+ * whatever is kept. */
 static gsio_mdl7_file *mdl7_decode(const uint8_t *data, size_t size, const char *name,
                                    const gsio_opts *opts, gsio_error *err, bool borrow, size_t keep_frames)
 {
