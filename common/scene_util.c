@@ -146,18 +146,24 @@ bool gsioi_scene_build_clips(gsio_scene *s, const gsio_mesh *m, int32_t node, fl
 			count++;
 		const char *fn = m->frames[i].name;
 		size_t len = clip_stem(fn);
-		char cname[48];
+		char cname[64]; // a stem of at most 47 characters, room for its suffix
 		if (len)
-			snprintf(cname, sizeof(cname), "%.*s", (int)len, fn);
+			snprintf(cname, 48, "%.*s", (int)len, fn);
 		else // a name of digits only has no stem
 			snprintf(cname, sizeof(cname), "anim");
 		// A stem that comes back after other clips gets a suffix: names stay
 		// unique. The earlier names are counted by hash (count_clip_name):
 		// a scan of them per clip made a model of 20 000 clips quadratic.
+		// A stem of the file's own may already be that name ("Dead.2" before
+		// a second "Dead"; fuzz_load found the two "Dead.2"): the next one
+		// that no earlier name is, or starts with and a '.'.
 		int64_t earlier = gsioi_names_find(&taken, cname);
 		unsigned dup = 1 + (earlier > 0 ? (unsigned)earlier : 0);
 		size_t cl = strlen(cname);
-		if (dup > 1) snprintf(cname + cl, sizeof(cname) - cl, ".%u", dup);
+		if (dup > 1) {
+			snprintf(cname + cl, sizeof(cname) - cl, ".%u", dup);
+			while (gsioi_names_find(&taken, cname) >= 0) snprintf(cname + cl, sizeof(cname) - cl, ".%u", ++dup);
+		}
 		gsio_animation *a = &mine[c++];
 		GSIO_CHECK((a->name = gsioi_arena_strdup(s->arena, cname, err)));
 		GSIO_CHECK(count_clip_name(s, &taken, a->name, err));

@@ -798,6 +798,18 @@ static void test_build_clips(void **state)
 	assert_true(gsioi_scene_build_clips(s, &m, 0, 10.0f, &err));
 	assert_int_equal(s->animations_count, 6);
 	gsio_scene_free(s);
+	// A stem that is already the suffixed name of a later one (fuzz_load
+	// found a model with clips "Dead.2" and "Dead": both were "Dead.2").
+	s = gsioi_scene_create(NULL, &err);
+	assert_non_null(s);
+	static const char *dead[] = {"Dead.2 2", "Dead 0", "Dead 1", "Dead.3 0", "x", "Dead 5"};
+	for (int i = 0; i < 6; i++) frames[i].name = dead[i];
+	m.frames_count = 6;
+	assert_true(gsioi_scene_build_clips(s, &m, 0, 10.0f, &err));
+	static const char *dead_want[] = {"Dead.2", "Dead.3", "Dead.3.2", "x", "Dead.4"};
+	assert_int_equal(s->animations_count, 5);
+	for (size_t i = 0; i < 5; i++) assert_string_equal(s->animations[i].name, dead_want[i]);
+	gsio_scene_free(s);
 }
 
 /* The clip names of many frames against the plain rule they follow, a
@@ -813,7 +825,7 @@ static void test_build_clips_many(void **state)
 	static char want[N][48];
 	uint32_t x = 12345;
 	for (int i = 0; i < N; i++) {
-		const char alphabet[] = "ab.._ 1";
+		const char alphabet[] = "ab.._ 12";
 		int len = 1 + (int)((x >> 16) % 5);
 		for (int k = 0; k < len; k++) {
 			x = x * 1103515245u + 12345u;
@@ -852,12 +864,25 @@ static void test_build_clips_many(void **state)
 		size_t cl = strlen(cname);
 		for (size_t k = 0; k < c; k++)
 			if (!strcmp(want[k], cname) || (!strncmp(want[k], cname, cl) && want[k][cl] == '.')) dup++;
-		if (dup > 1) snprintf(cname + cl, sizeof(cname) - cl, ".%u", dup);
+		if (dup > 1) {
+			// The next suffix no earlier name is or starts with and a '.'.
+			for (bool taken = true; taken; dup += taken) {
+				snprintf(cname + cl, sizeof(cname) - cl, ".%u", dup);
+				size_t nl = strlen(cname);
+				taken = false;
+				for (size_t k = 0; k < c && !taken; k++)
+					taken = !strcmp(want[k], cname) || (!strncmp(want[k], cname, nl) && want[k][nl] == '.');
+			}
+		}
 		snprintf(want[c++], sizeof(want[0]), "%s", cname);
 		i += run;
 	}
 	assert_int_equal(s->animations_count, c);
 	assert_true(c > 500);
+	for (size_t i = 0; i < c; i++) // unique (the scene has no nodes to validate it whole)
+		for (size_t k = i + 1; k < c; k++)
+			if (!strcmp(s->animations[i].name, s->animations[k].name))
+				fail_msg("clips %zu and %zu are both named \"%s\"", i, k, s->animations[i].name);
 	size_t dotted = 0, suffixed = 0;
 	for (size_t i = 0; i < c; i++) {
 		assert_string_equal(s->animations[i].name, want[i]);
