@@ -90,6 +90,25 @@ def mdl5_frames(types, nverts=3, cut=0):
     return data[:len(data) - cut] if cut else data
 
 
+def mdl7_clips(names):
+    """An MDL7 of one group (3 vertices, 1 triangle, no skin) with one frame
+    per name, each moving vertex 0 a little."""
+    sizes = struct.pack("<10H", 16, 28, 16, 68, 8, 12, 16, 16, 68, 24)
+    uvs = b"".join(struct.pack("<2f", u, v) for u, v in ((0, 0), (1, 0), (0, 1)))
+    tri = struct.pack("<6H", 0, 1, 2, 0, 1, 2)
+    verts = b"".join(struct.pack("<3fHBB", x, y, 0, 0, 0, 0) for x, y in ((0, 0), (1, 0), (0, 1)))
+    frames = b""
+    for i, n in enumerate(names):
+        frames += n.ljust(16, b"\0") + struct.pack("<2I", 1, 0) + struct.pack("<3fHBB", 0.1 * i, 0, 1, 0, 0, 0)
+    body = uvs + tri + verts + frames
+    group = struct.pack("<4BI", 1, 0, 0, 0, len(body)) + b"g".ljust(16, b"\0")
+    group += struct.pack("<5i", 0, 3, 1, 3, len(names))
+    data_size = 48 + len(group) + len(body)
+    h = b"MDL7" + struct.pack("<6i", 0, 0, 1, data_size, 0, 0) + sizes
+    assert len(h) == 48
+    return h + group + body
+
+
 def mdl7_bones_past_data_size():
     """An MDL7 whose header says its data ends with the header, two bones
     after it, then a group with one skin: an external texture name claiming
@@ -191,6 +210,12 @@ def main():
     # went megabytes past the file (fuzz_mdl7, ASan SEGV).
     write("mdl7-bones-past-data-size.bin", b"\x00" + mdl7_bones_past_data_size(),
           "MDL7 bones ending past mdl7data_size, then a skin claiming 2 GB")
+    # Clip names from frame names: a stem of the file's own ("Dead.2") and
+    # then the stem "Dead" were both named "Dead.2", and the loaded scene
+    # failed validation (fuzz_load on a mutated MDL7; common/scene_util.c).
+    write("mdl7-clip-named-like-a-suffix.bin",
+          b"\x00" + mdl7_clips([b"Dead.2 2", b"Dead 0", b"Dead 1", b"x 0", b"Dead 5"]),
+          "MDL7, clips Dead.2, Dead, x, Dead: names must stay unique")
     # A first-frame load (GSIO_OPT_NO_ANIMATION: byte 0 | 128) walks the
     # frames it does not keep by their types alone, fetching the types
     # ahead as if every frame were of the type before (importers/mdl.c).
