@@ -315,54 +315,42 @@ static bool decode_frames(dec *d, gsio_mdl7_group *g, uint32_t count, size_t at)
 		GSIO_CHECK(p);
 		uint32_t nv = gsioi_le32(p + 16), nm = gsioi_le32(p + 20);
 		GSIO_CHECK(fits(d, nv, vs, fat + 16, "frame vertices"));
-		if (i >= g->frames_count) {
-			// Not kept (first frame only): checked as a kept frame is, the
-			// same failures at the same offsets, without its arrays.
-			const uint8_t *v0 = gsioi_read_bytes(&d->r, (size_t)nv * vs, "frame vertices");
-			GSIO_CHECK(v0);
-			for (size_t v = 0; v < nv; v++) {
-				uint16_t bone = gsioi_le16(v0 + v * vs + 12);
-				if (bone >= g->verts_count)
-					return corrupt(d, fat + h->frame_stc_size + v * vs + 12,
-					               "frame %zu: vertex %zu replaces vertex %u of %zu", i, v, (unsigned)bone,
-					               g->verts_count);
-			}
-			GSIO_CHECK(fits(d, nm, ms, fat + 20, "bone matrices"));
-			const uint8_t *m0 = gsioi_read_bytes(&d->r, (size_t)nm * ms, "bone matrices");
-			GSIO_CHECK(m0);
-			for (size_t m = 0; m < nm; m++) {
-				uint16_t bone = gsioi_le16(m0 + m * ms + 64);
-				if (bone >= d->f->bones_count)
-					return corrupt(d, fat + h->frame_stc_size + (size_t)nv * vs + m * ms + 64,
-					               "frame %zu: a matrix for bone %u of %zu", i, (unsigned)bone,
-					               d->f->bones_count);
-			}
-			continue;
+		// Each frame is checked whole, kept or not (a first-frame load keeps
+		// one and fails on the others as a full load does); a kept one is
+		// then read from the same bytes.
+		const bool kept = i < g->frames_count;
+		const uint8_t *v0 = gsioi_read_bytes(&d->r, (size_t)nv * vs, "frame vertices");
+		GSIO_CHECK(v0);
+		for (size_t v = 0; v < nv; v++) {
+			uint16_t bone = gsioi_le16(v0 + v * vs + 12);
+			if (bone >= g->verts_count)
+				return corrupt(d, fat + h->frame_stc_size + v * vs + 12,
+				               "frame %zu: vertex %zu replaces vertex %u of %zu", i, v, (unsigned)bone,
+				               g->verts_count);
 		}
+		GSIO_CHECK(fits(d, nm, ms, fat + 20, "bone matrices"));
+		const uint8_t *m0 = gsioi_read_bytes(&d->r, (size_t)nm * ms, "bone matrices");
+		GSIO_CHECK(m0);
+		for (size_t m = 0; m < nm; m++) {
+			uint16_t bone = gsioi_le16(m0 + m * ms + 64);
+			if (bone >= d->f->bones_count)
+				return corrupt(d, fat + h->frame_stc_size + (size_t)nv * vs + m * ms + 64,
+				               "frame %zu: a matrix for bone %u of %zu", i, (unsigned)bone, d->f->bones_count);
+		}
+		if (!kept) continue;
 		gsio_mdl7_frame *fr = &g->frames[i];
 		read_name(p, fr->name, 16);
 		fr->verts_count = nv;
 		GSIO_CHECK((fr->verts = GSIO_NEW_ARRAY(d->a, gsio_mdl7_vertex, nv, d->err)));
-		for (size_t v = 0; v < nv; v++) {
-			size_t vat = d->r.pos;
-			read_vertex(gsioi_read_bytes(&d->r, vs, "a frame vertex"), vs, &fr->verts[v]);
-			if (fr->verts[v].bone >= g->verts_count)
-				return corrupt(d, vat + 12, "frame %zu: vertex %zu replaces vertex %u of %zu", i, v,
-				               (unsigned)fr->verts[v].bone, g->verts_count);
-		}
-		GSIO_CHECK(fits(d, nm, ms, fat + 20, "bone matrices"));
+		for (size_t v = 0; v < nv; v++) read_vertex(v0 + v * vs, vs, &fr->verts[v]);
 		fr->matrices_count = nm;
 		GSIO_CHECK((fr->matrices = GSIO_NEW_ARRAY(d->a, gsio_mdl7_bone_matrix, nm, d->err)));
 		for (size_t m = 0; m < nm; m++) {
-			size_t mat = d->r.pos;
-			p = gsioi_read_bytes(&d->r, ms, "a bone matrix");
+			const uint8_t *q = m0 + m * ms;
 			gsio_mdl7_bone_matrix *bm = &fr->matrices[m];
-			for (int k = 0; k < 16; k++) bm->m[k] = gsioi_lef32(p + 4 * k);
-			bm->bone = gsioi_le16(p + 64);
-			memcpy(bm->unused, p + 66, 2);
-			if (bm->bone >= d->f->bones_count)
-				return corrupt(d, mat + 64, "frame %zu: a matrix for bone %u of %zu", i,
-				               (unsigned)bm->bone, d->f->bones_count);
+			for (int k = 0; k < 16; k++) bm->m[k] = gsioi_lef32(q + 4 * k);
+			bm->bone = gsioi_le16(q + 64);
+			memcpy(bm->unused, q + 66, 2);
 		}
 	}
 	return true;
