@@ -1,8 +1,9 @@
 /* Transparent huge pages: the one place that knows how gsio asks the kernel
- * for 2 MiB pages (and for pages made ahead of a write: gsio_prefault). Header-only (static inline, no symbol), so that both
- * libgsio's arena (common/arena.c) and the glTF writer, which is built on
- * libgsio's public API only (blender_bridge/gltf.c), use the same code
- * without a link to libgsio's internals. Internal; not installed.
+ * for 2 MiB pages (and for pages made ahead of a write: gsio_prefault).
+ * Header-only (static inline, no symbol), so that both libgsio's arena
+ * (common/arena.c) and the glTF writer, which is built on libgsio's public
+ * API only (blender_bridge/gltf.c), use the same code without a link to
+ * libgsio's internals. Internal; not installed.
  *
  * Linux's transparent huge pages in "madvise" mode (Debian 12's default)
  * back a region with 2 MiB pages only where it was advised before its

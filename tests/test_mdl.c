@@ -1342,24 +1342,6 @@ static void test_corrupt_triangles_and_frames(void **state)
 	free_files(files, n);
 }
 
-/* One load, with or without GSIO_OPT_NO_ANIMATION: NULL and the error, or
- * the scene (freed here) and its first mesh's positions hashed. */
-static uint64_t load_outcome(const uint8_t *data, size_t size, bool first_only, gsio_error *err)
-{
-	gsio_opts opts = {0};
-	if (first_only) opts.flags = GSIO_OPT_NO_ANIMATION;
-	gsio_scene *s = gsio_load_memory(data, size, "cut.mdl", &opts, err);
-	if (!s) return 0;
-	uint64_t h = 1469598103934665603ull;
-	if (s->meshes_count) {
-		const uint8_t *p = (const uint8_t *)s->meshes[0].positions;
-		for (size_t i = 0; i < s->meshes[0].vertex_count * 3 * sizeof(float); i++)
-			h = (h ^ p[i]) * 1099511628211ull;
-	}
-	gsio_scene_free(s);
-	return h | 1;
-}
-
 /* A first-frame load (GSIO_OPT_NO_ANIMATION) reads one frame but checks
  * every frame as a full load does: the same failure (code, offset,
  * message) for a file truncated inside any frame or with a bad frame type
@@ -1394,10 +1376,8 @@ static void test_first_frame_checks_every_frame(void **state)
 				size = l.frames + 1 + (l.end - l.frames - 1) * (k - 5) / (cuts - 1) - 1;
 			}
 			gsio_error full_err, first_err;
-			gsio_error_clear(&full_err);
-			gsio_error_clear(&first_err);
-			uint64_t full = load_outcome(copy, size, false, &full_err);
-			uint64_t first = load_outcome(copy, size, true, &first_err);
+			uint64_t full = t_load_outcome(copy, size, "cut.mdl", 0, &full_err);
+			uint64_t first = t_load_outcome(copy, size, "cut.mdl", GSIO_OPT_NO_ANIMATION, &first_err);
 			if (k == 0) assert_true(full && first);
 			if (k >= 1 && k <= 3) assert_true(!full && full_err.code == GSIO_ERR_CORRUPT);
 			if (k >= 5 && size < l.end) assert_true(!full);

@@ -797,25 +797,6 @@ static void test_no_animation(void **state)
 	free(c.data);
 }
 
-/* One load, with or without GSIO_OPT_NO_ANIMATION: NULL and the error, or
- * the scene (freed here) and its meshes' positions hashed. */
-static uint64_t load_outcome(const uint8_t *data, size_t size, bool first_only, gsio_error *err)
-{
-	gsio_opts opts = {0};
-	if (first_only) opts.flags = GSIO_OPT_NO_ANIMATION;
-	gsio_error_clear(err);
-	gsio_scene *s = gsio_load_memory(data, size, "cut.mdl", &opts, err);
-	if (!s) return 0;
-	uint64_t h = 1469598103934665603ull;
-	for (size_t m = 0; m < s->meshes_count; m++) {
-		const uint8_t *p = (const uint8_t *)s->meshes[m].positions;
-		for (size_t i = 0; p && i < s->meshes[m].vertex_count * 3 * sizeof(float); i++)
-			h = (h ^ p[i]) * 1099511628211ull;
-	}
-	gsio_scene_free(s);
-	return h | 1;
-}
-
 /* The file changed, loaded both ways: the same failure (code, offset,
  * message), or scenes with the same positions. A full load may also fail
  * where a first-frame load does not on what only a full load builds: a
@@ -825,8 +806,8 @@ static uint64_t load_outcome(const uint8_t *data, size_t size, bool first_only, 
 static int same_both_ways(const uint8_t *data, size_t size, const char *base, const char *what)
 {
 	gsio_error full_err, first_err;
-	uint64_t full = load_outcome(data, size, false, &full_err);
-	uint64_t first = load_outcome(data, size, true, &first_err);
+	uint64_t full = t_load_outcome(data, size, "cut.mdl", 0, &full_err);
+	uint64_t first = t_load_outcome(data, size, "cut.mdl", GSIO_OPT_NO_ANIMATION, &first_err);
 	if (!full && first && full_err.offset < 0) return 0; // a frame the first-frame load does not build
 	if (!full != !first || full_err.code != first_err.code || full_err.offset != first_err.offset ||
 	    strcmp(full_err.message, first_err.message) || full != first)

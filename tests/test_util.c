@@ -233,6 +233,23 @@ gsio_scene *t_morph_scene(uint32_t nv, uint32_t frames, bool packed, bool normal
 	return s;
 }
 
+uint64_t t_load_outcome(const uint8_t *data, size_t size, const char *name, unsigned flags, gsio_error *err)
+{
+	gsio_opts opts = {0};
+	opts.flags = flags;
+	gsio_error_clear(err);
+	gsio_scene *s = gsio_load_memory(data, size, name, &opts, err);
+	if (!s) return 0;
+	uint64_t h = 1469598103934665603ull; // FNV-1a
+	for (size_t m = 0; m < s->meshes_count; m++) {
+		const uint8_t *p = (const uint8_t *)s->meshes[m].positions;
+		for (size_t i = 0; p && i < s->meshes[m].vertex_count * 3 * sizeof(float); i++)
+			h = (h ^ p[i]) * 1099511628211ull;
+	}
+	gsio_scene_free(s);
+	return h | 1;
+}
+
 gsio_scene *t_large_scene(uint32_t nv, uint32_t w)
 {
 	gsio_error err;

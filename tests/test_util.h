@@ -59,6 +59,11 @@ void t_write_file(const char *path, const uint8_t *data, size_t size);
  *  s, s.2, s.3, s.4, s.5, unnamed, s.6, s.7, ... (the first free suffix). */
 void t_suffixed_name(size_t i, const char *unnamed, char *out, size_t size);
 
+/** Loads data (named `name`) with `flags`: 0 and err set when it fails,
+ *  else a non-zero hash of every mesh's positions (the scene is freed).
+ *  Two loads that must agree compare their results and errors. */
+uint64_t t_load_outcome(const uint8_t *data, size_t size, const char *name, unsigned flags, gsio_error *err);
+
 /** A valid scene with one mesh of nv vertices (positions, normals, uvs,
  *  32-bit indices, one node) and, when w > 0, a w x w noisy opaque skin (a
  *  PNG of about w*w*3 bytes): large outputs for the writer tests. */
