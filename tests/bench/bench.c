@@ -25,10 +25,12 @@
  * caches as cold for the 7 MB file as for the 80 MB one.
  *
  * End to end, `mdl2gltf -j 1 F -o X.glb` against `assimp export F X.glb
- * -fglb2`, alternated, each in a child process: wall time, peak RSS
- * (wait4), output size; then three more mdl2gltf runs, untimed, for the
- * peak of its data (data_peak_kb: its anonymous memory, not its code). Then batches (all corpus files in one mdl2gltf, -j 1
- * and -j 2, against a loop of assimp export).
+ * -fglb2`, alternated, each in a child process (--e2e-reps pairs, at
+ * least 15 for a corpus file: bench_e2e): wall time, peak RSS (wait4),
+ * output size; then three more mdl2gltf runs, untimed, for the peak of its
+ * data (data_peak_kb: its anonymous memory, not its code). Then batches
+ * (all corpus files in one mdl2gltf, -j 1 and -j 2, against a loop of
+ * assimp export).
  *
  * Figures, not a test: nothing fails on a slow machine. The last table says
  * which of issue 14's goals the figures meet. */
@@ -1021,7 +1023,16 @@ static double data_ratio(const file_result *r)
  * file at 0.9 lands over 1 now and then (human, gate-101 in stop 25's
  * runs; human at 1.20 after 3 runs in stop 26), and one at 1.1 under it.
  * More runs where the verdict is in doubt, the same rule both ways; the
- * report says which files got them. */
+ * report says which files got them.
+ *
+ * A corpus file (the goal's files) gets at least E2E_CLOSE_RUNS whatever
+ * its first runs say: this machine slows a process down now and then for
+ * tens of milliseconds at a time (13-37 ms of system time in about 3% of
+ * golem's conversions, in bursts), and in two of stop 27's five runs such
+ * a burst took two of golem's three runs (ratios 2.66 and 1.42, outside
+ * the window above, so never run again), where 15 paired runs gave 0.81-
+ * 0.90. Fifteen pairs of the 25 compared corpus files cost about 10 s;
+ * the synthetic files, which take up to 6 s a run, keep the rule above. */
 #define E2E_CLOSE 1.25
 #define E2E_CLOSE_RUNS 15
 
@@ -1032,6 +1043,7 @@ static void bench_e2e(bench_file *f, int reps, file_result *res)
 	snprintf(a, sizeof(a), "%s/out-assimp.glb", tmpdir);
 	char *gargv[] = {(char *)mdl2gltf, "--force", "--quiet", "-j", "1", f->path, "-o", g, NULL};
 	char *aargv[] = {"assimp", "export", f->path, a, "-fglb2", NULL};
+	if (!f->synthetic && reps < E2E_CLOSE_RUNS) reps = E2E_CLOSE_RUNS;
 	const int most = reps > E2E_CLOSE_RUNS ? reps : E2E_CLOSE_RUNS;
 	double *tg = xmalloc(sizeof(double) * (size_t)most), *ta = xmalloc(sizeof(double) * (size_t)most),
 	       *r = xmalloc(sizeof(double) * (size_t)most), *rc = xmalloc(sizeof(double) * (size_t)most);
@@ -1340,9 +1352,11 @@ int main(int argc, char **argv)
 		       "WADs and models); gsio MB, assimp MB: peak RSS; data MB: mdl2gltf's peak anonymous "
 		       "memory (its data, not the file-backed pages of its code and libraries) less the "
 		       "least such figure of all files, %.2f MB, the process's fixed data; x(i+o): data "
-		       "over input + output; g/a: wall time ratio, cpu: user + system time ratio; a file whose "
-		       "g/a is between %.2f and %.2f after %d paired runs gets up to %d)\n",
-		       (double)baseline_data_kb / 1024, 1 / E2E_CLOSE, E2E_CLOSE, e2e_reps, E2E_CLOSE_RUNS);
+		       "over input + output; g/a: wall time ratio, cpu: user + system time ratio, medians of "
+		       "paired runs: %d for a corpus file; a synthetic file whose g/a is between %.2f and %.2f "
+		       "after %d gets up to %d)\n",
+		       (double)baseline_data_kb / 1024, e2e_reps > E2E_CLOSE_RUNS ? e2e_reps : E2E_CLOSE_RUNS,
+		       1 / E2E_CLOSE, E2E_CLOSE, e2e_reps, E2E_CLOSE_RUNS);
 		for (size_t fi = 0; fi < files_count; fi++) {
 			bench_file *f = &files[fi];
 			file_result *r = &res[fi];
@@ -1358,7 +1372,7 @@ int main(int argc, char **argv)
 			fmt_num(s[7], 16, r->gsio_data_kb >= 0 ? (double)(r->gsio_data_kb - baseline_data_kb) / 1024 : NAN,
 			        "%.1f");
 			char runs[48] = "";
-			if (r->e2e_runs > e2e_reps && !r->assimp_empty)
+			if (f->synthetic && r->e2e_runs > e2e_reps && !r->assimp_empty)
 				snprintf(runs, sizeof(runs), "  (%d paired runs: g/a near 1)", r->e2e_runs);
 			printf("%-34.34s %9ld %9s %9s %6s %6s %8.1f %8s %7s %9.1f %9s %9s%s%s\n", base_name(f->path),
 			       r->input / 1024, s[0], s[1], s[2], s[6], (double)r->gsio_rss_kb / 1024, s[7], s[3],
