@@ -38,8 +38,8 @@ void gsioi_text_sanitize(char *s);
 
 /* SSSE3's byte shuffle (every x86-64 processor since 2006) where the build's
  * baseline is SSE2: functions marked GSIOI_TARGET_SSSE3 are compiled for it
- * and called only when gsioi_has_ssse3() says so at run time (CPUID asked
- * once, the first time, then a load: common/pixels.c). Pixel packing and
+ * and called only when gsioi_has_ssse3() says so at run time (glibc's
+ * reading, or CPUID, asked once, then a load: common/pixels.c). Pixel packing and
  * DXT decoding use it. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define GSIOI_HAVE_SSSE3 1

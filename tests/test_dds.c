@@ -688,7 +688,7 @@ static void test_simd_matches_portable(void **state)
 		}
 }
 
-/* The library asks CPUID itself, once (gsioi_has_ssse3): it must say what
+/* The library asks once (gsioi_has_ssse3: glibc's reading, else CPUID): it must say what
  * libgcc's reading says (this test program links that reading; the library's
  * programs do not, see the no_cpu_constructor test). */
 static void test_ssse3_detection(void **state)
