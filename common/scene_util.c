@@ -105,6 +105,13 @@ static bool same_stem(const char *a, const char *b)
 	return la == lb && !memcmp(a, b, la);
 }
 
+/* A clip name: a stem of at most CLIP_STEM_MAX characters and a suffix
+ * ".N" (a 32-bit N). The names counted below are held whole in the same
+ * room: with 48 bytes there, a stem of 47 and its ".2" were counted as the
+ * stem twice, and its next return was named ".4". */
+#define CLIP_STEM_MAX 47
+#define CLIP_NAME_SIZE (CLIP_STEM_MAX + 12)
+
 /* Counts a clip name for the clips after it: a later stem X is taken as
  * often as earlier names are X or start with "X." (X.2, X.3, but also a
  * stem "X.b"), so the name and each of its prefixes that a '.' follows
@@ -115,7 +122,7 @@ static bool count_clip_name(gsio_scene *s, gsioi_names *taken, const char *name,
 		if (name[i] && name[i] != '.') continue;
 		int64_t had = -1;
 		const char *key = NULL;
-		char part[48];
+		char part[CLIP_NAME_SIZE];
 		snprintf(part, sizeof(part), "%.*s", (int)i, name);
 		had = gsioi_names_find(taken, part);
 		if (had < 0) GSIO_CHECK((key = gsioi_arena_strdup(s->arena, part, err)));
@@ -146,9 +153,9 @@ bool gsioi_scene_build_clips(gsio_scene *s, const gsio_mesh *m, int32_t node, fl
 			count++;
 		const char *fn = m->frames[i].name;
 		size_t len = clip_stem(fn);
-		char cname[64]; // a stem of at most 47 characters, room for its suffix
+		char cname[CLIP_NAME_SIZE];
 		if (len)
-			snprintf(cname, 48, "%.*s", (int)len, fn);
+			snprintf(cname, CLIP_STEM_MAX + 1, "%.*s", (int)len, fn);
 		else // a name of digits only has no stem
 			snprintf(cname, sizeof(cname), "anim");
 		// A stem that comes back after other clips gets a suffix: names stay

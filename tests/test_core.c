@@ -810,6 +810,27 @@ static void test_build_clips(void **state)
 	assert_int_equal(s->animations_count, 5);
 	for (size_t i = 0; i < 5; i++) assert_string_equal(s->animations[i].name, dead_want[i]);
 	gsio_scene_free(s);
+	// A stem of the longest kept length (47 characters) that comes back
+	// twice: its suffixed names are longer than the stem, and are counted
+	// whole like any other (S, S.2, S.3).
+	s = gsioi_scene_create(NULL, &err);
+	assert_non_null(s);
+	char longest[48], frame_long[3][52], want_long[3][56];
+	memset(longest, 'L', 47);
+	longest[47] = 0;
+	for (int i = 0; i < 3; i++) snprintf(frame_long[i], sizeof(frame_long[i]), "%s %d", longest, i);
+	const char *long_names[5] = {frame_long[0], "x", frame_long[1], "y", frame_long[2]};
+	for (int i = 0; i < 5; i++) frames[i].name = long_names[i];
+	m.frames_count = 5;
+	assert_true(gsioi_scene_build_clips(s, &m, 0, 10.0f, &err));
+	snprintf(want_long[0], sizeof(want_long[0]), "%s", longest);
+	snprintf(want_long[1], sizeof(want_long[1]), "%s.2", longest);
+	snprintf(want_long[2], sizeof(want_long[2]), "%s.3", longest);
+	assert_int_equal(s->animations_count, 5);
+	assert_string_equal(s->animations[0].name, want_long[0]);
+	assert_string_equal(s->animations[2].name, want_long[1]);
+	assert_string_equal(s->animations[4].name, want_long[2]);
+	gsio_scene_free(s);
 }
 
 /* The clip names of many frames against the plain rule they follow, a
