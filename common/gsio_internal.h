@@ -47,6 +47,13 @@ void gsioi_text_sanitize(char *s);
 bool gsioi_has_ssse3(void);
 #endif
 
+// -- PNG encoder (png.c)
+
+/** The size of the block each deflated band of a PNG takes for igzip's
+ *  state (malloc'd, not cleared: see deflate_band), for the test that
+ *  encodes in such a block left dirty. */
+size_t gsioi_png_state_size(void);
+
 // -- Size math
 
 static inline GSIO_NODISCARD bool gsioi_mul_size(size_t a, size_t b, size_t *out)

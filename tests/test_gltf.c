@@ -869,6 +869,61 @@ static void test_png_deterministic(void **state)
 	free(first);
 }
 
+/** The same PNG bytes whatever igzip's block held before: deflate_band
+ *  takes its 103 KB uncleared (isal_deflate_init and the histogram's own
+ *  clearing set what igzip reads; only the symbol counts are zeroed there),
+ *  so a block of that size left dirty with three patterns and freed (glibc
+ *  hands the same block back to the next request of its size) must give
+ *  the bytes an undisturbed encoding gives: a truecolour image of several
+ *  64 KiB strips (the histogram and codes made once), a few-colour
+ *  (palette) one, and one of more than one band (gsio_png_begin's parts,
+ *  each with a block of its own). */
+static void test_png_dirty_state(void **state)
+{
+	(void)state;
+	const size_t block = gsioi_png_state_size();
+	assert_true(block > 64 * 1024);
+	static const uint32_t dims[3][2] = {{300, 200}, {64, 40}, {512, 512}};
+	for (int im = 0; im < 3; im++) {
+		const uint32_t w = dims[im][0], h = dims[im][1];
+		uint8_t *rgba = malloc((size_t)w * h * 4);
+		assert_non_null(rgba);
+		uint32_t x32 = 12345;
+		for (size_t i = 0; i < (size_t)w * h; i++) {
+			x32 = x32 * 1103515245u + 12345u;
+			uint8_t noise = (uint8_t)(x32 >> 24);
+			size_t x = i % w, y = i / w;
+			if (im == 1) // four colours: a palette PNG
+				rgba[4 * i] = rgba[4 * i + 1] = rgba[4 * i + 2] = (uint8_t)(((x / 8 + y / 8) % 4) * 60);
+			else
+				rgba[4 * i] = (uint8_t)(x + (noise & 7)), rgba[4 * i + 1] = (uint8_t)(y * 3),
+				rgba[4 * i + 2] = (uint8_t)(noise & 0x3f);
+			rgba[4 * i + 3] = 255;
+		}
+		gsio_error err;
+		gsio_error_clear(&err);
+		uint8_t *want = NULL, *got = NULL;
+		size_t want_size = 0, got_size = 0;
+		if (gsio_png_encode(rgba, w, h, &want, &want_size, &err)) fail_msg("%s", err.message);
+		static const uint8_t patterns[3] = {0x00, 0xff, 0xa5};
+		for (int p = 0; p < 3; p++) {
+			uint8_t *dirty = malloc(block);
+			assert_non_null(dirty);
+			memset(dirty, patterns[p], block);
+			__asm__ volatile("" ::"r"(dirty) : "memory");
+			free(dirty);
+			if (gsio_png_encode(rgba, w, h, &got, &got_size, &err)) fail_msg("%s", err.message);
+			if (got_size != want_size || memcmp(got, want, want_size))
+				fail_msg("image %d, block filled with 0x%02x: other PNG bytes (%zu, undisturbed %zu)", im,
+				         patterns[p], got_size, want_size);
+			assert_png_pixels(got, got_size, rgba, w, h);
+			free(got);
+		}
+		free(want);
+		free(rgba);
+	}
+}
+
 /** gsio_png_shrink: the same pixels and chunks, fewer bytes (or a copy
  *  when there is nothing to gain); PNGs it cannot take are refused. */
 static void test_png_shrink(void **state)
@@ -2461,6 +2516,7 @@ int main(void)
 	    cmocka_unit_test(test_png_parts),
 	    cmocka_unit_test(test_png_stored),
 	    cmocka_unit_test(test_png_deterministic),
+	    cmocka_unit_test(test_png_dirty_state),
 	    cmocka_unit_test(test_png_shrink),
 	    cmocka_unit_test(test_png_pixels_corpus),
 	    cmocka_unit_test(test_instances),
