@@ -868,11 +868,21 @@ GSIO_API GSIO_NODISCARD gsio_placing *gsio_place_open(const char *path, gsio_err
  *  name unlinked as soon as it is open). `path` is only used for that
  *  directory and in error messages. Returns NULL with err set. */
 GSIO_API GSIO_NODISCARD gsio_placing *gsio_place_scratch(const char *path, gsio_error *err);
-/** Appends bytes. Returns 0, or non-zero with err set (e.g. disk full). */
+/** Writes bytes after those the previous gsio_place_write() or
+ *  gsio_place_append() wrote (at the start at first; gsio_place_write_at()
+ *  does not move that position). Returns 0, or non-zero with err set (e.g.
+ *  disk full). */
 GSIO_API GSIO_NODISCARD int gsio_place_write(gsio_placing *p, const void *data, size_t size,
                                              gsio_error *err);
-/** Appends every byte written to `src` so far (copy_file_range, falling
- *  back to read/write). Returns 0, or non-zero with err set. */
+/** Writes bytes at `offset` of the file, which need not be its end: a part
+ *  known early can go to its place before the bytes ahead of it are known
+ *  (pwrite; where gsio_place_write() writes next does not move).
+ *  gsio_place_size() is the end of the furthest byte written. Returns
+ *  0, or non-zero with err set (e.g. disk full). */
+GSIO_API GSIO_NODISCARD int gsio_place_write_at(gsio_placing *p, uint64_t offset, const void *data,
+                                                size_t size, gsio_error *err);
+/** Writes every byte written to `src` so far where gsio_place_write() would
+ *  (copy_file_range, falling back to read/write). Returns 0, or non-zero with err set. */
 GSIO_API GSIO_NODISCARD int gsio_place_append(gsio_placing *dst, gsio_placing *src,
                                               gsio_error *err);
 /** Says that p will hold `total` bytes in all, so that the file system
@@ -884,7 +894,7 @@ GSIO_API GSIO_NODISCARD int gsio_place_append(gsio_placing *dst, gsio_placing *s
  *  bytes is fine.
  *  Returns 0, or non-zero with err set (no room, no file). */
 GSIO_API GSIO_NODISCARD int gsio_place_reserve(gsio_placing *p, uint64_t total, gsio_error *err);
-/** Bytes written to p so far. */
+/** The end of the furthest byte written to p so far. */
 GSIO_API uint64_t gsio_place_size(const gsio_placing *p);
 /** Ends the writing of p: closes its temporary (reporting a delayed write
  *  error), which stays on disk under its temporary name, holding no file

@@ -126,7 +126,8 @@ struct gsio_placing {
 	bool named;      // tmp exists under its name
 	bool closed;     // written and closed (gsio_place_close): only placing is left
 	place_undo undo; // once placed
-	uint64_t size;   // bytes written
+	uint64_t size;   // the end of the furthest byte written
+	uint64_t pos;    // where gsio_place_write() writes next (the file's position)
 	char *path;      // final path (error messages, placement)
 	char tmp[TEMP_PATH_MAX];
 };
@@ -253,7 +254,7 @@ gsio_placing *gsio_place_scratch(const char *path, gsio_error *err)
 static bool fail_write(gsio_placing *p, int e, gsio_error *err)
 {
 	// A scratch file's offset means nothing to the reader of the message.
-	GSIO_FAIL(err, GSIO_ERR_IO, p->path, p->scratch ? -1 : (int64_t)p->size, "write failed: %s",
+	GSIO_FAIL(err, GSIO_ERR_IO, p->path, p->scratch ? -1 : (int64_t)p->pos, "write failed: %s",
 	          strerror(e));
 	return false;
 }
@@ -266,7 +267,8 @@ static bool write_all(gsio_placing *p, const uint8_t *d, size_t size, gsio_error
 		if (w <= 0) return fail_write(p, w < 0 ? errno : EIO, err);
 		d += w;
 		size -= (size_t)w;
-		p->size += (uint64_t)w;
+		p->pos += (uint64_t)w;
+		if (p->pos > p->size) p->size = p->pos;
 	}
 	return true;
 }
@@ -279,6 +281,32 @@ int gsio_place_write(gsio_placing *p, const void *data, size_t size, gsio_error 
 		return -1;
 	}
 	return write_all(p, data, size, err) ? 0 : -1;
+}
+
+int gsio_place_write_at(gsio_placing *p, uint64_t offset, const void *data, size_t size, gsio_error *err)
+{
+	gsio_error_clear(err);
+	if (!p || p->fd < 0 || (size && !data) || offset > (uint64_t)INT64_MAX - size) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, p ? p->path : NULL, -1, "gsio_place_write_at: nothing to write to");
+		return -1;
+	}
+	const uint8_t *d = data;
+	while (size) {
+		ssize_t w = pwrite(p->fd, d, size, (off_t)offset);
+		if (w < 0 && errno == EINTR) continue;
+		if (w <= 0) {
+			// The offset the failed write was meant for, not the bytes so far.
+			int e = w < 0 ? errno : EIO;
+			GSIO_FAIL(err, GSIO_ERR_IO, p->path, p->scratch ? -1 : (int64_t)offset, "write failed: %s",
+			          strerror(e));
+			return -1;
+		}
+		d += w;
+		size -= (size_t)w;
+		offset += (uint64_t)w;
+		if (offset > p->size) p->size = offset;
+	}
+	return 0;
 }
 
 #define PLACE_RESERVE_MIN ((uint64_t)1 << 20)
@@ -339,7 +367,8 @@ int gsio_place_append(gsio_placing *dst, gsio_placing *src, gsio_error *err)
 		}
 		if (w <= 0) break; // EXDEV, ENOSYS, EINVAL...: copy by hand
 		left -= (uint64_t)w;
-		dst->size += (uint64_t)w;
+		dst->pos += (uint64_t)w;
+		if (dst->pos > dst->size) dst->size = dst->pos;
 	}
 	uint8_t buf[65536];
 	while (left) {
@@ -347,7 +376,7 @@ int gsio_place_append(gsio_placing *dst, gsio_placing *src, gsio_error *err)
 		ssize_t r = pread(src->fd, buf, n, (off_t)in);
 		if (r < 0 && errno == EINTR) continue;
 		if (r <= 0) {
-			GSIO_FAIL(err, GSIO_ERR_IO, dst->path, (int64_t)dst->size, "reading the temporary failed: %s",
+			GSIO_FAIL(err, GSIO_ERR_IO, dst->path, (int64_t)dst->pos, "reading the temporary failed: %s",
 			          r < 0 ? strerror(errno) : "file shrank");
 			return -1;
 		}

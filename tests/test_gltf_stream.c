@@ -147,6 +147,60 @@ static void test_corpus_identical(void **state)
 	assert_true(done >= 9);
 }
 
+/* The glTF writer's bounds of the images' sizes (gltf.c, tests only). */
+extern size_t gsio_gltf_test_bound_cap;
+
+/** A GLB written to a file gets the BIN but the images written while the
+ *  images are still being made, after the room the JSON is given from the
+ *  images' bounds (early_bin). With the bounds cut to 1 byte the JSON
+ *  outgrows that room, and the BIN must be written again further on: the
+ *  files must still hold the in-memory bytes (check_same), whose JSON chunk
+ *  then is the JSON's own length padded to 4 (the image's length "1" in
+ *  the room's JSON, 5 digits in the JSON), and without the cut the JSON and
+ *  the BIN are the same in a room at least as large. */
+/** Puts the bounds back however the test ended. */
+static int bounds_back(void **state)
+{
+	(void)state;
+	gsio_gltf_test_bound_cap = SIZE_MAX;
+	return 0;
+}
+
+static void test_json_outgrows_room(void **state)
+{
+	(void)state;
+	char dir[4096];
+	work_dir(dir, sizeof(dir), "room");
+	gsio_scene *s = t_large_scene(3000, 128);
+	gsio_gltf_opts o = {0};
+	o.name = "r";
+	gsio_gltf_output a, b;
+	gsio_error err;
+	if (gsio_gltf_write(s, &o, &a, &err)) fail_msg("gsio_gltf_write: %s", err.message);
+	gsio_gltf_test_bound_cap = 1;
+	check_same(s, dir, "r", "glb", "bounds cut to 1 byte");
+	if (gsio_gltf_write(s, &o, &b, &err)) fail_msg("gsio_gltf_write, bounds cut: %s", err.message);
+	gsio_gltf_test_bound_cap = SIZE_MAX;
+	const uint8_t *ga = a.files[0].data, *gb = b.files[0].data;
+	uint32_t ja, jb;
+	memcpy(&ja, ga + 12, 4);
+	memcpy(&jb, gb + 12, 4);
+	size_t la = ja, lb = jb;
+	while (la && ga[20 + la - 1] == ' ') la--;
+	while (lb && gb[20 + lb - 1] == ' ') lb--;
+	print_message("JSON %zu bytes: chunk %u with the bounds' room, %u with the JSON's own\n", la, ja, jb);
+	assert_int_equal(la, lb);
+	assert_memory_equal(ga + 20, gb + 20, la);
+	assert_int_equal(jb, (lb + 3) & ~(size_t)3);
+	assert_true(ja >= jb);
+	assert_int_equal(a.files[0].size - ja, b.files[0].size - jb);
+	assert_memory_equal(ga + 20 + ja, gb + 20 + jb, a.files[0].size - 20 - ja);
+	gsio_gltf_output_free(&a);
+	gsio_gltf_output_free(&b);
+	t_empty_dir(dir);
+	gsio_scene_free(s);
+}
+
 /** A write cut short by the file size limit (EFBIG: what a full disk looks
  *  like to the writer, without needing a small file system) fails with an
  *  I/O error naming the final path and leaves nothing in the folder. */
@@ -386,6 +440,28 @@ static void test_placing(void **state)
 		assert_memory_equal(back, data, n);
 		free(back);
 		assert_int_equal(count_files(dir, NULL), 1);
+	}
+	// Written out of order: a middle part first (gsio_place_write_at), then
+	// the part before it (gsio_place_write: at the start, where no
+	// gsio_place_write has been, not at the middle part's end) and the
+	// last part at its offset.
+	{
+		gsio_placing *q = gsio_place_open(path, &err);
+		if (!q) fail_msg("open: %s", err.message);
+		assert_int_equal(gsio_place_write_at(q, 1000, data + 1000, n - 2000, &err), 0);
+		assert_int_equal(gsio_place_size(q), n - 1000);
+		assert_int_equal(gsio_place_write(q, data, 1000, &err), 0);
+		assert_int_equal(gsio_place_size(q), n - 1000);
+		assert_int_equal(gsio_place_write_at(q, n - 1000, data + n - 1000, 1000, &err), 0);
+		assert_int_equal(gsio_place_size(q), n);
+		assert_int_not_equal(gsio_place_write_at(NULL, 0, data, 1, &err), 0);
+		assert_int_equal(err.code, GSIO_ERR_ARGUMENT);
+		assert_int_equal(gsio_place_commit(q, false, &err), 0);
+		size_t got;
+		uint8_t *back = t_read_file(path, &got);
+		assert_int_equal(got, n);
+		assert_memory_equal(back, data, n);
+		free(back);
 	}
 	// Discarded: no file, no temporary.
 	unlink(path);
@@ -720,6 +796,7 @@ int main(void)
 	    cmocka_unit_test(test_place_signal),
 	    cmocka_unit_test(test_gltf_replace_fails),
 	    cmocka_unit_test(test_morph_spill_identical),
+	    cmocka_unit_test_teardown(test_json_outgrows_room, bounds_back),
 	    cmocka_unit_test(test_corpus_identical),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
