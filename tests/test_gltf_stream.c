@@ -402,6 +402,17 @@ static void test_no_replace_spilled(void **state)
  *  system than the output (tmpfs /dev/shm when there is one: copy_file_range
  *  fails across file systems and the read/write copy takes over), append,
  *  commit, discard, and a scratch file that cannot be committed. */
+/** The file at path holds exactly the n bytes of data. */
+static void assert_file_holds(const char *path, const uint8_t *data, size_t n)
+{
+	size_t got;
+	uint8_t *back = t_read_file(path, &got);
+	if (!back) fail_msg("%s: not there", path);
+	assert_int_equal(got, n);
+	assert_memory_equal(back, data, n);
+	free(back);
+}
+
 static void test_placing(void **state)
 {
 	(void)state;
@@ -434,11 +445,7 @@ static void test_placing(void **state)
 		assert_int_not_equal(gsio_place_commit(sc, false, &err), 0);
 		assert_int_equal(err.code, GSIO_ERR_ARGUMENT);
 		assert_int_equal(gsio_place_commit(p, false, &err), 0);
-		size_t got;
-		uint8_t *back = t_read_file(path, &got);
-		assert_int_equal(got, n);
-		assert_memory_equal(back, data, n);
-		free(back);
+		assert_file_holds(path, data, n);
 		assert_int_equal(count_files(dir, NULL), 1);
 	}
 	// Written out of order: a middle part first (gsio_place_write_at), then
@@ -457,11 +464,7 @@ static void test_placing(void **state)
 		assert_int_not_equal(gsio_place_write_at(NULL, 0, data, 1, &err), 0);
 		assert_int_equal(err.code, GSIO_ERR_ARGUMENT);
 		assert_int_equal(gsio_place_commit(q, false, &err), 0);
-		size_t got;
-		uint8_t *back = t_read_file(path, &got);
-		assert_int_equal(got, n);
-		assert_memory_equal(back, data, n);
-		free(back);
+		assert_file_holds(path, data, n);
 	}
 	// Discarded: no file, no temporary.
 	unlink(path);
