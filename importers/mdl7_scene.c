@@ -587,10 +587,9 @@ static bool weld_group(build *b, size_t gi, gsio_mesh *m, gsio_arena *work)
 	uint32_t *order = GSIO_NEW_ARRAY(tmp, uint32_t, nc, err);
 	uint32_t *grp = GSIO_NEW_ARRAY(tmp, uint32_t, nc, err);
 	uint32_t *first = GSIO_NEW_ARRAY(tmp, uint32_t, nc, err);
-	uint32_t *grp_out = GSIO_NEW_ARRAY(tmp, uint32_t, nc, err);
 	int64_t *stamp_v = GSIO_NEW_ARRAY(tmp, int64_t, nuv + 1, err);
 	uint32_t *stamp_g = GSIO_NEW_ARRAY(tmp, uint32_t, nuv + 1, err);
-	GSIO_CHECK(start && fill && order && grp && first && grp_out && stamp_v && stamp_g);
+	GSIO_CHECK(start && fill && order && grp && first && stamp_v && stamp_g);
 	for (size_t c = 0; c < nc; c++) start[cv[c] + 1]++;
 	for (size_t x = 0; x < nv; x++) start[x + 1] += start[x];
 	memcpy(fill, start, nv * sizeof(*fill));
@@ -607,6 +606,8 @@ static bool weld_group(build *b, size_t gi, gsio_mesh *m, gsio_arena *work)
 			}
 			grp[c] = stamp_g[uv];
 		}
+	// A group's output vertex, in order's room (no longer needed).
+	uint32_t *grp_out = order;
 	size_t nout = 0;
 	GSIO_CHECK((m->indices = GSIO_NEW_ARRAY(s->arena, uint32_t, nc, err)));
 	m->index_count = nc;
