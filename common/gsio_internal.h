@@ -130,6 +130,21 @@ GSIO_NODISCARD int gsioi_skin_pixels(gsio_arena *arena, gsio_image *im, const ui
                                      const uint8_t *palette, bool no_pixels, const uint8_t *lend,
                                      size_t lend_size, gsio_error *err);
 
+/** Copies into the scene's arena every image's stored pixels (im->stored,
+ *  as gsioi_skin_pixels() keeps them) that lie inside lend[0..lend_size),
+ *  so that the scene no longer points into those bytes. False when memory
+ *  ran out (err set). */
+GSIO_NODISCARD bool gsioi_images_unlend(gsio_scene *s, const uint8_t *lend, size_t lend_size,
+                                        gsio_error *err);
+
+/** gsio_mdl7_to_scene() with the file's bytes lent, lend[0..lend_size)
+ *  (gsio_mdl7_read: those the decode points into): stored skins point
+ *  into them instead of being copied, until gsioi_images_unlend(). */
+struct gsio_mdl7_file;
+gsio_scene *gsioi_mdl7_to_scene_lent(const struct gsio_mdl7_file *f, const char *name,
+                                     const gsio_opts *opts, const uint8_t *lend, size_t lend_size,
+                                     gsio_error *err);
+
 /** Keeps a PAL8 image's indexed form beside its rgba (gsio_image.indices):
  *  copies width*height indices from src into the arena and makes the RGBA
  *  palette from the 768-byte RGB one (NULL: the built-in palette) the way

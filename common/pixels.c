@@ -269,6 +269,21 @@ bool gsioi_image_keep_indices(gsio_arena *arena, gsio_image *im, const uint8_t *
 
 // -- Skins
 
+bool gsioi_images_unlend(gsio_scene *s, const uint8_t *lend, size_t lend_size, gsio_error *err)
+{
+	for (size_t i = 0; lend && i < s->images_count; i++) {
+		gsio_image *im = &s->images[i];
+		const uint8_t *p = im->stored;
+		if (!p || p < lend || (size_t)(p - lend) >= lend_size) continue;
+		size_t bytes = (size_t)im->width * im->height * gsio_pixel_size(im->source_format);
+		uint8_t *copy = gsioi_arena_array_uninit(s->arena, bytes ? bytes : 1, 1, err);
+		if (!copy) return false;
+		memcpy(copy, p, bytes);
+		im->stored = copy;
+	}
+	return true;
+}
+
 int gsioi_skin_pixels(gsio_arena *arena, gsio_image *im, const uint8_t *src, const uint8_t *palette,
                       bool no_pixels, const uint8_t *lend, size_t lend_size, gsio_error *err)
 {

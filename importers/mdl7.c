@@ -710,7 +710,15 @@ gsio_scene *gsio_mdl7_read(const uint8_t *data, size_t size, const char *path,
 	bool first_only = opts && (opts->flags & GSIO_OPT_NO_ANIMATION);
 	gsio_mdl7_file *f = mdl7_decode(data, size, path, opts, err, true, first_only ? 1 : SIZE_MAX);
 	if (!f) return NULL;
-	gsio_scene *s = gsio_mdl7_to_scene(f, path, opts, err);
+	// Skins kept as stored (GSIO_OPT_NO_PIXELS) point into the caller's
+	// bytes while the decode's arrays are alive, and are copied once those
+	// are freed: skelett's load peak no longer holds its 125 KB skin twice
+	// over the welding and the frames.
+	gsio_scene *s = gsioi_mdl7_to_scene_lent(f, path, opts, data, size, err);
 	gsio_mdl7_file_free(f);
+	if (s && !gsioi_images_unlend(s, data, size, err)) {
+		gsio_scene_free(s);
+		return NULL;
+	}
 	return s;
 }

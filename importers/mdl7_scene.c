@@ -58,6 +58,8 @@ typedef struct build {
 	gsio_arena *tmp;
 	gsio_error *err;
 	const uint8_t *palette;
+	const uint8_t *lend;   /**< the file's bytes stored skins may point into (gsioi_mdl7_to_scene_lent) */
+	size_t lend_size;
 	size_t skins_total;
 	size_t *skin_first;    /**< per group: global index of its first skin */
 	int32_t *mat_of_skin;  /**< per global skin: material */
@@ -155,7 +157,7 @@ static bool skin_image(build *b, const gsio_mdl7_skin *sk, size_t gidx, int32_t 
 	im->source_mip_count = (sk->type & GSIO_MDL7_SKIN_MIPS) ? 3 : 0;
 	// < 2^28 texels, checked at decode
 	int rc = gsioi_skin_pixels(s->arena, im, sk->data, b->palette,
-	                           b->opts && (b->opts->flags & GSIO_OPT_NO_PIXELS), NULL, 0, b->err);
+	                           b->opts && (b->opts->flags & GSIO_OPT_NO_PIXELS), b->lend, b->lend_size, b->err);
 	if (rc > 0) {
 		GSIO_FAIL(b->err, GSIO_ERR_UNSUPPORTED, NULL, -1, "skin %zu: type 0x%02x", gidx,
 		          (unsigned)sk->type);
@@ -956,6 +958,12 @@ static bool build_skin(build *b)
 gsio_scene *gsio_mdl7_to_scene(const gsio_mdl7_file *f, const char *name, const gsio_opts *opts,
                                gsio_error *err)
 {
+	return gsioi_mdl7_to_scene_lent(f, name, opts, NULL, 0, err);
+}
+
+gsio_scene *gsioi_mdl7_to_scene_lent(const gsio_mdl7_file *f, const char *name, const gsio_opts *opts,
+                                     const uint8_t *lend, size_t lend_size, gsio_error *err)
+{
 	gsio_error local;
 	if (!err) err = &local;
 	gsio_scene *s = gsioi_scene_create(opts, err);
@@ -966,6 +974,8 @@ gsio_scene *gsio_mdl7_to_scene(const gsio_mdl7_file *f, const char *name, const 
 	b.opts = opts;
 	b.path = name;
 	b.err = err;
+	b.lend = lend;
+	b.lend_size = lend_size;
 	uint8_t palette_buf[768];
 	b.palette = opts ? opts->palette : NULL;
 	if (!b.palette && opts && opts->palette_path) {
