@@ -427,6 +427,14 @@ static bool jtext_append(jtext *t, const char *text)
 	return true;
 }
 
+/** Ends the text t with the "]" that closes its array (jtext_append kept
+ *  room for it and the terminator). */
+static void jtext_close(jtext *t)
+{
+	t->p[t->len++] = ']';
+	t->p[t->len] = 0;
+}
+
 /** Appends item to the text t; the item is freed. */
 static bool jtext_add(gltf_ctx *c, jtext *t, cJSON *item)
 {
@@ -454,8 +462,7 @@ static cJSON *jtext_take(gltf_ctx *c, cJSON **arr)
 	}
 	cJSON_Delete(a);
 	if (!t->n) return NULL;
-	t->p[t->len++] = ']';
-	t->p[t->len] = 0;
+	jtext_close(t);
 	// In the document a mark stands for the text: byte 0x01 and the array's
 	// letter, printed as they are (a raw item; cJSON escapes control bytes
 	// in strings, so a 0x01 in the printed document is a mark). The GLB's
@@ -701,13 +708,19 @@ static void jb_floats(jbuild *b, const char *key, const float *v, int n)
 	b->len += floats_text(v, n, b->text + b->len);
 }
 
+/** A GLB's object ended: its text, "{...}". */
+static const char *jb_end(jbuild *b)
+{
+	b->text[b->len++] = '}';
+	b->text[b->len] = 0;
+	return b->text;
+}
+
 /** Appends the object to arr; its index or -1. */
 static int jb_push(jbuild *b, cJSON *arr)
 {
 	if (b->obj) return jpush(b->c, arr, b->obj);
-	b->text[b->len++] = '}';
-	b->text[b->len] = 0;
-	return jpush(b->c, arr, cJSON_CreateRaw(b->text));
+	return jpush(b->c, arr, cJSON_CreateRaw(jb_end(b)));
 }
 
 /** A buffer view of `size` bytes at `off` of buffer 0 past the images (job
@@ -760,9 +773,7 @@ static void emit_views(gltf_ctx *c, bool bounds)
 			jb_push(&b, c->views);
 			continue;
 		}
-		b.text[b.len++] = '}';
-		b.text[b.len] = 0;
-		if (!jtext_append(t, b.text)) c->json_failed = true;
+		if (!jtext_append(t, jb_end(&b))) c->json_failed = true;
 	}
 }
 
@@ -3935,10 +3946,7 @@ static bool glb_images(gltf_ctx *c)
 	if (!images_place(c)) return false;
 	jtext *t = &c->jt[JT_VIEWS];
 	emit_views(c, false);
-	if (t->n) { // closed as jtext_take() closed it
-		t->p[t->len++] = ']';
-		t->p[t->len] = 0;
-	}
+	if (t->n) jtext_close(t); // as jtext_take() closed it
 	cJSON *n = c->buffer ? jnumber((double)(c->bin.size + c->img_bytes)) : NULL;
 	if (c->buffer && (!n || !cJSON_ReplaceItemInObjectCaseSensitive(c->buffer, "byteLength", n))) {
 		cJSON_Delete(n);

@@ -269,17 +269,25 @@ bool gsioi_image_keep_indices(gsio_arena *arena, gsio_image *im, const uint8_t *
 
 // -- Skins
 
+/** im->stored set to a copy, in the arena, of the width * height pixels of
+ *  its source format at src; false when memory ran out (err set). */
+static bool keep_stored_copy(gsio_arena *arena, gsio_image *im, const uint8_t *src, gsio_error *err)
+{
+	const size_t texels = (size_t)im->width * im->height, ps = gsio_pixel_size(im->source_format);
+	uint8_t *copy = gsioi_arena_array_uninit(arena, texels, ps, err);
+	if (!copy) return false;
+	memcpy(copy, src, texels * ps);
+	im->stored = copy;
+	return true;
+}
+
 bool gsioi_images_unlend(gsio_scene *s, const uint8_t *lend, size_t lend_size, gsio_error *err)
 {
 	for (size_t i = 0; lend && i < s->images_count; i++) {
 		gsio_image *im = &s->images[i];
 		const uint8_t *p = im->stored;
-		if (!p || p < lend || (size_t)(p - lend) >= lend_size) continue;
-		size_t bytes = (size_t)im->width * im->height * gsio_pixel_size(im->source_format);
-		uint8_t *copy = gsioi_arena_array_uninit(s->arena, bytes ? bytes : 1, 1, err);
-		if (!copy) return false;
-		memcpy(copy, p, bytes);
-		im->stored = copy;
+		if (p && p >= lend && (size_t)(p - lend) < lend_size && !keep_stored_copy(s->arena, im, p, err))
+			return false;
 	}
 	return true;
 }
@@ -298,11 +306,7 @@ int gsioi_skin_pixels(gsio_arena *arena, gsio_image *im, const uint8_t *src, con
 			im->stored = src;
 			return 0;
 		}
-		uint8_t *copy = gsioi_arena_array_uninit(arena, texels, ps, err);
-		if (!copy) return -1;
-		memcpy(copy, src, texels * ps);
-		im->stored = copy;
-		return 0;
+		return keep_stored_copy(arena, im, src, err) ? 0 : -1;
 	}
 	if (!(im->rgba = gsioi_arena_array_uninit(arena, texels, 4, err))) return -1;
 	if (gsio_decode_pixels(im->source_format, src, texels, palette, im->rgba)) return 1;

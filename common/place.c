@@ -127,7 +127,7 @@ struct gsio_placing {
 	bool closed;     // written and closed (gsio_place_close): only placing is left
 	place_undo undo; // once placed
 	uint64_t size;   // the end of the furthest byte written
-	uint64_t pos;    // where gsio_place_write() writes next (the file's position)
+	uint64_t pos;    // where gsio_place_write() and gsio_place_append() write next
 	char *path;      // final path (error messages, placement)
 	char tmp[TEMP_PATH_MAX];
 };
@@ -251,26 +251,33 @@ gsio_placing *gsio_place_scratch(const char *path, gsio_error *err)
 	return p;
 }
 
-static bool fail_write(gsio_placing *p, int e, gsio_error *err)
+static bool fail_write(gsio_placing *p, uint64_t at, int e, gsio_error *err)
 {
 	// A scratch file's offset means nothing to the reader of the message.
-	GSIO_FAIL(err, GSIO_ERR_IO, p->path, p->scratch ? -1 : (int64_t)p->pos, "write failed: %s",
-	          strerror(e));
+	GSIO_FAIL(err, GSIO_ERR_IO, p->path, p->scratch ? -1 : (int64_t)at, "write failed: %s", strerror(e));
 	return false;
+}
+
+/** Every write goes through here, at its offset (pwrite): gsio_place_write()
+ *  at p->pos, gsio_place_write_at() where it is told. *at ends past the
+ *  bytes written, or where a failed write was meant to go on. */
+static bool write_at(gsio_placing *p, uint64_t *at, const uint8_t *d, size_t size, gsio_error *err)
+{
+	while (size) {
+		ssize_t w = pwrite(p->fd, d, size, (off_t)*at);
+		if (w < 0 && errno == EINTR) continue;
+		if (w <= 0) return fail_write(p, *at, w < 0 ? errno : EIO, err);
+		d += w;
+		size -= (size_t)w;
+		*at += (uint64_t)w;
+		if (*at > p->size) p->size = *at;
+	}
+	return true;
 }
 
 static bool write_all(gsio_placing *p, const uint8_t *d, size_t size, gsio_error *err)
 {
-	while (size) {
-		ssize_t w = write(p->fd, d, size);
-		if (w < 0 && errno == EINTR) continue;
-		if (w <= 0) return fail_write(p, w < 0 ? errno : EIO, err);
-		d += w;
-		size -= (size_t)w;
-		p->pos += (uint64_t)w;
-		if (p->pos > p->size) p->size = p->pos;
-	}
-	return true;
+	return write_at(p, &p->pos, d, size, err);
 }
 
 int gsio_place_write(gsio_placing *p, const void *data, size_t size, gsio_error *err)
@@ -290,23 +297,7 @@ int gsio_place_write_at(gsio_placing *p, uint64_t offset, const void *data, size
 		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, p ? p->path : NULL, -1, "gsio_place_write_at: nothing to write to");
 		return -1;
 	}
-	const uint8_t *d = data;
-	while (size) {
-		ssize_t w = pwrite(p->fd, d, size, (off_t)offset);
-		if (w < 0 && errno == EINTR) continue;
-		if (w <= 0) {
-			// The offset the failed write was meant for, not the bytes so far.
-			int e = w < 0 ? errno : EIO;
-			GSIO_FAIL(err, GSIO_ERR_IO, p->path, p->scratch ? -1 : (int64_t)offset, "write failed: %s",
-			          strerror(e));
-			return -1;
-		}
-		d += w;
-		size -= (size_t)w;
-		offset += (uint64_t)w;
-		if (offset > p->size) p->size = offset;
-	}
-	return 0;
+	return write_at(p, &offset, data, size, err) ? 0 : -1;
 }
 
 #define PLACE_RESERVE_MIN ((uint64_t)1 << 20)
@@ -359,15 +350,16 @@ int gsio_place_append(gsio_placing *dst, gsio_placing *src, gsio_error *err)
 	// read/write below when it cannot.
 	while (left) {
 		size_t n = left > ((size_t)1 << 30) ? (size_t)1 << 30 : (size_t)left;
-		ssize_t w = copy_file_range(src->fd, &in, dst->fd, NULL, n, 0);
+		loff_t out = (loff_t)dst->pos;
+		ssize_t w = copy_file_range(src->fd, &in, dst->fd, &out, n, 0);
 		if (w < 0 && errno == EINTR) continue;
 		if (w < 0 && (errno == ENOSPC || errno == EDQUOT || errno == EIO || errno == EFBIG)) {
-			fail_write(dst, errno, err);
+			fail_write(dst, dst->pos, errno, err);
 			return -1;
 		}
 		if (w <= 0) break; // EXDEV, ENOSYS, EINVAL...: copy by hand
 		left -= (uint64_t)w;
-		dst->pos += (uint64_t)w;
+		dst->pos = (uint64_t)out;
 		if (dst->pos > dst->size) dst->size = dst->pos;
 	}
 	uint8_t buf[65536];
@@ -403,7 +395,7 @@ int gsio_place_close(gsio_placing *p, gsio_error *err)
 	int fd = p->fd;
 	p->fd = -1;
 	// close() reports delayed write errors (NFS, quota).
-	if (close(fd)) return fail_write(p, errno, err) ? 0 : -1;
+	if (close(fd)) return fail_write(p, p->pos, errno, err) ? 0 : -1;
 	p->closed = true;
 	return 0;
 }
