@@ -93,6 +93,8 @@ typedef struct sctx {
 	size_t sprites_count, sprites_cap;
 	model_entry *models;
 	size_t models_count, models_cap;
+	uint8_t *checker_indices; /**< GSIO_OPT_NO_PIXELS: the placeholders' one picture, */
+	uint8_t *checker_palette; /**< as indices into two greys (scene arena) */
 	int32_t *node_of; /**< object -> node, -1 until placed */
 	bool binary;      /**< colours 0..255 (else percent) */
 } sctx;
@@ -255,6 +257,26 @@ static void checker(uint8_t *px, uint32_t n)
 		}
 }
 
+/* The placeholder as indices into two greys (the checker above, pixel for
+ * pixel), made once in the scene's arena: with GSIO_OPT_NO_PIXELS every
+ * placeholder of the level points to it, 4 KB in all instead of 16 KB of
+ * RGBA each (a level of 100 missing textures held 1.6 MB of the same
+ * checker). The glTF writer makes the same palette PNG of either form. */
+static bool checker_shared(sctx *c)
+{
+	if (c->checker_indices) return true;
+	uint8_t *ix = gsioi_arena_alloc_uninit(c->s->arena, (size_t)CHECKER_SIZE * CHECKER_SIZE, c->err);
+	uint8_t *pal = gsioi_arena_alloc_uninit(c->s->arena, 8, c->err);
+	GSIO_CHECK(ix && pal);
+	for (uint32_t y = 0; y < CHECKER_SIZE; y++)
+		for (uint32_t x = 0; x < CHECKER_SIZE; x++) ix[y * CHECKER_SIZE + x] = ((x / 8) ^ (y / 8)) & 1;
+	static const uint8_t greys[8] = {90, 90, 90, 255, 200, 200, 200, 255};
+	memcpy(pal, greys, sizeof(greys));
+	c->checker_indices = ix;
+	c->checker_palette = pal;
+	return true;
+}
+
 /* The lumps by name, the first WAD's (with pixels) for a name, as the
  * engine looks them up (case-insensitive). */
 static bool index_lumps(sctx *c)
@@ -356,6 +378,12 @@ static bool texture_material(sctx *c, const char *name, size_t *slot)
 		gsio_image kept = {.name = clean, .width = w, .height = h, .source_type = -1, .source_format = fmt};
 		GSIO_CHECK(gsioi_skin_pixels(s->arena, &kept, src, rgb, true, NULL, 0, c->err) == 0);
 		img = gsioi_scene_push_image(s, &kept, c->err);
+	} else if (!usable && c->opts && (c->opts->flags & GSIO_OPT_NO_PIXELS)) {
+		GSIO_CHECK(checker_shared(c));
+		gsio_image ph = {.name = clean, .width = w, .height = h, .source_type = -1,
+		                 .source_format = GSIO_PIXEL_RGBA8888, .indices = c->checker_indices,
+		                 .palette = c->checker_palette, .palette_count = 2};
+		img = gsioi_scene_push_image(s, &ph, c->err);
 	} else {
 		img = gsio_scene_add_image(s, clean, w, h, NULL, c->err);
 	}
@@ -373,7 +401,7 @@ static bool texture_material(sctx *c, const char *name, size_t *slot)
 		im->source_format = dds ? GSIO_PIXEL_RGBA8888 : (gsio_pixel_format)(pt & 7);
 		im->source_mip_count = !dds && (pt & 8) ? 3 : 0;
 	} else {
-		checker(im->rgba, CHECKER_SIZE);
+		if (im->rgba) checker(im->rgba, CHECKER_SIZE);
 		im->source_type = -1;
 		if (wad)
 			GSIO_CHECK(warn(c, "texture \"%s\": %.200s: a placeholder is used", clean, sub.message));

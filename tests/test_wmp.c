@@ -1344,10 +1344,12 @@ static void test_colours_out_of_order(void **state)
  * here) or a copy of the warnings per warning went past it. Names match
  * as the engine matches them (any case), and each block's parts are its
  * textures in order of first use, faces in file order. */
-static void test_many_textures(void **state)
+enum { MANY_T = 2000, MANY_B = 2000 };
+
+/* The text of that level (malloc'd; its length in *len). */
+static char *many_textures_text(size_t *len)
 {
-	(void)state;
-	enum { T = 2000, B = 2000 };
+	enum { T = MANY_T, B = MANY_B };
 	size_t cap = 200 + T * 90 + B * 160 + 64;
 	char *text = malloc(cap);
 	assert_non_null(text);
@@ -1371,13 +1373,34 @@ static void test_many_textures(void **state)
 	for (int b = 0; b <= B; b++) n += (size_t)snprintf(text + n, cap - n, " block %d", b);
 	n += (size_t)snprintf(text + n, cap - n, " }\n");
 	assert_true(n < cap);
+	*len = n;
+	return text;
+}
+
+/* That level decoded (*f, freed by the caller) and made a scene with flags
+ * under a memory limit of limit_mb. */
+static gsio_scene *many_textures_scene(gsio_wmp_file **f, uint32_t flags, size_t limit_mb)
+{
+	size_t n;
+	char *text = many_textures_text(&n);
 	gsio_error err;
-	gsio_wmp_file *f = gsio_wmp_decode((const uint8_t *)text, n, "many", NULL, &err);
-	if (!f) fail_msg("%s", err.message);
+	if (!*f && !(*f = gsio_wmp_decode((const uint8_t *)text, n, "many", NULL, &err))) fail_msg("%s", err.message);
+	free(text);
 	gsio_opts o = {0};
-	o.memory_limit = (size_t)48 << 20;
-	gsio_scene *s = gsio_wmp_to_scene(f, "/tmp/nonexistent-gsio-dir/many.wmp", &o, &err);
+	o.memory_limit = limit_mb << 20;
+	o.flags = flags;
+	gsio_scene *s = gsio_wmp_to_scene(*f, "/tmp/nonexistent-gsio-dir/many.wmp", &o, &err);
 	if (!s) fail_msg("%s", err.message);
+	return s;
+}
+
+static void test_many_textures(void **state)
+{
+	(void)state;
+	enum { T = MANY_T, B = MANY_B };
+	gsio_wmp_file *f = NULL;
+	gsio_scene *s = many_textures_scene(&f, 0, 48);
+	gsio_error err;
 	// t0 (also as T0), t2 ... t<T-1>, and T1 from the small blocks.
 	assert_int_equal(s->materials_count, T);
 	assert_int_equal(s->images_count, T);
@@ -1410,7 +1433,41 @@ static void test_many_textures(void **state)
 	if (gsio_scene_validate(s, &err)) fail_msg("%s", err.message);
 	gsio_scene_free(s);
 	gsio_wmp_file_free(f);
-	free(text);
+}
+
+/* With GSIO_OPT_NO_PIXELS (as mdl2gltf loads) the placeholders are one
+ * checker of indices into two greys that every placeholder points to: the
+ * level of 2 000 missing textures above loads under a 4 MB limit (its 2 000
+ * RGBA checkers alone are 32 MB), and each image decodes to the pixels of
+ * the normal load's checker. */
+static void test_placeholders_shared(void **state)
+{
+	(void)state;
+	gsio_wmp_file *f = NULL;
+	gsio_scene *s = many_textures_scene(&f, GSIO_OPT_NO_PIXELS, 4);
+	gsio_scene *full = many_textures_scene(&f, 0, 48);
+	gsio_error err;
+	assert_int_equal(s->images_count, MANY_T);
+	assert_int_equal(full->images_count, MANY_T);
+	uint8_t *rgba = malloc(64 * 64 * 4);
+	assert_non_null(rgba);
+	for (size_t i = 0; i < s->images_count; i++) {
+		const gsio_image *im = &s->images[i];
+		assert_non_null(gsio_extras_get(&im->extras, "gsio:placeholder"));
+		assert_null(im->rgba);
+		assert_ptr_equal(im->indices, s->images[0].indices);
+		assert_int_equal(im->palette_count, 2);
+		assert_int_equal(im->width, 64);
+		assert_int_equal(im->height, 64);
+		assert_string_equal(im->name, full->images[i].name);
+		for (size_t k = 0; k < 64 * 64; k++) memcpy(rgba + 4 * k, im->palette + 4 * im->indices[k], 4);
+		assert_memory_equal(rgba, full->images[i].rgba, 64 * 64 * 4);
+	}
+	if (gsio_scene_validate(s, &err)) fail_msg("%s", err.message);
+	free(rgba);
+	gsio_scene_free(full);
+	gsio_scene_free(s);
+	gsio_wmp_file_free(f);
 }
 
 /* A sprite of `placed` placements of one 64 x 64 TGA in folder dir. */
@@ -1569,6 +1626,7 @@ int main(void)
 	    cmocka_unit_test(test_crafted),
 	    cmocka_unit_test(test_colours_out_of_order),
 	    cmocka_unit_test(test_many_textures),
+	    cmocka_unit_test(test_placeholders_shared),
 	    cmocka_unit_test(test_sprite_placed_often),
 	    cmocka_unit_test(test_alloc_failure),
 	};
