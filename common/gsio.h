@@ -298,7 +298,9 @@ typedef struct gsio_image {
 	uint32_t source_mip_count; /**< mip levels stored after the full image (kept in the codec layer) */
 	const char *source_path;   /**< external file it was decoded from, NULL when embedded */
 	/** The indexed form, kept when the source stored the image through a
-	 *  palette (MDL/HMP/MDL7 skin type 0, WAD and PCX 8-bit textures), else NULL
+	 *  palette (MDL/HMP/MDL7 skin type 0, WAD and PCX 8-bit textures; a
+	 *  level's placeholder for a missing texture, whose indices every
+	 *  placeholder of the level shares), else NULL
 	 *  and 0. rgba is filled all the same (except with GSIO_OPT_NO_PIXELS:
 	 *  NULL, and the indices are the picture) and stays the truth for every
 	 *  consumer: indices[i] names palette entry palette[4*indices[i] ..

@@ -258,10 +258,12 @@ static void checker(uint8_t *px, uint32_t n)
 }
 
 /* The placeholder as indices into two greys (the checker above, pixel for
- * pixel), made once in the scene's arena: with GSIO_OPT_NO_PIXELS every
- * placeholder of the level points to it, 4 KB in all instead of 16 KB of
- * RGBA each (a level of 100 missing textures held 1.6 MB of the same
- * checker). The glTF writer makes the same palette PNG of either form. */
+ * pixel), made once in the scene's arena and pointed to by every
+ * placeholder of the level. With GSIO_OPT_NO_PIXELS it is the picture: 4 KB
+ * in all instead of 16 KB of RGBA each (a level of 100 missing textures
+ * held 1.6 MB of the same checker); without, each placeholder has its RGBA
+ * as well, as a palettised WAD texture has both. The glTF writer makes the
+ * same palette PNG of either form. */
 static bool checker_shared(sctx *c)
 {
 	if (c->checker_indices) return true;
@@ -401,7 +403,14 @@ static bool texture_material(sctx *c, const char *name, size_t *slot)
 		im->source_format = dds ? GSIO_PIXEL_RGBA8888 : (gsio_pixel_format)(pt & 7);
 		im->source_mip_count = !dds && (pt & 8) ? 3 : 0;
 	} else {
-		if (im->rgba) checker(im->rgba, CHECKER_SIZE);
+		if (im->rgba) {
+			checker(im->rgba, CHECKER_SIZE);
+			// Its indexed form too, as a palettised WAD texture has both.
+			GSIO_CHECK(checker_shared(c));
+			im->indices = c->checker_indices;
+			im->palette = c->checker_palette;
+			im->palette_count = 2;
+		}
 		im->source_type = -1;
 		if (wad)
 			GSIO_CHECK(warn(c, "texture \"%s\": %.200s: a placeholder is used", clean, sub.message));

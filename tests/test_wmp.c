@@ -1460,6 +1460,7 @@ static void test_placeholders_shared(void **state)
 		assert_int_equal(im->width, 64);
 		assert_int_equal(im->height, 64);
 		assert_string_equal(im->name, full->images[i].name);
+		assert_ptr_equal(full->images[i].indices, full->images[0].indices);
 		for (size_t k = 0; k < 64 * 64; k++) memcpy(rgba + 4 * k, im->palette + 4 * im->indices[k], 4);
 		assert_memory_equal(rgba, full->images[i].rgba, 64 * 64 * 4);
 	}
