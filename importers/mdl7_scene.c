@@ -514,18 +514,12 @@ static bool group_weights(build *b, const gsio_mdl7_group *g, src_weights *out, 
 	return true;
 }
 
-/* A copy of n bytes in the scene's arena. */
-static void *move_to_scene(gsio_scene *s, const void *p, size_t n, gsio_error *err)
-{
-	void *q = gsio_scene_alloc(s, n ? n : 1, 1, err);
-	if (q && n) memcpy(q, p, n);
-	return q;
-}
-
 /* The group's parts, indices and welded vertices (source_vertex, and
- * source_uv and uvs when it has texture coordinates: those in b->tmp) in m;
- * the tables that get there in `work`, which the caller frees once they are
- * made. */
+ * source_uv and uvs when it has texture coordinates) in m, in the scene's
+ * arena at their final size (made in a scratch arena and copied to the
+ * scene, they and the first frame's positions and normals were there twice
+ * at the load's peak); the tables that get there in `work`, which the
+ * caller frees once they are made. */
 static bool weld_group(build *b, size_t gi, gsio_mesh *m, gsio_arena *work)
 {
 	gsio_scene *s = b->s;
@@ -587,11 +581,13 @@ static bool weld_group(build *b, size_t gi, gsio_mesh *m, gsio_arena *work)
 	uint32_t *start = GSIO_NEW_ARRAY(tmp, uint32_t, nv + 1, err);
 	uint32_t *fill = GSIO_NEW_ARRAY(tmp, uint32_t, nv + 1, err);
 	uint32_t *order = GSIO_NEW_ARRAY(tmp, uint32_t, nc, err);
-	uint32_t *grp = GSIO_NEW_ARRAY(tmp, uint32_t, nc, err);
-	uint32_t *first = GSIO_NEW_ARRAY(tmp, uint32_t, nc, err);
 	int64_t *stamp_v = GSIO_NEW_ARRAY(tmp, int64_t, nuv + 1, err);
 	uint32_t *stamp_g = GSIO_NEW_ARRAY(tmp, uint32_t, nuv + 1, err);
-	GSIO_CHECK(start && fill && order && grp && first && stamp_v && stamp_g);
+	// Each corner's group first, then its output vertex: both in the
+	// indices (a corner-sized table fewer in `work`).
+	m->indices = GSIO_NEW_ARRAY(s->arena, uint32_t, nc, err);
+	GSIO_CHECK(start && fill && order && stamp_v && stamp_g && m->indices);
+	m->index_count = nc;
 	for (size_t c = 0; c < nc; c++) start[cv[c] + 1]++;
 	for (size_t x = 0; x < nv; x++) start[x + 1] += start[x];
 	memcpy(fill, start, nv * sizeof(*fill));
@@ -603,31 +599,34 @@ static bool weld_group(build *b, size_t gi, gsio_mesh *m, gsio_arena *work)
 			uint32_t c = order[i], uv = cuv[c];
 			if (stamp_v[uv] != (int64_t)x) {
 				stamp_v[uv] = (int64_t)x;
-				stamp_g[uv] = (uint32_t)ngroups;
-				first[ngroups++] = c;
+				stamp_g[uv] = (uint32_t)ngroups++;
 			}
-			grp[c] = stamp_g[uv];
+			m->indices[c] = stamp_g[uv];
 		}
-	// A group's output vertex, in order's room (no longer needed).
+	// A group's output vertex (UINT32_MAX until its first corner, in corner
+	// order), in order's room (no longer needed); one output vertex a group,
+	// made in the scene at its final size.
 	uint32_t *grp_out = order;
-	size_t nout = 0;
-	GSIO_CHECK((m->indices = GSIO_NEW_ARRAY(s->arena, uint32_t, nc, err)));
-	m->index_count = nc;
-	for (size_t c = 0; c < nc; c++) {
-		if (first[grp[c]] == c) grp_out[grp[c]] = (uint32_t)nout++;
-		m->indices[c] = grp_out[grp[c]];
-	}
+	memset(grp_out, 0xff, ngroups * sizeof(*grp_out));
+	const size_t nout = ngroups;
 	m->vertex_count = nout;
-	m->source_vertex = GSIO_NEW_ARRAY(b->tmp, uint32_t, nout, err);
+	m->source_vertex = GSIO_NEW_ARRAY_UNINIT(s->arena, uint32_t, nout, err);
 	GSIO_CHECK(m->source_vertex);
 	if (nuv) {
-		m->source_uv = GSIO_NEW_ARRAY(b->tmp, uint32_t, nout, err);
-		m->uvs = GSIO_NEW_ARRAY(b->tmp, float, 2 * nout, err);
+		// Zeroed: a vertex whose corners have no uv keeps 0, 0 (and uv 0).
+		m->source_uv = GSIO_NEW_ARRAY(s->arena, uint32_t, nout, err);
+		m->uvs = GSIO_NEW_ARRAY(s->arena, float, 2 * nout, err);
 		GSIO_CHECK(m->source_uv && m->uvs);
 	}
-	size_t bad_uvs = 0;
-	for (size_t gg = 0; gg < ngroups; gg++) {
-		uint32_t c = first[gg], o = grp_out[gg];
+	size_t bad_uvs = 0, made = 0;
+	for (size_t c = 0; c < nc; c++) {
+		uint32_t gg = m->indices[c];
+		if (grp_out[gg] != UINT32_MAX) {
+			m->indices[c] = grp_out[gg];
+			continue;
+		}
+		uint32_t o = grp_out[gg] = (uint32_t)made++;
+		m->indices[c] = o;
 		m->source_vertex[o] = cv[c];
 		if (!nuv) continue;
 		if (cuv[c] < nuv) {
@@ -677,8 +676,8 @@ static bool build_mesh(build *b, size_t gi, gsio_mesh *m, bool *morph)
 	float *snrm = gsioi_arena_array_uninit(tmp, 3 * nv, sizeof(float), err);
 	GSIO_CHECK(spos && snrm);
 	GSIO_CHECK(frame_vertices(b, g, g->frames_count ? &g->frames[0] : NULL, spos, snrm));
-	m->positions = gsioi_arena_array_uninit(tmp, 3 * nout, sizeof(float), err);
-	m->normals = gsioi_arena_array_uninit(tmp, 3 * nout, sizeof(float), err);
+	m->positions = gsioi_arena_array_uninit(s->arena, 3 * nout, sizeof(float), err);
+	m->normals = gsioi_arena_array_uninit(s->arena, 3 * nout, sizeof(float), err);
 	GSIO_CHECK(m->positions && m->normals);
 	for (size_t v = 0; v < nout; v++) {
 		memcpy(&m->positions[3 * v], &spos[3 * (size_t)m->source_vertex[v]], 3 * sizeof(float));
@@ -690,13 +689,6 @@ static bool build_mesh(build *b, size_t gi, gsio_mesh *m, bool *morph)
 	// Materials are global across groups: never changed, only copied.
 	size_t pairs = 0;
 	GSIO_CHECK(gsioi_mesh_fold_double_sided(s, m, tmp, true, &pairs, err));
-	// What was built in the temporary arena moves to the scene's.
-	GSIO_CHECK((m->positions = move_to_scene(s, m->positions, 3 * nout * sizeof(float), err)));
-	GSIO_CHECK((m->normals = move_to_scene(s, m->normals, 3 * nout * sizeof(float), err)));
-	GSIO_CHECK((m->source_vertex = move_to_scene(s, m->source_vertex, nout * sizeof(uint32_t), err)));
-	if (m->uvs) GSIO_CHECK((m->uvs = move_to_scene(s, m->uvs, 2 * nout * sizeof(float), err)));
-	if (m->source_uv)
-		GSIO_CHECK((m->source_uv = move_to_scene(s, m->source_uv, nout * sizeof(uint32_t), err)));
 	gsioi_bbox3(m->positions, m->vertex_count, m->bbox_min, m->bbox_max);
 
 	if (*morph) GSIO_CHECK(mesh_frames(b, g, m, spos, snrm));
