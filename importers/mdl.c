@@ -757,23 +757,24 @@ static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const uint8_t *con
 	// Weld (position, uv) pairs in triangle order (see "Welding" above).
 	size_t nv = (size_t)h->numverts, nuv = f->uvs_count, ncorner = f->triangles_count * 3;
 	// Only the bucket counts start zeroed: every other table is written
-	// before it is read (order and group: once per corner; first and
-	// group_out: per group, the group's first corner coming before its
-	// others; stamp_xyz: set to -1 below; stamp_group: where stamp_xyz
-	// matches), and zeroing them was a tenth of a large model's load.
+	// before it is read (order: once per corner; stamp_xyz: set to -1
+	// below; stamp_group: where stamp_xyz matches; group_out: set to
+	// UINT32_MAX below), and zeroing them was a tenth of a large model's
+	// load. Each corner's group, then its output vertex, is kept in the
+	// scene's indices (winding reversed: stored clockwise, made counter-
+	// clockwise), and a group's output vertex in order's room once order
+	// is read: no other corner-sized table.
 	uint32_t *start = GSIO_NEW_ARRAY(tmp, uint32_t, nv + 1, err);
 	uint32_t *fill = GSIO_NEW_ARRAY_UNINIT(tmp, uint32_t, nv, err);
 	uint32_t *order = GSIO_NEW_ARRAY_UNINIT(tmp, uint32_t, ncorner, err);
-	uint32_t *group = GSIO_NEW_ARRAY_UNINIT(tmp, uint32_t, ncorner, err);     // per corner
-	uint32_t *first = GSIO_NEW_ARRAY_UNINIT(tmp, uint32_t, ncorner, err);     // per group: first corner
-	uint32_t *group_out = GSIO_NEW_ARRAY_UNINIT(tmp, uint32_t, ncorner, err); // per group: vertex
 	int32_t *stamp_xyz = GSIO_NEW_ARRAY_UNINIT(tmp, int32_t, nuv, err);
 	uint32_t *stamp_group = GSIO_NEW_ARRAY_UNINIT(tmp, uint32_t, nuv, err);
-	uint32_t *corner = GSIO_NEW_ARRAY_UNINIT(tmp, uint32_t, ncorner, err);
-	GSIO_CHECK(start && fill && order && group && first && group_out && stamp_xyz &&
-	           stamp_group && corner);
+	uint32_t *ix = GSIO_NEW_ARRAY_UNINIT(a, uint32_t, ncorner, err);
+	GSIO_CHECK(start && fill && order && stamp_xyz && stamp_group && ix);
 	const gsio_mdl_triangle *tris = f->triangles;
-	// Corner c is corner c % 3 of triangle c / 3 (walked as such: no divisions).
+	// Corner c is corner c % 3 of triangle c / 3 (walked as such: no
+	// divisions); its place in the indices is at[c % 3] in the triangle.
+	static const unsigned at[3] = {0, 2, 1};
 	for (size_t t = 0; t < f->triangles_count; t++)
 		for (int k = 0; k < 3; k++) start[tris[t].xyz[k] + 1]++;
 	for (size_t x = 0; x < nv; x++) start[x + 1] += start[x];
@@ -788,16 +789,15 @@ static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const uint8_t *con
 			int32_t uv = tris[c / 3].uv[c % 3];
 			if (stamp_xyz[uv] != (int32_t)x) {
 				stamp_xyz[uv] = (int32_t)x;
-				stamp_group[uv] = (uint32_t)ngroups;
-				first[ngroups++] = c; // the bucket is in corner order: its lowest corner
+				stamp_group[uv] = (uint32_t)ngroups++;
 			}
-			group[c] = stamp_group[uv];
+			ix[c - c % 3 + at[c % 3]] = stamp_group[uv];
 		}
-	size_t nout = 0;
-	for (size_t c = 0; c < ncorner; c++) {
-		if (first[group[c]] == c) group_out[group[c]] = (uint32_t)nout++;
-		corner[c] = group_out[group[c]];
-	}
+	// One output vertex a group, numbered in corner order (a group's lowest
+	// corner first).
+	const size_t nout = ngroups;
+	uint32_t *group_out = order;
+	memset(group_out, 0xff, ngroups * sizeof(*group_out));
 
 	gsio_mesh *m = s->meshes = GSIO_NEW_ARRAY(a, gsio_mesh, 1, err);
 	GSIO_CHECK(m);
@@ -806,25 +806,25 @@ static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const uint8_t *con
 	m->skin = -1;
 	m->vertex_count = nout;
 	m->index_count = ncorner;
+	m->indices = ix;
 	// Per-vertex arrays start in tmp: the split moves them to the scene at
-	// their final size.
-	// Written in full below: every triangle's corners, every group's vertex.
-	m->indices = GSIO_NEW_ARRAY_UNINIT(a, uint32_t, ncorner, err);
+	// their final size. Written in full below: every group's vertex.
 	m->source_vertex = GSIO_NEW_ARRAY_UNINIT(tmp, uint32_t, nout, err);
 	m->source_uv = GSIO_NEW_ARRAY_UNINIT(tmp, uint32_t, nout, err);
-	GSIO_CHECK(m->indices && m->source_vertex && m->source_uv);
+	GSIO_CHECK(m->source_vertex && m->source_uv);
 	GSIO_CHECK(gsioi_mesh_one_part(s, m, s->materials_count ? 0 : -1, err));
-	for (size_t t = 0; t < f->triangles_count; t++) {
-		// Stored clockwise (front faces), so reverse to counter-clockwise.
-		m->indices[3 * t + 0] = corner[3 * t + 0];
-		m->indices[3 * t + 1] = corner[3 * t + 2];
-		m->indices[3 * t + 2] = corner[3 * t + 1];
-	}
-	for (size_t g = 0; g < ngroups; g++) {
-		uint32_t c = first[g];
-		m->source_vertex[group_out[g]] = (uint32_t)tris[c / 3].xyz[c % 3];
-		m->source_uv[group_out[g]] = (uint32_t)tris[c / 3].uv[c % 3];
-	}
+	size_t made = 0;
+	for (size_t t = 0; t < f->triangles_count; t++)
+		for (int k = 0; k < 3; k++) {
+			uint32_t *slot = &ix[3 * t + at[k]], g = *slot;
+			if (group_out[g] == UINT32_MAX) {
+				group_out[g] = (uint32_t)made;
+				m->source_vertex[made] = (uint32_t)tris[t].xyz[k];
+				m->source_uv[made] = (uint32_t)tris[t].uv[k];
+				made++;
+			}
+			*slot = group_out[g];
+		}
 
 	// UVs relative to the first skin, sampled at texel centres.
 	int32_t uw = f->skins_count ? f->skins[0].width : h->skinwidth;
