@@ -597,15 +597,6 @@ static bool skins_to_images(gsio_scene *s, const gsio_mdl_file *f, const uint8_t
 	return true;
 }
 
-/* A copy of n bytes in the scene's arena (per-vertex arrays are built in the
- * load's temporary arena). */
-static void *move_to_scene(gsio_scene *s, const void *src, size_t n, gsio_error *err)
-{
-	void *dst = gsioi_arena_alloc_uninit(s->arena, n, err);
-	if (dst && n) memcpy(dst, src, n);
-	return dst;
-}
-
 /* Positions and outward normals of the first `count` scene vertices in one
  * frame; *bad_normals counts indices past the normal table (used as 0). */
 static void decode_frame(const gsio_mdl_file *f, const gsio_mdl_frame *fr,
@@ -807,10 +798,11 @@ static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const uint8_t *con
 	m->vertex_count = nout;
 	m->index_count = ncorner;
 	m->indices = ix;
-	// Per-vertex arrays start in tmp: the split moves them to the scene at
-	// their final size. Written in full below: every group's vertex.
-	m->source_vertex = GSIO_NEW_ARRAY_UNINIT(tmp, uint32_t, nout, err);
-	m->source_uv = GSIO_NEW_ARRAY_UNINIT(tmp, uint32_t, nout, err);
+	// Per-vertex arrays in the scene at their final size (the fold of
+	// double-sided faces keeps the vertex count). Written in full below:
+	// every group's vertex.
+	m->source_vertex = GSIO_NEW_ARRAY_UNINIT(a, uint32_t, nout, err);
+	m->source_uv = GSIO_NEW_ARRAY_UNINIT(a, uint32_t, nout, err);
 	GSIO_CHECK(m->source_vertex && m->source_uv);
 	GSIO_CHECK(gsioi_mesh_one_part(s, m, s->materials_count ? 0 : -1, err));
 	size_t made = 0;
@@ -839,7 +831,7 @@ static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const uint8_t *con
 		uh = ok ? (int32_t)di.height : 0;
 	}
 	if (uw > 0 && uh > 0) {
-		GSIO_CHECK((m->uvs = GSIO_NEW_ARRAY_UNINIT(tmp, float, 2 * nout, err)));
+		GSIO_CHECK((m->uvs = GSIO_NEW_ARRAY_UNINIT(a, float, 2 * nout, err)));
 		for (size_t v = 0; v < nout; v++) {
 			const gsio_mdl_uv *uv = &f->uvs[m->source_uv[v]];
 			m->uvs[2 * v] = ((float)uv->u + 0.5f) / (float)uw;
@@ -847,26 +839,18 @@ static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const uint8_t *con
 		}
 	}
 
-	// Double-sided faces, decided on the first frame (see gsio_scene_util.h).
+	// Frame 0 as floats (every consumer reads mesh.positions/normals); the
+	// double-sided faces are decided on it (see gsio_scene_util.h).
 	size_t unused = 0;
-	m->positions = gsioi_arena_array_uninit(tmp, 3 * nout, sizeof(float), err);
-	m->normals = gsioi_arena_array_uninit(tmp, 3 * nout, sizeof(float), err);
+	m->positions = gsioi_arena_array_uninit(a, 3 * nout, sizeof(float), err);
+	m->normals = gsioi_arena_array_uninit(a, 3 * nout, sizeof(float), err);
 	GSIO_CHECK(m->positions && m->normals);
 	decode_frame(f, &f->frames[0], m->source_vertex, nout, m->positions, m->normals, &unused);
 	size_t pairs;
 	GSIO_CHECK(gsioi_mesh_fold_double_sided(s, m, tmp, false, &pairs, err));
-	m->positions = m->normals = NULL; // the frames below are the real ones
-	// What was built in the temporary arena moves to the scene's.
-	if (m->uvs) GSIO_CHECK((m->uvs = move_to_scene(s, m->uvs, 2 * nout * sizeof(float), err)));
-	GSIO_CHECK((m->source_vertex = move_to_scene(s, m->source_vertex, nout * sizeof(uint32_t), err)));
-	GSIO_CHECK((m->source_uv = move_to_scene(s, m->source_uv, nout * sizeof(uint32_t), err)));
 
-	// Frame 0 as floats (every consumer reads mesh.positions/normals).
 	size_t nframes = (opts && (opts->flags & GSIO_OPT_NO_ANIMATION)) ? 1 : f->frames_count;
-	size_t count = m->vertex_count, bad_normals = 0;
-	GSIO_CHECK((m->positions = gsioi_arena_array_uninit(a, 3 * count, sizeof(float), err)));
-	GSIO_CHECK((m->normals = gsioi_arena_array_uninit(a, 3 * count, sizeof(float), err)));
-	decode_frame(f, &f->frames[0], m->source_vertex, count, m->positions, m->normals, &unused);
+	size_t bad_normals = 0;
 	GSIO_CHECK(frames_packed(s, m, f, raw, nframes, opts, tmp, &bad_normals, err));
 	if (bad_normals)
 		GSIO_CHECK(gsioi_scene_warn(s, err, "%zu vertex normal indices are >= 162; used normal 0",
