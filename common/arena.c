@@ -143,7 +143,14 @@ static void *arena_take(gsio_arena *a, size_t size, gsio_error *err)
 		return NULL;
 	}
 	gsio_chunk *c = a->head;
+	// The head's free space, else that of one of the 3 chunks behind it (a
+	// block that did not fit the head started a new one and left the rest
+	// of the old head unused).
+	gsio_chunk *o = c ? c->next : NULL;
+	for (int k = 0; c && c->size - c->used < take && o && k < 3; o = o->next, k++)
+		if (o->size - o->used >= take) c = o;
 	if (!c || c->size - c->used < take) {
+		c = a->head;
 		bool own = take > a->grow / 2; // a big block gets a chunk of its own size
 		size_t chunk = own ? take : a->grow;
 		size_t total;

@@ -608,6 +608,47 @@ static void test_arena_basics(void **state)
 	gsioi_arena_destroy(NULL);
 }
 
+/* Counts the blocks an arena obtains (its own and its chunks'). */
+static void *counted_alloc(void *user, size_t size)
+{
+	++*(size_t *)user;
+	return malloc(size);
+}
+
+static void counted_free(void *user, void *p)
+{
+	(void)user;
+	free(p);
+}
+
+/* A block that does not fit the head chunk starts a new one; a later block
+ * that fits the rest of an earlier chunk goes there instead of into a new
+ * chunk (the scene of corridor_02_short_door.mdl: 134 KB of chunks for 68
+ * KB without it). Chunks of 4, 8 and 16 KB (a block over half the next
+ * chunk's size would get a chunk of its own): 1500, 3000 and 5500 bytes
+ * start one each, 10000 fill the third; 2500 then fit only the second. */
+static void test_arena_fills_earlier_chunks(void **state)
+{
+	(void)state;
+	size_t blocks = 0;
+	gsio_allocator al = {counted_alloc, counted_free, &blocks};
+	gsio_arena *a = gsioi_arena_create(&al, 0);
+	assert_non_null(a);
+	gsio_error err;
+	static const size_t sizes[5] = {1500, 3000, 5500, 10000, 2500};
+	static const size_t obtained[5] = {2, 3, 4, 4, 4}; // the arena itself, then chunks
+	uint8_t *p[5];
+	for (int i = 0; i < 5; i++) {
+		p[i] = gsioi_arena_alloc_uninit(a, sizes[i], &err);
+		assert_non_null(p[i]);
+		memset(p[i], 'a' + i, sizes[i]);
+		assert_int_equal(blocks, obtained[i]);
+	}
+	for (int i = 0; i < 5; i++)
+		for (size_t k = 0; k < sizes[i]; k += 499) assert_int_equal(p[i][k], 'a' + i);
+	gsioi_arena_destroy(a);
+}
+
 /* A big block of the default allocator is advised onto 2 MiB pages where
  * the kernel offers them on request (THP "madvise" or "always"): after
  * touching a 4 MiB block, /proc/self/smaps shows its first 4 MiB in huge
@@ -1406,6 +1447,7 @@ int main(void)
 	    cmocka_unit_test(test_packed_bounds_copy),
 	    cmocka_unit_test(test_names_index),
 	    cmocka_unit_test(test_arena_basics),
+	    cmocka_unit_test(test_arena_fills_earlier_chunks),
 	    cmocka_unit_test(test_arena_huge_pages),
 	    cmocka_unit_test(test_arena_limit),
 	    cmocka_unit_test(test_arena_alloc_failure),
