@@ -93,7 +93,7 @@ typedef struct sctx {
 	size_t sprites_count, sprites_cap;
 	model_entry *models;
 	size_t models_count, models_cap;
-	uint8_t *checker_indices; /**< GSIO_OPT_NO_PIXELS: the placeholders' one picture, */
+	uint8_t *checker_indices; /**< the placeholders' one picture (checker_shared), */
 	uint8_t *checker_palette; /**< as indices into two greys (scene arena) */
 	int32_t *node_of; /**< object -> node, -1 until placed */
 	bool binary;      /**< colours 0..255 (else percent) */
@@ -246,19 +246,8 @@ static bool load_wads(sctx *c)
 	return true;
 }
 
-static void checker(uint8_t *px, uint32_t n)
-{
-	for (uint32_t y = 0; y < n; y++)
-		for (uint32_t x = 0; x < n; x++) {
-			uint8_t v = ((x / 8) ^ (y / 8)) & 1 ? 200 : 90;
-			uint8_t *p = px + 4 * ((size_t)y * n + x);
-			p[0] = p[1] = p[2] = v;
-			p[3] = 255;
-		}
-}
-
-/* The placeholder as indices into two greys (the checker above, pixel for
- * pixel), made once in the scene's arena and pointed to by every
+/* The placeholder, a grey checker of 8x8 squares, as indices into two
+ * greys, made once in the scene's arena and pointed to by every
  * placeholder of the level. With GSIO_OPT_NO_PIXELS it is the picture: 4 KB
  * in all instead of 16 KB of RGBA each (a level of 100 missing textures
  * held 1.6 MB of the same checker); without, each placeholder has its RGBA
@@ -381,10 +370,8 @@ static bool texture_material(sctx *c, const char *name, size_t *slot)
 		GSIO_CHECK(gsioi_skin_pixels(s->arena, &kept, src, rgb, true, NULL, 0, c->err) == 0);
 		img = gsioi_scene_push_image(s, &kept, c->err);
 	} else if (!usable && c->opts && (c->opts->flags & GSIO_OPT_NO_PIXELS)) {
-		GSIO_CHECK(checker_shared(c));
 		gsio_image ph = {.name = clean, .width = w, .height = h, .source_type = -1,
-		                 .source_format = GSIO_PIXEL_RGBA8888, .indices = c->checker_indices,
-		                 .palette = c->checker_palette, .palette_count = 2};
+		                 .source_format = GSIO_PIXEL_RGBA8888};
 		img = gsioi_scene_push_image(s, &ph, c->err);
 	} else {
 		img = gsio_scene_add_image(s, clean, w, h, NULL, c->err);
@@ -403,14 +390,13 @@ static bool texture_material(sctx *c, const char *name, size_t *slot)
 		im->source_format = dds ? GSIO_PIXEL_RGBA8888 : (gsio_pixel_format)(pt & 7);
 		im->source_mip_count = !dds && (pt & 8) ? 3 : 0;
 	} else {
-		if (im->rgba) {
-			checker(im->rgba, CHECKER_SIZE);
-			// Its indexed form too, as a palettised WAD texture has both.
-			GSIO_CHECK(checker_shared(c));
-			im->indices = c->checker_indices;
-			im->palette = c->checker_palette;
-			im->palette_count = 2;
-		}
+		GSIO_CHECK(checker_shared(c));
+		im->indices = c->checker_indices;
+		im->palette = c->checker_palette;
+		im->palette_count = 2;
+		if (im->rgba) // without GSIO_OPT_NO_PIXELS: the RGBA as well
+			for (size_t k = 0; k < (size_t)CHECKER_SIZE * CHECKER_SIZE; k++)
+				memcpy(im->rgba + 4 * k, im->palette + 4 * (size_t)im->indices[k], 4);
 		im->source_type = -1;
 		if (wad)
 			GSIO_CHECK(warn(c, "texture \"%s\": %.200s: a placeholder is used", clean, sub.message));

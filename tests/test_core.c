@@ -608,19 +608,6 @@ static void test_arena_basics(void **state)
 	gsioi_arena_destroy(NULL);
 }
 
-/* Counts the blocks an arena obtains (its own and its chunks'). */
-static void *counted_alloc(void *user, size_t size)
-{
-	++*(size_t *)user;
-	return malloc(size);
-}
-
-static void counted_free(void *user, void *p)
-{
-	(void)user;
-	free(p);
-}
-
 /* A block that does not fit the head chunk starts a new one; a later block
  * that fits the rest of an earlier chunk goes there instead of into a new
  * chunk (the scene of corridor_02_short_door.mdl: 134 KB of chunks for 68
@@ -630,8 +617,8 @@ static void counted_free(void *user, void *p)
 static void test_arena_fills_earlier_chunks(void **state)
 {
 	(void)state;
-	size_t blocks = 0;
-	gsio_allocator al = {counted_alloc, counted_free, &blocks};
+	t_fail_alloc st = {0}; // counts the blocks the arena obtains, fails none
+	gsio_allocator al = t_fail_allocator(&st);
 	gsio_arena *a = gsioi_arena_create(&al, 0);
 	assert_non_null(a);
 	gsio_error err;
@@ -642,11 +629,12 @@ static void test_arena_fills_earlier_chunks(void **state)
 		p[i] = gsioi_arena_alloc_uninit(a, sizes[i], &err);
 		assert_non_null(p[i]);
 		memset(p[i], 'a' + i, sizes[i]);
-		assert_int_equal(blocks, obtained[i]);
+		assert_int_equal(st.calls, obtained[i]);
 	}
 	for (int i = 0; i < 5; i++)
 		for (size_t k = 0; k < sizes[i]; k += 499) assert_int_equal(p[i][k], 'a' + i);
 	gsioi_arena_destroy(a);
+	assert_int_equal(st.live, 0);
 }
 
 /* A big block of the default allocator is advised onto 2 MiB pages where
