@@ -37,6 +37,37 @@ bool gsioi_floats_finite(const float *f, size_t n);
 GSIO_NODISCARD bool gsioi_scene_build_clips(gsio_scene *s, const gsio_mesh *m, int32_t node,
                                            float fps, gsio_error *err);
 
+// -- Welding
+//
+// A stored triangle corner names a position (a 3D vertex of the file) and a
+// texture coordinate; glTF has one attribute set per vertex, so each
+// distinct (position, uv) pair becomes one output vertex. The importers
+// (MDL2-5, MDL7) keep the pairs in their own records: a corner's two keys
+// are read in place, as 16-bit or 32-bit unsigned integers at a fixed
+// place in a record per triangle.
+
+/** Where the keys of triangle corners are: corner c's key lies at
+ *  base + (c / 3) * stride + (c % 3) * size, an unsigned integer of `size`
+ *  bytes (2 or 4) in native byte order. */
+typedef struct gsioi_corner_keys {
+	const void *base;
+	size_t stride;
+	unsigned size;
+} gsioi_corner_keys;
+
+/** Welds `corners` corners (3 a triangle) by their (vertex, uv) key pairs,
+ *  vertex keys < `vertices`, uv keys < `uvs`: indices[c] gets the output
+ *  vertex of corner c, numbered in corner order (the first corner of output
+ *  vertex o is the first c with indices[c] == o, and comes before the first
+ *  corner of o + 1); *count gets the number of output vertices. Linear in
+ *  corners + vertices + uvs whatever the keys: corners are bucketed by
+ *  vertex (a stable counting sort) and a stamp per uv key finds the repeats
+ *  in a bucket. Its tables live in `tmp`. A key out of range fails with
+ *  GSIO_ERR_CORRUPT. */
+GSIO_NODISCARD bool gsioi_weld(gsioi_corner_keys vertex_keys, gsioi_corner_keys uv_keys,
+                              size_t corners, size_t vertices, size_t uvs, uint32_t *indices,
+                              size_t *count, gsio_arena *tmp, gsio_error *err);
+
 // -- Double-sided faces
 //
 // Some models store a face twice, once each way round, on the same vertices

@@ -745,50 +745,16 @@ static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const uint8_t *con
 	gsio_arena *a = s->arena;
 	const gsio_mdl_header *h = &f->header;
 
-	// Weld (position, uv) pairs in triangle order (see "Welding" above).
+	// Weld (position, uv) pairs in triangle order (see "Welding" above):
+	// the indices in the scene, the tables in tmp.
 	size_t nv = (size_t)h->numverts, nuv = f->uvs_count, ncorner = f->triangles_count * 3;
-	// Only the bucket counts start zeroed: every other table is written
-	// before it is read (order: once per corner; stamp_xyz: set to -1
-	// below; stamp_group: where stamp_xyz matches; group_out: set to
-	// UINT32_MAX below), and zeroing them was a tenth of a large model's
-	// load. Each corner's group, then its output vertex, is kept in the
-	// scene's indices (winding reversed: stored clockwise, made counter-
-	// clockwise), and a group's output vertex in order's room once order
-	// is read: no other corner-sized table.
-	uint32_t *start = GSIO_NEW_ARRAY(tmp, uint32_t, nv + 1, err);
-	uint32_t *fill = GSIO_NEW_ARRAY_UNINIT(tmp, uint32_t, nv, err);
-	uint32_t *order = GSIO_NEW_ARRAY_UNINIT(tmp, uint32_t, ncorner, err);
-	int32_t *stamp_xyz = GSIO_NEW_ARRAY_UNINIT(tmp, int32_t, nuv, err);
-	uint32_t *stamp_group = GSIO_NEW_ARRAY_UNINIT(tmp, uint32_t, nuv, err);
-	uint32_t *ix = GSIO_NEW_ARRAY_UNINIT(a, uint32_t, ncorner, err);
-	GSIO_CHECK(start && fill && order && stamp_xyz && stamp_group && ix);
 	const gsio_mdl_triangle *tris = f->triangles;
-	// Corner c is corner c % 3 of triangle c / 3 (walked as such: no
-	// divisions); its place in the indices is at[c % 3] in the triangle.
-	static const unsigned at[3] = {0, 2, 1};
-	for (size_t t = 0; t < f->triangles_count; t++)
-		for (int k = 0; k < 3; k++) start[tris[t].xyz[k] + 1]++;
-	for (size_t x = 0; x < nv; x++) start[x + 1] += start[x];
-	memcpy(fill, start, nv * sizeof(*fill));
-	for (size_t t = 0; t < f->triangles_count; t++)
-		for (int k = 0; k < 3; k++) order[fill[tris[t].xyz[k]]++] = (uint32_t)(3 * t + (size_t)k);
-	for (size_t i = 0; i < nuv; i++) stamp_xyz[i] = -1;
-	size_t ngroups = 0;
-	for (size_t x = 0; x < nv; x++)
-		for (uint32_t i = start[x]; i < start[x + 1]; i++) {
-			uint32_t c = order[i];
-			int32_t uv = tris[c / 3].uv[c % 3];
-			if (stamp_xyz[uv] != (int32_t)x) {
-				stamp_xyz[uv] = (int32_t)x;
-				stamp_group[uv] = (uint32_t)ngroups++;
-			}
-			ix[c - c % 3 + at[c % 3]] = stamp_group[uv];
-		}
-	// One output vertex a group, numbered in corner order (a group's lowest
-	// corner first).
-	const size_t nout = ngroups;
-	uint32_t *group_out = order;
-	memset(group_out, 0xff, ngroups * sizeof(*group_out));
+	uint32_t *ix = GSIO_NEW_ARRAY_UNINIT(a, uint32_t, ncorner, err);
+	GSIO_CHECK(ix);
+	const gsioi_corner_keys xyz_keys = {tris ? tris->xyz : NULL, sizeof(*tris), 2};
+	const gsioi_corner_keys uv_keys = {tris ? tris->uv : NULL, sizeof(*tris), 2};
+	size_t nout;
+	GSIO_CHECK(gsioi_weld(xyz_keys, uv_keys, ncorner, nv, nuv, ix, &nout, tmp, err));
 
 	gsio_mesh *m = s->meshes = GSIO_NEW_ARRAY(a, gsio_mesh, 1, err);
 	GSIO_CHECK(m);
@@ -800,23 +766,25 @@ static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const uint8_t *con
 	m->indices = ix;
 	// Per-vertex arrays in the scene at their final size (the fold of
 	// double-sided faces keeps the vertex count). Written in full below:
-	// every group's vertex.
+	// every output vertex from its first corner. Then the winding reversed:
+	// stored clockwise, made counter-clockwise.
 	m->source_vertex = GSIO_NEW_ARRAY_UNINIT(a, uint32_t, nout, err);
 	m->source_uv = GSIO_NEW_ARRAY_UNINIT(a, uint32_t, nout, err);
 	GSIO_CHECK(m->source_vertex && m->source_uv);
 	GSIO_CHECK(gsioi_mesh_one_part(s, m, s->materials_count ? 0 : -1, err));
 	size_t made = 0;
-	for (size_t t = 0; t < f->triangles_count; t++)
-		for (int k = 0; k < 3; k++) {
-			uint32_t *slot = &ix[3 * t + at[k]], g = *slot;
-			if (group_out[g] == UINT32_MAX) {
-				group_out[g] = (uint32_t)made;
+	for (size_t t = 0; t < f->triangles_count; t++) {
+		uint32_t *tri = &ix[3 * t];
+		for (int k = 0; k < 3; k++)
+			if (tri[k] == made) {
 				m->source_vertex[made] = (uint32_t)tris[t].xyz[k];
 				m->source_uv[made] = (uint32_t)tris[t].uv[k];
 				made++;
 			}
-			*slot = group_out[g];
-		}
+		uint32_t swap = tri[1];
+		tri[1] = tri[2];
+		tri[2] = swap;
+	}
 
 	// UVs relative to the first skin, sampled at texel centres.
 	int32_t uw = f->skins_count ? f->skins[0].width : h->skinwidth;

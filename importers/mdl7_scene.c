@@ -575,40 +575,16 @@ static bool weld_group(build *b, size_t gi, gsio_mesh *m, gsio_arena *work)
 			cuv[3 * k + (size_t)c] = uv == NONE16 ? (uint32_t)nuv : uv;
 		}
 	}
-	// Weld (vertex, uv) pairs in corner order: corners bucketed by vertex
-	// (a stable counting sort), a stamp per uv index finds the repeats
-	// inside a bucket; linear whatever the file (as in mdl.c).
-	uint32_t *start = GSIO_NEW_ARRAY(tmp, uint32_t, nv + 1, err);
-	uint32_t *fill = GSIO_NEW_ARRAY(tmp, uint32_t, nv + 1, err);
-	uint32_t *order = GSIO_NEW_ARRAY(tmp, uint32_t, nc, err);
-	int64_t *stamp_v = GSIO_NEW_ARRAY(tmp, int64_t, nuv + 1, err);
-	uint32_t *stamp_g = GSIO_NEW_ARRAY(tmp, uint32_t, nuv + 1, err);
-	// Each corner's group first, then its output vertex: both in the
-	// indices (a corner-sized table fewer in `work`).
-	m->indices = GSIO_NEW_ARRAY(s->arena, uint32_t, nc, err);
-	GSIO_CHECK(start && fill && order && stamp_v && stamp_g && m->indices);
+	// Weld (vertex, uv) pairs in corner order (gsioi_weld; uv nuv: none).
+	m->indices = GSIO_NEW_ARRAY_UNINIT(s->arena, uint32_t, nc, err);
+	GSIO_CHECK(m->indices);
 	m->index_count = nc;
-	for (size_t c = 0; c < nc; c++) start[cv[c] + 1]++;
-	for (size_t x = 0; x < nv; x++) start[x + 1] += start[x];
-	memcpy(fill, start, nv * sizeof(*fill));
-	for (size_t c = 0; c < nc; c++) order[fill[cv[c]]++] = (uint32_t)c;
-	for (size_t i = 0; i <= nuv; i++) stamp_v[i] = -1;
-	size_t ngroups = 0;
-	for (size_t x = 0; x < nv; x++)
-		for (uint32_t i = start[x]; i < start[x + 1]; i++) {
-			uint32_t c = order[i], uv = cuv[c];
-			if (stamp_v[uv] != (int64_t)x) {
-				stamp_v[uv] = (int64_t)x;
-				stamp_g[uv] = (uint32_t)ngroups++;
-			}
-			m->indices[c] = stamp_g[uv];
-		}
-	// A group's output vertex (UINT32_MAX until its first corner, in corner
-	// order), in order's room (no longer needed); one output vertex a group,
-	// made in the scene at its final size.
-	uint32_t *grp_out = order;
-	memset(grp_out, 0xff, ngroups * sizeof(*grp_out));
-	const size_t nout = ngroups;
+	const gsioi_corner_keys v_keys = {cv, 3 * sizeof(*cv), sizeof(*cv)};
+	const gsioi_corner_keys uv_keys = {cuv, 3 * sizeof(*cuv), sizeof(*cuv)};
+	size_t nout;
+	GSIO_CHECK(gsioi_weld(v_keys, uv_keys, nc, nv, nuv + 1, m->indices, &nout, tmp, err));
+	// One output vertex a group, made in the scene at its final size from
+	// its first corner.
 	m->vertex_count = nout;
 	m->source_vertex = GSIO_NEW_ARRAY_UNINIT(s->arena, uint32_t, nout, err);
 	GSIO_CHECK(m->source_vertex);
@@ -620,13 +596,8 @@ static bool weld_group(build *b, size_t gi, gsio_mesh *m, gsio_arena *work)
 	}
 	size_t bad_uvs = 0, made = 0;
 	for (size_t c = 0; c < nc; c++) {
-		uint32_t gg = m->indices[c];
-		if (grp_out[gg] != UINT32_MAX) {
-			m->indices[c] = grp_out[gg];
-			continue;
-		}
-		uint32_t o = grp_out[gg] = (uint32_t)made++;
-		m->indices[c] = o;
+		if (m->indices[c] != made) continue;
+		uint32_t o = (uint32_t)made++;
 		m->source_vertex[o] = cv[c];
 		if (!nuv) continue;
 		if (cuv[c] < nuv) {

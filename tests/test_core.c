@@ -637,6 +637,73 @@ static void test_arena_fills_earlier_chunks(void **state)
 	assert_int_equal(st.live, 0);
 }
 
+/* gsioi_weld on two layouts of the same corners (16-bit keys in a record
+ * of vertex and uv keys, as MDL2-5 stores them; 32-bit keys in arrays of
+ * their own, as MDL7's corners): one output vertex per distinct (vertex,
+ * uv) pair, numbered in corner order, against a brute-force welding; a key
+ * out of range is an error. */
+static void test_weld(void **state)
+{
+	(void)state;
+	enum { NT = 300, NC = 3 * NT, NV = 40, NUV = 25 };
+	typedef struct rec16 {
+		uint16_t v[3], uv[3];
+	} rec16;
+	rec16 *r = malloc(NT * sizeof(*r));
+	uint32_t *cv = malloc(NC * sizeof(*cv)), *cuv = malloc(NC * sizeof(*cuv));
+	uint32_t *a = malloc(NC * sizeof(*a)), *b = malloc(NC * sizeof(*b)), *want = malloc(NC * sizeof(*want));
+	uint32_t *pv = malloc(NC * sizeof(*pv)), *puv = malloc(NC * sizeof(*puv));
+	assert_true(r && cv && cuv && a && b && want && pv && puv);
+	uint32_t seed = 7;
+	for (size_t c = 0; c < NC; c++) {
+		seed = seed * 1103515245u + 12345u;
+		cv[c] = (seed >> 8) % NV;
+		cuv[c] = (seed >> 20) % (c < NC / 2 ? 3 : NUV); // many repeats, then fewer
+		r[c / 3].v[c % 3] = (uint16_t)cv[c];
+		r[c / 3].uv[c % 3] = (uint16_t)cuv[c];
+	}
+	// Brute force: pairs in order of first corner.
+	size_t nwant = 0;
+	for (size_t c = 0; c < NC; c++) {
+		size_t o = 0;
+		while (o < nwant && !(pv[o] == cv[c] && puv[o] == cuv[c])) o++;
+		if (o == nwant) pv[nwant] = cv[c], puv[nwant] = cuv[c], nwant++;
+		want[c] = (uint32_t)o;
+	}
+	gsio_error err;
+	gsio_arena *tmp = gsioi_arena_create(NULL, 0);
+	assert_non_null(tmp);
+	size_t na = 0, nb = 0;
+	gsioi_corner_keys v16 = {r->v, sizeof(*r), 2}, uv16 = {r->uv, sizeof(*r), 2};
+	gsioi_corner_keys v32 = {cv, 3 * sizeof(*cv), 4}, uv32 = {cuv, 3 * sizeof(*cuv), 4};
+	assert_true(gsioi_weld(v16, uv16, NC, NV, NUV, a, &na, tmp, &err));
+	assert_true(gsioi_weld(v32, uv32, NC, NV, NUV, b, &nb, tmp, &err));
+	assert_true(nwant > NUV && nwant < NC); // both welded and split corners
+	assert_int_equal(na, nwant);
+	assert_int_equal(nb, nwant);
+	assert_memory_equal(a, want, NC * sizeof(*a));
+	assert_memory_equal(b, want, NC * sizeof(*b));
+	// A key out of range (the last corner's uv, then a vertex).
+	cuv[NC - 1] = NUV;
+	assert_false(gsioi_weld(v32, uv32, NC, NV, NUV, b, &nb, tmp, &err));
+	assert_int_equal(err.code, GSIO_ERR_CORRUPT);
+	r[5].v[1] = NV;
+	assert_false(gsioi_weld(v16, uv16, NC, NV, NUV, a, &na, tmp, &err));
+	assert_int_equal(err.code, GSIO_ERR_CORRUPT);
+	// No corners: no vertices.
+	assert_true(gsioi_weld(v16, uv16, 0, 0, 0, a, &na, tmp, &err));
+	assert_int_equal(na, 0);
+	gsioi_arena_destroy(tmp);
+	free(r);
+	free(cv);
+	free(cuv);
+	free(a);
+	free(b);
+	free(want);
+	free(pv);
+	free(puv);
+}
+
 /* A big block of the default allocator is advised onto 2 MiB pages where
  * the kernel offers them on request (THP "madvise" or "always"): after
  * touching a 4 MiB block, /proc/self/smaps shows its first 4 MiB in huge
@@ -1437,6 +1504,7 @@ int main(void)
 	    cmocka_unit_test(test_arena_basics),
 	    cmocka_unit_test(test_arena_fills_earlier_chunks),
 	    cmocka_unit_test(test_arena_huge_pages),
+	    cmocka_unit_test(test_weld),
 	    cmocka_unit_test(test_arena_limit),
 	    cmocka_unit_test(test_arena_alloc_failure),
 	    cmocka_unit_test(test_error_format),
