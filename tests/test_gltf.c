@@ -905,16 +905,28 @@ static void test_png_dirty_state(void **state)
 		uint8_t *want = NULL, *got = NULL;
 		size_t want_size = 0, got_size = 0;
 		if (gsio_png_encode(rgba, w, h, &want, &want_size, &err)) fail_msg("%s", err.message);
-		static const uint8_t patterns[3] = {0x00, 0xff, 0xa5};
-		for (int p = 0; p < 3; p++) {
-			uint8_t *dirty = malloc(block);
-			assert_non_null(dirty);
-			memset(dirty, patterns[p], block);
-			__asm__ volatile("" ::"r"(dirty) : "memory");
-			free(dirty);
-			if (gsio_png_encode(rgba, w, h, &got, &got_size, &err)) fail_msg("%s", err.message);
+		// Filled with 16-bit words. 0x0002: where igzip reads its 16-bit
+		// hist_bits, a history of 4 bytes (1..15 shorten it; a field its
+		// stateful init sets and its stateless one leaves alone).
+		static const uint16_t patterns[4] = {0x0000, 0xffff, 0xa5a5, 0x0002};
+		for (int p = 0; p < 4; p++) {
+			// Four dirty blocks held apart from the heap's top by a guard, so
+			// that freed they stay one dirty free block (not trimmed) in which
+			// the encoder's blocks (its output buffer first) and its state
+			// are all taken.
+			uint8_t *dirty[4], *guard;
+			for (int k = 0; k < 4; k++) assert_non_null(dirty[k] = malloc(block));
+			assert_non_null(guard = malloc(64));
+			for (int k = 0; k < 4; k++) {
+				for (size_t b = 0; b + 2 <= block; b += 2) memcpy(dirty[k] + b, &patterns[p], 2);
+				__asm__ volatile("" ::"r"(dirty[k]) : "memory");
+				free(dirty[k]);
+			}
+			int rc = gsio_png_encode(rgba, w, h, &got, &got_size, &err);
+			free(guard);
+			if (rc) fail_msg("%s", err.message);
 			if (got_size != want_size || memcmp(got, want, want_size))
-				fail_msg("image %d, block filled with 0x%02x: other PNG bytes (%zu, undisturbed %zu)", im,
+				fail_msg("image %d, block filled with 0x%04x: other PNG bytes (%zu, undisturbed %zu)", im,
 				         patterns[p], got_size, want_size);
 			assert_png_pixels(got, got_size, rgba, w, h);
 			free(got);
