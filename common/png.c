@@ -339,29 +339,22 @@ static size_t deflate_band(png_rows *r, uint32_t y0, uint32_t y1, band_mode mode
 		if (mode != BAND_WHOLE) *adler = isal_adler32(*adler, strip, n * line);
 		d->z.next_in = strip;
 		d->z.avail_in = (uint32_t)(n * line);
-		if (one_call) {
+		if (!one_call) {
+			d->z.end_of_stream = y == height && mode != BAND_FIRST_OR_MIDDLE;
+			if (y == height && mode == BAND_FIRST_OR_MIDDLE) d->z.flush = SYNC_FLUSH;
+		}
+		do {
 			// Room for the strip as stored blocks, the zlib header and trailer.
 			if (!out_reserve(buf, cap, used, n * line + 1024)) goto nomem;
 			size_t room = *cap - used < UINT32_MAX ? *cap - used : UINT32_MAX;
 			d->z.next_out = *buf + used;
 			d->z.avail_out = (uint32_t)room;
-			if (isal_deflate_stateless(&d->z) != COMP_OK) goto failed;
+			int rc = one_call ? isal_deflate_stateless(&d->z) : isal_deflate(&d->z);
+			if (rc != COMP_OK) goto failed;
 			used += room - d->z.avail_out;
-			break;
-		}
-		d->z.end_of_stream = y == height && mode != BAND_FIRST_OR_MIDDLE;
-		if (y == height && mode == BAND_FIRST_OR_MIDDLE) d->z.flush = SYNC_FLUSH;
-		do {
-			// Room for the strip as stored blocks and the zlib trailer.
-			if (!out_reserve(buf, cap, used, n * line + 1024)) goto nomem;
-			size_t room = *cap - used < UINT32_MAX ? *cap - used : UINT32_MAX;
-			d->z.next_out = *buf + used;
-			d->z.avail_out = (uint32_t)room;
-			if (isal_deflate(&d->z) != COMP_OK) goto failed;
-			used += room - d->z.avail_out;
-		} while (d->z.avail_in ||
+		} while (!one_call && (d->z.avail_in ||
 		         (d->z.end_of_stream && d->z.internal_state.state != ZSTATE_END) ||
-		         (d->z.flush == SYNC_FLUSH && d->z.internal_state.state != ZSTATE_NEW_HDR));
+		         (d->z.flush == SYNC_FLUSH && d->z.internal_state.state != ZSTATE_NEW_HDR)));
 	}
 	free(d);
 	free(strip);
