@@ -541,7 +541,8 @@ int gsioi_mdl_encode_with(const gsio_mdl_file *f, const gsio_allocator *allocato
  * uvs per position went quadratic when one position carried thousands of
  * uvs (18 s for a 1.3 MB file, found while fuzzing). Corners are bucketed by
  * position (a stable counting sort), a stamp per uv index finds the repeats
- * inside a bucket, then the groups are numbered in corner order. */
+ * inside a bucket, then the groups are numbered in corner order: gsioi_weld
+ * (common/weld.c), which MDL7 shares. */
 
 static bool frame_name(const gsio_mdl_frame *fr, gsio_arena *a, gsio_error *err,
                        const char **out)
