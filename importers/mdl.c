@@ -537,12 +537,10 @@ int gsioi_mdl_encode_with(const gsio_mdl_file *f, const gsio_allocator *allocato
 // -- Scene
 
 /* Welding: a scene vertex is one (position index, uv index) pair, numbered
- * in order of first use. Linear in the corners whatever the file: a chain of
- * uvs per position went quadratic when one position carried thousands of
- * uvs (18 s for a 1.3 MB file, found while fuzzing). Corners are bucketed by
- * position (a stable counting sort), a stamp per uv index finds the repeats
- * inside a bucket, then the groups are numbered in corner order: gsioi_weld
- * (common/weld.c), which MDL7 shares. */
+ * in order of first use, made by gsioi_weld (gsio_scene_util.h; MDL7 shares
+ * it). It is linear in the corners whatever the file: the chain of uvs per
+ * position it replaced went quadratic when one position carried thousands
+ * of uvs (18 s for a 1.3 MB file, found while fuzzing). */
 
 static bool frame_name(const gsio_mdl_frame *fr, gsio_arena *a, gsio_error *err,
                        const char **out)
