@@ -4,13 +4,8 @@
 #define _DEFAULT_SOURCE /* realpath */
 #include "gsio_internal.h"
 
-#include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
-
-#ifndef PATH_MAX
-#define PATH_MAX 4096
-#endif
+#include <string.h>
 
 int gsioi_path_inside(const char *dir, const char *path)
 {
@@ -19,11 +14,23 @@ int gsioi_path_inside(const char *dir, const char *path)
 	(void)dir;
 	return 1; // no realpath: the textual checks of the importers stand alone
 #else
-	char rdir[PATH_MAX], rpath[PATH_MAX];
-	if (!realpath(dir && *dir ? dir : ".", rdir)) return -1;
-	if (!realpath(path, rpath)) return -1; // missing (or a loop): nothing to follow
-	size_t n = strlen(rdir);
-	if (n == 1 && rdir[0] == '/') return rpath[0] == '/' && rpath[1] ? 1 : 0;
-	return !strncmp(rpath, rdir, n) && rpath[n] == '/' && rpath[n + 1] ? 1 : 0;
+	// Resolved into malloc'd strings, not two PATH_MAX arrays on the stack:
+	// those 8 KB lay under every sibling file's lookup (a level's textures
+	// and models), and realpath's own frame below them, so a level's
+	// conversion touched 12 KB more stack than a model's. Out of memory
+	// counts as "does not resolve": the file is then not followed.
+	char *rdir = realpath(dir && *dir ? dir : ".", NULL);
+	char *rpath = rdir ? realpath(path, NULL) : NULL; // NULL: missing (or a loop)
+	int inside = -1;
+	if (rdir && rpath) {
+		size_t n = strlen(rdir);
+		if (n == 1 && rdir[0] == '/')
+			inside = rpath[0] == '/' && rpath[1] ? 1 : 0;
+		else
+			inside = !strncmp(rpath, rdir, n) && rpath[n] == '/' && rpath[n + 1] ? 1 : 0;
+	}
+	free(rdir);
+	free(rpath);
+	return inside;
 #endif
 }
