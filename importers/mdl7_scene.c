@@ -327,12 +327,16 @@ static void vertex_normal(build *b, const gsio_mdl7_vertex *v, size_t vsize, flo
 	for (int k = 0; k < 3; k++) out[k] = (float)(-n[k] / len);
 }
 
-/* Positions and normals of every stored vertex in a frame: the main
- * vertices with the frame's replacements applied. The main vertices are
- * made once per group (in b->tmp) and copied for each frame; their bad
- * normals count once a frame, as when they were made for each. */
-static bool frame_vertices(build *b, const gsio_mdl7_group *g, const gsio_mdl7_frame *fr,
-                           float *pos, float *nrm)
+/* Positions and normals of every stored vertex in a frame, in *vp and
+ * *vn: the main vertices with the frame's replacements applied. The main
+ * vertices are made once per group (in b->tmp); a frame that replaces
+ * none (a static group's only frame, or no frame) is them, not a copy,
+ * and pos and nrm may then be NULL; else they are copied into pos and
+ * nrm (room for the group's vertex count) and the replacements applied
+ * there. Their bad normals count once a frame, as when they were made for
+ * each. */
+static bool frame_vertices(build *b, const gsio_mdl7_group *g, const gsio_mdl7_frame *fr, float *pos,
+                           float *nrm, const float **vp, const float **vn)
 {
 	const gsio_mdl7_header *h = &b->f->header;
 	if (b->main_group != g) {
@@ -349,20 +353,27 @@ static bool frame_vertices(build *b, const gsio_mdl7_group *g, const gsio_mdl7_f
 		b->bad_normals = bad;
 		b->main_group = g;
 	}
-	memcpy(pos, b->main_pos, 3 * g->verts_count * sizeof(float));
-	memcpy(nrm, b->main_nrm, 3 * g->verts_count * sizeof(float));
 	b->bad_normals += b->main_bad;
-	for (size_t k = 0; fr && k < fr->verts_count; k++) {
-		const gsio_mdl7_vertex *v = &fr->verts[k];
-		size_t i = v->bone; // < verts_count, checked at decode
-		memcpy(&pos[3 * i], v->pos, 3 * sizeof(float));
-		vertex_normal(b, v, h->framevertex_stc_size, &nrm[3 * i]);
+	if (!fr || !fr->verts_count) {
+		pos = b->main_pos;
+		nrm = b->main_nrm;
+	} else {
+		memcpy(pos, b->main_pos, 3 * g->verts_count * sizeof(float));
+		memcpy(nrm, b->main_nrm, 3 * g->verts_count * sizeof(float));
+		for (size_t k = 0; k < fr->verts_count; k++) {
+			const gsio_mdl7_vertex *v = &fr->verts[k];
+			size_t i = v->bone; // < verts_count, checked at decode
+			memcpy(&pos[3 * i], v->pos, 3 * sizeof(float));
+			vertex_normal(b, v, h->framevertex_stc_size, &nrm[3 * i]);
+		}
 	}
 	if (!gsioi_floats_finite(pos, 3 * g->verts_count)) {
 		GSIO_FAIL(b->err, GSIO_ERR_CORRUPT, NULL, -1, "group \"%.16s\": positions are not finite",
 		          g->name);
 		return false;
 	}
+	*vp = pos;
+	*vn = nrm;
 	return true;
 }
 
@@ -396,7 +407,8 @@ static bool mesh_frames(build *b, const gsio_mdl7_group *g, gsio_mesh *m, float 
 		GSIO_CHECK((mf->name = stored_name(b, g->frames[i].name, 16, "frame", i)));
 		// Frame 0 is made again for its count of bad normals (a bad normal
 		// counts in the base pose and in every frame).
-		GSIO_CHECK(frame_vertices(b, g, &g->frames[i], spos, snrm));
+		const float *fp, *fn;
+		GSIO_CHECK(frame_vertices(b, g, &g->frames[i], spos, snrm, &fp, &fn));
 		if (i == 0) { // frame 0 made m->positions and m->normals
 			mf->positions = m->positions;
 			mf->normals = m->normals;
@@ -407,8 +419,8 @@ static bool mesh_frames(build *b, const gsio_mdl7_group *g, gsio_mesh *m, float 
 		float *rec = gsioi_arena_array_uninit(s->arena, 6 * nv, sizeof(float), err);
 		GSIO_CHECK(rec);
 		for (size_t u = 0; u < nv; u++) {
-			memcpy(&rec[6 * u], &spos[3 * u], 3 * sizeof(float));
-			memcpy(&rec[6 * u + 3], &snrm[3 * u], 3 * sizeof(float));
+			memcpy(&rec[6 * u], &fp[3 * u], 3 * sizeof(float));
+			memcpy(&rec[6 * u + 3], &fn[3 * u], 3 * sizeof(float));
 		}
 		mf->packed = (const uint8_t *)rec;
 		mf->packed_size = 24 * nv;
@@ -643,16 +655,23 @@ static bool build_mesh(build *b, size_t gi, gsio_mesh *m, bool *morph)
 	bool moves = false;
 	for (size_t i = 0; i < g->frames_count; i++) moves = moves || g->frames[i].verts_count;
 	*morph = animate && moves && g->frames_count >= 2;
-	float *spos = gsioi_arena_array_uninit(tmp, 3 * nv, sizeof(float), err);
-	float *snrm = gsioi_arena_array_uninit(tmp, 3 * nv, sizeof(float), err);
-	GSIO_CHECK(spos && snrm);
-	GSIO_CHECK(frame_vertices(b, g, g->frames_count ? &g->frames[0] : NULL, spos, snrm));
+	// Scratch for a frame that replaces vertices: not needed by a static
+	// group (corridor_02_short_door: 11 KB of its load's peak).
+	const gsio_mdl7_frame *f0 = g->frames_count ? &g->frames[0] : NULL;
+	float *spos = NULL, *snrm = NULL;
+	if (*morph || (f0 && f0->verts_count)) {
+		spos = gsioi_arena_array_uninit(tmp, 3 * nv, sizeof(float), err);
+		snrm = gsioi_arena_array_uninit(tmp, 3 * nv, sizeof(float), err);
+		GSIO_CHECK(spos && snrm);
+	}
+	const float *pos0, *nrm0;
+	GSIO_CHECK(frame_vertices(b, g, f0, spos, snrm, &pos0, &nrm0));
 	m->positions = gsioi_arena_array_uninit(s->arena, 3 * nout, sizeof(float), err);
 	m->normals = gsioi_arena_array_uninit(s->arena, 3 * nout, sizeof(float), err);
 	GSIO_CHECK(m->positions && m->normals);
 	for (size_t v = 0; v < nout; v++) {
-		memcpy(&m->positions[3 * v], &spos[3 * (size_t)m->source_vertex[v]], 3 * sizeof(float));
-		memcpy(&m->normals[3 * v], &snrm[3 * (size_t)m->source_vertex[v]], 3 * sizeof(float));
+		memcpy(&m->positions[3 * v], &pos0[3 * (size_t)m->source_vertex[v]], 3 * sizeof(float));
+		memcpy(&m->normals[3 * v], &nrm0[3 * (size_t)m->source_vertex[v]], 3 * sizeof(float));
 	}
 
 	// Double-sided pairs fold into one face with a double-sided copy of its
