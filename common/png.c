@@ -244,12 +244,30 @@ static void row_up_rgba(png_rows *r, uint32_t y, uint8_t *dst)
 #define PNG_STRIP_BYTES ((size_t)64 << 10)
 
 /* The deflate state (level 0 needs no level buffer) and the Huffman codes
- * made for the image. */
+ * made for the image. The symbol counts they are made from (igzip's
+ * histogram, 18.6 KB with its hash table) live in the state's window
+ * (internal_state.buffer, 64 KB), which nothing uses before the first
+ * deflate call: the counts are made, the codes fitted, and only then is
+ * the state set up and the window used. With a histogram of its own beside
+ * the state, an image of more than one strip touched both it and the
+ * window; now the window reuses the histogram's pages (mdl2gltf's data
+ * peak, median of 9: mdl3-crystal.mdl, a 256 x 256 RGB skin, 596 -> 576
+ * KB; the same bytes). A one-strip image's stateless call never uses the
+ * window, so there the histogram costs the same pages either way. */
 typedef struct png_deflater {
 	struct isal_zstream z;
-	struct isal_huff_histogram hist;
 	struct isal_hufftables codes;
 } png_deflater;
+
+_Static_assert(offsetof(struct isal_zstream, internal_state.buffer) % _Alignof(struct isal_huff_histogram) == 0,
+               "the histogram must be aligned in igzip's window");
+_Static_assert(sizeof(((struct isal_zstate *)0)->buffer) >= sizeof(struct isal_huff_histogram),
+               "the histogram must fit in igzip's window");
+
+static struct isal_huff_histogram *deflater_hist(png_deflater *d)
+{
+	return (struct isal_huff_histogram *)(void *)d->z.internal_state.buffer;
+}
 
 size_t gsioi_png_state_size(void)
 {
@@ -302,8 +320,6 @@ static size_t deflate_band(png_rows *r, uint32_t y0, uint32_t y1, band_mode mode
 	uint8_t *strip = malloc(line * (strip_rows < height ? strip_rows : height) + 4);
 	size_t used = at;
 	if (!d || !strip) goto nomem;
-	memset(d->hist.lit_len_histogram, 0, sizeof(d->hist.lit_len_histogram));
-	memset(d->hist.dist_histogram, 0, sizeof(d->hist.dist_histogram));
 	// A whole image in one strip (filtered, at most 64 KB) is deflated in
 	// one stateless call, which reads the strip where it is; the streaming
 	// calls copy their input into the state's 64 KB window first, touching
@@ -312,16 +328,6 @@ static size_t deflate_band(png_rows *r, uint32_t y0, uint32_t y1, band_mode mode
 	// mdl7-tree2 380 -> 368, assimp-terrain 280 -> 272; none higher (where
 	// later blocks reuse those pages, as trashcan's, nothing changes).
 	const bool one_call = mode == BAND_WHOLE && height <= strip_rows;
-	if (one_call) {
-		// The stateless calls read fields of the state its init leaves
-		// alone (stateful init sets them): all zero up to the window.
-		memset(&d->z, 0, offsetof(struct isal_zstream, internal_state.buffer));
-		isal_deflate_stateless_init(&d->z);
-	} else
-		isal_deflate_init(&d->z);
-	d->z.level = PNG_DEFLATE_LEVEL;
-	d->z.gzip_flag = mode == BAND_WHOLE ? IGZIP_ZLIB : IGZIP_DEFLATE;
-	d->z.flush = NO_FLUSH;
 	for (uint32_t y = 0; y < height;) {
 		uint32_t n = height - y < strip_rows ? height - y : (uint32_t)strip_rows;
 		for (uint32_t k = 0; k < n; k++) r->row(r, y0 + y + k, strip + (size_t)k * line);
@@ -332,9 +338,25 @@ static size_t deflate_band(png_rows *r, uint32_t y0, uint32_t y1, band_mode mode
 			// mostly small differences. Deterministic (a function of the
 			// bytes), every symbol keeps a code, and it costs 2% more
 			// instructions: shadow-5's skin 2912 -> 2134 KB, all corpus
-			// conversions together 35.0 -> 33.9 MB.
-			isal_update_histogram(strip, (int)(n * line), &d->hist);
-			if (isal_create_hufftables(&d->codes, &d->hist) == 0) d->z.hufftables = &d->codes;
+			// conversions together 35.0 -> 33.9 MB. The counts are in the
+			// window (png_deflater), so the state is set up after them.
+			struct isal_huff_histogram *hist = deflater_hist(d);
+			memset(hist->lit_len_histogram, 0, sizeof(hist->lit_len_histogram));
+			memset(hist->dist_histogram, 0, sizeof(hist->dist_histogram));
+			isal_update_histogram(strip, (int)(n * line), hist);
+			bool fitted = isal_create_hufftables(&d->codes, hist) == 0;
+			if (one_call) {
+				// The stateless calls read fields of the state its init
+				// leaves alone (stateful init sets them): all zero up to
+				// the window.
+				memset(&d->z, 0, offsetof(struct isal_zstream, internal_state.buffer));
+				isal_deflate_stateless_init(&d->z);
+			} else
+				isal_deflate_init(&d->z);
+			d->z.level = PNG_DEFLATE_LEVEL;
+			d->z.gzip_flag = mode == BAND_WHOLE ? IGZIP_ZLIB : IGZIP_DEFLATE;
+			d->z.flush = NO_FLUSH;
+			if (fitted) d->z.hufftables = &d->codes;
 		}
 		if (mode != BAND_WHOLE) *adler = isal_adler32(*adler, strip, n * line);
 		d->z.next_in = strip;
