@@ -316,8 +316,8 @@ static void clear_progress(pool *p)
  * their pages, and the writer's own memory (its mapped buffer, the PNG
  * encoder) comes on top of them, fresh. Given back first, the peak is the
  * larger of the load's and the writing's instead of their sum: mdl2gltf's
- * data peak (median of 7) of corridor_02_short_door.mdl 448 -> 380 KB,
- * prefab.wmp 548 -> 476, cEselslerche.mdl 10.4 -> 9.0 MB, at 0-4% of the
+ * data peak (median of 7) of corridor_02_short_door.mdl 448 -> 376 KB,
+ * prefab.wmp 548 -> 468, cEselslerche.mdl 10.4 -> 9.0 MB, at 0-4% of the
  * conversion's time. Only before the last job started writes: a job after
  * it would fault those pages in again, and in a batch of 18 corpus files
  * giving them back after every load took 16-26% more time (page faults

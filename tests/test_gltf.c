@@ -870,13 +870,15 @@ static void test_png_deterministic(void **state)
 }
 
 /** The same PNG bytes whatever igzip's block held before: deflate_band
- *  takes its 103 KB uncleared (isal_deflate_init and the histogram's own
- *  clearing set what igzip reads; only the symbol counts are zeroed there),
- *  so a block of that size left dirty with three patterns and freed (glibc
- *  hands the same block back to the next request of its size) must give
- *  the bytes an undisturbed encoding gives: a truecolour image of several
- *  64 KiB strips (the histogram and codes made once), a few-colour
- *  (palette) one, and one of more than one band (gsio_png_begin's parts,
+ *  takes its 103 KB uncleared (the inits set what igzip reads, the
+ *  stateless one after the state's head fields are zeroed; the histogram,
+ *  made in the state's window, clears its own hash table; only the symbol
+ *  counts are zeroed there), so blocks of that size left dirty with four
+ *  patterns of 16-bit words and freed (glibc hands that memory back to the
+ *  encoder's requests) must give the bytes an undisturbed encoding gives:
+ *  a truecolour image of several 64 KiB strips (the histogram and codes
+ *  made once), a few-colour (palette) one of one strip (a stateless call),
+ *  and one of more than one band (gsio_png_begin's parts,
  *  each with a block of its own). */
 static void test_png_dirty_state(void **state)
 {
