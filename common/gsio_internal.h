@@ -158,6 +158,11 @@ GSIO_NODISCARD bool gsioi_image_set_palette(gsio_arena *arena, gsio_image *im, u
 
 /** A new empty scene with its own arena (per opts). NULL on failure. */
 gsio_scene *gsioi_scene_create(const gsio_opts *opts, gsio_error *err);
+/** Room in a scene made by gsio_scene_new() for at least `nodes` nodes and
+ *  `meshes` meshes, for an importer that knows how many it will add: the
+ *  adds up to those counts then copy no array. False only when out of
+ *  memory. */
+GSIO_NODISCARD bool gsioi_scene_reserve(gsio_scene *s, size_t nodes, size_t meshes, gsio_error *err);
 /** Appends a copy of *image as it is (its name copied into the arena; its
  *  other pointers must already live in the scene's arena), for an image the
  *  public builder cannot make: one decoded in place, or a PNG/JPEG file kept

@@ -543,8 +543,12 @@ static bool weld_group(build *b, size_t gi, gsio_mesh *m, gsio_arena *work)
 	// Triangles in part order: by material, in order of first use.
 	int32_t *tmat = GSIO_NEW_ARRAY(tmp, int32_t, nt, err);
 	uint32_t *tord = GSIO_NEW_ARRAY(tmp, uint32_t, nt, err);
-	int32_t *pmats = GSIO_NEW_ARRAY(tmp, int32_t, nt, err);
-	size_t *pcount = GSIO_NEW_ARRAY(tmp, size_t, nt, err);
+	// A part a material (key: material, skins_total for none), so at most
+	// min(nt, skins_total + 1) parts; sized by nt, the two zeroed arrays
+	// were 12 bytes a triangle (corridor_02_short_door: 12 KB of its load).
+	size_t most_parts = nt < b->skins_total + 1 ? nt : b->skins_total + 1;
+	int32_t *pmats = GSIO_NEW_ARRAY(tmp, int32_t, most_parts, err);
+	size_t *pcount = GSIO_NEW_ARRAY(tmp, size_t, most_parts, err);
 	int32_t *part_of_mat = GSIO_NEW_ARRAY(tmp, int32_t, b->skins_total + 1, err);
 	GSIO_CHECK(tmat && tord && pmats && pcount && part_of_mat);
 	for (size_t i = 0; i <= b->skins_total; i++) part_of_mat[i] = -1;

@@ -590,6 +590,14 @@ static bool resolve(tctx *c)
 	return true;
 }
 
+/* Room for n elements in an empty array (*arr, capacity *cap), n cut to
+ * what the rest of the text could hold at 16 bytes an element. */
+static bool reserve(tctx *c, void **arr, size_t *cap, size_t elem, uint32_t n)
+{
+	size_t most = gsioi_tok_remaining(&c->t) / 16;
+	return gsioi_wmp_reserve(c->f->arena, arr, 0, cap, elem, n < most ? n : most, c->err);
+}
+
 bool gsioi_wmp_decode_text(gsio_wmp_file *f, const uint8_t *data, size_t size, const char *name,
                            gsio_error *err)
 {
@@ -620,6 +628,12 @@ bool gsioi_wmp_decode_text(gsio_wmp_file *f, const uint8_t *data, size_t size, c
 		GSIO_CHECK(uint_tok(&c, count_names[i], INT32_MAX, &counts[i]));
 	}
 	f->counts[0] = counts[2], f->counts[1] = counts[0], f->counts[2] = counts[1];
+	// The header's counts size the block and object arrays once instead of
+	// doubling into them (the doubling's earlier arrays stay in the arena).
+	// Only a hint: a wrong count costs a copy, and a count larger than the
+	// text could hold (a block or an object takes more than 16 bytes) is cut.
+	GSIO_CHECK(reserve(&c, (void **)&f->blocks, &c.cap_blocks, sizeof(*f->blocks), counts[0]));
+	GSIO_CHECK(reserve(&c, (void **)&f->objects, &c.cap_objects, sizeof(*f->objects), counts[2]));
 	for (;;) {
 		GSIO_CHECK(next(&c, &tok));
 		if (tok.kind == GSIO_TOKEN_EOF) break;

@@ -18,6 +18,12 @@
 GSIO_NODISCARD bool gsioi_wmp_grow(gsio_arena *a, void **arr, size_t count, size_t *cap,
                                    size_t elem_size, gsio_error *err);
 
+/** Makes room for at least n elements in *arr (count used, *cap allocated):
+ *  one array of n when *cap is smaller. Returns false (err set) on overflow
+ *  or allocation failure. */
+GSIO_NODISCARD bool gsioi_wmp_reserve(gsio_arena *a, void **arr, size_t count, size_t *cap,
+                                      size_t elem_size, size_t n, gsio_error *err);
+
 #define GSIOI_WMP_PUSH(a, arr, count, cap, err) \
 	gsioi_wmp_grow((a), (void **)&(arr), (count), &(cap), sizeof(*(arr)), (err))
 

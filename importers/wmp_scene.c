@@ -1318,6 +1318,18 @@ gsio_scene *gsio_wmp_to_scene(const gsio_wmp_file *f, const char *path, const gs
 	gsioi_names_init(&c.tex_index, c.tmp, true);
 	gsioi_names_init(&c.taken, c.tmp, false);
 	gsioi_names_init(&c.sprite_index, c.tmp, false);
+	// A node an object and one more for each element after its first
+	// (build_object), a mesh a block: known before the first is added, so
+	// the scene's arrays are made at that size once instead of doubled
+	// into it (the doubling's earlier arrays stay in the arena).
+	size_t nodes = 0;
+	for (size_t i = 0; i < f->objects_count; i++) {
+		size_t elements = 0;
+		for (size_t k = 0; k < f->objects[i].refs_count; k++)
+			elements += f->objects[i].refs[k].kind != GSIO_WMP_OBJECT;
+		nodes += elements > 1 ? elements : 1;
+	}
+	ok = ok && gsioi_scene_reserve(c.s, nodes, f->blocks_count, err);
 	if (ok) {
 		c.node_of = GSIO_NEW_ARRAY(c.tmp, int32_t, f->objects_count, err);
 		ok = c.node_of != NULL;

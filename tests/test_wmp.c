@@ -1337,6 +1337,43 @@ static void test_colours_out_of_order(void **state)
 	free(b2);
 }
 
+/* The header's counts size the decoded arrays, but only as a hint: a
+ * level that claims 2^31 - 1 blocks and objects and has one of each
+ * decodes under a 1 MB memory limit, and one that claims none and has
+ * three blocks decodes all three into a scene of three meshes. */
+static void test_header_counts_are_hints(void **state)
+{
+	(void)state;
+	static const char block[] = "block %d { vertices 3 faces 1 0 0 0 64 0 0 0 64 0 3 0 1 2 : t ( 1 0 0 0 ) "
+	                            "( 0 1 0 0 ) 0 0 0 1 1 : 0000 0 50 ndef { 0000 ndef 0 } }\n";
+	char text[2048];
+	gsio_opts o = {0};
+	o.memory_limit = 1 << 20;
+	gsio_error err;
+	for (int lie = 0; lie < 2; lie++) {
+		int n = lie ? 3 : 1;
+		size_t len = (size_t)snprintf(text, sizeof(text), "// WMP2\nversion 710\nblocks %s entities 0 objects %s\n",
+		                              lie ? "0" : "2147483647", lie ? "0" : "2147483647");
+		for (int b = 0; b < n; b++) len += (size_t)snprintf(text + len, sizeof(text) - len, block, b);
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "object 0 { (0 0 0) (0 0 0) (1 1 1)");
+		for (int b = 0; b < n; b++) len += (size_t)snprintf(text + len, sizeof(text) - len, " block %d", b);
+		len += (size_t)snprintf(text + len, sizeof(text) - len, " }\n");
+		assert_true(len < sizeof(text));
+		gsio_wmp_file *f = gsio_wmp_decode((const uint8_t *)text, len, "hint", &o, &err);
+		if (!f) fail_msg("%s", err.message);
+		assert_int_equal(f->blocks_count, (size_t)n);
+		assert_int_equal(f->objects_count, 1);
+		gsio_scene *s = gsio_wmp_to_scene(f, "/tmp/nonexistent-gsio-dir/hint.wmp", &o, &err);
+		if (!s) fail_msg("%s", err.message);
+		assert_int_equal(s->meshes_count, (size_t)n);
+		// One node for the object and one more for each block after its first.
+		assert_int_equal(s->nodes_count, (size_t)n);
+		assert_int_equal(gsio_scene_validate(s, &err), 0);
+		gsio_scene_free(s);
+		gsio_wmp_file_free(f);
+	}
+}
+
 /* A level of many textures and many blocks costs memory in proportion to
  * them: 2 000 textures in one block, then 2 000 blocks of one face each,
  * under a 48 MB limit the level needs 37 MB of (the placeholders: 16 KB a
@@ -1626,6 +1663,7 @@ int main(void)
 	    cmocka_unit_test(test_truncation_corruption),
 	    cmocka_unit_test(test_crafted),
 	    cmocka_unit_test(test_colours_out_of_order),
+	    cmocka_unit_test(test_header_counts_are_hints),
 	    cmocka_unit_test(test_many_textures),
 	    cmocka_unit_test(test_placeholders_shared),
 	    cmocka_unit_test(test_sprite_placed_often),
