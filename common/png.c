@@ -93,6 +93,9 @@ typedef struct png_rows {
 	gsio_pixel_format format;
 	const uint8_t *palette;
 	uint8_t *row_rgba;
+	// A palette PNG of a source's RGBA rows: their colours, each row's
+	// indices looked up as it is made (row_palette).
+	const struct colour_set *colours;
 } png_rows;
 
 /* dst = a - b, bytewise (mod 256), n bytes. */
@@ -245,28 +248,34 @@ static void row_up_rgba(png_rows *r, uint32_t y, uint8_t *dst)
 
 /* The deflate state (level 0 needs no level buffer) and the Huffman codes
  * made for the image. The symbol counts they are made from (igzip's
- * histogram, 18.6 KB with its hash table) live in the state's window
- * (internal_state.buffer, 64 KB), which nothing uses before the first
- * deflate call: the counts are made, the codes fitted, and only then is
- * the state set up and the window used. With a histogram of its own beside
- * the state, an image of more than one strip touched both it and the
- * window; now the window reuses the histogram's pages (mdl2gltf's data
- * peak, median of 9: mdl3-crystal.mdl, a 256 x 256 RGB skin, 596 -> 576
- * KB; the same bytes). A one-strip image's stateless call never uses the
- * window, so there the histogram costs the same pages either way. */
+ * histogram: its counts, 2.5 KB, then a 16 KB hash table) are made inside
+ * the state, its hash table on the state's own (`head`, which the first
+ * deflate call clears) and its counts in the last bytes of the window
+ * before it (`buffer`, unused until the first deflate call, and the
+ * stateless call for a one-strip image never uses it): the counts are
+ * made, the codes fitted, and only then is the state set up. Each of the
+ * histogram's pages is one the deflate touches anyway: with the histogram
+ * at the window's start, a one-strip image touched its 18.6 KB besides the
+ * 16 KB hash, and before stop 32, with a histogram of its own, an image of
+ * more than one strip touched it besides the window (mdl2gltf's data
+ * peak, median of 9: mdl3-crystal.mdl's 256 x 256 RGB skin 596 -> 576 KB
+ * then; the same bytes). */
 typedef struct png_deflater {
 	struct isal_zstream z;
 	struct isal_hufftables codes;
 } png_deflater;
 
-_Static_assert(offsetof(struct isal_zstream, internal_state.buffer) % _Alignof(struct isal_huff_histogram) == 0,
-               "the histogram must be aligned in igzip's window");
-_Static_assert(sizeof(((struct isal_zstate *)0)->buffer) >= sizeof(struct isal_huff_histogram),
-               "the histogram must fit in igzip's window");
+#define PNG_HIST_AT \
+	(offsetof(struct isal_zstream, internal_state.head) - offsetof(struct isal_huff_histogram, hash_table))
+_Static_assert(sizeof(((struct isal_huff_histogram *)0)->hash_table) == sizeof(((struct isal_zstate *)0)->head),
+               "the histogram's hash table must be igzip's hash table's size");
+_Static_assert(PNG_HIST_AT >= offsetof(struct isal_zstream, internal_state.buffer),
+               "the histogram's counts must fit in igzip's window");
+_Static_assert(PNG_HIST_AT % _Alignof(struct isal_huff_histogram) == 0, "the histogram must be aligned");
 
 static struct isal_huff_histogram *deflater_hist(png_deflater *d)
 {
-	return (struct isal_huff_histogram *)(void *)d->z.internal_state.buffer;
+	return (struct isal_huff_histogram *)(void *)((uint8_t *)&d->z + PNG_HIST_AT);
 }
 
 size_t gsioi_png_state_size(void)
@@ -339,7 +348,7 @@ static size_t deflate_band(png_rows *r, uint32_t y0, uint32_t y1, band_mode mode
 			// bytes), every symbol keeps a code, and it costs 2% more
 			// instructions: shadow-5's skin 2912 -> 2134 KB, all corpus
 			// conversions together 35.0 -> 33.9 MB. The counts are in the
-			// window (png_deflater), so the state is set up after them.
+			// state (png_deflater), so the state is set up after them.
 			struct isal_huff_histogram *hist = deflater_hist(d);
 			memset(hist->lit_len_histogram, 0, sizeof(hist->lit_len_histogram));
 			memset(hist->dist_histogram, 0, sizeof(hist->dist_histogram));
@@ -428,7 +437,7 @@ struct gsio_png_work {
 	png_layout l;
 	png_rows rows;       // the source; each part works on a copy
 	gsioi_dds_info dds;  // a DDS source's header (rows.dds points here)
-	uint8_t *indices;    // a palette PNG's indices made here (owned), else NULL
+	struct colour_set *colours; // a palette PNG's colours found here (owned; rows.colours), else NULL
 	size_t head;         // bytes before the deflate data: signature, IHDR, PLTE, tRNS, IDAT's length and type
 	uint32_t parts, band; // band: rows a part (a multiple of 4), the last has the rest
 	png_part part[PNG_PARTS_MAX];
@@ -491,8 +500,9 @@ int gsio_png_part(gsio_png_work *w, size_t i, gsio_error *err)
 	bool ok = true;
 	// Zeroed: the rows dropped before a band read the row before theirs,
 	// and nothing may depend on what the memory held before.
-	if (truecolour && r.rgba_row == rgba_row_stored) ok = (row_rgba = calloc(r.width, 4));
-	if (ok && truecolour && r.rgba_row == rgba_row_dds) ok = (band = calloc(r.width, 4 * 4));
+	const bool from_rgba = truecolour || r.colours;
+	if (from_rgba && r.rgba_row == rgba_row_stored) ok = (row_rgba = calloc(r.width, 4));
+	if (ok && from_rgba && r.rgba_row == rgba_row_dds) ok = (band = calloc(r.width, 4 * 4));
 	if (ok && truecolour && (r.row == row_up_rgb || r.transient)) ok = (scratch = calloc(2, r.row_bytes + 4));
 	if (ok && truecolour && y0) ok = (line = malloc(r.row_bytes + 1 + 4));
 	size_t at = i == 0 ? w->head : 0;
@@ -535,7 +545,7 @@ void gsio_png_work_free(gsio_png_work *w)
 {
 	if (!w) return;
 	for (uint32_t i = 0; i < PNG_PARTS_MAX; i++) free(w->part[i].buf);
-	free(w->indices);
+	free(w->colours);
 	free(w);
 }
 
@@ -695,38 +705,57 @@ static inline int colour_index(colour_set *cs, uint32_t key)
 	return (int)cs->count++;
 }
 
-/* The palette scan: indices (one byte a pixel) of the rows r->rgba_row
- * gives (y = 0 first), collecting their distinct colours in order of first
- * appearance; false when there are more than 256. A pixel equal to the one
- * before needs no lookup (flat-shaded skins are long runs). */
-static bool palettise_rows(png_rows *r, uint32_t height, uint8_t *indices, uint8_t palette[256 * 4],
-                           uint32_t *count)
+/* The palette scan: the distinct colours of the rows r->rgba_row gives
+ * (y = 0 first) into cs, and palette, in order of first appearance;
+ * false when there are more than 256. A pixel equal to the one before
+ * needs no lookup (flat-shaded skins are long runs). */
+static bool scan_colours(png_rows *r, uint32_t height, colour_set *cs, uint8_t palette[256 * 4])
 {
 	const uint32_t width = r->width;
-	colour_set cs;
-	colour_set_init(&cs);
+	colour_set_init(cs);
 	uint32_t prev_key = 0;
-	uint8_t prev_index = 0;
 	bool have_prev = false;
 	for (uint32_t y = 0; y < height; y++) {
-		uint8_t *dst = indices + (size_t)y * width;
 		const uint8_t *src = r->rgba_row(r, y);
 		for (uint32_t x = 0; x < width; x++) {
 			uint32_t key;
 			memcpy(&key, src + 4 * (size_t)x, 4);
-			if (!have_prev || key != prev_key) {
-				int k = colour_index(&cs, key);
-				if (k < 0) return false;
-				memcpy(palette + 4 * (size_t)k, src + 4 * (size_t)x, 4); // its colour (again)
-				prev_key = key;
-				prev_index = (uint8_t)k;
-				have_prev = true;
-			}
-			dst[x] = prev_index;
+			if (have_prev && key == prev_key) continue;
+			int k = colour_index(cs, key);
+			if (k < 0) return false;
+			memcpy(palette + 4 * (size_t)k, src + 4 * (size_t)x, 4); // its colour (again)
+			prev_key = key;
+			have_prev = true;
 		}
 	}
-	*count = cs.count;
 	return true;
+}
+
+/* The index of a colour the set holds (found by scan_colours). */
+static inline uint8_t colour_find(const colour_set *cs, uint32_t key)
+{
+	uint32_t h = (key * 2654435761u) >> 22;
+	while (cs->index[h] >= 0 && cs->keys[h] != key) h = (h + 1) & (COLOUR_SLOTS - 1);
+	return cs->index[h] >= 0 ? (uint8_t)cs->index[h] : 0; // 0: not reached, every colour was scanned
+}
+
+/* Filter 0 rows of palette indices looked up from the source's RGBA rows:
+ * no copy of the image as indices is kept (minigun's 1272 x 1114 skin:
+ * 1.4 MB). Read-only on the colours, so parts may run at once. */
+static void row_palette(png_rows *r, uint32_t y, uint8_t *dst)
+{
+	const uint8_t *src = r->rgba_row(r, y);
+	const colour_set *cs = r->colours;
+	uint32_t prev_key;
+	memcpy(&prev_key, src, 4);
+	uint8_t prev_index = colour_find(cs, prev_key);
+	dst[0] = 0; // filter: none
+	for (uint32_t x = 0; x < r->width; x++) {
+		uint32_t key;
+		memcpy(&key, src + 4 * (size_t)x, 4);
+		if (key != prev_key) prev_key = key, prev_index = colour_find(cs, key);
+		dst[1 + x] = prev_index;
+	}
 }
 
 /* False when a probe of about 4096 pixels spread over the image finds more
@@ -750,31 +779,36 @@ static bool probe_few_colours(png_rows *r, size_t texels)
 
 /* For a source whose probe found at most 256 colours: a palette PNG's work
  * when the whole image has at most 256 colours, its rows scanned in order
- * (no RGBA copy of a source decoded row by row). 1 when it has more
+ * (no RGBA copy of a source decoded row by row) and looked up again as
+ * each row is made (no copy as indices either). 1 when it has more
  * (nothing made), 0 made (*work), -1 failed. */
 static int palette_work_from_rows(png_rows *r, uint32_t height, gsio_png_work **work, gsio_error *err)
 {
-	uint8_t *indices = malloc((size_t)r->width * height);
-	if (!indices) {
+	colour_set *cs = malloc(sizeof(*cs));
+	if (!cs) {
 		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
 		return -1;
 	}
 	uint8_t palette[256 * 4];
-	uint32_t colours;
-	if (!palettise_rows(r, height, indices, palette, &colours)) {
-		free(indices);
+	if (!scan_colours(r, height, cs, palette)) {
+		free(cs);
 		return 1;
 	}
 	gsio_png_work *w = new_work(err);
 	if (!w) {
-		free(indices);
+		free(cs);
 		return -1;
 	}
 	w->l.width = r->width;
 	w->l.height = height;
-	palette_layout(&w->l, palette, colours);
-	w->indices = indices;
-	w->rows = (png_rows){.row = row_indices, .pixels = indices, .width = r->width, .row_bytes = r->width};
+	palette_layout(&w->l, palette, cs->count);
+	w->colours = cs;
+	w->rows = *r;
+	w->rows.row = row_palette;
+	w->rows.row_bytes = r->width;
+	w->rows.colours = cs;
+	w->rows.band = w->rows.row_rgba = w->rows.prev = w->rows.cur = NULL;
+	if (r->dds) w->dds = *r->dds;
 	work_ready(w);
 	*work = w;
 	return 0;

@@ -535,6 +535,15 @@ static void test_png_from_dds(void **state)
 	d = make_dds(300, 200, "DXT1", &size);
 	for (size_t i = 128; i + 8 <= size; i += 8) colour_block(d + i, 0xF800, 0x001F, idx0123);
 	expect_same_png(d, size, 3);
+	free(d);
+	// ... over three bands, each looking its rows' indices up from its own
+	// band of 4 decoded rows: 8 colour pairs, 32 colours.
+	d = make_dds(700, 601, "DXT1", &size);
+	for (size_t i = 128; i + 8 <= size; i += 8) {
+		uint16_t c0 = (uint16_t)(0x8000 | (((i / 8) % 8) << 11)), c1 = (uint16_t)(0x001F + (((i / 8) % 8) << 5));
+		colour_block(d + i, c0, c1, idx0123);
+	}
+	expect_same_png(d, size, 3);
 	// Header errors as the decoder's; no output.
 	uint8_t *png = (uint8_t *)1;
 	size_t png_size = 1;

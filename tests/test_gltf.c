@@ -685,8 +685,9 @@ static gsio_png_work *begin_stored565(const void *src)
  *  alone); made in any order or on two threads, the bands give the bytes
  *  the encoder gives, which decode (libspng: the joined stream and its
  *  Adler-32 checked) to the pixels: truecolour with and without alpha, a
- *  palette found in the pixels, indices, stored RGB565; heights that are
- *  not a multiple of the bands or of 4. */
+ *  palette found in the pixels, indices, stored RGB565 of many colours
+ *  and of few (a palette whose rows each band looks up from its own
+ *  decoded rows); heights that are not a multiple of the bands or of 4. */
 static void test_png_parts(void **state)
 {
 	(void)state;
@@ -699,13 +700,16 @@ static void test_png_parts(void **state)
 		const size_t n = (size_t)w * h;
 		uint8_t *rgba = malloc(n * 4 + 1024);
 		assert_non_null(rgba);
-		for (int form = 0; form < 5; form++) {
+		for (int form = 0; form < 6; form++) {
 			// 0 RGB noise over smooth rows, 1 RGBA, 2 few colours (a palette
-			// from the pixels), 3 indices, 4 stored RGB565.
+			// from the pixels), 3 indices, 4 stored RGB565, 5 stored RGB565
+			// of few colours (a palette from the decoded rows).
 			for (size_t i = 0; i < n * 4 + 1024; i++) {
 				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 				size_t y = i / 4 / w;
-				rgba[i] = form == 2 ? (uint8_t)((i / 4 / 333) * 7 % 200) : (uint8_t)((x & 15) + y);
+				rgba[i] = form == 2   ? (uint8_t)((i / 4 / 333) * 7 % 200)
+				          : form == 5 ? (uint8_t)((i / 2 / 333) * 7 % 200)
+				                      : (uint8_t)((x & 15) + y);
 				if ((form == 0 || form == 2) && i % 4 == 3) rgba[i] = 255;
 			}
 			char what[96];
@@ -715,16 +719,17 @@ static void test_png_parts(void **state)
 			size_t want_size;
 			gsio_error err;
 			int rc = form == 3   ? gsio_png_encode_indexed(rgba, w, h, rgba + n, 256, &want, &want_size, &err)
-			         : form == 4 ? gsio_png_encode_stored(GSIO_PIXEL_RGB565, rgba, w, h, NULL, &want, &want_size, &err)
+			         : form >= 4 ? gsio_png_encode_stored(GSIO_PIXEL_RGB565, rgba, w, h, NULL, &want, &want_size, &err)
 			                     : gsio_png_encode(rgba, w, h, &want, &want_size, &err);
 			if (rc) fail_msg("%s: %s", what, err.message);
-			size_t parts = expect_parts_same(form == 3 ? begin_indexed : form == 4 ? begin_stored565 : begin_rgba,
+			size_t parts = expect_parts_same(form == 3 ? begin_indexed : form >= 4 ? begin_stored565 : begin_rgba,
 			                                 &src, want, want_size, what);
 			if (parts != sizes[k].parts) fail_msg("%s: %zu bands, %zu expected", what, parts, sizes[k].parts);
 			if (form <= 2) {
 				assert_int_equal(want[25], form == 0 ? 2 : form == 1 ? 6 : 3);
 				assert_png_pixels(want, want_size, rgba, w, h);
 			} else {
+				assert_int_equal(want[25], form == 4 ? 2 : 3);
 				uint32_t dw, dh;
 				uint8_t *px = decode_png(want, want_size, &dw, &dh);
 				uint8_t *ref = malloc(n * 4);
