@@ -693,11 +693,18 @@ static void colour_set_init(colour_set *cs)
 	cs->count = 0;
 }
 
-/* The colour's palette index, added when new; -1 for a 257th colour. */
-static inline int colour_index(colour_set *cs, uint32_t key)
+/* The colour's slot: where it is, or the empty slot where it would go. */
+static inline uint32_t colour_slot(const colour_set *cs, uint32_t key)
 {
 	uint32_t h = (key * 2654435761u) >> 22; // 10 bits
 	while (cs->index[h] >= 0 && cs->keys[h] != key) h = (h + 1) & (COLOUR_SLOTS - 1);
+	return h;
+}
+
+/* The colour's palette index, added when new; -1 for a 257th colour. */
+static inline int colour_index(colour_set *cs, uint32_t key)
+{
+	uint32_t h = colour_slot(cs, key);
 	if (cs->index[h] >= 0) return cs->index[h];
 	if (cs->count == 256) return -1;
 	cs->keys[h] = key;
@@ -734,8 +741,7 @@ static bool scan_colours(png_rows *r, uint32_t height, colour_set *cs, uint8_t p
 /* The index of a colour the set holds (found by scan_colours). */
 static inline uint8_t colour_find(const colour_set *cs, uint32_t key)
 {
-	uint32_t h = (key * 2654435761u) >> 22;
-	while (cs->index[h] >= 0 && cs->keys[h] != key) h = (h + 1) & (COLOUR_SLOTS - 1);
+	uint32_t h = colour_slot(cs, key);
 	return cs->index[h] >= 0 ? (uint8_t)cs->index[h] : 0; // 0: not reached, every colour was scanned
 }
 

@@ -45,9 +45,9 @@ static int sniff(const uint8_t *d, size_t n)
 	return 0;
 }
 
-/* borrow: the decoded file points into `data` (binary chunks) instead of a
- * copy of it, and the caller keeps data alive for as long as the file
- * lives. */
+/* borrow: the decoded file points into `data` (binary chunks, text elements
+ * kept verbatim) instead of a copy of it, and the caller keeps data alive
+ * for as long as the file lives. */
 static gsio_wmp_file *wmp_decode(const uint8_t *data, size_t size, const char *name,
                                  const gsio_opts *opts, bool borrow, gsio_error *err)
 {
