@@ -223,6 +223,13 @@ void *gsioi_arena_array_uninit(gsio_arena *a, size_t count, size_t size, gsio_er
 	return arena_take(a, total, err);
 }
 
+void *gsioi_arena_regrow(gsio_arena *a, const void *old, size_t count, size_t n, size_t size, gsio_error *err)
+{
+	void *p = gsioi_arena_array_uninit(a, n, size, err);
+	if (p && count) memcpy(p, old, count * size); // count <= n: count * size did not overflow
+	return p;
+}
+
 char *gsioi_arena_strndup(gsio_arena *a, const char *s, size_t n, gsio_error *err)
 {
 	size_t len = 0;

@@ -102,6 +102,13 @@ void *gsioi_arena_array(gsio_arena *arena, size_t count, size_t size, gsio_error
 /** The same without zeroing, for buffers the caller fills completely. */
 void *gsioi_arena_alloc_uninit(gsio_arena *arena, size_t size, gsio_error *err);
 void *gsioi_arena_array_uninit(gsio_arena *arena, size_t count, size_t size, gsio_error *err);
+/** A growable array's new room (count <= n): an array of n elements of
+ *  `size` bytes (not zeroed) with the `count` elements at old copied to its
+ *  start, or NULL (and err filled). The old array stays in the arena, as
+ *  everything does until the arena goes: callers that know their final
+ *  count ask for it once. */
+void *gsioi_arena_regrow(gsio_arena *arena, const void *old, size_t count, size_t n, size_t size,
+                         gsio_error *err);
 char *gsioi_arena_strdup(gsio_arena *arena, const char *s, gsio_error *err);
 char *gsioi_arena_strndup(gsio_arena *arena, const char *s, size_t n, gsio_error *err);
 /** Bytes handed out so far. */

@@ -68,9 +68,8 @@ static bool reserve(gsio_scene *s, int which, void **xs, size_t count, size_t el
 	scene_impl *impl = (scene_impl *)s;
 	size_t cap = impl->arr[which].ptr == *xs && *xs ? impl->arr[which].cap : count;
 	if (n <= cap) return true;
-	void *a = gsioi_arena_array(s->arena, n, elem, err);
+	void *a = gsioi_arena_regrow(s->arena, *xs, count, n, elem, err); // grow() zeroes each new element
 	if (!a) return false;
-	if (count) memcpy(a, *xs, count * elem);
 	*xs = a;
 	impl->arr[which].ptr = a;
 	impl->arr[which].cap = n;

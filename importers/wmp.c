@@ -11,14 +11,8 @@ bool gsioi_wmp_reserve(gsio_arena *a, void **arr, size_t count, size_t *cap, siz
                        gsio_error *err)
 {
 	if (n <= *cap) return true;
-	size_t bytes;
-	if (!gsioi_mul_size(n, elem_size, &bytes)) {
-		GSIO_FAIL(err, GSIO_ERR_LIMIT, "", -1, "array of %zu elements overflows", n);
-		return false;
-	}
-	void *m = gsioi_arena_alloc_uninit(a, bytes, err);
+	void *m = gsioi_arena_regrow(a, *arr, count, n, elem_size, err);
 	if (!m) return false;
-	if (count) memcpy(m, *arr, count * elem_size);
 	*arr = m;
 	*cap = n;
 	return true;
