@@ -2113,12 +2113,15 @@ static bool write_skin_attributes(gltf_ctx *c, size_t mi, cJSON *attrs)
 		}
 	}
 	if (ok) {
-		// Per set: a strided copy of 4 slots.
-		uint8_t *js = xmalloc_array(c, nv, 4 * jsize);
-		float *ws = xmalloc_array(c, nv, 4 * sizeof(float));
+		// Per set: a strided copy of 4 slots. One set is the table itself
+		// (a copy of it held 20 bytes a vertex more: corridor_02_short_door's
+		// 18 KB).
+		const bool one = sets == 1;
+		uint8_t *js = one ? joints : xmalloc_array(c, nv, 4 * jsize);
+		float *ws = one ? weights : xmalloc_array(c, nv, 4 * sizeof(float));
 		ok = js && ws;
 		for (size_t set = 0; ok && set < sets; set++) {
-			for (size_t v = 0; v < nv; v++) {
+			for (size_t v = 0; !one && v < nv; v++) {
 				memcpy(js + v * 4 * jsize, joints + (v * slots + set * 4) * jsize, 4 * jsize);
 				memcpy(ws + v * 4, weights + v * slots + set * 4, 4 * sizeof(float));
 			}
@@ -2139,8 +2142,7 @@ static bool write_skin_attributes(gltf_ctx *c, size_t mi, cJSON *attrs)
 			snprintf(key, sizeof(key), "WEIGHTS_%zu", set);
 			jset_copy(c, attrs, key, jnumber(wa));
 		}
-		free(js);
-		free(ws);
+		if (!one) free(js), free(ws);
 	}
 	free(joints);
 	free(weights);
@@ -2977,6 +2979,14 @@ static bool write_arrays_mesh(gltf_ctx *c, size_t mi, const gsio_mesh *m)
 		if (m->normals) jnum(c, attrs, "NORMAL", float_accessor(c, nrm, nv, 3, false, GLTF_ARRAY_BUFFER));
 		if (m->uvs) jnum(c, attrs, "TEXCOORD_0", float_accessor(c, m->uvs, nv, 2, false, GLTF_ARRAY_BUFFER));
 	}
+	// The base pose in output axes is needed again only for morph targets:
+	// without, it goes before the joint and weight table is made (24 bytes
+	// a vertex not held beside its 20; corridor_02_short_door's 22 KB).
+	const bool morph = !qpos && c->animate && m->frames_count >= 2;
+	if (!morph) {
+		free(pos), free(nrm);
+		pos = nrm = NULL;
+	}
 	if (ok && m->weights.count && m->skin >= 0) {
 		ok = write_skin_attributes(c, mi, attrs);
 		if (ok) c->mesh_skin[mi] = m->skin;
@@ -2985,7 +2995,7 @@ static bool write_arrays_mesh(gltf_ctx *c, size_t mi, const gsio_mesh *m)
 	}
 
 	// Morph targets: a mesh with 0 or 1 frames is a plain mesh.
-	if (ok && !qpos && c->animate && m->frames_count >= 2) {
+	if (ok && morph) {
 		names = jarr(c);
 		targets = write_targets(c, mi, pos, nrm, names, &bad_normals);
 		ok = targets != NULL;

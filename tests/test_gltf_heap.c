@@ -240,6 +240,61 @@ static void test_many_meshes_json_heap(void **state)
 	gsio_scene_free(s);
 }
 
+/* A skinned mesh of one weight a vertex (one set of JOINTS_0 / WEIGHTS_0,
+ * as MDL7 and HMP-free rigs have): the writer's joint and weight table is
+ * the set itself, 20 bytes a vertex (4 joints of 1 byte, 4 floats), not
+ * copied again into a set of its own (which held 20 bytes a vertex more:
+ * 8 MB of a 400 000-vertex mesh). Written to a file with a 256 KiB share
+ * in memory, so what the heap holds is the writer's scratch: the table,
+ * positions and normals in glTF axes (24 bytes a vertex) at most. */
+static void test_skin_weights_heap(void **state)
+{
+	(void)state;
+	const uint32_t nv = 399999;
+	gsio_scene *s = t_large_scene(nv, 0);
+	gsio_error err;
+	int32_t root = gsio_scene_add_node(s, "root", -1, &err);
+	int32_t sk = gsio_scene_add_skin(s, "rig", 2, &err);
+	assert_true(root >= 0 && sk >= 0);
+	int32_t arm = gsio_scene_add_node(s, "arm", root, &err);
+	assert_true(arm >= 0);
+	s->skins[sk].joints[0] = root;
+	s->skins[sk].joints[1] = arm;
+	gsio_mesh *m = &s->meshes[0];
+	m->weights.offsets = gsio_scene_alloc(s, nv + 1, sizeof(uint32_t), &err);
+	m->weights.joints = gsio_scene_alloc(s, nv, sizeof(uint32_t), &err);
+	m->weights.values = gsio_scene_alloc(s, nv, sizeof(float), &err);
+	assert_true(m->weights.offsets && m->weights.joints && m->weights.values);
+	m->weights.count = nv;
+	for (uint32_t v = 0; v < nv; v++) {
+		m->weights.offsets[v + 1] = v + 1;
+		m->weights.joints[v] = v % 2;
+		m->weights.values[v] = 1;
+	}
+	m->skin = sk;
+	if (gsio_scene_validate(s, &err)) fail_msg("invalid scene: %s", err.message);
+	char dir[4096], path[4200];
+	snprintf(dir, sizeof(dir), "%s/test_gltf_heap", GSIO_BINARY_DIR);
+	mkdir(dir, 0777);
+	snprintf(path, sizeof(path), "%s/skinned.glb", dir);
+	size_t base = atomic_load(&t_in_use);
+	heap_reset();
+	gsio_gltf_opts fo = {0};
+	fo.buffer_memory = (size_t)256 << 10;
+	if (gsio_gltf_write_file(s, path, &fo, NULL, &err)) fail_msg("write_file: %s", err.message);
+	size_t peak = heap_peak_above(base);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	unlink(path);
+	// 24 bytes a vertex: whichever of the table (20) and the axes' scratch
+	// (24) is larger, were they alive at once 44; the copy made it 40 or more.
+	size_t bound = (size_t)nv * 30 + ((size_t)1 << 20);
+	print_message("skinned, %u vertices: GLB %lld bytes, writer peak heap %zu (bound %zu)\n", nv,
+	              (long long)st.st_size, peak, bound);
+	assert_true(peak <= bound);
+	gsio_scene_free(s);
+}
+
 /** Files in dir that a failed write must not leave: a .glb, a .gltf (placed
  *  last: never without its resources, which may stay, as
  *  gsio_place_files() places one file at a time), a temporary; the first
@@ -254,16 +309,15 @@ static size_t files_in(const char *dir, char *which, size_t size)
 
 /* Every allocation of a write failing in turn (ufbx's way), in memory and
  * to files, with the images on a helper thread and without: a 600 x 600
- * skin (two bands, gsio_png_part) and a small mesh. A write whose failing
- * allocation it cannot do without says why; one it can (the helper thread
- * not started: the caller encodes) succeeds; either way the heap is left
+ * skin (two bands, gsio_png_part) and a small mesh, then a 16 x 16 skin
+ * (deflated by zlib). A write whose failing allocation it cannot do
+ * without says why; one it can (the helper thread not started: the caller
+ * encodes) succeeds; either way the heap is left
  * as it was found (what the write allocated is freed, the helper's
  * included) and, when it failed, no .glb, .gltf or temporary behind. With two threads the
  * failing allocation is whichever thread's comes n-th. */
-static void test_writer_allocation_failures(void **state)
+static void allocation_failures(gsio_scene *s, const char *what)
 {
-	(void)state;
-	gsio_scene *s = t_large_scene(3000, 600);
 	// One write with a helper thread first: glibc keeps a finished thread's
 	// stack for the next one, with the thread's TLS vector (about 300 bytes
 	// of malloc'd memory, the process's for good).
@@ -314,12 +368,23 @@ static void test_writer_allocation_failures(void **state)
 				fail_msg("way %d, allocation %zu failing (%s): %zu bytes left allocated", way, n,
 				         rc ? err.message : "written", atomic_load(&t_in_use) - base);
 		}
-		print_message("%s, %u thread(s): %zu allocations, each failing in turn: %zu failed writes, no leak\n",
-		              way < 2 ? "GLB in memory" : way < 4 ? "GLB file" : ".gltf files", o.threads, total, failed);
+		print_message("%s, %s, %u thread(s): %zu allocations, each failing in turn: %zu failed writes, no leak\n",
+		              what, way < 2 ? "GLB in memory" : way < 4 ? "GLB file" : ".gltf files", o.threads, total,
+		              failed);
 		assert_true(failed >= total / 2);
 	}
 	t_empty_dir(dir);
 	rmdir(dir);
+}
+
+static void test_writer_allocation_failures(void **state)
+{
+	(void)state;
+	gsio_scene *s = t_large_scene(3000, 600);
+	allocation_failures(s, "600 x 600 skin");
+	gsio_scene_free(s);
+	s = t_large_scene(300, 16); // a tiny skin: zlib's deflate (png.c, deflate_tiny)
+	allocation_failures(s, "16 x 16 skin");
 	gsio_scene_free(s);
 }
 
@@ -329,6 +394,7 @@ int main(void)
 	    cmocka_unit_test(test_writer_allocation_failures),
 	    cmocka_unit_test(test_writer_peak_heap),
 	    cmocka_unit_test(test_many_meshes_json_heap),
+	    cmocka_unit_test(test_skin_weights_heap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
