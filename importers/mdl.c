@@ -753,7 +753,11 @@ static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const uint8_t *con
 	const gsioi_corner_keys xyz_keys = {tris ? tris->xyz : NULL, sizeof(*tris), 2};
 	const gsioi_corner_keys uv_keys = {tris ? tris->uv : NULL, sizeof(*tris), 2};
 	size_t nout;
-	GSIO_CHECK(gsioi_weld(xyz_keys, uv_keys, ncorner, nv, nuv, ix, &nout, tmp, err));
+	gsio_arena *work = gsioi_arena_for(opts, "MDL welding", err);
+	GSIO_CHECK(work);
+	bool welded = gsioi_weld(xyz_keys, uv_keys, ncorner, nv, nuv, ix, &nout, work, err);
+	gsioi_arena_destroy(work);
+	GSIO_CHECK(welded);
 
 	gsio_mesh *m = s->meshes = GSIO_NEW_ARRAY(a, gsio_mesh, 1, err);
 	GSIO_CHECK(m);
