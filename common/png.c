@@ -15,9 +15,6 @@
  * outputs together; see PNG_DEFLATE_LEVEL for why not level 1); and it
  * compresses a stream piece by piece, so the filtered image is made a strip
  * of rows at a time (64 KiB) instead of a whole second copy of the image.
- * A tiny image (at most 8 KiB filtered: a 64 x 64 palette image, a level's
- * placeholder) goes to zlib instead, whose memory is sized to the image
- * (deflate_tiny).
  *
  * Palette PNGs (colour type 3): an image kept palettised by its importer
  * (gsio_image.indices) or one with at most 256 distinct colours is written
@@ -308,71 +305,6 @@ static bool out_reserve(uint8_t **buf, size_t *cap, size_t used, size_t more)
  * block, byte-aligned), or the last band (the final block). */
 typedef enum band_mode { BAND_WHOLE, BAND_FIRST_OR_MIDDLE, BAND_LAST } band_mode;
 
-/* A whole image of at most PNG_TINY_BYTES filtered bytes (64 x 64 indices
- * or 45 x 45 RGB: a level's placeholder for a missing texture, a small skin)
- * is deflated by zlib instead. igzip's costs are fixed, made for large
- * images: its level-0 hash table (16 KB, cleared), the histogram's counts
- * and the fitted codes, and isal_create_hufftables's 17 KB stack frame;
- * with the strip, some 40 KB however small the image. zlib's are sized at
- * deflateInit2: a window of the least power of two that holds the whole
- * image (so no match is out of reach) and its chain, 3 bytes an image byte
- * in all; at memory level 4, 4 KB of hash and 4 KB of symbols; 6 KB of
- * state. It is given one row at a time (it copies its input into its
- * window), so there is no strip. Level 9: on 8 KB it takes at most about
- * 0.4 ms (random bytes, its worst case; 0.03 ms for repeats).
- *
- * Measured (mdl2gltf's data peak, median of 9, against igzip for every
- * image): prefab.wmp (six 64 x 64 placeholders) 440 -> 400-404 KB,
- * block.wmp (four) 272 -> 256; the placeholder's IDAT 165 -> 56 bytes. On
- * the corpus's next larger skins zlib at this memory is not always smaller
- * (a 72 x 128 palette skin 7% larger than igzip's), and at a window that
- * holds the image its memory passes igzip's from about 14 KB on; so 8 KB. */
-#define PNG_TINY_BYTES ((size_t)8 << 10)
-#define PNG_TINY_MEM_LEVEL 4
-
-static size_t deflate_tiny(png_rows *r, uint32_t y0, uint32_t y1, uint8_t **buf, size_t *cap, size_t at,
-                           gsio_error *err)
-{
-	const size_t line = r->row_bytes + 1, total = line * (y1 - y0); // at most PNG_TINY_BYTES
-	int window_bits = 9; // zlib's least
-	while (((size_t)1 << window_bits) < total) window_bits++;
-	z_stream z;
-	memset(&z, 0, sizeof(z));
-	uint8_t *row = malloc(line + 4);
-	if (!row || deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, window_bits, PNG_TINY_MEM_LEVEL,
-	                         Z_DEFAULT_STRATEGY) != Z_OK) {
-		free(row);
-		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
-		return 0;
-	}
-	// Room for all of it (zlib's bound: header, blocks, trailer), so that
-	// each call takes its whole row.
-	const size_t bound = deflateBound(&z, (uLong)total);
-	const bool room = out_reserve(buf, cap, at, bound);
-	bool ok = room;
-	if (room) {
-		z.next_out = *buf + at;
-		z.avail_out = (uInt)bound;
-	}
-	for (uint32_t y = y0; ok && y < y1; y++) {
-		r->row(r, y, row);
-		z.next_in = row;
-		z.avail_in = (uInt)line;
-		const bool last = y + 1 == y1;
-		int rc = deflate(&z, last ? Z_FINISH : Z_NO_FLUSH);
-		ok = last ? rc == Z_STREAM_END : rc == Z_OK && !z.avail_in;
-	}
-	const size_t made = bound - z.avail_out;
-	deflateEnd(&z);
-	free(row);
-	if (!ok) {
-		GSIO_FAIL(err, room ? GSIO_ERR_ARGUMENT : GSIO_ERR_NOMEM, NULL, -1,
-		          room ? "PNG encoding failed in deflate" : "out of memory encoding PNG");
-		return 0;
-	}
-	return made;
-}
-
 /* Compresses rows [y0, y1) into *buf from byte `at` on (growing it as
  * needed), adding their filtered bytes to *adler (raw bands; a whole
  * stream keeps its own); returns the bytes written, 0 on failure. The row
@@ -383,7 +315,6 @@ static size_t deflate_band(png_rows *r, uint32_t y0, uint32_t y1, band_mode mode
 	const size_t line = r->row_bytes + 1;
 	const uint32_t height = y1 - y0;
 	const size_t strip_rows = line >= PNG_STRIP_BYTES ? 1 : PNG_STRIP_BYTES / line;
-	if (mode == BAND_WHOLE && height <= PNG_TINY_BYTES / line) return deflate_tiny(r, y0, y1, buf, cap, at, err);
 	// Not zeroed whole: igzip writes each part of its 103 KB before it reads
 	// it (isal_deflate_init sets the stream's state and its first call
 	// clears the hash table; isal_update_histogram clears its own;

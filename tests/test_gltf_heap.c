@@ -311,12 +311,12 @@ static size_t files_in(const char *dir, char *which, size_t size)
 /* Every allocation of a write failing in turn (ufbx's way), in memory and
  * to files, with the images on a helper thread and without: a 600 x 600
  * skin (two bands, gsio_png_part) and a small mesh, then a 16 x 16 skin
- * (deflated by zlib). A write whose failing allocation it cannot do
- * without says why; one it can (the helper thread not started: the caller
- * encodes) succeeds; either way the heap is left
- * as it was found (what the write allocated is freed, the helper's
- * included) and, when it failed, no .glb, .gltf or temporary behind. With two threads the
- * failing allocation is whichever thread's comes n-th. */
+ * (one strip: igzip's stateless call). A write whose failing allocation
+ * it cannot do without says why; one it can (the helper thread not
+ * started: the caller encodes) succeeds; either way the heap is left as
+ * it was found (what the write allocated is freed, the helper's included)
+ * and, when it failed, no .glb, .gltf or temporary behind. With two
+ * threads the failing allocation is whichever thread's comes n-th. */
 static void allocation_failures(gsio_scene *s, const char *what)
 {
 	// One write with a helper thread first: glibc keeps a finished thread's
@@ -384,7 +384,7 @@ static void test_writer_allocation_failures(void **state)
 	gsio_scene *s = t_large_scene(3000, 600);
 	allocation_failures(s, "600 x 600 skin");
 	gsio_scene_free(s);
-	s = t_large_scene(300, 16); // a tiny skin: zlib's deflate (png.c, deflate_tiny)
+	s = t_large_scene(300, 16); // a skin of one strip: deflate_band's stateless call
 	allocation_failures(s, "16 x 16 skin");
 	gsio_scene_free(s);
 }
