@@ -668,15 +668,33 @@ static bool build_mesh(build *b, size_t gi, gsio_mesh *m, bool *morph)
 		snrm = gsioi_arena_array_uninit(tmp, 3 * nv, sizeof(float), err);
 		GSIO_CHECK(spos && snrm);
 	}
+	// A static group reads its main vertices once, for the pose below:
+	// they are made in an arena of their own, freed before the fold
+	// (corridor_02_short_door: 11 KB of its load's peak). A group with
+	// frames keeps them in the group's scratch for every frame.
+	gsio_arena *pose = NULL;
+	if (!spos) {
+		GSIO_CHECK((pose = gsioi_arena_for(b->opts, "MDL7 pose", err)));
+		b->tmp = pose;
+		b->main_group = NULL;
+	}
 	const float *pos0, *nrm0;
-	GSIO_CHECK(frame_vertices(b, g, f0, spos, snrm, &pos0, &nrm0));
-	m->positions = gsioi_arena_array_uninit(s->arena, 3 * nout, sizeof(float), err);
-	m->normals = gsioi_arena_array_uninit(s->arena, 3 * nout, sizeof(float), err);
-	GSIO_CHECK(m->positions && m->normals);
-	for (size_t v = 0; v < nout; v++) {
+	bool posed = frame_vertices(b, g, f0, spos, snrm, &pos0, &nrm0);
+	if (posed) {
+		m->positions = gsioi_arena_array_uninit(s->arena, 3 * nout, sizeof(float), err);
+		m->normals = gsioi_arena_array_uninit(s->arena, 3 * nout, sizeof(float), err);
+		posed = m->positions && m->normals;
+	}
+	for (size_t v = 0; posed && v < nout; v++) {
 		memcpy(&m->positions[3 * v], &pos0[3 * (size_t)m->source_vertex[v]], 3 * sizeof(float));
 		memcpy(&m->normals[3 * v], &nrm0[3 * (size_t)m->source_vertex[v]], 3 * sizeof(float));
 	}
+	if (pose) {
+		b->tmp = tmp;
+		b->main_group = NULL; // its main vertices were in the pose's arena
+		gsioi_arena_destroy(pose);
+	}
+	GSIO_CHECK(posed);
 
 	// Double-sided pairs fold into one face with a double-sided copy of its
 	// part's material, decided on the first frame (gsio_scene_util.h).

@@ -775,8 +775,10 @@ static void test_load_scratch(void **state)
 	} cases[] = {
 	    {"lottershock/Game/Level/concept_02.mdl", 200, 3.0},
 	    {"lottershock/Game/Assets/skelett.mdl", 1, 1.4},
-	    {"lottershock/Game/Level/corridor_02_short_door.mdl", 1, 4.0},
-	    {"lottershock/Game/Level/room_quarters_01.mdl", 1, 4.5},
+	    // Static groups: their main vertices in an arena of their own, freed
+	    // before the fold (stop 34: 168 -> 147 KB and 160 -> 136 KB).
+	    {"lottershock/Game/Level/corridor_02_short_door.mdl", 1, 3.0},
+	    {"lottershock/Game/Level/room_quarters_01.mdl", 1, 3.3},
 	    {"lottershock/ArtSource/decor/cables/cables_hanging.mdl", 1, 2.6},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
