@@ -253,6 +253,13 @@ gsio_arena *gsioi_arena_for(const gsio_opts *opts, const char *name, gsio_error 
 	return a;
 }
 
+gsio_arena *gsioi_arena_like(const gsio_arena *like, const char *name, gsio_error *err)
+{
+	gsio_arena *a = gsioi_arena_create(&like->allocator, like->limit);
+	if (!a) GSIO_FAIL(err, GSIO_ERR_NOMEM, name, -1, "out of memory");
+	return a;
+}
+
 void *gsioi_codec_begin(const uint8_t *data, size_t size, const char *name, const gsio_opts *opts,
                        bool borrow, size_t struct_size, gsio_arena **arena, const uint8_t **bytes,
                        gsio_error *err)

@@ -85,6 +85,10 @@ void gsioi_arena_destroy(gsio_arena *arena);
 /** An arena per the options (allocator, memory limit), or NULL with a
  *  GSIO_ERR_NOMEM error naming `name`. */
 gsio_arena *gsioi_arena_for(const gsio_opts *opts, const char *name, gsio_error *err);
+/** A new, empty arena with a's allocator and memory limit (scratch a
+ *  function frees before it returns), or NULL with a GSIO_ERR_NOMEM error
+ *  naming `name`. */
+gsio_arena *gsioi_arena_like(const gsio_arena *a, const char *name, gsio_error *err);
 /** The start every binary codec decode shares: clears err, checks the
  *  arguments, creates an arena, allocates the zeroed file struct
  *  (struct_size bytes) in it and, unless `borrow`, a copy of the input.

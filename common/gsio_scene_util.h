@@ -62,8 +62,9 @@ typedef struct gsioi_corner_keys {
  *  corner of o + 1); *count gets the number of output vertices. Linear in
  *  corners + vertices + uvs whatever the keys: corners are bucketed by
  *  vertex (a stable counting sort) and a stamp per uv key finds the repeats
- *  in a bucket. Its tables live in `tmp`. A key out of range fails with
- *  GSIO_ERR_CORRUPT. */
+ *  in a bucket. Its tables live in an arena of its own with `tmp`'s
+ *  allocator and memory limit, freed before it returns. A key out of range
+ *  fails with GSIO_ERR_CORRUPT. */
 GSIO_NODISCARD bool gsioi_weld(gsioi_corner_keys vertex_keys, gsioi_corner_keys uv_keys,
                               size_t corners, size_t vertices, size_t uvs, uint32_t *indices,
                               size_t *count, gsio_arena *tmp, gsio_error *err);

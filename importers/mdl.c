@@ -736,8 +736,9 @@ static bool frames_packed(gsio_scene *s, gsio_mesh *m, const gsio_mdl_file *f,
 	return true;
 }
 
-/* The mesh: welded vertices, double-sided faces split, every frame. Welding
- * tables and the first-frame preview the split decides on live in `tmp`. */
+/* The mesh: welded vertices, double-sided faces split, every frame. The
+ * first-frame preview the split decides on lives in `tmp` (the welding
+ * frees its own tables). */
 static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const uint8_t *const *raw,
                        const gsio_opts *opts, gsio_arena *tmp, gsio_error *err)
 {
@@ -745,7 +746,7 @@ static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const uint8_t *con
 	const gsio_mdl_header *h = &f->header;
 
 	// Weld (position, uv) pairs in triangle order (see "Welding" above):
-	// the indices in the scene, the tables in tmp.
+	// the indices in the scene.
 	size_t nv = (size_t)h->numverts, nuv = f->uvs_count, ncorner = f->triangles_count * 3;
 	const gsio_mdl_triangle *tris = f->triangles;
 	uint32_t *ix = GSIO_NEW_ARRAY_UNINIT(a, uint32_t, ncorner, err);
@@ -753,11 +754,7 @@ static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const uint8_t *con
 	const gsioi_corner_keys xyz_keys = {tris ? tris->xyz : NULL, sizeof(*tris), 2};
 	const gsioi_corner_keys uv_keys = {tris ? tris->uv : NULL, sizeof(*tris), 2};
 	size_t nout;
-	gsio_arena *work = gsioi_arena_for(opts, "MDL welding", err);
-	GSIO_CHECK(work);
-	bool welded = gsioi_weld(xyz_keys, uv_keys, ncorner, nv, nuv, ix, &nout, work, err);
-	gsioi_arena_destroy(work);
-	GSIO_CHECK(welded);
+	GSIO_CHECK(gsioi_weld(xyz_keys, uv_keys, ncorner, nv, nuv, ix, &nout, tmp, err));
 
 	gsio_mesh *m = s->meshes = GSIO_NEW_ARRAY(a, gsio_mesh, 1, err);
 	GSIO_CHECK(m);

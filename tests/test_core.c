@@ -640,8 +640,8 @@ static void test_arena_fills_earlier_chunks(void **state)
 /* gsioi_weld on two layouts of the same corners (16-bit keys in a record
  * of vertex and uv keys, as MDL2-5 stores them; 32-bit keys in arrays of
  * their own, as MDL7's corners): one output vertex per distinct (vertex,
- * uv) pair, numbered in corner order, against a brute-force welding; a key
- * out of range is an error. */
+ * uv) pair, numbered in corner order, against a brute-force welding,
+ * leaving nothing in the caller's arena; a key out of range is an error. */
 static void test_weld(void **state)
 {
 	(void)state;
@@ -683,6 +683,9 @@ static void test_weld(void **state)
 	assert_int_equal(nb, nwant);
 	assert_memory_equal(a, want, NC * sizeof(*a));
 	assert_memory_equal(b, want, NC * sizeof(*b));
+	// Its tables are its own, freed before it returns: nothing is left in
+	// the caller's arena.
+	assert_int_equal(gsioi_arena_used(tmp), 0);
 	// A key out of range (the last corner's uv, then a vertex).
 	cuv[NC - 1] = NUV;
 	assert_false(gsioi_weld(v32, uv32, NC, NV, NUV, b, &nb, tmp, &err));
