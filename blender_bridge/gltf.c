@@ -140,6 +140,7 @@ typedef struct image_job {
 	size_t off;         // GLB: its offset past the rest of the buffer, once the images are placed
 	size_t bound;       // GLB: a size it is not expected to pass (plan_bounds)
 	size_t boff;        // GLB: its offset past the rest were every image its bound
+	int view;           // GLB: its buffer view, which every image made of it names
 	int rc;             // make_image(): 0, or failed with err
 	gsio_error err;
 	// A PNG of more than one band (gsio_png_parts): its bands are made by
@@ -1699,8 +1700,17 @@ static bool write_images(gltf_ctx *c)
 			     i, or_default(im->name, ""));
 			continue;
 		}
-		int job = add_job(c, i, how, passed ? (uint8_t *)(uintptr_t)im->file_data : NULL,
-		                  passed ? im->file_size : 0, passed, ext);
+		// Images that point to the very same file (a level's placeholders)
+		// are one job, stored once: each its own image, with its name and
+		// extras, naming the first one's view (or, beside a .gltf, file).
+		int job = -1;
+		for (size_t k = 0; passed && job < 0 && k < c->jobs_count; k++)
+			if (c->jobs[k].borrowed && c->jobs[k].data == im->file_data && c->jobs[k].size == im->file_size)
+				job = (int)k;
+		const bool shared = job >= 0;
+		if (!shared)
+			job = add_job(c, i, how, passed ? (uint8_t *)(uintptr_t)im->file_data : NULL,
+			              passed ? im->file_size : 0, passed, ext);
 		if (!passed) pixels += (double)im->width * (double)im->height * (c->compact ? 8 : 1);
 		// Names carry the model's stem: two converted models in one Godot
 		// project would otherwise share "skin0".
@@ -1710,15 +1720,16 @@ static bool write_images(gltf_ctx *c)
 		jstr(c, j, "name", name);
 		if (c->separate) {
 			char file[512], uri[1600];
-			image_file_name(c, i, ext, file, sizeof(file));
+			image_file_name(c, c->jobs[job].image, ext, file, sizeof(file));
 			uri_encode(file, uri, sizeof(uri));
 			jstr(c, j, "uri", uri);
 		} else {
-			int view = view_record(c, 0, 0, 0, 0, job);
+			int view = shared ? c->jobs[job].view : view_record(c, 0, 0, 0, 0, job);
 			if (view < 0) {
 				cJSON_Delete(j);
 				return false;
 			}
+			c->jobs[job].view = view;
 			jnum(c, j, "bufferView", view);
 			jstr(c, j, "mimeType", mime);
 		}

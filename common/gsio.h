@@ -299,8 +299,8 @@ typedef struct gsio_image {
 	const char *source_path;   /**< external file it was decoded from, NULL when embedded */
 	/** The indexed form, kept when the source stored the image through a
 	 *  palette (MDL/HMP/MDL7 skin type 0, WAD and PCX 8-bit textures; a
-	 *  level's placeholder for a missing texture, whose indices every
-	 *  placeholder of the level shares), else NULL
+	 *  level's placeholder for a missing texture when it has rgba, whose
+	 *  indices every placeholder of the level shares), else NULL
 	 *  and 0. rgba is filled all the same (except with GSIO_OPT_NO_PIXELS:
 	 *  NULL, and the indices are the picture) and stays the truth for every
 	 *  consumer: indices[i] names palette entry palette[4*indices[i] ..
@@ -312,13 +312,16 @@ typedef struct gsio_image {
 	uint32_t palette_count;    /**< 1..256 with indices, 0 without */
 	/** The PNG or JPEG file the pixels were decoded from, byte for byte, when
 	 *  the importer read one (MD5 textures, external skins, level textures
-	 *  and sprites); else NULL and 0. rgba is filled all the same and is the
+	 *  and sprites), or a level's placeholder for a missing texture (one
+	 *  98-byte PNG of gsio's own, not in the arena, which every placeholder
+	 *  points to); else NULL and 0. rgba is filled all the same and is the
 	 *  picture, except with GSIO_OPT_NO_PIXELS, where rgba is NULL and these
 	 *  bytes are the picture (width and height still set); with the flag
 	 *  an embedded DDS skin (type 6) is kept so too. A writer may store
 	 *  these bytes instead of encoding rgba again (the glTF writer embeds a
-	 *  PNG or JPEG as it is, and turns a DDS into a PNG). In the scene's
-	 *  arena. */
+	 *  PNG or JPEG as it is, once for images that share the same bytes,
+	 *  and turns a DDS into a PNG). In the scene's arena, except a
+	 *  placeholder's. */
 	const uint8_t *file_data;
 	size_t file_size;
 	/** With GSIO_OPT_NO_PIXELS, a skin the model stores as raw pixels (MDL,

@@ -93,8 +93,8 @@ typedef struct sctx {
 	size_t sprites_count, sprites_cap;
 	model_entry *models;
 	size_t models_count, models_cap;
-	uint8_t *checker_indices; /**< the placeholders' one picture (checker_shared), */
-	uint8_t *checker_palette; /**< as indices into two greys (scene arena) */
+	uint8_t *checker_indices; /**< the placeholders' indexed form (checker_shared), */
+	uint8_t *checker_palette; /**< indices into two greys (scene arena) */
 	int32_t *node_of; /**< object -> node, -1 until placed */
 	bool binary;      /**< colours 0..255 (else percent) */
 } sctx;
@@ -246,13 +246,32 @@ static bool load_wads(sctx *c)
 	return true;
 }
 
-/* The placeholder, a grey checker of 8x8 squares, as indices into two
- * greys, made once in the scene's arena and pointed to by every
- * placeholder of the level. With GSIO_OPT_NO_PIXELS it is the picture: 4 KB
- * in all instead of 16 KB of RGBA each (a level of 100 missing textures
- * held 1.6 MB of the same checker); without, each placeholder has its RGBA
- * as well, as a palettised WAD texture has both. The glTF writer makes the
- * same palette PNG of either form. */
+/* The placeholder, a grey checker of 8x8 squares, as a PNG file made once
+ * for all (tools/placeholder_png.py prints this array; test_wmp decodes it
+ * and compares it with the checker): every placeholder of every level
+ * points to these 98 bytes as its file_data, and the glTF writer embeds
+ * them as they are, once for all the placeholders that share them. With
+ * GSIO_OPT_NO_PIXELS that file is the picture: nothing is made, and no PNG
+ * is encoded (a level whose textures were all placeholders, as block.wmp
+ * and prefab.wmp, ran the deflate encoder for each: 240 bytes a
+ * placeholder, and the encoder's state was those conversions' data peak,
+ * 64-68 KB over a model without images). */
+static const uint8_t placeholder_png[98] = {
+	0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d,
+	0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x40,
+	0x01, 0x03, 0x00, 0x00, 0x00, 0x90, 0xa7, 0xe3, 0x9d, 0x00, 0x00, 0x00,
+	0x06, 0x50, 0x4c, 0x54, 0x45, 0x5a, 0x5a, 0x5a, 0xc8, 0xc8, 0xc8, 0xd7,
+	0x41, 0x7a, 0xce, 0x00, 0x00, 0x00, 0x17, 0x49, 0x44, 0x41, 0x54, 0x78,
+	0xda, 0x63, 0x60, 0xf8, 0x0f, 0x85, 0x14, 0x32, 0xa8, 0x64, 0x0c, 0xc3,
+	0xa8, 0x7b, 0x86, 0x94, 0x7b, 0x00, 0xf3, 0x02, 0xff, 0x01, 0x81, 0x74,
+	0xf7, 0x70, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42,
+	0x60, 0x82,
+};
+
+/* Without GSIO_OPT_NO_PIXELS each placeholder has its RGBA, and the
+ * indexed form as a palettised WAD texture has: the checker as indices
+ * into two greys, made once in the scene's arena and pointed to by every
+ * placeholder of the level (the same picture as placeholder_png). */
 static bool checker_shared(sctx *c)
 {
 	if (c->checker_indices) return true;
@@ -390,13 +409,16 @@ static bool texture_material(sctx *c, const char *name, size_t *slot)
 		im->source_format = dds ? GSIO_PIXEL_RGBA8888 : (gsio_pixel_format)(pt & 7);
 		im->source_mip_count = !dds && (pt & 8) ? 3 : 0;
 	} else {
-		GSIO_CHECK(checker_shared(c));
-		im->indices = c->checker_indices;
-		im->palette = c->checker_palette;
-		im->palette_count = 2;
-		if (im->rgba) // without GSIO_OPT_NO_PIXELS: the RGBA as well
+		im->file_data = placeholder_png;
+		im->file_size = sizeof(placeholder_png);
+		if (im->rgba) { // without GSIO_OPT_NO_PIXELS: the RGBA and the indices as well
+			GSIO_CHECK(checker_shared(c));
+			im->indices = c->checker_indices;
+			im->palette = c->checker_palette;
+			im->palette_count = 2;
 			for (size_t k = 0; k < (size_t)CHECKER_SIZE * CHECKER_SIZE; k++)
 				memcpy(im->rgba + 4 * k, im->palette + 4 * (size_t)im->indices[k], 4);
+		}
 		im->source_type = -1;
 		if (wad)
 			GSIO_CHECK(warn(c, "texture \"%s\": %.200s: a placeholder is used", clean, sub.message));

@@ -1827,6 +1827,92 @@ static void test_image_files_passed_through(void **state)
 	gsio_scene_free(b);
 }
 
+/* Images that point to the very same file bytes (a level's placeholders)
+ * are stored once: in a GLB each keeps its own image, name and extras, and
+ * all name one buffer view; beside a .gltf all name one PNG file. Equal
+ * bytes at another address are stored again (only the same file is known
+ * to be one). On the corpus's block.wmp (four placeholders) the four
+ * images name one view of 98 bytes. */
+static void test_shared_image_files(void **state)
+{
+	(void)state;
+	gsio_scene *s = triangle_scene();
+	gsio_error err;
+	const uint8_t px[8] = {10, 20, 30, 255, 40, 50, 60, 255};
+	uint8_t *png, *copy;
+	size_t png_size;
+	assert_int_equal(gsio_png_encode(px, 2, 1, &png, &png_size, &err), 0);
+	copy = malloc(png_size);
+	assert_non_null(copy);
+	memcpy(copy, png, png_size);
+	for (int k = 1; k <= 3; k++) {
+		char name[16];
+		snprintf(name, sizeof(name), "other%d", k);
+		int32_t im = gsio_scene_add_image(s, name, 2, 1, NULL, &err);
+		assert_true(im >= 0);
+		memcpy(s->images[im].rgba, px, 8);
+	}
+	for (size_t i = 0; i < 4; i++) {
+		s->images[i].file_data = i == 2 ? copy : png;
+		s->images[i].file_size = png_size;
+	}
+	glb g = {0};
+	glb_write(&g, s, 0, 1);
+	assert_int_equal(cJSON_GetArraySize(arr(g.doc, "images")), 4);
+	int v0 = num(item(g.doc, "images", 0), "bufferView", -1);
+	assert_true(v0 >= 0);
+	assert_int_equal(num(item(g.doc, "images", 1), "bufferView", -1), v0);
+	assert_int_equal(num(item(g.doc, "images", 3), "bufferView", -1), v0);
+	int v2 = num(item(g.doc, "images", 2), "bufferView", -1);
+	assert_true(v2 >= 0 && v2 != v0);
+	size_t n;
+	assert_memory_equal(view_bytes(&g, v0, &n), png, png_size);
+	assert_int_equal(n, png_size);
+	assert_memory_equal(view_bytes(&g, v2, &n), png, png_size);
+	assert_non_null(strstr(str(item(g.doc, "images", 1), "name"), "_other1"));
+	glb_free(&g);
+
+	gsio_gltf_opts o = {0};
+	o.flags = GSIO_GLTF_SEPARATE;
+	gsio_gltf_output out = {0};
+	assert_int_equal(gsio_gltf_write(s, &o, &out, &err), 0);
+	cJSON *doc = cJSON_ParseWithLength((const char *)out.files[0].data, out.files[0].size);
+	assert_non_null(doc);
+	const char *u0 = str(item(doc, "images", 0), "uri");
+	assert_string_equal(str(item(doc, "images", 1), "uri"), u0);
+	assert_string_equal(str(item(doc, "images", 3), "uri"), u0);
+	assert_string_not_equal(str(item(doc, "images", 2), "uri"), u0);
+	size_t pngs = 0;
+	for (size_t f = 1; f < out.files_count; f++) {
+		if (!strstr(out.files[f].name, ".png")) continue;
+		pngs++;
+		assert_int_equal(out.files[f].size, png_size);
+		assert_memory_equal(out.files[f].data, png, png_size);
+	}
+	assert_int_equal(pngs, 2);
+	cJSON_Delete(doc);
+	gsio_gltf_output_free(&out);
+	for (size_t i = 0; i < 4; i++) s->images[i].file_data = NULL, s->images[i].file_size = 0;
+	free(png);
+	free(copy);
+	gsio_scene_free(s);
+
+	T_REQUIRE_CORPUS();
+	gsio_opts lo = {0};
+	lo.flags = GSIO_OPT_NO_PIXELS;
+	gsio_scene *b = gsio_load_file(t_corpus_path("wmp/block.wmp"), &lo, &err);
+	if (!b) fail_msg("%s", err.message);
+	glb_write(&g, b, 0, 1);
+	assert_int_equal(cJSON_GetArraySize(arr(g.doc, "images")), 4);
+	int v = num(item(g.doc, "images", 0), "bufferView", -1);
+	for (int i = 1; i < 4; i++) assert_int_equal(num(item(g.doc, "images", i), "bufferView", -1), v);
+	view_bytes(&g, v, &n);
+	assert_int_equal(n, 98);
+	print_message("block.wmp: 4 placeholders in one view of %zu bytes\n", n);
+	glb_free(&g);
+	gsio_scene_free(b);
+}
+
 /* GLBs of 1 024 vertices and 60, 87, 116 and 128 morph frames (a BIN of
  * about 1.5, 2.1, 2.9 and 3.1 MB) written to a file in a child process,
  * where THP is in "madvise" mode (Debian 12's default): the BIN's first 2
@@ -2549,6 +2635,7 @@ int main(void)
 	    cmocka_unit_test(test_invalid_scene),
 	    cmocka_unit_test(test_uri_image),
 	    cmocka_unit_test(test_image_files_passed_through),
+	    cmocka_unit_test(test_shared_image_files),
 	    cmocka_unit_test(test_write_file),
 	    cmocka_unit_test(test_glb_huge_page_tail),
 	    cmocka_unit_test(test_deterministic),

@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 
+#include "gsio_image_file.h"
 #include "gsio_internal.h"
 #include "wmp_internal.h"
 
@@ -1472,11 +1473,13 @@ static void test_many_textures(void **state)
 	gsio_wmp_file_free(f);
 }
 
-/* With GSIO_OPT_NO_PIXELS (as mdl2gltf loads) the placeholders are one
- * checker of indices into two greys that every placeholder points to: the
- * level of 2 000 missing textures above loads under a 4 MB limit (its 2 000
- * RGBA checkers alone are 32 MB), and each image decodes to the pixels of
- * the normal load's checker. */
+/* Every placeholder points to one PNG file of gsio's own (98 bytes, not in
+ * the scene's arena): with GSIO_OPT_NO_PIXELS (as mdl2gltf loads) it is the
+ * picture, so the level of 2 000 missing textures above loads under a 4 MB
+ * limit (its 2 000 RGBA checkers alone are 32 MB); without, the images have
+ * the same file beside their RGBA and indices. The file decodes to the
+ * checker: 64 x 64, squares of 8 x 8, the top left one dark, greys 90 and
+ * 200, opaque, which is also every normal load's RGBA and indices. */
 static void test_placeholders_shared(void **state)
 {
 	(void)state;
@@ -1486,23 +1489,38 @@ static void test_placeholders_shared(void **state)
 	gsio_error err;
 	assert_int_equal(s->images_count, MANY_T);
 	assert_int_equal(full->images_count, MANY_T);
-	uint8_t *rgba = malloc(64 * 64 * 4);
-	assert_non_null(rgba);
+	gsio_arena *a = gsioi_arena_create(NULL, 0);
+	assert_non_null(a);
+	gsio_image png;
+	memset(&png, 0, sizeof(png));
+	if (!gsioi_image_file_decode(s->images[0].file_data, s->images[0].file_size, "placeholder", a, &png, &err))
+		fail_msg("%s", err.message);
+	assert_int_equal(png.width, 64);
+	assert_int_equal(png.height, 64);
+	for (uint32_t y = 0; y < 64; y++)
+		for (uint32_t x = 0; x < 64; x++) {
+			const uint8_t g = ((x / 8) ^ (y / 8)) & 1 ? 200 : 90, want[4] = {g, g, g, 255};
+			assert_memory_equal(png.rgba + 4 * ((size_t)y * 64 + x), want, 4);
+		}
 	for (size_t i = 0; i < s->images_count; i++) {
-		const gsio_image *im = &s->images[i];
+		const gsio_image *im = &s->images[i], *fi = &full->images[i];
 		assert_non_null(gsio_extras_get(&im->extras, "gsio:placeholder"));
 		assert_null(im->rgba);
-		assert_ptr_equal(im->indices, s->images[0].indices);
-		assert_int_equal(im->palette_count, 2);
+		assert_null(im->indices);
+		assert_ptr_equal(im->file_data, s->images[0].file_data);
+		assert_int_equal(im->file_size, 98);
 		assert_int_equal(im->width, 64);
 		assert_int_equal(im->height, 64);
-		assert_string_equal(im->name, full->images[i].name);
-		assert_ptr_equal(full->images[i].indices, full->images[0].indices);
-		for (size_t k = 0; k < 64 * 64; k++) memcpy(rgba + 4 * k, im->palette + 4 * im->indices[k], 4);
-		assert_memory_equal(rgba, full->images[i].rgba, 64 * 64 * 4);
+		assert_string_equal(im->name, fi->name);
+		assert_ptr_equal(fi->file_data, im->file_data);
+		assert_int_equal(fi->file_size, im->file_size);
+		assert_ptr_equal(fi->indices, full->images[0].indices);
+		assert_int_equal(fi->palette_count, 2);
+		assert_memory_equal(fi->rgba, png.rgba, 64 * 64 * 4);
 	}
 	if (gsio_scene_validate(s, &err)) fail_msg("%s", err.message);
-	free(rgba);
+	if (gsio_scene_validate(full, &err)) fail_msg("%s", err.message);
+	gsioi_arena_destroy(a);
 	gsio_scene_free(full);
 	gsio_scene_free(s);
 	gsio_wmp_file_free(f);
