@@ -45,6 +45,9 @@ struct gsio_arena {
 	size_t grow;   // size of the next ordinary chunk (doubles up to GSIO_CHUNK_MIN)
 	gsio_chunk *head;
 	gsio_kept *kept;
+	void *appended;        // the array gsioi_arena_append() returned last,
+	size_t appended_count; // its elements then (the count it was asked for + 1)
+	size_t appended_room;  // and its room
 };
 
 // Chunks start small and double: a load makes three or four arenas, and
@@ -227,6 +230,22 @@ void *gsioi_arena_regrow(gsio_arena *a, const void *old, size_t count, size_t n,
 {
 	void *p = gsioi_arena_array_uninit(a, n, size, err);
 	if (p && count) memcpy(p, old, count * size); // count <= n: count * size did not overflow
+	return p;
+}
+
+void *gsioi_arena_append(gsio_arena *a, void *items, size_t count, size_t size, gsio_error *err)
+{
+	if (items && items == a->appended && count == a->appended_count && count < a->appended_room) {
+		a->appended_count = count + 1;
+		return items;
+	}
+	size_t room = count < 2 ? 4 : count * 2;
+	if (room < count) room = count + 1; // count * 2 overflowed: the array call refuses it
+	void *p = gsioi_arena_regrow(a, items, count, room, size, err);
+	if (!p) return NULL;
+	a->appended = p;
+	a->appended_count = count + 1;
+	a->appended_room = room;
 	return p;
 }
 

@@ -113,6 +113,15 @@ void *gsioi_arena_array_uninit(gsio_arena *arena, size_t count, size_t size, gsi
  *  count ask for it once. */
 void *gsioi_arena_regrow(gsio_arena *arena, const void *old, size_t count, size_t n, size_t size,
                          gsio_error *err);
+/** An array that grows one element at a time (a list of extras) with
+ *  room for `count` + 1 elements of `size` bytes, the first `count` those at
+ *  items: items itself when it is the array this function returned last,
+ *  with `count` elements as it left it, and has room; else a new array
+ *  with twice the room (at least 4), the elements copied. Only that one
+ *  array and count are ever grown in place, so an array made elsewhere, or
+ *  a copy of a list that shares its array, is copied, never written past.
+ *  The new element is not zeroed. NULL (and err filled) on failure. */
+void *gsioi_arena_append(gsio_arena *arena, void *items, size_t count, size_t size, gsio_error *err);
 char *gsioi_arena_strdup(gsio_arena *arena, const char *s, gsio_error *err);
 char *gsioi_arena_strndup(gsio_arena *arena, const char *s, size_t n, gsio_error *err);
 /** Bytes handed out so far. */

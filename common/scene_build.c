@@ -331,13 +331,16 @@ static gsio_extra *extra_slot(gsio_scene *s, gsio_extras *x, const char *key, gs
 			x->items[i].key = k;
 			return &x->items[i];
 		}
-	// Extras are few per element: grow by copying.
+	// A list set one key after another (a level's scene-wide facts) grows
+	// in place, with room doubled when it is full; a copy each time held
+	// n^2 / 2 elements for n (block.wmp's 11 scene extras: 3.7 KB of arrays
+	// for the 616 bytes kept).
 	char *k = gsioi_arena_strdup(s->arena, key, err);
-	gsio_extra *items = gsioi_arena_array(s->arena, x->count + 1, sizeof(*items), err);
-	if (!k || !items) return NULL;
-	if (x->count) memcpy(items, x->items, x->count * sizeof(*items));
+	gsio_extra *items = k ? gsioi_arena_append(s->arena, x->items, x->count, sizeof(*items), err) : NULL;
+	if (!items) return NULL;
 	x->items = items;
 	gsio_extra *e = &items[x->count++];
+	memset(e, 0, sizeof(*e));
 	e->key = k;
 	return e;
 }
