@@ -1341,15 +1341,19 @@ gsio_scene *gsio_wmp_to_scene(const gsio_wmp_file *f, const char *path, const gs
 	gsioi_names_init(&c.taken, c.tmp, false);
 	gsioi_names_init(&c.sprite_index, c.tmp, false);
 	// A node an object and one more for each element after its first
-	// (build_object), a mesh a block: known before the first is added, so
-	// the scene's arrays are made at that size once instead of doubled
-	// into it (the doubling's earlier arrays stay in the arena).
+	// (build_object), and the sun's under each level element (build_level);
+	// a mesh a block: known before the first is added, so the scene's
+	// arrays are made at that size once instead of doubled into it (the
+	// doubling's earlier arrays stay in the arena). Only a placed model's
+	// own nodes are added past it.
 	size_t nodes = 0;
 	for (size_t i = 0; i < f->objects_count; i++) {
-		size_t elements = 0;
-		for (size_t k = 0; k < f->objects[i].refs_count; k++)
+		size_t elements = 0, suns = 0;
+		for (size_t k = 0; k < f->objects[i].refs_count; k++) {
 			elements += f->objects[i].refs[k].kind != GSIO_WMP_OBJECT;
-		nodes += elements > 1 ? elements : 1;
+			suns += f->objects[i].refs[k].kind == GSIO_WMP_LEVEL;
+		}
+		nodes += (elements > 1 ? elements : 1) + suns;
 	}
 	ok = ok && gsioi_scene_reserve(c.s, nodes, f->blocks_count, err);
 	if (ok) {

@@ -1566,6 +1566,67 @@ static gsio_scene *sprites_level(const char *dir, size_t placed)
 	return s;
 }
 
+/* A level of `objects` empty objects under the root, the root holding a
+ * level element when `with_level` (its sun is a node of the scene). */
+static gsio_scene *objects_level(size_t objects, bool with_level)
+{
+	gsio_wmp_file f;
+	memset(&f, 0, sizeof(f));
+	f.dialect = GSIO_WMP_BINARY;
+	f.version = 710;
+	f.objects_count = objects + 1;
+	f.objects = calloc(objects + 1, sizeof(*f.objects));
+	gsio_wmp_ref *refs = calloc(objects + 1, sizeof(*refs));
+	gsio_wmp_level level;
+	memset(&level, 0, sizeof(level));
+	assert_true(f.objects && refs);
+	f.objects[0].refs = refs;
+	f.objects[0].refs_count = objects + (with_level ? 1 : 0);
+	for (size_t i = 0; i < objects; i++) {
+		refs[i].kind = GSIO_WMP_OBJECT;
+		refs[i].index = (uint32_t)(i + 1);
+		f.objects[i + 1].scale[0] = f.objects[i + 1].scale[1] = f.objects[i + 1].scale[2] = 1;
+	}
+	if (with_level) {
+		f.levels = &level;
+		f.levels_count = 1;
+		refs[objects].kind = GSIO_WMP_LEVEL;
+		refs[objects].index = 0;
+	}
+	f.objects[0].scale[0] = f.objects[0].scale[1] = f.objects[0].scale[2] = 1;
+	gsio_error err;
+	gsio_scene *s = gsio_wmp_to_scene(&f, "/tmp/nonexistent-gsio-dir/o.wmp", NULL, &err);
+	if (!s) fail_msg("%s", err.message);
+	free(refs);
+	free(f.objects);
+	return s;
+}
+
+/* The scene's node array is made once at the count the level states: a
+ * node an object, one more per element after an object's first, and the
+ * sun's under a level element (build_level adds it). Before stop 35 the
+ * sun was not counted, and its node doubled the array of 1 001 nodes into
+ * 2 002 (the first array staying in the arena): the level element's cost
+ * is now its sun node and the scene-wide facts, a few KB. */
+static void test_nodes_reserved(void **state)
+{
+	(void)state;
+	enum { N = 1000 };
+	gsio_scene *bare = objects_level(N, false), *lit = objects_level(N, true);
+	assert_int_equal(bare->nodes_count, N + 1);
+	assert_int_equal(lit->nodes_count, N + 2); // and the sun
+	size_t suns = 0;
+	for (size_t i = 0; i < lit->nodes_count; i++) suns += lit->nodes[i].name && !strcmp(lit->nodes[i].name, "sun");
+	assert_int_equal(suns, 1);
+	size_t a = gsioi_arena_used(bare->arena), b = gsioi_arena_used(lit->arena);
+	print_message("%d objects: %zu bytes of scene, %zu with a level element (a node is %zu)\n", N, a, b,
+	              sizeof(gsio_node));
+	assert_true(b > a);
+	assert_true(b - a < 16 * 1024);
+	gsio_scene_free(bare);
+	gsio_scene_free(lit);
+}
+
 /* One sprite placed 201 times: one image and one material, a quad per
  * placement, and the file read and decoded once: the scene holds about
  * what one placement's does. A decoded copy each (16 KB here) went into
@@ -1684,6 +1745,7 @@ int main(void)
 	    cmocka_unit_test(test_header_counts_are_hints),
 	    cmocka_unit_test(test_many_textures),
 	    cmocka_unit_test(test_placeholders_shared),
+	    cmocka_unit_test(test_nodes_reserved),
 	    cmocka_unit_test(test_sprite_placed_often),
 	    cmocka_unit_test(test_alloc_failure),
 	};
