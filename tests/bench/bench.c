@@ -1007,6 +1007,7 @@ static char tmpdir[256];
 // converted, a tiny file's, taken off each data peak before comparing it
 // with input + output.
 static long baseline_data_kb;
+static const char *baseline_file = ""; // whose data peak it is
 
 /** mdl2gltf's data peak less the fixed data, over input + output; NAN when
  *  either was not measured. */
@@ -1342,8 +1343,10 @@ int main(int argc, char **argv)
 			bench_e2e(&files[fi], e2e_reps, r);
 			r->input = input_bytes(files[fi].path);
 			if (r->e2e && r->gsio_data_kb >= 0 &&
-			    (!baseline_data_kb || r->gsio_data_kb < baseline_data_kb))
+			    (!baseline_data_kb || r->gsio_data_kb < baseline_data_kb)) {
 				baseline_data_kb = r->gsio_data_kb;
+				baseline_file = base_name(files[fi].path);
+			}
 		}
 		fprintf(stderr, "\n");
 		printf("\n%-34s %9s %9s %9s %6s %6s %8s %8s %7s %9s %9s %9s\n", "end to end (child processes)",
@@ -1352,11 +1355,11 @@ int main(int argc, char **argv)
 		printf("(in KB: every file the conversion reads (model, textures, animations, a level's "
 		       "WADs and models); gsio MB, assimp MB: peak RSS; data MB: mdl2gltf's peak anonymous "
 		       "memory (its data, not the file-backed pages of its code and libraries) less the "
-		       "least such figure of all files, %.2f MB, the process's fixed data; x(i+o): data "
+		       "least such figure of all files, %ld KB (%s), the process's fixed data; x(i+o): data "
 		       "over input + output; g/a: wall time ratio, cpu: user + system time ratio, medians of "
 		       "paired runs: %d for a corpus file; a synthetic file whose g/a is between %.2f and %.2f "
 		       "after %d gets up to %d)\n",
-		       (double)baseline_data_kb / 1024, e2e_reps > E2E_CLOSE_RUNS ? e2e_reps : E2E_CLOSE_RUNS,
+		       baseline_data_kb, baseline_file, e2e_reps > E2E_CLOSE_RUNS ? e2e_reps : E2E_CLOSE_RUNS,
 		       1 / E2E_CLOSE, E2E_CLOSE, e2e_reps, E2E_CLOSE_RUNS);
 		for (size_t fi = 0; fi < files_count; fi++) {
 			bench_file *f = &files[fi];
@@ -1589,7 +1592,8 @@ int main(int argc, char **argv)
 			}
 		}
 		add_goal("mdl2gltf peak memory at most 2 x (input + output)", n ? ok == n : -1,
-		         "%d of %d; worst %.2f (%s)", ok, n, worst, worst_f);
+		         "%d of %d; worst %.2f (%s); fixed data %ld KB (%s)", ok, n, worst, worst_f, baseline_data_kb,
+		         baseline_file);
 	}
 	{
 		// Compact output: golem.glb against golem.mdl.
