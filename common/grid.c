@@ -55,7 +55,7 @@ int gsioi_grid_vertices(const gsio_terrain *t, size_t first, size_t count, float
 			if (nxy) {
 				gsioi_hmp7_normal(nxy[2 * v], nxy[2 * v + 1], nrm);
 			} else {
-				// The table normals point down into the terrain (FORMATS.md):
+				// The table normals point down into the terrain (docs/FORMATS.md §2.2):
 				// negate. An index past the table reads as normal 0.
 				unsigned k = ni[v] < GSIO_NORMAL_COUNT ? ni[v] : 0;
 				nrm[0] = -gsio_anorms[k][0];

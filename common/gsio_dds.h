@@ -1,13 +1,13 @@
 /* gsio DDS decoding (internal): GameStudio skin type 6 is a whole DDS file
  * embedded in the model or terrain; this turns its top mip level into RGBA8.
  *
- * How GameStudio stores it (FORMATS-LEVELS-MDL7.md §9.2, §12; checked on
+ * How GameStudio stores it (docs/FORMATS.md §10.1, §5.4; checked on
  * every type-6 skin of the corpus):
  * - MDL7 skin record: u8 type = 6, u8[3] 0, i32 width = the DDS file's byte
  *   size, i32 height = 1, char name[16], then `width` bytes that are a
  *   complete DDS file: "DDS " magic, the 124-byte DDS_HEADER, the blocks.
  *   HMP7 uses the same payload after its 12-byte skin header (u32 type,
- *   width = byte size, height = 1); no HMP7 in the corpus has one (the LGS
+ *   width = byte size, height = 1); no HMP7 in the corpus has one (libgamestudio's
  *   terrain.hmp with a 699 168-byte DDS skin is not in it).
  * - The corpus has five type-6 skins, all in lottershock MDL7 files, all
  *   DXT1 without mip levels (flags 0x81007 = CAPS|HEIGHT|WIDTH|PIXELFORMAT|

@@ -254,12 +254,12 @@ static void row_up_rgba(png_rows *r, uint32_t y, uint8_t *dst)
  * before it (`buffer`, unused until the first deflate call, and the
  * stateless call for a one-strip image never uses it): the counts are
  * made, the codes fitted, and only then is the state set up. Each of the
- * histogram's pages is one the deflate touches anyway: with the histogram
- * at the window's start, a one-strip image touched its 18.6 KB besides the
- * 16 KB hash, and before stop 32, with a histogram of its own, an image of
- * more than one strip touched it besides the window (mdl2gltf's data
- * peak, median of 9: mdl3-crystal.mdl's 256 x 256 RGB skin 596 -> 576 KB
- * then; the same bytes). */
+ * histogram's pages is one the deflate touches anyway. At the window's
+ * start, the histogram would make a one-strip image touch 18.6 KB besides
+ * the 16 KB hash; in a block of its own, an image of more than one strip
+ * would touch it besides the window (mdl2gltf's data peak, median of 9:
+ * mdl3-crystal.mdl's 256 x 256 RGB skin 596 KB that way against 576 KB;
+ * the same bytes). */
 typedef struct png_deflater {
 	struct isal_zstream z;
 	struct isal_hufftables codes;

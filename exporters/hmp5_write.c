@@ -4,7 +4,7 @@
  * rescaled as the options say, then built as the codec's gsio_hmp_file and
  * encoded by it.
  *
- * Layout facts (FORMATS.md, shadow-5.hmp): row 0 is the +y edge; x of
+ * Layout facts (docs/FORMATS.md §6.4, shadow-5.hmp): row 0 is the +y edge; x of
  * column 0 and y of the last row are offset[0], offset[1]; heights are
  * scale[2] * z + offset[2]; scale[0], scale[1] hold the grid's extent / 65535
  * (as shadow-5.hmp does; unused by readers); each frame's bbox is

@@ -5,8 +5,8 @@
  * deformers and the ent/med lumps are all kept). gsio_mdl7_to_scene() builds
  * the neutral scene: one mesh per group, global materials, a joint tree with
  * one skin, morph frames and skeletal animation. The layout is in
- * ../shared/FORMATS-LEVELS-MDL7.md section 12; what gsio found beyond it is
- * at the top of mdl7.c. */
+ * docs/FORMATS.md §5; what the codec checks beyond it is at the top of
+ * mdl7.c. */
 #ifndef GSIO_MDL7_H
 #define GSIO_MDL7_H
 

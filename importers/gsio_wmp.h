@@ -1,5 +1,5 @@
 /* gsio WMP codec: GameStudio level sources (WED maps), exactly as stored, in
- * the three dialects (FORMATS-LEVELS-MDL7.md sections 1-4):
+ * the three dialects (docs/FORMATS.md §7.1-7.7):
  *
  *  A  old text "WMP2 / ACKWED 4.xx" (A4 manual): blocks are sets of planes,
  *     each given by three points; turned into vertex + face lists on decode

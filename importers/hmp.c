@@ -5,7 +5,7 @@
  * two 8-byte word-packed bbox vertices, char name[16], then numverts height
  * records of u16 z, u8 normal, u8 pad; then anything else, kept verbatim.
  * The grid is columns = (int)fnumverts_x by rows = numverts / columns,
- * row-major, row 0 at the +y edge (FORMATS.md, measured on shadow-5.hmp).
+ * row-major, row 0 at the +y edge (docs/FORMATS.md §6.4, measured on shadow-5.hmp).
  *
  * HMP4 (engines before A5 5.230) is named by the seed but not described, and
  * no HMP4 file has been found. Decision: it relates to HMP5 as MDL4 to MDL5.
@@ -36,7 +36,7 @@
  *   slope itself (0.77). So the outward normal is (-nx, -ny, +sqrt(127^2 -
  *   nx^2 - ny^2)), normalised.
  *
- * Facts beyond the seed are in ../shared/FORMATS.md. */
+ * The layout and how each fact was found: docs/FORMATS.md §6. */
 #include "gsio_hmp.h"
 
 #include "gsio_image_file.h"

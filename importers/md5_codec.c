@@ -15,7 +15,7 @@
  *           camera { F x ( ( pos ) ( quat ) fov ) }
  * Nothing may follow the last block. vert/tri/weight indices may come in any
  * order (each exactly once, as Assimp allows); frame numbers must count up
- * from 0 (as Doom 3 demands). Facts beyond the seed are in FORMATS.md. */
+ * from 0 (as Doom 3 demands). The format's facts: docs/FORMATS.md §9. */
 #include "md5_internal.h"
 
 #include "gsio_tokenizer.h"

@@ -235,7 +235,7 @@ static bool build_mesh(gsio_scene *s, gsio_arena *tmp, const gsio_md5_mesh *m, s
 		GSIO_CHECK(gsioi_scene_warn(s, err, "mesh %zu: %zu weights with a negative bias: 0 in the skin "
 		                                    "(the bind pose uses them as stored)",
 		                            mi, negative));
-	// Stored clockwise (Doom 3's front faces, FORMATS.md): reverse.
+	// Stored clockwise (Doom 3's front faces, docs/FORMATS.md §9.6): reverse.
 	for (size_t t = 0; t < sm->tris_count; t++) {
 		mesh->indices[3 * t + 0] = sm->tris[t].v[0];
 		mesh->indices[3 * t + 1] = sm->tris[t].v[2];

@@ -10,7 +10,8 @@
  * Quake 1's records between them: numverts skin vertices of int32 onseam, s,
  * t and numtris triangles of int32 facesfront, xyz[3] (measured on
  * mdl2-tree.mdl: 84 + 4 + 128*128*2 + 73*12 + 132*16 + 320 is its size).
- * Facts beyond the seed are in ../shared/FORMATS.md. */
+ * The layout and how each fact was found: docs/FORMATS.md §3 (MDL3/4/5)
+ * and §4 (MDL2). */
 #include "gsio_mdl.h"
 #include "gsio_mdl7.h"
 
@@ -612,7 +613,7 @@ static void decode_frame(const gsio_mdl_file *f, const gsio_mdl_frame *fr,
 			++*bad_normals;
 			ni = 0;
 		}
-		// The table normals point into the model (FORMATS.md): negate.
+		// The table normals point into the model (docs/FORMATS.md §2.2): negate.
 		for (int k = 0; k < 3; k++) nrm[3 * v + (size_t)k] = -gsio_anorms[ni][k];
 	}
 }

@@ -1,6 +1,6 @@
 /* MDL7: GameStudio A6-A8 models, the codec (decode and encode).
  *
- * Layout (little-endian, ../shared/FORMATS-LEVELS-MDL7.md section 12): a
+ * Layout (little-endian, docs/FORMATS.md §5): a
  * 48-byte header that declares the size of every record; bones_num bones;
  * groups_num groups, each a 44-byte header then skins, texture coordinates,
  * triangles, vertices, frames (24-byte header, replacement vertices, bone
@@ -8,9 +8,10 @@
  * kept but never used to skip (it is wrong in real files). Every count is
  * bounded by the bytes left before anything is allocated.
  *
- * What this file checks that the notes leave open, and why:
- * - the groups must end exactly at data_size (true of all 233 files the
- *   notes walked and of the 24 corpus MDL7s): a mismatch means a misparse;
+ * What this file checks that the layout leaves open, and why:
+ * - the groups must end exactly at data_size (true of all 233 files walked
+ *   for docs/FORMATS.md §5 and of the 24 corpus MDL7s): a mismatch means a
+ *   misparse;
  * - structure sizes other than the ones ever seen are refused as
  *   unsupported instead of guessed;
  * - frame vertex indices, bone-matrix bone indices, triangle vertex and UV

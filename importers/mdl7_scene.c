@@ -20,8 +20,8 @@
  *   no rotation) with one skin; weights come from the deformers, else from
  *   the vertex's bone with weight 1; a vertex with neither is bound to an
  *   extra joint "unskinned" that never moves.
- * - Bone matrices, read from the corpus (not the inference of FORMATS 12.3,
- *   which applied each matrix alone): matrix M of bone b is row-vector
+ * - Bone matrices, read from the corpus (docs/FORMATS.md §5.10; not the
+ *   reading first inferred, which applied each matrix alone): matrix M of bone b is row-vector
  *   (v' = v M, translation in m[12..14]) and is b's own motion expressed in
  *   the bind pose's model space, a rotation about b's bind position p_b
  *   (plus a translation for roots and a few moved bones); the skinning

@@ -1,4 +1,4 @@
-/* WAD texture archives as levels use them (FORMATS-LEVELS-MDL7.md 9.2):
+/* WAD texture archives as levels use them (docs/FORMATS.md §8):
  * GameStudio's "WAD7" (a Quake WAD2 directory whose texture lumps carry a
  * 40-byte header with a GameStudio texture type code: 8-bit, RGB565,
  * ARGB4444, RGB888, ARGB8888, +8 for three mip levels), and by magic Quake
@@ -6,7 +6,7 @@
  * (miptex 0x43 with its own palette after the mips).
  *
  * WAD7 lumps of type 6 (DDS; 14 with the mip bit): no sample exists
- * (FORMATS 16, question 6). Chosen by analogy with MDL7 type-6 skins (a
+ * (docs/FORMATS.md §8.3). Chosen by analogy with MDL7 type-6 skins (a
  * whole DDS file after the record header): the DDS file starts after the
  * lump's 40-byte header, or at the lump's start when the "DDS " magic is
  * there instead; the DDS header gives the texture's size (the lump header's

@@ -1,8 +1,8 @@
 /* WMP dialect A: blocks given as planes become vertex lists and polygon
- * faces, by the Quake brush algorithm (FORMATS-LEVELS-MDL7.md 5.2): each
+ * faces, by the Quake brush algorithm (docs/FORMATS.md §7.8): each
  * plane's huge base quad is clipped by every other plane's inside half-space
  * (n.x <= d), what remains is that plane's face. Plane normals
- * (p1-p2)x(p3-p2) point out of the block (SEED-003, QTOOLS MAP.C). Faces are
+ * (p1-p2)x(p3-p2) point out of the block (the A4 manual, Quake's MAP.C). Faces are
  * written clockwise seen from outside, like dialect B's, and every face's
  * texture vectors are the Quake base axes of its normal (as WED stores
  * them in B), so one projection rule serves all dialects. */

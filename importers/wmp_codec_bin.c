@@ -1,7 +1,7 @@
 /* WMP dialect C: the binary "WMPB" of WED 8 ("wmpio 1.30"), decoded into the
  * element model of gsio_wmp.h and encoded back byte for byte.
  *
- * Framing (FORMATS-LEVELS-MDL7.md 4.1): "WMPB", then chunks of
+ * Framing (docs/FORMATS.md §7.5): "WMPB", then chunks of
  * `u8 id, u8 type, u8 type+1, u8 0, u32 size` (size counts the 8-byte
  * header). Type 4 and 5 chunks are containers with a fixed prefix followed
  * by child chunks; an id means something only inside its parent's kind.

@@ -4,7 +4,7 @@
  * "%f" with the trailing zeros cut, flag bit strings of their stored width),
  * so a decoded corpus file encodes to the same bytes.
  *
- * Grammar: FORMATS-LEVELS-MDL7.md 2.1-2.5 (A) and 3.1 (B). `<...>` is one
+ * Grammar: docs/FORMATS.md §7.3 (A) and §7.4 (B). `<...>` is one
  * token (file names with spaces, ':' and backslashes). Elements and objects
  * are numbered; gsio requires each kind's numbers in file order (0, 1, ...),
  * as every known file has them, and resolves the references at the end.
@@ -443,7 +443,7 @@ static bool parse_level(tctx *c)
 	if (n % 3) return fail_tok(c, &c->t.last, GSIO_ERR_SYNTAX, "level colours are not RGB triplets");
 	lv->colors_count = n / 3;
 	// Six triplets: fog 1-4, sun, ambient. Fewer (the A4 example has two):
-	// the last ones of that list, sun and ambient (decision, FORMATS 2.4).
+	// the last ones of that list, sun and ambient (decision, docs/FORMATS.md §7.13).
 	size_t first = 6 - lv->colors_count;
 	for (size_t i = 0; i < lv->colors_count; i++) {
 		size_t slot = first + i;

@@ -255,7 +255,7 @@ static void box_frame(const char *clip, size_t k, int32_t pos[8][3], int32_t dir
 }
 
 /* The table index of a direction's inward normal: the table normals point
- * into the model (FORMATS.md), so the stored index is the entry nearest to
+ * into the model (docs/FORMATS.md §2.2), so the stored index is the entry nearest to
  * -dir. Products of small integers and table floats in double: exact
  * enough, and the same on every IEEE machine. */
 static uint8_t normal_index(const int32_t dir[3])
@@ -342,7 +342,7 @@ int gen_sample_encode(size_t index, uint8_t **out, size_t *out_size, gsio_error 
 			uvs[4 * fc + c].v = (int16_t)(cy * ch + (1 - corner_t[c]) * (ch - 1));
 		}
 		// A,B,C runs counter-clockwise seen from outside; the file stores
-		// front faces clockwise (FORMATS.md): A,C,B and A,D,C.
+		// front faces clockwise (docs/FORMATS.md §2.2): A,C,B and A,D,C.
 		static const int order[2][3] = {{0, 2, 1}, {0, 3, 2}};
 		for (int t = 0; t < 2; t++)
 			for (int k = 0; k < 3; k++) {

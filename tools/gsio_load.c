@@ -1,5 +1,5 @@
-/* Loading an input for the gsio command: gsio's importers, then (the hook
- * of issue 9) the Assimp adapter for what they do not claim.
+/* Loading an input for the gsio command: gsio's importers, then (through
+ * the Assimp hook below) the Assimp adapter for what they do not claim.
  *
  * ASSIMP HOOK: when CMake finds the adapter's target (gsio::assimp, built
  * from assimp_patch/), it defines GSIO_HAVE_ASSIMP_ADAPTER and links it;
