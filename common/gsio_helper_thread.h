@@ -1,7 +1,7 @@
 /* A helper thread started on another CPU than its caller's: the one place
  * that knows how gsio starts a thread it wants running at once. Header-only
  * (static inline, no symbol), so that the glTF writer, built on libgsio's
- * public API only (blender_bridge/gltf.c), and mdl2gltf's job pool use the
+ * public API only (blender_bridge/gltf_image.c), and mdl2gltf's job pool use the
  * same code. Internal; not installed.
  *
  * Why another CPU: Linux puts a new thread on its parent's CPU first and

@@ -2,7 +2,7 @@
  * for 2 MiB pages (and for pages made ahead of a write: gsio_prefault).
  * Header-only (static inline, no symbol), so that both libgsio's arena
  * (common/arena.c) and the glTF writer, which is built on libgsio's public
- * API only (blender_bridge/gltf.c), use the same code without a link to
+ * API only (blender_bridge/gltf_buffer.c), use the same code without a link to
  * libgsio's internals. Internal; not installed.
  *
  * Linux's transparent huge pages in "madvise" mode (Debian 12's default)

@@ -1,7 +1,7 @@
 /* A packed frame record's coordinates, as stored and widened to floats: the
  * one place that says how. Header-only (static inline, no symbol), so that
  * libgsio's frame unpacking (common/frames.c) and the glTF writer, which is
- * built on libgsio's public API only (blender_bridge/gltf.c), make the same
+ * built on libgsio's public API only (blender_bridge/gltf_morph.c), make the same
  * floats with the same code. Internal; not installed. */
 #ifndef GSIO_PACKED_RECORD_H
 #define GSIO_PACKED_RECORD_H

@@ -147,7 +147,7 @@ static void test_corpus_identical(void **state)
 	assert_true(done >= 9);
 }
 
-/* The glTF writer's bounds of the images' sizes (gltf.c, tests only). */
+/* The glTF writer's bounds of the images' sizes (gltf_image.c, tests only). */
 extern size_t gsio_gltf_test_bound_cap;
 
 /** A GLB written to a file gets the BIN but the images written while the

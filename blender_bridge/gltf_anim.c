@@ -1,0 +1,225 @@
+/* The glTF writer's animations: each scene animation's channels as LINEAR
+ * samplers over one time accessor, in output axes, with a key just before
+ * each cut so that it jumps; morph channels as target weights. Relies on
+ * the meshes' morph targets and the nodes' frame fix (gltf_mesh.c,
+ * gltf_node.c) and on gltf_buffer.c for the accessors. */
+#define _GNU_SOURCE // cpu_set_t (gltf_internal.h)
+#include "gltf_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static float checked_fps(gltf_ctx *c, float fps, const char *name)
+{
+	if (isfinite(fps) && fps > 0) return fps;
+	gltf_warn(c, "animation %s has frame rate %g: using %g", name, (double)fps, (double)GSIO_DEFAULT_FPS);
+	return GSIO_DEFAULT_FPS;
+}
+
+static void add_channel(gltf_ctx *c, cJSON *samplers, cJSON *channels, int input, int output,
+                        int node, const char *path)
+{
+	cJSON *sm = gltf_jobj(c), *ch = gltf_jobj(c), *tg = gltf_jobj(c);
+	gltf_jnum(c, sm, "input", input);
+	gltf_jnum(c, sm, "output", output);
+	gltf_jstr(c, sm, "interpolation", "LINEAR");
+	int si = gltf_jpush(c, samplers, sm);
+	gltf_jnum(c, ch, "sampler", si);
+	gltf_jnum(c, tg, "node", node);
+	gltf_jstr(c, tg, "path", path);
+	gltf_jset(c, ch, "target", tg);
+	gltf_jadd(c, channels, ch);
+}
+
+/** Key layout of an animation: frame f is key key_of[f]; a cut at frame f
+ *  also has a key just before it (1% of a frame earlier) that holds frame
+ *  f-1's value, so LINEAR interpolation jumps instead of sweeping. */
+typedef struct key_plan {
+	size_t keys;
+	size_t *key_of;    // per frame
+	bool *cut_before;  // per frame
+} key_plan;
+
+/** Writes `width` floats per frame from vals (already converted) as keys. */
+static int keyed_accessor(gltf_ctx *c, const key_plan *kp, const float *vals, size_t frames,
+                          int width)
+{
+	float *out = gltf_xmalloc_array(c, kp->keys, (size_t)width * sizeof(float));
+	if (!out) return -1;
+	for (size_t f = 0; f < frames; f++) {
+		size_t k = kp->key_of[f];
+		memcpy(out + k * (size_t)width, vals + f * (size_t)width, (size_t)width * sizeof(float));
+		if (kp->cut_before[f])
+			memcpy(out + (k - 1) * (size_t)width, vals + (f - 1) * (size_t)width,
+			       (size_t)width * sizeof(float));
+	}
+	int a = gltf_float_accessor(c, out, kp->keys, width, false, 0);
+	free(out);
+	return a;
+}
+
+/** A morph channel's weights, `nt` a key (see channel_output), into w:
+ *  one-hot from `frames` (at key k the weight of target frames[k] is 1,
+ *  LINEAR between keys: a blend of two frames, which is how the engine
+ *  interpolates), or as given in `values`. */
+static void morph_weights(const gsio_animation *an, const gsio_channel *ch, const key_plan *kp, size_t nt,
+                          float *w)
+{
+	memset(w, 0, kp->keys * nt * sizeof(float));
+	for (size_t f = 0; f < an->frames_count; f++) {
+		size_t k = kp->key_of[f];
+		for (int back = 0; back <= (kp->cut_before[f] ? 1 : 0); back++) {
+			size_t src = f - (size_t)back, key = k - (size_t)back;
+			if (ch->frames)
+				w[key * nt + ch->frames[src]] = 1.0f;
+			else
+				memcpy(w + key * nt, ch->values + src * nt, nt * sizeof(float));
+		}
+	}
+}
+
+/** The output of one channel, in output axes. Returns the accessor, -1 on
+ *  failure, -2 when the channel has no glTF counterpart (skipped). */
+static int channel_output(gltf_ctx *c, const gsio_animation *an, const gsio_channel *ch,
+                          const key_plan *kp, const char **path)
+{
+	const gsio_scene *s = c->s;
+	size_t nf = an->frames_count;
+	const gsio_node *node = &s->nodes[ch->node];
+	if (ch->path == GSIO_PATH_FOV) return -2; // camera extras
+	if (ch->path == GSIO_PATH_MORPH) {
+		if (node->mesh < 0 || !c->mesh_targets[node->mesh]) return -2; // static mesh
+		size_t nt = (size_t)c->mesh_targets[node->mesh], nvals;
+		if (!gltf_mul_size(kp->keys, nt, &nvals)) {
+			FAIL(c, GSIO_ERR_LIMIT, "animation %s is too large", an->name);
+			return -1;
+		}
+		*path = "weights";
+		size_t bytes;
+		if (!gltf_mul_size(nvals, sizeof(float), &bytes)) {
+			FAIL(c, GSIO_ERR_LIMIT, "animation %s is too large", an->name);
+			return -1;
+		}
+		// As floats, straight into the binary buffer when it holds them in
+		// memory (golem: 213 KB not allocated, cleared and copied again).
+		float *room = c->compact ? NULL : gltf_view_room(c, bytes);
+		if (room) {
+			morph_weights(an, ch, kp, nt, room);
+			int view = gltf_add_claimed_view(c, bytes, 0);
+			return view < 0 ? -1 : gltf_float_accessor_json(c, view, nvals, 1, NULL, NULL);
+		}
+		if (c->bin.failed) return -1;
+		float *w = gltf_xmalloc_array(c, nvals, sizeof(float));
+		if (!w) return -1;
+		morph_weights(an, ch, kp, nt, w);
+		bool unit = c->compact;
+		for (size_t i = 0; unit && i < nvals; i++) unit = w[i] >= 0 && w[i] <= 1;
+		int a;
+		if (unit) {
+			// Compact: normalized UNSIGNED_BYTE weights (core glTF allows
+			// them for the weights path); a quarter of the floats' size.
+			uint8_t *b = (uint8_t *)w; // in place: byte i is written after float i is read
+			for (size_t i = 0; i < nvals; i++) b[i] = (uint8_t)floor((double)w[i] * 255 + 0.5);
+			int view = gltf_add_view(c, b, nvals, 0);
+			a = -1;
+			if (view >= 0) {
+				cJSON *j = gltf_jobj(c);
+				gltf_jnum(c, j, "bufferView", view);
+				gltf_jnum(c, j, "componentType", GLTF_UNSIGNED_BYTE);
+				cJSON_AddBoolToObject(j, "normalized", 1);
+				gltf_jnum(c, j, "count", (double)nvals);
+				gltf_jstr(c, j, "type", "SCALAR");
+				a = gltf_jpush(c, c->accessors, j);
+			}
+		} else {
+			a = gltf_float_accessor(c, w, nvals, 1, false, 0);
+		}
+		free(w);
+		return a;
+	}
+	int width = ch->path == GSIO_PATH_ROTATION ? 4 : 3;
+	float *v = gltf_xmalloc_array(c, nf, (size_t)width * sizeof(float));
+	if (!v) return -1;
+	for (size_t f = 0; f < nf; f++) {
+		const float *in = ch->values + f * (size_t)width;
+		float *o = v + f * (size_t)width;
+		switch (ch->path) {
+		case GSIO_PATH_TRANSLATION: xf_pos(c, in, o); break;
+		case GSIO_PATH_SCALE: xf_dir(c, in, o); break;
+		default:
+			gltf_node_rotation(c, ch->node, in, o);
+			// Keep consecutive keys in one hemisphere: the short way round.
+			if (f > 0 && o[0] * o[-4] + o[1] * o[-3] + o[2] * o[-2] + o[3] * o[-1] < 0)
+				for (int k = 0; k < 4; k++) o[k] = -o[k];
+			break;
+		}
+	}
+	*path = ch->path == GSIO_PATH_TRANSLATION ? "translation"
+	        : ch->path == GSIO_PATH_SCALE     ? "scale" : "rotation";
+	int a = keyed_accessor(c, kp, v, nf, width);
+	free(v);
+	return a;
+}
+
+bool gltf_write_animation(gltf_ctx *c, size_t ai)
+{
+	const gsio_animation *an = &c->s->animations[ai];
+	char fallback[32];
+	snprintf(fallback, sizeof(fallback), "animation%zu", ai);
+	const char *name = gltf_or_default(an->name, fallback);
+	size_t nf = an->frames_count;
+	float fps = checked_fps(c, an->fps, name);
+	key_plan kp = {0};
+	kp.key_of = gltf_xmalloc_array(c, nf, sizeof(size_t));
+	kp.cut_before = gltf_xmalloc_array(c, nf, sizeof(bool));
+	float *times = NULL;
+	bool ok = kp.key_of && kp.cut_before;
+	if (ok) {
+		memset(kp.cut_before, 0, nf * sizeof(bool));
+		for (size_t k = 0; k < an->cuts_count; k++)
+			if (an->cuts[k] >= 1 && an->cuts[k] < nf) kp.cut_before[an->cuts[k]] = true;
+		for (size_t f = 0; f < nf; f++) {
+			if (kp.cut_before[f]) kp.keys++;
+			kp.key_of[f] = kp.keys++;
+		}
+		times = gltf_xmalloc_array(c, kp.keys, sizeof(float));
+		ok = times != NULL;
+	}
+	if (ok) {
+		for (size_t f = 0; f < nf; f++) {
+			times[kp.key_of[f]] = (float)((double)f / fps);
+			if (kp.cut_before[f]) times[kp.key_of[f] - 1] = (float)(((double)f - 0.01) / fps);
+		}
+	}
+	cJSON *samplers = gltf_jarr(c), *channels = gltf_jarr(c);
+	int input = -1;
+	for (size_t k = 0; ok && k < an->channels_count; k++) {
+		const char *path = NULL;
+		int out = channel_output(c, an, &an->channels[k], &kp, &path);
+		if (out == -2) continue;
+		if (out < 0) {
+			ok = false;
+			break;
+		}
+		if (input < 0) input = gltf_float_accessor(c, times, kp.keys, 1, true, 0);
+		ok = input >= 0;
+		if (ok) add_channel(c, samplers, channels, input, out, an->channels[k].node, path);
+	}
+	free(kp.key_of);
+	free(kp.cut_before);
+	free(times);
+	if (!ok || !cJSON_GetArraySize(channels)) {
+		cJSON_Delete(samplers);
+		cJSON_Delete(channels);
+		return ok;
+	}
+	cJSON *a = gltf_jobj(c);
+	gltf_jstr(c, a, "name", name);
+	gltf_jset(c, a, "channels", channels);
+	gltf_jset(c, a, "samplers", samplers);
+	cJSON *extras = gltf_extras_json(c, NULL, &an->extras);
+	if (extras) gltf_jset(c, a, "extras", extras);
+	gltf_jadd(c, c->animations, a);
+	return true;
+}
