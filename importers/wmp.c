@@ -1,7 +1,8 @@
 /* WMP: the codec's entry points (dialect detection, decode, encode, free),
  * the shared growable array, and the importer descriptor. The dialects
  * live in wmp_codec_text.c (A, B) and wmp_codec_bin.c (C), planes to faces
- * in wmp_brush.c, the scene in wmp_scene.c, WAD textures in wad.c. */
+ * in wmp_brush.c, WAD textures in wad.c; the scene in wmp_scene.c and the
+ * files it is split into (wmp_internal.h lists them). */
 #include "wmp_internal.h"
 
 #include <stdio.h>

@@ -1,10 +1,14 @@
 /* WMP internals shared by the codec files (wmp.c, wmp_codec_text.c,
- * wmp_codec_bin.c, wmp_brush.c) and the scene (wmp_scene.c). Not installed. */
+ * wmp_codec_bin.c, wmp_brush.c) and the level -> scene files (wmp_scene.c,
+ * wmp_files.c, wmp_textures.c, wmp_blocks.c, wmp_graft.c, wmp_elements.c).
+ * Not installed. */
 #ifndef GSIO_WMP_INTERNAL_H
 #define GSIO_WMP_INTERNAL_H
 
 #include "gsio_internal.h"
 #include "gsio_wmp.h"
+
+#include <math.h>
 
 // -- Growable arrays in an arena
 //
@@ -83,5 +87,139 @@ static inline const char *gsioi_wmp_str(const gsio_wmp_string *s)
 {
 	return s && s->s ? s->s : "";
 }
+
+// -- Level -> scene
+//
+// gsio_wmp_to_scene (wmp_scene.c) makes one context for a conversion and
+// hands it to the files that do each job: finding files (wmp_files.c),
+// WAD textures (wmp_textures.c), blocks (wmp_blocks.c), placed models
+// (wmp_graft.c), the other elements (wmp_elements.c).
+
+#define WMP_CHECKER_SIZE 64 /**< a placeholder texture's width and height */
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+typedef struct wmp_folder {
+	char *dir;       /**< "" for the current directory, else without trailing '/' */
+	char **names;    /**< listing, NULL when the io cannot list */
+	bool listed;
+} wmp_folder;
+
+typedef struct wmp_model {
+	char *key;           /**< lower-case base name */
+	gsio_scene *ms;      /**< the loaded model (NULL: missing or unreadable) */
+	int32_t mesh_base, material_base, image_base;
+	int32_t **instances; /**< per placed entity: model node -> level node */
+	size_t instances_count, instances_cap;
+} wmp_model;
+
+/** One level -> scene conversion: made and freed by gsio_wmp_to_scene, its
+ *  fields grouped by the file that uses them. */
+typedef struct wmp_sctx {
+	const gsio_wmp_file *f;
+	gsio_scene *s;
+	const gsio_opts *opts;
+	gsio_opts sub_opts;
+	const char *path;
+	gsio_error *err;
+	gsio_arena *tmp;
+	wmp_folder *folders;
+	size_t folders_count;
+	gsio_wad_file **wads;
+	uint8_t **wad_bytes;          /**< per WAD: the bytes its lumps point into */
+	size_t wads_count;
+	const uint8_t *palette;
+	uint8_t palette_buf[768];
+	// Texture name -> slot -> material. Looked up by hash, as are the WAD
+	// lumps and the names the scene holds: scans made a level of n
+	// textures cost n * n (8 000 textures: 3 s).
+	const char **tex_names;
+	int32_t *tex_material;
+	uint32_t *tex_w, *tex_h;
+	size_t tex_count, tex_cap;
+	gsioi_names tex_index;        /**< texture name (any case) -> slot */
+	gsioi_names lump_index;       /**< lump name (any case) -> lump_refs entry */
+	uint32_t (*lump_refs)[2];     /**< wad, lump: the first WAD's lump of a name */
+	gsioi_names taken;            /**< image and material names in the scene */
+	size_t taken_images, taken_materials; /**< how many of each are in `taken` */
+	int32_t *part_of_slot;        /**< a block's part of each slot, -1 (tex_cap) */
+	size_t part_of_slot_cap;
+	gsioi_names sprite_index;     /**< a sprite's file (full path) -> sprites entry */
+	struct wmp_sprite {
+		int32_t image, material;
+		uint32_t width, height;
+	} *sprites;
+	size_t sprites_count, sprites_cap;
+	wmp_model *models;
+	size_t models_count, models_cap;
+	uint8_t *checker_indices; /**< the placeholders' indexed form (checker_shared), */
+	uint8_t *checker_palette; /**< indices into two greys (scene arena) */
+	int32_t *node_of; /**< object -> node, -1 until placed */
+	bool binary;      /**< colours 0..255 (else percent) */
+} wmp_sctx;
+
+/** Adds a warning to the scene (wmp_scene.c). False (err set) when out of
+ *  memory. */
+GSIO_NODISCARD bool gsioi_wmp_warn(wmp_sctx *c, const char *fmt, ...) GSIO_PRINTF(2, 3);
+
+/** Whether sub, the error of reading a file the level names, stops the
+ *  conversion (out of memory, a limit): then it becomes the conversion's
+ *  error (c->err). Any other error is the caller's to warn of. */
+GSIO_NODISCARD bool gsioi_wmp_fatal(wmp_sctx *c, const gsio_error *sub);
+
+/** A double as a finite float: NaN and infinities 0, magnitudes past 1e30
+ *  clamped to 1e30. */
+static inline float gsioi_wmp_clampf(double v)
+{
+	if (!isfinite(v)) return 0;
+	return v > 1e30 ? 1e30f : v < -1e30 ? -1e30f : (float)v;
+}
+
+// Finding files (wmp_files.c)
+
+/** Adds a folder to look in, after those added before. */
+GSIO_NODISCARD bool gsioi_wmp_add_folder(wmp_sctx *c, const char *dir);
+/** Frees the folders' listings. */
+void gsioi_wmp_free_folders(wmp_sctx *c);
+/** The stored name's base name, or NULL when it has none. */
+const char *gsioi_wmp_base_of(const char *stored);
+/** Finds a file by base name, case-insensitively, beside the level and in
+ *  the search folders, into out (*found false when not found), and records
+ *  it in the scene's extras as "wmp:file:KIND:NAME". False (err set) only
+ *  when out of memory. */
+GSIO_NODISCARD bool gsioi_wmp_find_file(wmp_sctx *c, const char *kind, const char *stored,
+                                        char *out, size_t out_size, bool *found);
+
+// WAD textures (wmp_textures.c)
+
+/** Reads the WADs the level names; one not found or not readable is a
+ *  warning. */
+GSIO_NODISCARD bool gsioi_wmp_load_wads(wmp_sctx *c);
+/** Indexes the WADs' lumps by name (the first WAD's with pixels). */
+GSIO_NODISCARD bool gsioi_wmp_index_lumps(wmp_sctx *c);
+/** The slot (material, texture size) of a texture name, made on first use. */
+GSIO_NODISCARD bool gsioi_wmp_texture_material(wmp_sctx *c, const char *name, size_t *slot);
+
+// Blocks (wmp_blocks.c)
+
+/** Block b as mesh `name` on node `node`. */
+GSIO_NODISCARD bool gsioi_wmp_build_block(wmp_sctx *c, const gsio_wmp_block *b, int32_t node,
+                                          const char *name);
+
+// Placed models (wmp_graft.c)
+
+/** The model entry for a file name, loading and grafting it on first use
+ *  (*out's ms NULL when it cannot be placed: a warning). */
+GSIO_NODISCARD bool gsioi_wmp_model_for(wmp_sctx *c, const char *stored, wmp_model **out);
+/** Places the model under `node`: a copy of its node tree. */
+GSIO_NODISCARD bool gsioi_wmp_place_model(wmp_sctx *c, wmp_model *me, int32_t node);
+/** One animation per model clip, moving every placed instance. */
+GSIO_NODISCARD bool gsioi_wmp_model_animations(wmp_sctx *c);
+
+// Elements (wmp_elements.c)
+
+/** Element r of an object, built on node `node`. */
+GSIO_NODISCARD bool gsioi_wmp_build_element(wmp_sctx *c, gsio_wmp_ref r, int32_t node);
 
 #endif
