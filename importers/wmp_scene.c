@@ -1,10 +1,10 @@
-/* WMP level -> scene (FORMATS-LEVELS-MDL7.md sections 5-11): the entry,
+/* WMP level -> scene (docs/FORMATS.md §7.8-7.12, §8): the entry,
  * gsio_wmp_to_scene, the object tree and its transforms.
  *
  * - Nodes: one per object of the tree (object 0, the root, is named after
  *   the level file), with the object's position, rotation R = Rz(a) Rx(b)
  *   Ry(c) from its radians (verified against compiled entities) and scale;
- *   T R S order (inferred, FORMATS 16.4). An object carrying more than one
+ *   T R S order (inferred, docs/FORMATS.md §7.10). An object carrying more than one
  *   element gets a child node per extra element.
  * - Each element is built on its node by wmp_elements.c (blocks by
  *   wmp_blocks.c, models by wmp_graft.c), textures made by wmp_textures.c,
