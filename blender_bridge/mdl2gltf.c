@@ -5,52 +5,33 @@
  * temporary file -> rename), so the bytes written never depend on the number
  * of jobs or on the order they finish in. */
 #include "gsio.h"
+#include "gsio_cli_common.h"
 #include "gsio_gltf.h"
 #include "gsio_helper_thread.h"
-#include "gsio_inputs.h"
-#include "gsio_record.h"
 
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <getopt.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
-
-#define EXIT_FAILED 1
-#define EXIT_USAGE 2
 
 // -- Options
 
 typedef struct cli {
-	const char *out;       // -o
-	bool gltf;             // --gltf
-	long jobs;             // -j, 0: all cores
+	gsio_cli_opts cli;       // the options gsio convert takes too (gsio_cli_common.h)
+	bool gltf;               // --gltf
+	bool compact;            // --compact
+	long jobs;               // -j, 0: all cores
 	unsigned writer_threads; // gsio_gltf_opts.threads: 2 when a core is left over
-	float fps;             // 0: library default
-	const char *palette;   // --palette
-	uint8_t palette_rgb[768];
-	float scale;           // 0: 1
-	bool keep_axes;        // --axes source
-	bool no_animation;
-	bool compact;
-	const char **anims;    // --anim, repeatable: MD5 animations instead of the siblings
-	size_t anims_count;
-	const char **paths;    // --path, repeatable: folders searched for files a level names
-	size_t paths_count;
-	bool force;
-	const char *report;
-	bool quiet, verbose;
 } cli;
 
 static void usage(FILE *f)
@@ -132,118 +113,84 @@ static void usage(FILE *f)
 	        "palette, an -o file for several inputs, an -o extension other than .glb/.gltf).\n");
 }
 
-static bool parse_float(const char *s, float *out)
+static const gsio_cli CLI = {
+    .name = "mdl2gltf",
+    .version = "mdl2gltf (gsio)",
+    .usage = usage,
+    .folder = "directory",
+    .takes_1e30 = true,
+    .axes_last_wins = true,
+    .report_error_says_why = true,
+    .batch_summary = true,
+};
+
+enum { OPT_GLTF = GSIO_CLI_OPT_OWN, OPT_COMPACT };
+
+// The options only mdl2gltf has (a gsio_cli_option_fn).
+static int mdl2gltf_option(void *user, int ch, const char *arg)
 {
-	char *end;
-	errno = 0;
-	double d = strtod(s, &end); // the program never calls setlocale: "C" numbers
-	if (errno || end == s || *end || !(d > 0) || d > 1e30) return false;
-	*out = (float)d;
-	return true;
+	cli *o = user;
+	switch (ch) {
+	case 'j': {
+		char *end;
+		errno = 0;
+		o->jobs = strtol(arg, &end, 10);
+		if (errno || *end || end == arg || o->jobs < 1 || o->jobs > 1024)
+			return gsio_cli_usage_error(&CLI, "-j needs a number of jobs from 1 to 1024, not '%s'",
+			                            arg);
+		break;
+	}
+	case OPT_GLTF: o->gltf = true; break;
+	case OPT_COMPACT: o->compact = true; break;
+	default: return GSIO_CLI_UNKNOWN;
+	}
+	return GSIO_CLI_GO_ON;
+}
+
+// Reads the options; the inputs are then argv[optind ..].
+static int parse_options(cli *o, int argc, char **argv)
+{
+	static const struct option longs[] = {
+	    GSIO_CLI_LONG_OPTIONS,
+	    {"gltf", no_argument, NULL, OPT_GLTF},
+	    {"compact", no_argument, NULL, OPT_COMPACT},
+	    {"jobs", required_argument, NULL, 'j'},
+	    {NULL, 0, NULL, 0},
+	};
+	int rc = gsio_cli_parse(&CLI, &o->cli, argc, argv, ":o:j:", longs, mdl2gltf_option, o);
+	if (rc != GSIO_CLI_GO_ON) return rc;
+	if ((rc = gsio_cli_check_anim(&CLI, &o->cli)) != GSIO_CLI_GO_ON) return rc;
+	return gsio_cli_check_quiet_verbose(&CLI, &o->cli);
 }
 
 // -- Inputs and outputs
 
-typedef struct job {
-	char *input;
-	char *output;
-	bool from_dir;         // found by walking a directory
-	// results
-	bool ok;
-	gsio_error err;
-	gsio_gltf_output warnings; // writer warnings
-	char **scene_warnings;
-	size_t scene_warnings_count;
-	struct {
-		size_t vertices, welded, triangles, frames, skins, clips, meshes, joints, animations,
-		    cameras;
-	} counts;
-	double seconds;
-	cJSON *scene_record;   // what the input holds (gsio_record_scene), NULL on failure
-} job;
-
-typedef struct job_list {
-	job *items;
-	size_t count, cap;
-} job_list;
-
-static char *xstrdup(const char *s)
+/* Where the outputs go: without -o beside each input; with -o, a file for
+ * one input file, else a folder that mirrors the input tree. */
+static int decide_output(const cli *o, char *const *inputs, size_t count, gsio_cli_outputs *to)
 {
-	char *p = strdup(s);
-	if (!p) {
-		fprintf(stderr, "mdl2gltf: out of memory\n");
-		exit(EXIT_FAILED);
-	}
-	return p;
-}
-
-static void out_of_memory(void)
-{
-	fprintf(stderr, "mdl2gltf: out of memory\n");
-	exit(EXIT_FAILED);
-}
-
-// gsio_inputs.c's path helpers, which return NULL when out of memory.
-static char *join(const char *a, const char *b)
-{
-	char *p = gsio_join(a, b);
-	if (!p) out_of_memory();
-	return p;
-}
-
-static void push_job(job_list *l, char *input, char *output, bool from_dir)
-{
-	if (l->count == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		job *n = realloc(l->items, cap * sizeof(*n));
-		if (!n) {
-			fprintf(stderr, "mdl2gltf: out of memory\n");
-			exit(EXIT_FAILED);
-		}
-		l->items = n;
-		l->cap = cap;
-	}
-	job *j = &l->items[l->count++];
-	memset(j, 0, sizeof(*j));
-	j->input = input;
-	j->output = output;
-	j->from_dir = from_dir;
-	gsio_error_clear(&j->err);
-}
-
-/** path with its extension replaced by ext (".glb"). */
-static char *replace_ext(const char *path, const char *ext)
-{
-	char *p = gsio_replace_ext(path, ext);
-	if (!p) out_of_memory();
-	return p;
-}
-
-/** Adds every file with a known extension below the folder root (the search
- *  the gsio command does: gsio_inputs.c), each with its output: beside it, or
- *  at the same place below out_root. */
-static void add_dir(job_list *l, const char *root, const char *out_root, const char *ext)
-{
-	gsio_inputs found = {0};
-	if (!gsio_inputs_add_dir(&found, root, false)) out_of_memory();
-	for (size_t i = 0; i < found.count; i++) {
-		gsio_input *in = &found.items[i];
-		char *out = NULL;
-		// A folder that cannot be listed is reported as a failed input: the
-		// user named something we cannot read.
-		if (!in->unreadable) {
-			if (out_root) {
-				char *o = join(out_root, in->rel);
-				out = replace_ext(o, ext);
-				free(o);
-			} else {
-				out = replace_ext(in->path, ext);
-			}
-		}
-		push_job(l, in->path, out, true);
-		in->path = NULL;
-	}
-	gsio_inputs_free(&found);
+	const char *out = o->cli.out;
+	*to = (gsio_cli_outputs){out, false, o->gltf ? ".gltf" : ".glb", false};
+	if (!out) return GSIO_CLI_GO_ON;
+	bool several = count > 1 || gsio_cli_any_folder(&CLI, inputs, count);
+	bool named_dir = gsio_cli_names_folder(out);
+	bool has_ext = gsio_cli_has_extension(out);
+	to->folder = several || named_dir;
+	// A file name for several inputs would become a folder called
+	// "two.glb"; a file name with another extension would hold a GLB.
+	if (several && !named_dir && has_ext)
+		return gsio_cli_usage_error(&CLI,
+		                            "%s inputs need a folder as -o, and %s names a file (give an "
+		                            "existing folder or end it in '/')",
+		                            count > 1 ? "several" : "a folder of", out);
+	const char *base = strrchr(out, '/');
+	const char *dot = strrchr(base ? base + 1 : out, '.');
+	if (!to->folder && has_ext && strcasecmp(dot, ".glb") && strcasecmp(dot, ".gltf"))
+		return gsio_cli_usage_error(&CLI,
+		                            "mdl2gltf writes .glb or .gltf, not '%s' (-o %s); gsio convert "
+		                            "writes the other formats",
+		                            dot, out);
+	return GSIO_CLI_GO_ON;
 }
 
 // -- Conversion
@@ -253,7 +200,7 @@ static void add_dir(job_list *l, const char *root, const char *out_root, const c
  * does not keep one thread busy while the others have nothing to do (the
  * longest-first rule; the conversion time of a file grows with its size).
  * NULL when out of memory. */
-static size_t *start_order(const job_list *l, size_t nthreads)
+static size_t *start_order(const gsio_cli_jobs *l, size_t nthreads)
 {
 	size_t *order = malloc((l->count ? l->count : 1) * sizeof(*order));
 	off_t *size = nthreads > 1 ? calloc(l->count ? l->count : 1, sizeof(*size)) : NULL;
@@ -277,21 +224,21 @@ static size_t *start_order(const job_list *l, size_t nthreads)
 	return order;
 }
 
+
+// What the --verbose line says of an input.
+typedef struct scene_counts {
+	size_t welded, triangles, frames, clips, skins;
+} scene_counts;
+
 typedef struct pool {
 	cli *opt;
-	job_list *jobs;
+	gsio_cli_jobs *jobs;
+	scene_counts *counts;  // one per job
 	size_t *order;         // the jobs in the order they are started
-	size_t next, done, failed;
+	size_t next, done;
 	pthread_mutex_t lock;
 	bool progress;
 } pool;
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static void draw_progress(pool *p, const char *name)
 {
@@ -330,115 +277,79 @@ static void give_back_free_pages(void)
 #endif
 }
 
-static void convert(pool *p, job *j, bool last)
+
+static void out_of_memory(void)
 {
-	cli *o = p->opt;
-	double t0 = now();
-	if (!j->output) {
-		gsio_error_clear(&j->err);
-		j->err.code = GSIO_ERR_IO;
-		snprintf(j->err.file, sizeof(j->err.file), "%s", j->input);
-		snprintf(j->err.message, sizeof(j->err.message), "cannot read this directory");
-		return;
+	fprintf(stderr, "mdl2gltf: out of memory\n");
+	exit(GSIO_CLI_EXIT_FAILED);
+}
+
+static void count_scene(const gsio_scene *s, scene_counts *c)
+{
+	c->triangles = s->source.triangles;
+	for (size_t i = 0; i < s->meshes_count; i++) c->welded += s->meshes[i].vertex_count;
+	c->frames = s->meshes_count ? s->meshes[0].frames_count : 0;
+	c->skins = s->images_count;
+	// Clips are the animations that play morph frames; the others move
+	// nodes (skeletal, cameras).
+	for (size_t a = 0; a < s->animations_count; a++) {
+		bool morph = false;
+		for (size_t k = 0; k < s->animations[a].channels_count; k++)
+			morph = morph || s->animations[a].channels[k].path == GSIO_PATH_MORPH;
+		if (morph) c->clips++;
 	}
-	if (j->err.code != GSIO_OK) return; // refused before starting (duplicate output)
-	gsio_opts lo = {0};
-	lo.fps = o->fps;
-	if (o->palette) lo.palette = o->palette_rgb;
-	if (o->no_animation) lo.flags |= GSIO_OPT_NO_ANIMATION;
+}
+
+// Writes job j's glTF (a gsio_cli_write_fn).
+static int write_gltf(const void *user, const gsio_scene *s, gsio_cli_job *j)
+{
+	const cli *o = user;
+	gsio_gltf_opts go;
+	gsio_cli_gltf_opts(&o->cli, &go);
+	if (o->gltf) go.flags |= GSIO_GLTF_SEPARATE;
+	if (o->compact) go.flags |= GSIO_GLTF_COMPACT;
+	go.threads = o->writer_threads;
+	go.generator = "gsio mdl2gltf " GSIO_VERSION_STRING;
+	gsio_gltf_output out = {0};
+	int rc = gsio_gltf_write_file(s, j->output, &go, &out, &j->err);
+	for (size_t i = 0; i < out.warnings_count; i++) gsio_cli_job_warn(j, out.warnings[i]);
+	gsio_gltf_output_free(&out);
+	return rc;
+}
+
+static void convert(pool *p, size_t i, bool last)
+{
+	const cli *o = p->opt;
+	gsio_cli_job *j = &p->jobs->items[i];
+	if (j->err.code != GSIO_OK) return; // refused before starting (unreadable, duplicate output)
+	double t0 = gsio_cli_now();
+	gsio_opts lo;
+	gsio_cli_load_opts(&o->cli, &lo);
 	// No output of this command needs decoded pixels: the writer embeds (or,
 	// with --gltf, writes beside) a PNG or JPEG texture as it is, and makes
 	// the PNG of a skin from the form the model stores it in. Reading the
 	// headers only saves decoding (Bob.md5mesh: five PNGs, most of the time
 	// left) and the whole RGBA copy of every skin.
 	lo.flags |= GSIO_OPT_NO_PIXELS;
-	// Terrains stay grids: the writer makes their vertices and triangles a
-	// strip at a time instead of the load expanding them whole.
-	lo.flags |= GSIO_OPT_GRID;
-	lo.anim_paths = o->anims;
-	lo.anim_paths_count = o->anims_count;
-	lo.search_paths = o->paths;
-	lo.search_paths_count = o->paths_count;
 	gsio_scene *s = NULL;
-	if (o->force || !gsio_output_taken(j->output, &j->err)) s = gsio_load_file(j->input, &lo, &j->err);
+	if (gsio_cli_job_ready(&o->cli, j, false)) s = gsio_load_file(j->input, &lo, &j->err);
 	if (s) {
 		if (last) give_back_free_pages();
-		j->counts.vertices = s->source.vertices;
-		j->counts.triangles = s->source.triangles;
-		for (size_t i = 0; i < s->meshes_count; i++) j->counts.welded += s->meshes[i].vertex_count;
-		j->counts.frames = s->meshes_count ? s->meshes[0].frames_count : 0;
-		j->counts.skins = s->images_count;
-		// Clips are the animations that play morph frames; the others move
-		// nodes (skeletal, cameras).
-		size_t clips = 0, joints = 0;
-		for (size_t a = 0; a < s->animations_count; a++) {
-			bool morph = false;
-			for (size_t k = 0; k < s->animations[a].channels_count; k++)
-				morph = morph || s->animations[a].channels[k].path == GSIO_PATH_MORPH;
-			if (morph) clips++;
-		}
-		for (size_t k = 0; k < s->skins_count; k++) joints += s->skins[k].joints_count;
-		j->counts.clips = clips;
-		j->counts.meshes = s->meshes_count;
-		j->counts.joints = joints;
-		j->counts.animations = s->animations_count - clips;
-		j->counts.cameras = s->cameras_count;
-		if (o->report) j->scene_record = gsio_record_scene(s);
-		if (s->warnings_count) {
-			j->scene_warnings = calloc(s->warnings_count, sizeof(char *));
-			for (size_t i = 0; j->scene_warnings && i < s->warnings_count; i++)
-				j->scene_warnings[i] = xstrdup(s->warnings[i]);
-			if (j->scene_warnings) j->scene_warnings_count = s->warnings_count;
-		}
-		gsio_gltf_opts go = {0};
-		if (o->gltf) go.flags |= GSIO_GLTF_SEPARATE;
-		if (o->keep_axes) go.flags |= GSIO_GLTF_KEEP_AXES;
-		if (o->no_animation) go.flags |= GSIO_GLTF_NO_ANIMATION;
-		if (o->compact) go.flags |= GSIO_GLTF_COMPACT;
-		if (!o->force) go.flags |= GSIO_GLTF_NO_REPLACE;
-		go.scale = o->scale;
-		go.threads = o->writer_threads;
-		go.generator = "gsio mdl2gltf " GSIO_VERSION_STRING;
-		if (gsio_make_parent_dirs(j->output)) {
-			j->err.code = GSIO_ERR_IO;
-			snprintf(j->err.file, sizeof(j->err.file), "%s", j->output);
-			snprintf(j->err.message, sizeof(j->err.message), "cannot create its directory: %s",
-			         strerror(errno));
-		} else if (gsio_gltf_write_file(s, j->output, &go, &j->warnings, &j->err) == 0) {
-			j->ok = true;
-		} else if (!o->force && j->err.code == GSIO_ERR_IO && strstr(j->err.message, "exists")) {
-			// The library says what happened; the command says what to do.
-			size_t len = strlen(j->err.message);
-			snprintf(j->err.message + len, sizeof(j->err.message) - len, "; use --force to replace it");
-		}
+		count_scene(s, &p->counts[i]);
+		if (!gsio_cli_job_loaded(&o->cli, j, s)) out_of_memory();
+		gsio_cli_job_write(&CLI, &o->cli, j, s, false, write_gltf, o);
 		gsio_scene_free(s);
 	}
-	j->seconds = now() - t0;
+	j->seconds = gsio_cli_now() - t0;
 }
 
-static void report_job(pool *p, job *j)
+static void report_job(const pool *p, size_t i)
 {
-	cli *o = p->opt;
-	if (!j->ok) {
-		char buf[1024];
-		gsio_error_format(&j->err, buf, sizeof(buf));
-		// Name the input too when the error is about another file (the output).
-		if (strcmp(j->err.file, j->input))
-			fprintf(stderr, "mdl2gltf: %s: %s\n", j->input, buf);
-		else
-			fprintf(stderr, "mdl2gltf: %s\n", buf);
-		return;
-	}
-	if (!o->quiet) {
-		for (size_t i = 0; i < j->scene_warnings_count; i++)
-			fprintf(stderr, "mdl2gltf: warning: %s: %s\n", j->input, j->scene_warnings[i]);
-		for (size_t i = 0; i < j->warnings.warnings_count; i++)
-			fprintf(stderr, "mdl2gltf: warning: %s: %s\n", j->output, j->warnings.warnings[i]);
-	}
-	if (o->verbose)
+	const gsio_cli_job *j = &p->jobs->items[i];
+	const scene_counts *c = &p->counts[i];
+	if (gsio_cli_job_print(&CLI, &p->opt->cli, j) && p->opt->cli.verbose)
 		printf("%s -> %s (%zu vertices, %zu triangles, %zu frames, %zu clips, %zu skins) %.3f s\n",
-		       j->input, j->output, j->counts.welded, j->counts.triangles, j->counts.frames,
-		       j->counts.clips, j->counts.skins, j->seconds);
+		       j->input, j->output, c->welded, c->triangles, c->frames, c->clips, c->skins, j->seconds);
 }
 
 static void *worker(void *arg)
@@ -450,259 +361,34 @@ static void *worker(void *arg)
 		bool last = p->next == p->jobs->count; // no job is started after this one
 		pthread_mutex_unlock(&p->lock);
 		if (i == SIZE_MAX) break;
-		job *j = &p->jobs->items[i];
-		convert(p, j, last);
+		convert(p, i, last);
 		pthread_mutex_lock(&p->lock);
 		p->done++;
-		if (!j->ok) p->failed++;
 		clear_progress(p);
-		report_job(p, j);
+		report_job(p, i);
 		fflush(stdout);
-		if (p->progress) draw_progress(p, j->input);
+		if (p->progress) draw_progress(p, p->jobs->items[i].input);
 		pthread_mutex_unlock(&p->lock);
 	}
 	return NULL;
 }
 
-// -- Report
-
-static int write_report(const char *path, job_list *l)
+// Converts every job, -j at once; returns the seconds it took.
+static double run_jobs(cli *o, gsio_cli_jobs *jobs)
 {
-	// One record per input, the same as `gsio info --json` and `gsio convert
-	// --report` (tools/gsio_record.h; the README's "Records").
-	cJSON *root = cJSON_CreateObject();
-	cJSON_AddStringToObject(root, "tool", "mdl2gltf");
-	cJSON_AddStringToObject(root, "version", GSIO_VERSION_STRING);
-	cJSON *arr = cJSON_AddArrayToObject(root, "inputs");
-	size_t failed = 0;
-	for (size_t i = 0; i < l->count; i++) {
-		job *j = &l->items[i];
-		failed += !j->ok;
-		size_t nw = j->scene_warnings_count + j->warnings.warnings_count;
-		char **w = nw ? calloc(nw, sizeof(char *)) : NULL;
-		size_t k = 0;
-		for (size_t x = 0; w && x < j->scene_warnings_count; x++) w[k++] = j->scene_warnings[x];
-		for (size_t x = 0; w && x < j->warnings.warnings_count; x++) w[k++] = j->warnings.warnings[x];
-		cJSON_AddItemToArray(arr, gsio_record_new(j->input, j->output, j->ok ? NULL : &j->err,
-		                                          j->scene_record, NULL, w, k, j->seconds));
-		j->scene_record = NULL; // taken by the record
-		free(w);
-	}
-	cJSON_AddNumberToObject(root, "converted", (double)(l->count - failed));
-	cJSON_AddNumberToObject(root, "failed", (double)failed);
-	int rc = gsio_record_write_file(path, root);
-	cJSON_Delete(root);
-	return rc;
-}
-
-// -- Main
-
-int main(int argc, char **argv)
-{
-	static cli o; // static: what it points to stays reachable on an early return
-	enum { OPT_GLTF = 256, OPT_FPS, OPT_PALETTE, OPT_SCALE, OPT_AXES, OPT_NOANIM, OPT_COMPACT, OPT_ANIM,
-	       OPT_FORCE, OPT_PATH, OPT_REPORT, OPT_QUIET, OPT_VERBOSE, OPT_VERSION, OPT_HELP };
-	static const struct option longs[] = {
-	    {"gltf", no_argument, NULL, OPT_GLTF},
-	    {"fps", required_argument, NULL, OPT_FPS},
-	    {"palette", required_argument, NULL, OPT_PALETTE},
-	    {"scale", required_argument, NULL, OPT_SCALE},
-	    {"axes", required_argument, NULL, OPT_AXES},
-	    {"no-animation", no_argument, NULL, OPT_NOANIM},
-	    {"compact", no_argument, NULL, OPT_COMPACT},
-	    {"anim", required_argument, NULL, OPT_ANIM},
-	    {"force", no_argument, NULL, OPT_FORCE},
-	    {"path", required_argument, NULL, OPT_PATH},
-	    {"report", required_argument, NULL, OPT_REPORT},
-	    {"quiet", no_argument, NULL, OPT_QUIET},
-	    {"verbose", no_argument, NULL, OPT_VERBOSE},
-	    {"version", no_argument, NULL, OPT_VERSION},
-	    {"help", no_argument, NULL, OPT_HELP},
-	    {"output", required_argument, NULL, 'o'},
-	    {"jobs", required_argument, NULL, 'j'},
-	    {NULL, 0, NULL, 0},
-	};
-	opterr = 0;
-	int ch;
-	while ((ch = getopt_long(argc, argv, ":o:j:", longs, NULL)) != -1) {
-		switch (ch) {
-		case 'o': o.out = optarg; break;
-		case 'j': {
-			char *end;
-			errno = 0;
-			o.jobs = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || o.jobs < 1 || o.jobs > 1024) {
-				fprintf(stderr, "mdl2gltf: -j needs a number of jobs from 1 to 1024, not '%s'\n", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		}
-		case OPT_GLTF: o.gltf = true; break;
-		case OPT_FPS:
-			if (!parse_float(optarg, &o.fps)) {
-				fprintf(stderr, "mdl2gltf: --fps needs a positive number, not '%s'\n", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_PALETTE: o.palette = optarg; break;
-		case OPT_SCALE:
-			if (!parse_float(optarg, &o.scale)) {
-				fprintf(stderr, "mdl2gltf: --scale needs a positive number, not '%s'\n", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_AXES:
-			if (!strcmp(optarg, "source"))
-				o.keep_axes = true;
-			else if (!strcmp(optarg, "gltf"))
-				o.keep_axes = false;
-			else {
-				fprintf(stderr, "mdl2gltf: --axes takes 'source' or 'gltf', not '%s'\n", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_NOANIM: o.no_animation = true; break;
-		case OPT_COMPACT: o.compact = true; break;
-		case OPT_ANIM:
-			// Pointers into argv, which outlives the conversion; at most
-			// argc of them, so one allocation holds them all.
-			if (!o.anims && !(o.anims = calloc((size_t)argc, sizeof(*o.anims)))) {
-				fprintf(stderr, "mdl2gltf: out of memory\n");
-				return EXIT_FAILED;
-			}
-			o.anims[o.anims_count++] = optarg;
-			break;
-		case OPT_PATH:
-			if (!o.paths && !(o.paths = calloc((size_t)argc, sizeof(*o.paths)))) {
-				fprintf(stderr, "mdl2gltf: out of memory\n");
-				return EXIT_FAILED;
-			}
-			o.paths[o.paths_count++] = optarg;
-			break;
-		case OPT_FORCE: o.force = true; break;
-		case OPT_REPORT: o.report = optarg; break;
-		case OPT_QUIET: o.quiet = true; break;
-		case OPT_VERBOSE: o.verbose = true; break;
-		case OPT_VERSION: printf("mdl2gltf (gsio) %s\n", GSIO_VERSION_STRING); return 0;
-		case OPT_HELP: usage(stdout); return 0;
-		case ':':
-			fprintf(stderr, "mdl2gltf: option %s needs a value\n", argv[optind - 1]);
-			fprintf(stderr, "Try 'mdl2gltf --help'.\n");
-			return EXIT_USAGE;
-		default:
-			fprintf(stderr, "mdl2gltf: unknown option '%s'\n", argv[optind - 1]);
-			fprintf(stderr, "Try 'mdl2gltf --help'.\n");
-			return EXIT_USAGE;
-		}
-	}
-	if (o.anims_count && o.no_animation) {
-		fprintf(stderr, "mdl2gltf: --anim and --no-animation contradict each other\n");
-		return EXIT_USAGE;
-	}
-	if (o.quiet && o.verbose) {
-		fprintf(stderr, "mdl2gltf: --quiet and --verbose contradict each other\n");
-		return EXIT_USAGE;
-	}
-	// Ctrl-C or a kill during a batch leaves no temporary file behind.
-	gsio_install_cleanup_handlers();
-	int ninputs = argc - optind;
-	if (ninputs < 1) {
-		fprintf(stderr, "mdl2gltf: no input files\n");
-		fprintf(stderr, "usage: mdl2gltf [options] INPUT... [-o OUT]   (see --help)\n");
-		return EXIT_USAGE;
-	}
-	if (o.palette) {
-		gsio_error err;
-		gsio_error_clear(&err);
-		if (gsio_palette_load(o.palette, o.palette_rgb, &err)) {
-			char buf[600];
-			gsio_error_format(&err, buf, sizeof(buf));
-			fprintf(stderr, "mdl2gltf: --palette: %s\n", buf);
-			return EXIT_USAGE;
-		}
-	}
-
-	// Decide what OUT is, then list the jobs.
-	const char *ext = o.gltf ? ".gltf" : ".glb";
-	bool out_dir = false;
-	if (o.out) {
-		struct stat st;
-		size_t l = strlen(o.out);
-		bool any_dir = false;
-		for (int i = optind; i < argc; i++)
-			if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) any_dir = true;
-		bool named_dir = (l && o.out[l - 1] == '/') || (stat(o.out, &st) == 0 && S_ISDIR(st.st_mode));
-		const char *base = strrchr(o.out, '/');
-		base = base ? base + 1 : o.out;
-		const char *dot = strrchr(base, '.');
-		bool has_ext = dot && dot != base && dot[1];
-		out_dir = ninputs > 1 || any_dir || named_dir;
-		// A file name for several inputs would become a folder called
-		// "two.glb"; a file name with another extension would hold a GLB.
-		if ((ninputs > 1 || any_dir) && !named_dir && has_ext) {
-			fprintf(stderr,
-			        "mdl2gltf: %s inputs need a folder as -o, and %s names a file (give an "
-			        "existing folder or end it in '/')\n",
-			        ninputs > 1 ? "several" : "a folder of", o.out);
-			return EXIT_USAGE;
-		}
-		if (!out_dir && has_ext && strcasecmp(dot, ".glb") && strcasecmp(dot, ".gltf")) {
-			fprintf(stderr,
-			        "mdl2gltf: mdl2gltf writes .glb or .gltf, not '%s' (-o %s); gsio convert writes "
-			        "the other formats\n",
-			        dot, o.out);
-			return EXIT_USAGE;
-		}
-	}
-	job_list jobs = {0};
-	for (int i = optind; i < argc; i++) {
-		const char *in = argv[i];
-		struct stat st;
-		if (stat(in, &st) == 0 && S_ISDIR(st.st_mode)) {
-			add_dir(&jobs, in, out_dir ? o.out : NULL, ext);
-			continue;
-		}
-		char *out;
-		if (!o.out) {
-			out = replace_ext(in, ext);
-		} else if (out_dir) {
-			const char *base = strrchr(in, '/');
-			char *b = replace_ext(base ? base + 1 : in, ext);
-			out = join(o.out, b);
-			free(b);
-		} else {
-			out = xstrdup(o.out);
-		}
-		push_job(&jobs, xstrdup(in), out, false);
-	}
-	if (!jobs.count) {
-		fprintf(stderr, "mdl2gltf: nothing to convert (no file with a known extension found)\n");
-		return EXIT_FAILED;
-	}
-	// Two inputs must not write the same output (a.mdl and a.hmp in one folder).
-	for (size_t i = 0; i < jobs.count; i++)
-		for (size_t k = 0; k < i && jobs.items[i].output; k++)
-			if (jobs.items[k].output && !strcmp(jobs.items[i].output, jobs.items[k].output)) {
-				gsio_error *e = &jobs.items[i].err;
-				e->code = GSIO_ERR_ARGUMENT;
-				snprintf(e->file, sizeof(e->file), "%s", jobs.items[i].input);
-				snprintf(e->message, sizeof(e->message), "its output %s is also the output of %s",
-				         jobs.items[i].output, jobs.items[k].input);
-				break;
-			}
-
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nthreads = (size_t)(o.jobs > 0 ? o.jobs : ncpu > 0 ? ncpu : 1);
-	if (nthreads > jobs.count) nthreads = jobs.count;
+	size_t nthreads = (size_t)(o->jobs > 0 ? o->jobs : ncpu > 0 ? ncpu : 1);
+	if (nthreads > jobs->count) nthreads = jobs->count;
 	// A core no job has: each conversion may encode its images on it.
-	o.writer_threads = nthreads < (size_t)gsio_helper_cpus() ? 2 : 1;
+	o->writer_threads = nthreads < (size_t)gsio_helper_cpus() ? 2 : 1;
 	pool p = {0};
-	p.opt = &o;
-	p.jobs = &jobs;
-	if (!(p.order = start_order(&jobs, nthreads))) out_of_memory();
-	p.progress = !o.quiet && isatty(2);
+	p.opt = o;
+	p.jobs = jobs;
+	p.counts = calloc(jobs->count, sizeof(*p.counts));
+	if (!p.counts || !(p.order = start_order(jobs, nthreads))) out_of_memory();
+	p.progress = !o->cli.quiet && isatty(2);
 	pthread_mutex_init(&p.lock, NULL);
-	double t0 = now();
+	double t0 = gsio_cli_now();
 	if (p.progress) draw_progress(&p, NULL);
 	// Each started on another CPU than this thread's (gsio_helper_start:
 	// a plain start here began up to 3 ms late, behind the busy main thread).
@@ -715,28 +401,37 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < started; i++) gsio_helper_join(&threads[i]);
 	free(threads);
 	clear_progress(&p);
-	double elapsed = now() - t0;
-
-	int rc = p.failed ? EXIT_FAILED : 0;
-	if (o.report && write_report(o.report, &jobs)) {
-		fprintf(stderr, "mdl2gltf: cannot write the report %s: %s\n", o.report, strerror(errno));
-		rc = EXIT_FAILED;
-	}
-	if (!o.quiet)
-		fprintf(stderr, "mdl2gltf: converted %zu of %zu files (%zu failed) in %.2f s\n",
-		        jobs.count - p.failed, jobs.count, p.failed, elapsed);
-	for (size_t i = 0; i < jobs.count; i++) {
-		job *j = &jobs.items[i];
-		free(j->input);
-		free(j->output);
-		gsio_gltf_output_free(&j->warnings);
-		cJSON_Delete(j->scene_record);
-		for (size_t k = 0; k < j->scene_warnings_count; k++) free(j->scene_warnings[k]);
-		free(j->scene_warnings);
-	}
-	free(jobs.items);
+	double elapsed = gsio_cli_now() - t0;
 	free(p.order);
-	free(o.anims);
+	free(p.counts);
 	pthread_mutex_destroy(&p.lock);
+	return elapsed;
+}
+
+// -- Main
+
+int main(int argc, char **argv)
+{
+	static cli o; // static: what it points to stays reachable on an early return
+	int rc = parse_options(&o, argc, argv);
+	if (rc != GSIO_CLI_GO_ON) return rc;
+	// Ctrl-C or a kill during a batch leaves no temporary file behind.
+	gsio_install_cleanup_handlers();
+	char **inputs = argv + optind;
+	size_t count = (size_t)(argc - optind);
+	if (!count) {
+		fprintf(stderr, "mdl2gltf: no input files\n");
+		fprintf(stderr, "usage: mdl2gltf [options] INPUT... [-o OUT]   (see --help)\n");
+		return GSIO_CLI_EXIT_USAGE;
+	}
+	gsio_cli_outputs to;
+	gsio_cli_jobs jobs;
+	if ((rc = gsio_cli_load_palette(&CLI, &o.cli)) != GSIO_CLI_GO_ON ||
+	    (rc = decide_output(&o, inputs, count, &to)) != GSIO_CLI_GO_ON ||
+	    (rc = gsio_cli_plan(&CLI, inputs, count, &to, &jobs)) != GSIO_CLI_GO_ON)
+		return rc;
+	double seconds = run_jobs(&o, &jobs);
+	rc = gsio_cli_finish(&CLI, &o.cli, &jobs, seconds);
+	gsio_cli_opts_free(&o.cli);
 	return rc;
 }

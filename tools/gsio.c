@@ -4,13 +4,13 @@
  * (gsio_convert.c). */
 #include "gsio.h"
 #include "gsio_cli.h"
+#include "gsio_cli_common.h"
 #include "gsio_inputs.h"
 #include "gsio_record.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static void usage(FILE *out)
 {
@@ -156,13 +156,6 @@ static void print_text(const char *path, const gsio_scene *s)
 }
 
 // -- info
-
-double gsio_cli_now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 gsio_scene *gsio_cli_load_stdin(const gsio_opts *opts, gsio_error *err)
 {

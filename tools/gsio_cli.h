@@ -6,9 +6,6 @@
 
 #include <stdbool.h>
 
-/** Seconds on a monotonic clock. */
-double gsio_cli_now(void);
-
 /** Loads a file through gsio's importers; a file none of them claims, whose
  *  extension Assimp reads, goes through the Assimp adapter when it is built
  *  (else the error says it needs it). NULL with err set. */
