@@ -2,9 +2,9 @@
  *
  * The document is built with cJSON, the binary data in one growable buffer
  * (the GLB BIN chunk or the .bin file); images are encoded with
- * gsio_png_encode() and files placed with gsio_place_files(); when writing
+ * gsioi_png_encode() and files placed with gsioi_place_files(); when writing
  * to a file, the binary data beyond bin.limit goes to the output side of
- * the disk as it is made (gsio_placing: see "Binary buffer"). This file uses
+ * the disk as it is made (gsioi_placing: see "Binary buffer"). This file uses
  * the public gsio API only (it is the libgsio_gltf library): no internal
  * header, no gsioi_ symbol. Mapping decisions are explained in
  * blender_bridge/README.md; the short form is in gsio_gltf.h. The scene is
@@ -13,10 +13,13 @@
  * empty mesh, a weight of 0 everywhere, ...) is handled here. */
 #define _GNU_SOURCE // mmap's MAP_ANONYMOUS and MAP_NORESERVE, madvise's MADV_HUGEPAGE, cpu_set_t
 #include "gsio_gltf.h"
-#include "gsio_helper_thread.h" // header-only, as the two below
-#include "gsio_huge_pages.h" // header-only: no symbol of libgsio's internals
-#include "gsio_packed_record.h" // header-only too
+#include "gsioi_helper_thread.h" // header-only, as the two below
+#include "gsioi_huge_pages.h" // header-only: no symbol of libgsio's internals
+#include "gsioi_packed_record.h" // header-only too
 #include "json_float.h"
+#include "gsioi_png.h"
+#include "gsioi_place.h"
+#include "gsioi_math.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -100,7 +103,7 @@ typedef struct byte_buf {
 	void *map;            // data lies in this reserved mapping (NULL: malloc's)
 	size_t map_size;
 	size_t advised;       // map: bytes of data past which no huge-page advice is decided yet
-	gsio_placing *spill;  // NULL: nothing spilled
+	gsioi_placing *spill;  // NULL: nothing spilled
 	bool failed;          // an append failed (err set): the buffer is unusable
 } byte_buf;
 
@@ -109,7 +112,7 @@ typedef struct gltf_sink {
 	const char *path;     // the final .glb or .gltf path
 	size_t dir_len;       // length of its directory part, with the '/'
 	bool no_replace;
-	gsio_placing *bin;    // SEPARATE: the spilled .bin, written, not yet placed
+	gsioi_placing *bin;    // SEPARATE: the spilled .bin, written, not yet placed
 } gltf_sink;
 
 /* A JSON array kept as the text cJSON prints for it, unformatted:
@@ -143,10 +146,10 @@ typedef struct image_job {
 	int view;           // GLB: its buffer view, which every image made of it names
 	int rc;             // make_image(): 0, or failed with err
 	gsio_error err;
-	// A PNG of more than one band (gsio_png_parts): its bands are made by
+	// A PNG of more than one band (gsioi_png_parts): its bands are made by
 	// every thread that finds them (claimed by next_part), the file by the
 	// one that makes the last.
-	gsio_png_work *work;
+	gsioi_png_work *work;
 	size_t parts;
 	atomic_int state;   // JOB_BEGUN (or not claimed yet), JOB_OFFERED (work and parts set), JOB_MADE
 	atomic_size_t next_part, parts_done;
@@ -206,7 +209,7 @@ typedef struct gltf_ctx {
 	bool images_first;  // every image is made before the meshes, whatever the threads (write_images)
 	size_t json_room;   // GLB: the JSON chunk's length before padding (glb_images)
 	cJSON *buffer;      // GLB: the buffer's object, its byteLength set again (glb_images)
-	gsio_placing *early;   // GLB to a file: the BIN's first part written already (early_bin)
+	gsioi_placing *early;   // GLB to a file: the BIN's first part written already (early_bin)
 	size_t early_room;     // the json_room it was written after
 	unsigned threads;   // opts.threads
 } gltf_ctx;
@@ -910,7 +913,7 @@ static bool broken(byte_buf *b)
  * they are the caller's to free(). */
 static bool map_buffer(byte_buf *b)
 {
-	uint8_t *at = gsio_map_reserved(b->limit, &b->map, &b->map_size);
+	uint8_t *at = gsioi_map_reserved(b->limit, &b->map, &b->map_size);
 	if (!at) return false;
 	b->data = at;
 	b->cap = b->limit;
@@ -991,7 +994,7 @@ static void advise_ahead(gltf_ctx *c, size_t more)
 			size_t fill = surely - start < GSIO_HUGE_PAGE ? surely - start : GSIO_HUGE_PAGE;
 			huge = (GSIO_HUGE_PAGE - fill) <= surely / HUGE_WASTE_DIV;
 		}
-		if (huge) gsio_advise_huge(b->data + b->advised, GSIO_HUGE_PAGE);
+		if (huge) gsioi_advise_huge(b->data + b->advised, GSIO_HUGE_PAGE);
 		b->advised = block_end;
 	}
 }
@@ -999,7 +1002,7 @@ static void advise_ahead(gltf_ctx *c, size_t more)
 static void buf_free(byte_buf *b)
 {
 	if (b->map)
-		gsio_unmap_reserved(b->map, b->map_size);
+		gsioi_unmap_reserved(b->map, b->map_size);
 	else
 		free(b->data);
 	b->map = NULL;
@@ -1051,14 +1054,14 @@ static bool buf_spill(gltf_ctx *c, bool all)
 				FAIL(c, GSIO_ERR_ARGUMENT, "path too long: %s", c->sink->path);
 				return false;
 			}
-			b->spill = gsio_place_open(path, c->err);
+			b->spill = gsioi_place_open(path, c->err);
 		} else {
-			b->spill = gsio_place_scratch(c->sink->path, c->err);
+			b->spill = gsioi_place_scratch(c->sink->path, c->err);
 		}
 		if (!b->spill) return false;
 	}
 	size_t held = b->size - b->spilled, keep = all ? 0 : b->size % 4;
-	if (held > keep && gsio_place_write(b->spill, b->data, held - keep, c->err)) return false;
+	if (held > keep && gsioi_place_write(b->spill, b->data, held - keep, c->err)) return false;
 	if (keep) memmove(b->data, b->data + held - keep, keep);
 	b->spilled = b->size - keep;
 	return true;
@@ -1082,8 +1085,8 @@ static bool buf_append(gltf_ctx *c, const void *data, size_t size)
 			// its own bytes past the last 4-byte boundary, which are kept.
 			size_t kept = b->size - b->spilled, end = b->size + size, tail = end % 4;
 			if (tail && !buf_reserve(c, tail)) return false;
-			if ((kept && gsio_place_write(b->spill, b->data, kept, c->err)) ||
-			    gsio_place_write(b->spill, data, size - tail, c->err))
+			if ((kept && gsioi_place_write(b->spill, b->data, kept, c->err)) ||
+			    gsioi_place_write(b->spill, data, size - tail, c->err))
 				return broken(b);
 			if (tail) memcpy(b->data, (const uint8_t *)data + size - tail, tail);
 			b->size = end;
@@ -1365,7 +1368,7 @@ static void xf_quat(const gltf_ctx *c, const float in[4], float out[4])
 {
 	xf_dir(c, in, out);
 	out[3] = in[3];
-	gsio_quat_normalize(out);
+	gsioi_quat_normalize(out);
 }
 
 /** Quaternion of a rotation matrix m[row][col] (Shepperd's method). */
@@ -1417,7 +1420,7 @@ static void frame_fix(const gltf_ctx *c, float q[4])
 	}
 	mat3_to_quat(m, qd);
 	for (int k = 0; k < 4; k++) q[k] = (float)qd[k];
-	gsio_quat_normalize(q);
+	gsioi_quat_normalize(q);
 }
 
 /** A node rotation for glTF: axis-converted, then followed by the frame fix
@@ -1428,8 +1431,8 @@ static void node_rotation(const gltf_ctx *c, int32_t node, const float in[4], fl
 	if (c->folded[node]) {
 		float fix[4];
 		frame_fix(c, fix);
-		gsio_quat_mul(out, fix, out);
-		gsio_quat_normalize(out);
+		gsioi_quat_mul(out, fix, out);
+		gsioi_quat_normalize(out);
 	}
 }
 
@@ -1486,24 +1489,24 @@ static void image_file_name(gltf_ctx *c, size_t i, const char *ext, char *file, 
  *  256 x 256 skin in about 0.3. */
 #define IMAGE_HELPER_PIXELS 65536.0
 
-/** The PNG of job j begun (gsio_png_begin*); 0, or non-zero with j->err. */
-static int begin_image(const gltf_ctx *c, image_job *j, gsio_png_work **work)
+/** The PNG of job j begun (gsioi_png_begin*); 0, or non-zero with j->err. */
+static int begin_image(const gltf_ctx *c, image_job *j, gsioi_png_work **work)
 {
 	const gsio_image *im = &c->s->images[j->image];
 	gsio_error *err = &j->err;
 	switch (j->how) {
 	case IMG_INDEXED: // kept palettised by the importer: one byte a pixel, as stored
-		return gsio_png_begin_indexed(im->indices, im->width, im->height, im->palette, im->palette_count, work,
+		return gsioi_png_begin_indexed(im->indices, im->width, im->height, im->palette, im->palette_count, work,
 		                              err);
-	case IMG_RGBA: return gsio_png_begin(im->rgba, im->width, im->height, work, err);
+	case IMG_RGBA: return gsioi_png_begin(im->rgba, im->width, im->height, work, err);
 	case IMG_STORED:
 		// Skin pixels as the model stores them (GSIO_OPT_NO_PIXELS): the
 		// same PNG, decoded a row at a time.
-		return gsio_png_begin_stored(im->source_format, im->stored, im->width, im->height, NULL, work, err);
+		return gsioi_png_begin_stored(im->source_format, im->stored, im->width, im->height, NULL, work, err);
 	case IMG_DDS:
 		// An embedded DDS skin kept as it is: the same PNG as from its
 		// decoded pixels, decoded a band of 4 rows at a time.
-		return gsio_png_begin_dds(im->file_data, im->file_size, work, err);
+		return gsioi_png_begin_dds(im->file_data, im->file_size, work, err);
 	case IMG_FILE: break;
 	}
 	return -1; // not reached: a file's job has its bytes
@@ -1511,16 +1514,16 @@ static int begin_image(const gltf_ctx *c, image_job *j, gsio_png_work **work)
 
 /** The PNG file of job j from its work (its bands made), compressed again
  *  for the compact output; sets j's bytes or j->rc. */
-static void finish_image(const gltf_ctx *c, image_job *j, gsio_png_work *work)
+static void finish_image(const gltf_ctx *c, image_job *j, gsioi_png_work *work)
 {
 	uint8_t *png = NULL;
 	size_t png_size = 0;
-	int rc = gsio_png_finish(work, &png, &png_size, &j->err);
+	int rc = gsioi_png_finish(work, &png, &png_size, &j->err);
 	if (!rc && c->compact) {
 		// Compact output: the PNG compressed again at zlib's best level.
 		uint8_t *small;
 		size_t small_size;
-		rc = gsio_png_shrink(png, png_size, &small, &small_size, &j->err);
+		rc = gsioi_png_shrink(png, png_size, &small, &small_size, &j->err);
 		free(png);
 		png = rc ? NULL : small;
 		png_size = rc ? 0 : small_size;
@@ -1538,11 +1541,11 @@ static void make_parts(const gltf_ctx *c, image_job *j)
 		size_t k = atomic_fetch_add_explicit(&j->next_part, 1, memory_order_relaxed);
 		if (k >= j->parts) return;
 		gsio_error err;
-		if (gsio_png_part(j->work, k, &err)) {
-			// The work keeps the failure: gsio_png_finish() reports it.
+		if (gsioi_png_part(j->work, k, &err)) {
+			// The work keeps the failure: gsioi_png_finish() reports it.
 		}
 		if (atomic_fetch_add_explicit(&j->parts_done, 1, memory_order_acq_rel) + 1 == j->parts) {
-			gsio_png_work *w = j->work;
+			gsioi_png_work *w = j->work;
 			j->work = NULL;
 			finish_image(c, j, w);
 			atomic_store_explicit(&j->state, JOB_MADE, memory_order_release);
@@ -1556,8 +1559,8 @@ static void make_parts(const gltf_ctx *c, image_job *j)
 static void make_image(const gltf_ctx *c, image_job *j)
 {
 	gsio_error_clear(&j->err);
-	gsio_png_work *work = NULL;
-	if (j->how != IMG_FILE && !(j->rc = begin_image(c, j, &work)) && (j->parts = gsio_png_parts(work)) > 1) {
+	gsioi_png_work *work = NULL;
+	if (j->how != IMG_FILE && !(j->rc = begin_image(c, j, &work)) && (j->parts = gsioi_png_parts(work)) > 1) {
 		j->work = work;
 		atomic_store_explicit(&j->state, JOB_OFFERED, memory_order_release);
 		make_parts(c, j);
@@ -1739,7 +1742,7 @@ static bool write_images(gltf_ctx *c)
 	// Beside the rest on a helper thread when that is worth it; else now,
 	// before the meshes, so that the encoder's state is gone by then.
 	c->images_first = pixels < IMAGE_HELPER_PIXELS;
-	if (c->threads < 2 || c->images_first || !gsio_helper_start(&c->helper, run_images, c))
+	if (c->threads < 2 || c->images_first || !gsioi_helper_start(&c->helper, run_images, c))
 		make_images(c);
 	return true;
 }
@@ -1751,7 +1754,7 @@ static bool write_images(gltf_ctx *c)
 static bool images_place(gltf_ctx *c)
 {
 	make_images(c);
-	gsio_helper_join(&c->helper);
+	gsioi_helper_join(&c->helper);
 	for (size_t k = 0; k < c->jobs_count; k++) {
 		image_job *j = &c->jobs[k];
 		const gsio_image *im = &c->s->images[j->image];
@@ -1834,11 +1837,11 @@ static void images_free(gltf_ctx *c)
 		// Nothing more to claim, and no wait for a job nobody claimed.
 		atomic_store(&c->jobs_stop, true);
 		atomic_store(&c->jobs_next, c->jobs_count);
-		gsio_helper_join(&c->helper);
+		gsioi_helper_join(&c->helper);
 	}
 	for (size_t k = 0; c->jobs && k < c->jobs_count; k++) {
 		if (!c->jobs[k].borrowed) free(c->jobs[k].data);
-		gsio_png_work_free(c->jobs[k].work); // begun, its bands not all made
+		gsioi_png_work_free(c->jobs[k].work); // begun, its bands not all made
 	}
 	free(c->jobs);
 	c->jobs = NULL;
@@ -2394,7 +2397,7 @@ static inline void record_deltas(const uint8_t *r, bool bytes, bool conv, __m128
                                  const float (*rows)[3], size_t no, size_t nc, const float *bp,
                                  const float *bn, __m128 *d, __m128 *e)
 {
-	__m128 q = _mm_add_ps(_mm_mul_ps(gsio_record_coords(r, bytes), vs), vo);
+	__m128 q = _mm_add_ps(_mm_mul_ps(gsioi_record_coords(r, bytes), vs), vo);
 	if (conv) q = _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 0, 2, 1));
 	*d = _mm_sub_ps(_mm_mul_ps(q, vsc), _mm_loadu_ps(bp));
 	unsigned ni = r[no];
@@ -2511,7 +2514,7 @@ NOINLINE static void deltas_packed(const gltf_ctx *c, const gsio_mesh *m, const 
 		const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
 		float p[3];
 		for (int k = 0; k < 3; k++) {
-			p[k] = pf->scale[k] * (float)gsio_record_coord(r, bytes, k) + pf->offset[k];
+			p[k] = pf->scale[k] * (float)gsioi_record_coord(r, bytes, k) + pf->offset[k];
 		}
 		unsigned ni = r[no];
 		const float *row = lut->n[ni < nc ? ni : 0];
@@ -3351,7 +3354,7 @@ static bool write_nodes(gltf_ctx *c)
 			const float *off = c->q_off + 3 * (size_t)n->mesh;
 			float so[3], ro[3];
 			for (int k = 0; k < 3; k++) so[k] = sc[k] * off[k];
-			gsio_quat_rotate(r, so, ro);
+			gsioi_quat_rotate(r, so, ro);
 			for (int k = 0; k < 3; k++) {
 				t[k] += ro[k];
 				sc[k] *= c->q_scale[n->mesh];
@@ -3833,7 +3836,7 @@ static bool emit_to_memory(void *user, const void *p, size_t n)
 /** glb_json_emit() into the placed file: after what was written before,
  *  or (`at_mode`) at `at`. */
 typedef struct emit_place {
-	gsio_placing *g;
+	gsioi_placing *g;
 	gsio_error *err;
 	bool at_mode;
 	uint64_t at;
@@ -3842,8 +3845,8 @@ typedef struct emit_place {
 static bool emit_to_place(void *user, const void *p, size_t n)
 {
 	emit_place *e = user;
-	if (!e->at_mode) return !gsio_place_write(e->g, p, n, e->err);
-	if (gsio_place_write_at(e->g, e->at, p, n, e->err)) return false;
+	if (!e->at_mode) return !gsioi_place_write(e->g, p, n, e->err);
+	if (gsioi_place_write_at(e->g, e->at, p, n, e->err)) return false;
 	e->at += n;
 	return true;
 }
@@ -3899,37 +3902,37 @@ static bool place_glb(gltf_ctx *c, const char *json)
 	glb_layout lay;
 	if (!glb_plan(c, json, &lay)) return false;
 	if (c->bin.spill && !buf_spill(c, true)) return false;
-	gsio_placing *g = c->early;
+	gsioi_placing *g = c->early;
 	c->early = NULL;
 	// Where early_bin() wrote it, unless the JSON took more room than the
 	// bounds gave it (then it is written again further on).
 	bool placed = g && lay.jl == c->early_room;
-	if (!g && !(g = gsio_place_open(c->sink->path, c->err))) return false;
-	if (gsio_place_reserve(g, lay.total, c->err)) {
-		gsio_place_discard(g);
+	if (!g && !(g = gsioi_place_open(c->sink->path, c->err))) return false;
+	if (gsioi_place_reserve(g, lay.total, c->err)) {
+		gsioi_place_discard(g);
 		return false;
 	}
 	static const uint8_t zeros[3] = {0};
 	uint32_t hdr[5] = {GLB_MAGIC, 2, (uint32_t)lay.total, (uint32_t)(lay.jl + lay.jpad), GLB_CHUNK_JSON};
 	emit_place e = {g, c->err, false, 0};
-	bool ok = !gsio_place_write(g, hdr, sizeof(hdr), c->err) && glb_json_emit(c, json, emit_to_place, &e) &&
+	bool ok = !gsioi_place_write(g, hdr, sizeof(hdr), c->err) && glb_json_emit(c, json, emit_to_place, &e) &&
 	          emit_spaces(emit_to_place, &e, lay.jl - lay.json + lay.jpad);
 	if (ok && lay.bl) {
 		uint32_t ch[2] = {(uint32_t)(lay.bl + lay.bpad), GLB_CHUNK_BIN};
-		ok = !gsio_place_write(g, ch, sizeof(ch), c->err);
+		ok = !gsioi_place_write(g, ch, sizeof(ch), c->err);
 		if (placed) // the images after it, at their offset
 			e = (emit_place){g, c->err, true, 20 + (uint64_t)lay.jl + lay.jpad + 8 + c->bin.size};
 		else if (ok && c->bin.spill)
-			ok = !gsio_place_append(g, c->bin.spill, c->err);
+			ok = !gsioi_place_append(g, c->bin.spill, c->err);
 		else if (ok)
-			ok = !gsio_place_write(g, c->bin.data, c->bin.size, c->err);
+			ok = !gsioi_place_write(g, c->bin.data, c->bin.size, c->err);
 		ok = ok && images_emit(c, emit_to_place, &e) && emit_to_place(&e, zeros, lay.bpad);
 	}
 	if (!ok) {
-		gsio_place_discard(g);
+		gsioi_place_discard(g);
 		return false;
 	}
-	return gsio_place_commit(g, c->sink->no_replace, c->err) == 0;
+	return gsioi_place_commit(g, c->sink->no_replace, c->err) == 0;
 }
 
 /** Writing a GLB to a file: the buffer's bytes but the images go to their
@@ -3940,11 +3943,11 @@ static bool place_glb(gltf_ctx *c, const char *json)
 static bool early_bin(gltf_ctx *c)
 {
 	uint64_t at = 20 + (uint64_t)((c->json_room + 3) & ~(size_t)3) + 8;
-	gsio_placing *g = gsio_place_open(c->sink->path, c->err);
+	gsioi_placing *g = gsioi_place_open(c->sink->path, c->err);
 	if (!g) return false;
-	if (gsio_place_reserve(g, at + c->bin.size, c->err) ||
-	    gsio_place_write_at(g, at, c->bin.data, c->bin.size, c->err)) {
-		gsio_place_discard(g);
+	if (gsioi_place_reserve(g, at + c->bin.size, c->err) ||
+	    gsioi_place_write_at(g, at, c->bin.data, c->bin.size, c->err)) {
+		gsioi_place_discard(g);
 		return false;
 	}
 	c->early = g;
@@ -4257,8 +4260,8 @@ static int write_impl(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_glt
 	free(c->q_ok);
 	free(c->tex_of);
 	buf_free(&c->bin);
-	gsio_place_discard(c->bin.spill);
-	gsio_place_discard(c->early); // a write that failed after early_bin()
+	gsioi_place_discard(c->bin.spill);
+	gsioi_place_discard(c->early); // a write that failed after early_bin()
 	if (!ok) {
 		gsio_gltf_output_free(out);
 		if (err->code == GSIO_OK) fail_at(err, GSIO_ERR_NOMEM, __FILE__, __LINE__, "glTF writing failed");
@@ -4333,7 +4336,7 @@ int gsio_gltf_write_file(const gsio_scene *scene, const char *path, const gsio_g
 	gltf_sink sink = {path, dir_len, no_replace, NULL};
 	gsio_gltf_output out;
 	if (err->code != GSIO_OK || write_impl(scene, &opts, &out, &sink, err)) {
-		gsio_place_discard(sink.bin);
+		gsioi_place_discard(sink.bin);
 		return -1;
 	}
 
@@ -4341,11 +4344,11 @@ int gsio_gltf_write_file(const gsio_scene *scene, const char *path, const gsio_g
 	// still in memory are written here, each to a temporary beside its path,
 	// and placed together with a spilled .bin (sink.bin): none is placed
 	// unless all are written, and one that cannot be placed takes back the
-	// others (gsio_place_commit_all). Nothing is allocated for a GLB: it is
+	// others (gsioi_place_commit_all). Nothing is allocated for a GLB: it is
 	// placed, and an allocation that failed now would report a failure with
 	// the file in place.
 	size_t n = out.files_count, m = n + (sink.bin != NULL);
-	gsio_placing **ps = m ? calloc(m, sizeof(*ps)) : NULL;
+	gsioi_placing **ps = m ? calloc(m, sizeof(*ps)) : NULL;
 	bool ok = !m || ps;
 	if (!ok) fail_at(err, GSIO_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
 	// With no_replace nothing is written when any output exists.
@@ -4366,16 +4369,16 @@ int gsio_gltf_write_file(const gsio_scene *scene, const char *path, const gsio_g
 	for (size_t j = 1; ok && j <= n; j++) {
 		size_t i = j % n;
 		char *final = resource_path(path, dir_len, out.files[i].name, i == 0, err);
-		ok = final && (ps[k] = gsio_place_bytes(final, out.files[i].data, out.files[i].size, err)) != NULL;
+		ok = final && (ps[k] = gsioi_place_bytes(final, out.files[i].data, out.files[i].size, err)) != NULL;
 		free(final);
 		if (ok) k++;
 	}
 	if (ok) {
-		ok = gsio_place_commit_all(ps, k, no_replace, err) == 0;
+		ok = gsioi_place_commit_all(ps, k, no_replace, err) == 0;
 	} else {
-		for (size_t i = 0; i < k; i++) gsio_place_discard(ps[i]);
+		for (size_t i = 0; i < k; i++) gsioi_place_discard(ps[i]);
 	}
-	gsio_place_discard(sink.bin);
+	gsioi_place_discard(sink.bin);
 	free(ps);
 	if (warnings) {
 		warnings->warnings = out.warnings;

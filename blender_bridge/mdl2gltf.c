@@ -6,9 +6,10 @@
  * of jobs or on the order they finish in. */
 #include "gsio.h"
 #include "gsio_gltf.h"
-#include "gsio_helper_thread.h"
+#include "gsioi_helper_thread.h"
 #include "gsio_inputs.h"
 #include "gsio_record.h"
+#include "gsioi_place.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -604,7 +605,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	// Ctrl-C or a kill during a batch leaves no temporary file behind.
-	gsio_install_cleanup_handlers();
+	gsioi_install_cleanup_handlers();
 	int ninputs = argc - optind;
 	if (ninputs < 1) {
 		fprintf(stderr, "mdl2gltf: no input files\n");
@@ -695,7 +696,7 @@ int main(int argc, char **argv)
 	size_t nthreads = (size_t)(o.jobs > 0 ? o.jobs : ncpu > 0 ? ncpu : 1);
 	if (nthreads > jobs.count) nthreads = jobs.count;
 	// A core no job has: each conversion may encode its images on it.
-	o.writer_threads = nthreads < (size_t)gsio_helper_cpus() ? 2 : 1;
+	o.writer_threads = nthreads < (size_t)gsioi_helper_cpus() ? 2 : 1;
 	pool p = {0};
 	p.opt = &o;
 	p.jobs = &jobs;
@@ -704,15 +705,15 @@ int main(int argc, char **argv)
 	pthread_mutex_init(&p.lock, NULL);
 	double t0 = now();
 	if (p.progress) draw_progress(&p, NULL);
-	// Each started on another CPU than this thread's (gsio_helper_start:
+	// Each started on another CPU than this thread's (gsioi_helper_start:
 	// a plain start here began up to 3 ms late, behind the busy main thread).
 	gsio_helper *threads = calloc(nthreads, sizeof(*threads));
 	size_t started = 0;
 	if (threads)
 		for (; started + 1 < nthreads; started++)
-			if (!gsio_helper_start(&threads[started], worker, &p)) break;
+			if (!gsioi_helper_start(&threads[started], worker, &p)) break;
 	worker(&p); // the main thread works too
-	for (size_t i = 0; i < started; i++) gsio_helper_join(&threads[i]);
+	for (size_t i = 0; i < started; i++) gsioi_helper_join(&threads[i]);
 	free(threads);
 	clear_progress(&p);
 	double elapsed = now() - t0;

@@ -18,7 +18,7 @@
  * from 0 (as Doom 3 demands). Facts beyond the seed are in FORMATS.md. */
 #include "md5_internal.h"
 
-#include "gsio_tokenizer.h"
+#include "gsioi_tokenizer.h"
 
 #include <float.h>
 #include <math.h>

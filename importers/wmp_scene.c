@@ -26,9 +26,10 @@
  * - Files: only base names of stored paths are used, looked up
  *   case-insensitively beside the level and then in opts->search_paths;
  *   nothing outside those folders is opened. */
-#include "gsio_image_file.h"
-#include "gsio_scene_util.h"
+#include "gsioi_image_file.h"
+#include "gsioi_scene_util.h"
 #include "wmp_internal.h"
+#include "gsioi_math.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -448,9 +449,9 @@ static void quat_zxy(const double ang[3], float q[4])
 	float qx[4] = {(float)sin(ang[1] / 2), 0, 0, (float)cos(ang[1] / 2)};
 	float qy[4] = {0, (float)sin(ang[2] / 2), 0, (float)cos(ang[2] / 2)};
 	float t[4];
-	gsio_quat_mul(qz, qx, t);
-	gsio_quat_mul(t, qy, q);
-	gsio_quat_normalize(q);
+	gsioi_quat_mul(qz, qx, t);
+	gsioi_quat_mul(t, qy, q);
+	gsioi_quat_normalize(q);
 }
 
 static float clampf(double v)
@@ -1125,8 +1126,8 @@ static bool build_level(sctx *c, const gsio_wmp_level *lv, int32_t node)
 	double ang_z = isfinite(az) ? fmod(az + M_PI, 2 * M_PI) : 0, ang_y = isfinite(el) ? fmod(el, 2 * M_PI) : 0;
 	float qz[4] = {0, 0, (float)sin(ang_z / 2), (float)cos(ang_z / 2)};
 	float qy[4] = {0, (float)sin(ang_y / 2), 0, (float)cos(ang_y / 2)};
-	gsio_quat_mul(qz, qy, s->nodes[sun].rotation);
-	gsio_quat_normalize(s->nodes[sun].rotation);
+	gsioi_quat_mul(qz, qy, s->nodes[sun].rotation);
+	gsioi_quat_normalize(s->nodes[sun].rotation);
 	int32_t li = gsio_scene_add_light(s, "sun", GSIO_LIGHT_DIRECTIONAL, c->err);
 	GSIO_CHECK(li >= 0);
 	for (int j = 0; j < 3; j++) {

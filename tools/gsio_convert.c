@@ -9,6 +9,7 @@
 #include "gsio_md5_write.h"
 #include "gsio_record.h"
 #include "gsio_write.h"
+#include "gsioi_place.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -590,7 +591,7 @@ int gsio_cmd_convert(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	gsio_install_cleanup_handlers();
+	gsioi_install_cleanup_handlers();
 
 	// The jobs.
 	gsio_inputs in = {0};
