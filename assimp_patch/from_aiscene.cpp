@@ -4,6 +4,7 @@
  * input to distrust: every index is checked before use, every float that
  * gsio_scene_validate() bounds is clamped, and the result is validated. */
 #include "gsio_assimp_internal.hpp"
+#include "gsioi_math.h"
 
 #include <assimp/GltfMaterial.h>
 #include <assimp/material.h>
@@ -305,7 +306,7 @@ struct builder {
 			warn(std::string("node ") + n.name + ": its matrix does not decompose: identity used");
 			return;
 		}
-		gsio_quat_normalize(r);
+		gsioi_quat_normalize(r);
 		for (float &v : k)
 			if (std::fabs(v) < 1e-12f) v = 1e-12f; // gsio needs non-zero scales
 		memcpy(n.translation, t, sizeof(t));
@@ -860,7 +861,7 @@ struct builder {
 							r[0] = r[1] = r[2] = 0;
 							r[3] = 1;
 						}
-						gsio_quat_normalize(r);
+						gsioi_quat_normalize(r);
 						memcpy(v + 4 * f, r, sizeof(r));
 					}
 					chans.push_back({node, GSIO_PATH_ROTATION, v, nullptr});

@@ -6,6 +6,8 @@
  * throws, the aiScene destructor frees exactly what was built. Allocation
  * failures arrive as std::bad_alloc and are turned into a gsio_error. */
 #include "gsio_assimp_internal.hpp"
+#include "gsioi_png.h"
+#include "gsioi_math.h"
 
 #include <assimp/GltfMaterial.h>
 #include <assimp/commonMetaData.h>
@@ -236,7 +238,7 @@ static aiTexture *make_texture(const gsio_image &img)
 	const char *hint = "png";
 	if (img.rgba) {
 		gsio_error err;
-		if (gsio_png_encode(img.rgba, img.width, img.height, &png, &png_size, &err))
+		if (gsioi_png_encode(img.rgba, img.width, img.height, &png, &png_size, &err))
 			throw gsio_failure(err);
 	} else {
 		png = static_cast<uint8_t *>(malloc(img.file_size ? img.file_size : 1));
@@ -618,7 +620,7 @@ static void convert(const gsio_scene &s, aiScene *out)
 			list.push_back(an);
 			nodes[i] = an;
 			float m[16];
-			gsio_mat4_from_trs(n.translation, n.rotation, n.scale, m);
+			gsioi_mat4_from_trs(n.translation, n.rotation, n.scale, m);
 			an->mTransformation = mat_from_colmajor(m);
 			if (n.mesh >= 0 && !mesh_ai[n.mesh].empty()) {
 				const auto &ml = mesh_ai[n.mesh];

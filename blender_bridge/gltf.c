@@ -6,10 +6,10 @@
  *
  * The document is built with cJSON (gltf_json.c), the binary data in one
  * growable buffer (gltf_buffer.c: the GLB BIN chunk or the .bin file);
- * images are encoded with gsio_png_encode() (gltf_image.c) and files
- * placed with gsio_place_files(); when writing to a file, the binary data
+ * images are encoded with gsioi_png_encode() (gltf_image.c) and files
+ * placed with gsioi_place_files(); when writing to a file, the binary data
  * beyond bin.limit goes to the output side of the disk as it is made
- * (gsio_placing: see gltf_buffer.c). The writer uses the public gsio API
+ * (gsioi_placing: see gltf_buffer.c). The writer uses the public gsio API
  * only (it is the libgsio_gltf library): no libgsio internal header, no
  * gsioi_ symbol; its parts share gltf_internal.h. Mapping decisions are
  * explained in blender_bridge/README.md; the short form is in gsio_gltf.h.
@@ -40,7 +40,7 @@
 
 // -- Errors and warnings (public gsio_error fields only)
 
-void gltf_fail_at(gsio_error *err, gsio_error_code code, const char *file, int line,
+void gsioi_gltf_fail_at(gsio_error *err, gsio_error_code code, const char *file, int line,
                   const char *fmt, ...)
 {
 	if (!err) return;
@@ -55,7 +55,7 @@ void gltf_fail_at(gsio_error *err, gsio_error_code code, const char *file, int l
 	err->src_line = line;
 }
 
-void gltf_warn(gltf_ctx *c, const char *fmt, ...)
+void gsioi_gltf_warn(gltf_ctx *c, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -76,32 +76,32 @@ void gltf_warn(gltf_ctx *c, const char *fmt, ...)
 	o->warnings_count++;
 }
 
-bool gltf_fail_nomem(gltf_ctx *c, const char *what)
+bool gsioi_gltf_fail_nomem(gltf_ctx *c, const char *what)
 {
 	FAIL(c, GSIO_ERR_NOMEM, "out of memory writing glTF (%s)", what);
 	return false;
 }
 
-bool gltf_mul_size(size_t a, size_t b, size_t *out)
+bool gsioi_gltf_mul_size(size_t a, size_t b, size_t *out)
 {
 	if (b && a > SIZE_MAX / b) return false;
 	*out = a * b;
 	return true;
 }
 
-void *gltf_xmalloc_array(gltf_ctx *c, size_t count, size_t size)
+void *gsioi_gltf_xmalloc_array(gltf_ctx *c, size_t count, size_t size)
 {
 	size_t n;
-	if (!gltf_mul_size(count, size, &n)) {
+	if (!gsioi_gltf_mul_size(count, size, &n)) {
 		FAIL(c, GSIO_ERR_LIMIT, "glTF buffer size overflows");
 		return NULL;
 	}
 	void *p = malloc(n ? n : 1);
-	if (!p) gltf_fail_nomem(c, "a temporary array");
+	if (!p) gsioi_gltf_fail_nomem(c, "a temporary array");
 	return p;
 }
 
-bool gltf_add_file(gsio_gltf_output *o, const char *name, uint8_t *data, size_t size)
+bool gsioi_gltf_add_file(gsio_gltf_output *o, const char *name, uint8_t *data, size_t size)
 {
 	gsio_gltf_file *f = realloc(o->files, (o->files_count + 1) * sizeof(*f));
 	if (!f) return false;
@@ -115,7 +115,7 @@ bool gltf_add_file(gsio_gltf_output *o, const char *name, uint8_t *data, size_t 
 	return true;
 }
 
-const char *gltf_or_default(const char *s, const char *fallback)
+const char *gsioi_gltf_or_default(const char *s, const char *fallback)
 {
 	return s && s[0] ? s : fallback;
 }
@@ -125,8 +125,8 @@ const char *gltf_or_default(const char *s, const char *fallback)
 /** Attaches arr under key when it has items (glTF forbids empty arrays). */
 static void attach(gltf_ctx *c, const char *key, cJSON **arr)
 {
-	cJSON *a = gltf_jtext_take(c, arr);
-	if (a) gltf_jset(c, c->root, key, a);
+	cJSON *a = gsioi_gltf_jtext_take(c, arr);
+	if (a) gsioi_gltf_jset(c, c->root, key, a);
 }
 
 void gsio_gltf_output_free(gsio_gltf_output *out)
@@ -145,55 +145,55 @@ void gsio_gltf_output_free(gsio_gltf_output *out)
 static bool build_document(gltf_ctx *c)
 {
 	const gsio_scene *s = c->s;
-	cJSON *asset = gltf_jobj(c);
-	gltf_jset(c, c->root, "asset", asset);
-	gltf_jstr(c, asset, "version", "2.0");
-	gltf_jstr(c, asset, "generator", c->generator);
-	cJSON *aextra = gltf_jobj(c);
-	if (s->format) gltf_jstr(c, aextra, "sourceFormat", s->format);
-	gltf_jnum(c, aextra, "sourceVersion", s->format_version);
-	gltf_jstr(c, aextra, "sourceAxes",
+	cJSON *asset = gsioi_gltf_jobj(c);
+	gsioi_gltf_jset(c, c->root, "asset", asset);
+	gsioi_gltf_jstr(c, asset, "version", "2.0");
+	gsioi_gltf_jstr(c, asset, "generator", c->generator);
+	cJSON *aextra = gsioi_gltf_jobj(c);
+	if (s->format) gsioi_gltf_jstr(c, aextra, "sourceFormat", s->format);
+	gsioi_gltf_jnum(c, aextra, "sourceVersion", s->format_version);
+	gsioi_gltf_jstr(c, aextra, "sourceAxes",
 	          c->convert_axes ? "converted from Z up, X forward" : "Z up, X forward (kept)");
 	if (s->warnings_count) {
-		cJSON *w = gltf_jarr(c);
-		for (size_t i = 0; i < s->warnings_count; i++) gltf_jadd(c, w, cJSON_CreateString(s->warnings[i]));
-		gltf_jset(c, aextra, "sourceWarnings", w);
+		cJSON *w = gsioi_gltf_jarr(c);
+		for (size_t i = 0; i < s->warnings_count; i++) gsioi_gltf_jadd(c, w, cJSON_CreateString(s->warnings[i]));
+		gsioi_gltf_jset(c, aextra, "sourceWarnings", w);
 	}
-	gltf_jset(c, asset, "extras", aextra);
+	gsioi_gltf_jset(c, asset, "extras", aextra);
 
-	c->accessors = gltf_jarr(c);
-	c->views = gltf_jarr(c);
-	c->nodes = gltf_jarr(c);
-	c->meshes = gltf_jarr(c);
-	c->materials = gltf_jarr(c);
-	c->textures = gltf_jarr(c);
-	c->images = gltf_jarr(c);
-	c->samplers = gltf_jarr(c);
-	c->skins = gltf_jarr(c);
-	c->animations = gltf_jarr(c);
-	c->cameras = gltf_jarr(c);
-	c->scene_nodes = gltf_jarr(c);
-	c->extensions_used = gltf_jarr(c);
-	if (c->json_failed) return gltf_fail_nomem(c, "the JSON document");
+	c->accessors = gsioi_gltf_jarr(c);
+	c->views = gsioi_gltf_jarr(c);
+	c->nodes = gsioi_gltf_jarr(c);
+	c->meshes = gsioi_gltf_jarr(c);
+	c->materials = gsioi_gltf_jarr(c);
+	c->textures = gsioi_gltf_jarr(c);
+	c->images = gsioi_gltf_jarr(c);
+	c->samplers = gsioi_gltf_jarr(c);
+	c->skins = gsioi_gltf_jarr(c);
+	c->animations = gsioi_gltf_jarr(c);
+	c->cameras = gsioi_gltf_jarr(c);
+	c->scene_nodes = gsioi_gltf_jarr(c);
+	c->extensions_used = gsioi_gltf_jarr(c);
+	if (c->json_failed) return gsioi_gltf_fail_nomem(c, "the JSON document");
 
-	c->lights = gltf_jarr(c);
+	c->lights = gsioi_gltf_jarr(c);
 	size_t n = s->meshes_count ? s->meshes_count : 1;
-	c->mesh_index = gltf_xmalloc_array(c, n, sizeof(int));
-	c->same_first = gltf_xmalloc_array(c, n, sizeof(size_t));
-	c->same_next = gltf_xmalloc_array(c, n, sizeof(size_t));
-	c->mesh_targets = gltf_xmalloc_array(c, n, sizeof(int));
-	c->mesh_skin = gltf_xmalloc_array(c, n, sizeof(int));
-	c->image_index = gltf_xmalloc_array(c, s->images_count ? s->images_count : 1, sizeof(int));
-	c->tex_of = gltf_xmalloc_array(c, s->images_count ? s->images_count : 1, sizeof(*c->tex_of));
-	c->folded = gltf_xmalloc_array(c, s->nodes_count ? s->nodes_count : 1, sizeof(bool));
-	c->q_off = gltf_xmalloc_array(c, n, 3 * sizeof(float));
-	c->q_scale = gltf_xmalloc_array(c, n, sizeof(float));
-	c->q_ok = gltf_xmalloc_array(c, n, sizeof(bool));
+	c->mesh_index = gsioi_gltf_xmalloc_array(c, n, sizeof(int));
+	c->same_first = gsioi_gltf_xmalloc_array(c, n, sizeof(size_t));
+	c->same_next = gsioi_gltf_xmalloc_array(c, n, sizeof(size_t));
+	c->mesh_targets = gsioi_gltf_xmalloc_array(c, n, sizeof(int));
+	c->mesh_skin = gsioi_gltf_xmalloc_array(c, n, sizeof(int));
+	c->image_index = gsioi_gltf_xmalloc_array(c, s->images_count ? s->images_count : 1, sizeof(int));
+	c->tex_of = gsioi_gltf_xmalloc_array(c, s->images_count ? s->images_count : 1, sizeof(*c->tex_of));
+	c->folded = gsioi_gltf_xmalloc_array(c, s->nodes_count ? s->nodes_count : 1, sizeof(bool));
+	c->q_off = gsioi_gltf_xmalloc_array(c, n, 3 * sizeof(float));
+	c->q_scale = gsioi_gltf_xmalloc_array(c, n, sizeof(float));
+	c->q_ok = gsioi_gltf_xmalloc_array(c, n, sizeof(bool));
 	if (!c->q_off || !c->q_scale || !c->q_ok) return false;
 	for (size_t i = 0; i < n; i++) c->q_scale[i] = 0, c->q_ok[i] = false;
-	gltf_plan_quant(c);
+	gsioi_gltf_plan_quant(c);
 	if (!c->mesh_index || !c->mesh_targets || !c->mesh_skin || !c->image_index || !c->folded ||
-	    !c->tex_of || !c->same_first || !c->same_next || !gltf_plan_shared_meshes(c))
+	    !c->tex_of || !c->same_first || !c->same_next || !gsioi_gltf_plan_shared_meshes(c))
 		return false;
 	for (size_t i = 0; i < s->images_count; i++)
 		for (int k = 0; k < 9; k++) c->tex_of[i][k] = -1;
@@ -201,49 +201,49 @@ static bool build_document(gltf_ctx *c)
 	for (size_t i = 0; i < 9; i++) c->sampler_of[i / 3][i % 3] = -1;
 
 	// The images never go into the BIN in memory (a GLB's go after it in
-	// the file, gltf_glb_images()), so what it surely reaches is known now.
-	c->bin_surely = gltf_bin_before_images(c);
-	if (!gltf_write_images(c)) return false;
-	if (!gltf_write_materials(c)) return false;
-	c->variants_count = gltf_plan_variants(c);
+	// the file, gsioi_gltf_glb_images()), so what it surely reaches is known now.
+	c->bin_surely = gsioi_gltf_bin_before_images(c);
+	if (!gsioi_gltf_write_images(c)) return false;
+	if (!gsioi_gltf_write_materials(c)) return false;
+	c->variants_count = gsioi_gltf_plan_variants(c);
 	for (size_t i = 0; i < s->meshes_count; i++)
-		if (!gltf_write_mesh(c, i)) return false;
+		if (!gsioi_gltf_write_mesh(c, i)) return false;
 	if (c->used_quant) {
 		// Quantised attributes are invalid glTF without the extension.
-		gltf_jadd(c, c->extensions_used, cJSON_CreateString("KHR_mesh_quantization"));
-		cJSON *req = gltf_jarr(c);
-		gltf_jadd(c, req, cJSON_CreateString("KHR_mesh_quantization"));
-		gltf_jset(c, c->root, "extensionsRequired", req);
+		gsioi_gltf_jadd(c, c->extensions_used, cJSON_CreateString("KHR_mesh_quantization"));
+		cJSON *req = gsioi_gltf_jarr(c);
+		gsioi_gltf_jadd(c, req, cJSON_CreateString("KHR_mesh_quantization"));
+		gsioi_gltf_jset(c, c->root, "extensionsRequired", req);
 	}
-	gltf_plan_folds(c);
-	if (!gltf_write_nodes(c) || !gltf_write_skins(c) || !gltf_write_cameras(c) || !gltf_write_lights(c))
+	gsioi_gltf_plan_folds(c);
+	if (!gsioi_gltf_write_nodes(c) || !gsioi_gltf_write_skins(c) || !gsioi_gltf_write_cameras(c) || !gsioi_gltf_write_lights(c))
 		return false;
 	for (size_t i = 0; c->animate && i < s->animations_count; i++)
-		if (!gltf_write_animation(c, i)) return false;
-	if (!gltf_buffer_align(c)) return false;
+		if (!gsioi_gltf_write_animation(c, i)) return false;
+	if (!gsioi_gltf_buffer_align(c)) return false;
 	if (c->separate) {
-		if (!gltf_images_place(c)) return false;
-		gltf_emit_views(c, false);
+		if (!gsioi_gltf_images_place(c)) return false;
+		gsioi_gltf_emit_views(c, false);
 	} else {
-		// The images are placed later (gltf_glb_images); their views and the
+		// The images are placed later (gsioi_gltf_glb_images); their views and the
 		// buffer's length are printed with their bounds first.
-		gltf_plan_bounds(c);
-		gltf_emit_views(c, true);
+		gsioi_gltf_plan_bounds(c);
+		gsioi_gltf_emit_views(c, true);
 	}
 
 	size_t bytes = c->bin.size + (c->separate ? 0 : c->img_bound); // a .gltf's images are files
 	if (bytes) {
-		cJSON *buffers = gltf_jarr(c), *b = gltf_jobj(c);
-		gltf_jnum(c, b, "byteLength", (double)bytes);
+		cJSON *buffers = gsioi_gltf_jarr(c), *b = gsioi_gltf_jobj(c);
+		gsioi_gltf_jnum(c, b, "byteLength", (double)bytes);
 		c->buffer = b;
 		if (c->separate) {
 			char file[512], uri[1600];
 			snprintf(file, sizeof(file), "%s.bin", c->name);
-			gltf_uri_encode(file, uri, sizeof(uri));
-			gltf_jstr(c, b, "uri", uri);
+			gsioi_gltf_uri_encode(file, uri, sizeof(uri));
+			gsioi_gltf_jstr(c, b, "uri", uri);
 		}
-		gltf_jadd(c, buffers, b);
-		gltf_jset(c, c->root, "buffers", buffers);
+		gsioi_gltf_jadd(c, buffers, b);
+		gsioi_gltf_jset(c, c->root, "buffers", buffers);
 	}
 	attach(c, "extensionsUsed", &c->extensions_used);
 	attach(c, "bufferViews", &c->views);
@@ -257,15 +257,15 @@ static bool build_document(gltf_ctx *c)
 	attach(c, "cameras", &c->cameras);
 	attach(c, "nodes", &c->nodes);
 	attach(c, "animations", &c->animations);
-	cJSON *scenes = gltf_jarr(c), *scene = gltf_jobj(c);
-	gltf_jstr(c, scene, "name", c->name);
-	cJSON *sextras = gltf_extras_json(c, NULL, &s->extras);
-	if (sextras) gltf_jset(c, scene, "extras", sextras);
-	cJSON *roots = gltf_jtext_take(c, &c->scene_nodes);
-	if (roots) gltf_jset(c, scene, "nodes", roots);
-	gltf_jadd(c, scenes, scene);
-	gltf_jnum(c, c->root, "scene", 0);
-	gltf_jset(c, c->root, "scenes", scenes);
+	cJSON *scenes = gsioi_gltf_jarr(c), *scene = gsioi_gltf_jobj(c);
+	gsioi_gltf_jstr(c, scene, "name", c->name);
+	cJSON *sextras = gsioi_gltf_extras_json(c, NULL, &s->extras);
+	if (sextras) gsioi_gltf_jset(c, scene, "extras", sextras);
+	cJSON *roots = gsioi_gltf_jtext_take(c, &c->scene_nodes);
+	if (roots) gsioi_gltf_jset(c, scene, "nodes", roots);
+	gsioi_gltf_jadd(c, scenes, scene);
+	gsioi_gltf_jnum(c, c->root, "scene", 0);
+	gsioi_gltf_jset(c, c->root, "scenes", scenes);
 	return true;
 }
 
@@ -278,12 +278,12 @@ static int write_impl(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_glt
 	if (!err) err = &local;
 	gsio_error_clear(err);
 	if (!out) {
-		gltf_fail_at(err, GSIO_ERR_ARGUMENT, __FILE__, __LINE__, "gsio_gltf_write: no output");
+		gsioi_gltf_fail_at(err, GSIO_ERR_ARGUMENT, __FILE__, __LINE__, "gsio_gltf_write: no output");
 		return -1;
 	}
 	memset(out, 0, sizeof(*out));
 	if (!scene) {
-		gltf_fail_at(err, GSIO_ERR_ARGUMENT, __FILE__, __LINE__, "gsio_gltf_write: no scene");
+		gsioi_gltf_fail_at(err, GSIO_ERR_ARGUMENT, __FILE__, __LINE__, "gsio_gltf_write: no scene");
 		return -1;
 	}
 	// Every rule of the scene model, checked once: the writer below trusts
@@ -302,7 +302,7 @@ static int write_impl(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_glt
 	c->sink = sink;
 	c->scale = opts.scale == 0 ? 1.0f : opts.scale;
 	if (!isfinite(c->scale) || c->scale <= 0) {
-		gltf_fail_at(err, GSIO_ERR_ARGUMENT, __FILE__, __LINE__, "scale %g must be a positive number",
+		gsioi_gltf_fail_at(err, GSIO_ERR_ARGUMENT, __FILE__, __LINE__, "scale %g must be a positive number",
 		             (double)opts.scale);
 		return -1;
 	}
@@ -314,14 +314,14 @@ static int write_impl(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_glt
 	c->compact = (opts.flags & GSIO_GLTF_COMPACT) != 0;
 	c->threads = opts.threads;
 	char stem[256];
-	gltf_safe_name(opts.name && opts.name[0] ? opts.name : "model", stem, sizeof(stem));
+	gsioi_gltf_safe_name(opts.name && opts.name[0] ? opts.name : "model", stem, sizeof(stem));
 	// Keep the caller's stem for file names when it is printable; only
 	// path separators are never allowed in it.
 	if (opts.name && opts.name[0] && !strchr(opts.name, '/') && !strchr(opts.name, '\\') &&
 	    strlen(opts.name) < sizeof(stem))
 		snprintf(stem, sizeof(stem), "%s", opts.name);
 	c->name = stem;
-	c->root = gltf_jobj(c);
+	c->root = gsioi_gltf_jobj(c);
 	char gen[128];
 	if (opts.generator)
 		snprintf(gen, sizeof(gen), "%s", opts.generator);
@@ -329,14 +329,14 @@ static int write_impl(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_glt
 		snprintf(gen, sizeof(gen), "gsio %s", GSIO_VERSION_STRING);
 	c->generator = gen;
 	bool ok = c->root && build_document(c) && !c->bin.failed;
-	if (ok && c->json_failed) ok = gltf_fail_nomem(c, "the JSON document");
-	if (ok && !c->separate) ok = gltf_glb_images(c);
+	if (ok && c->json_failed) ok = gsioi_gltf_fail_nomem(c, "the JSON document");
+	if (ok && !c->separate) ok = gsioi_gltf_glb_images(c);
 	char *json = NULL;
 	if (ok) {
-		// A GLB's document holds marks for its array texts (gltf_jtext_take):
+		// A GLB's document holds marks for its array texts (gsioi_gltf_jtext_take):
 		// small; the texts go into the JSON chunk as it is written.
 		json = c->separate ? cJSON_Print(c->root) : cJSON_PrintUnformatted(c->root);
-		if (!json) ok = gltf_fail_nomem(c, "printing JSON");
+		if (!json) ok = gsioi_gltf_fail_nomem(c, "printing JSON");
 		// The tree is not needed past this point: freed before the JSON
 		// chunk is written.
 		cJSON_Delete(c->root);
@@ -349,7 +349,7 @@ static int write_impl(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_glt
 			char name[512];
 			snprintf(name, sizeof(name), "%s.gltf", c->name);
 			size_t jl = strlen(json);
-			ok = gltf_add_file(out, name, (uint8_t *)json, jl);
+			ok = gsioi_gltf_add_file(out, name, (uint8_t *)json, jl);
 			if (ok) {
 				json = NULL;
 				gsio_gltf_file main = out->files[nimg];
@@ -358,14 +358,14 @@ static int write_impl(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_glt
 			}
 			if (ok && c->bin.spill) {
 				// The .bin is on disk already: placed by the caller.
-				ok = gltf_buf_spill(c, true);
+				ok = gsioi_gltf_buf_spill(c, true);
 				if (ok) {
 					c->sink->bin = c->bin.spill;
 					c->bin.spill = NULL;
 				}
 			} else if (ok && c->bin.size) {
 				snprintf(name, sizeof(name), "%s.bin", c->name);
-				ok = gltf_add_file(out, name, c->bin.data, c->bin.size);
+				ok = gsioi_gltf_add_file(out, name, c->bin.data, c->bin.size);
 				if (ok) c->bin.data = NULL;
 				if (ok) {
 					// .bin right after the .gltf
@@ -374,17 +374,17 @@ static int write_impl(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_glt
 					out->files[1] = bin;
 				}
 			}
-			if (!ok && err->code == GSIO_OK) gltf_fail_nomem(c, "the output list");
+			if (!ok && err->code == GSIO_OK) gsioi_gltf_fail_nomem(c, "the output list");
 		} else if (c->sink) {
-			ok = gltf_place_glb(c, json);
+			ok = gsioi_gltf_place_glb(c, json);
 		} else {
 			// In memory: the images go into the GLB from their own buffers
-			// (gltf_make_glb); no files yet.
-			ok = gltf_make_glb(c, json, out);
+			// (gsioi_gltf_make_glb); no files yet.
+			ok = gsioi_gltf_make_glb(c, json, out);
 		}
 	}
 	free(json);
-	gltf_images_free(c); // first: a failure may have left the helper running
+	gsioi_gltf_images_free(c); // first: a failure may have left the helper running
 	free(c->vrec);
 	cJSON_Delete(c->root);
 	cJSON_Delete(c->accessors);
@@ -413,12 +413,12 @@ static int write_impl(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_glt
 	free(c->q_scale);
 	free(c->q_ok);
 	free(c->tex_of);
-	gltf_buf_free(&c->bin);
-	gsio_place_discard(c->bin.spill);
-	gsio_place_discard(c->early); // a write that failed after early_bin()
+	gsioi_gltf_buf_free(&c->bin);
+	gsioi_place_discard(c->bin.spill);
+	gsioi_place_discard(c->early); // a write that failed after early_bin()
 	if (!ok) {
 		gsio_gltf_output_free(out);
-		if (err->code == GSIO_OK) gltf_fail_at(err, GSIO_ERR_NOMEM, __FILE__, __LINE__, "glTF writing failed");
+		if (err->code == GSIO_OK) gsioi_gltf_fail_at(err, GSIO_ERR_NOMEM, __FILE__, __LINE__, "glTF writing failed");
 		return -1;
 	}
 	return 0;
@@ -446,7 +446,7 @@ static char *resource_path(const char *path, size_t dir_len, const char *name, b
 	size_t len = main_file ? strlen(path) : dir_len + strlen(name);
 	char *p = malloc(len + 1);
 	if (!p) {
-		gltf_fail_at(err, GSIO_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+		gsioi_gltf_fail_at(err, GSIO_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
 		return NULL;
 	}
 	if (main_file)
@@ -464,7 +464,7 @@ int gsio_gltf_write_file(const gsio_scene *scene, const char *path, const gsio_g
 	gsio_error_clear(err);
 	if (warnings) memset(warnings, 0, sizeof(*warnings));
 	if (!path || !path[0]) {
-		gltf_fail_at(err, GSIO_ERR_ARGUMENT, __FILE__, __LINE__, "gsio_gltf_write_file: no path");
+		gsioi_gltf_fail_at(err, GSIO_ERR_ARGUMENT, __FILE__, __LINE__, "gsio_gltf_write_file: no path");
 		return -1;
 	}
 	gsio_gltf_opts opts = {0};
@@ -483,14 +483,14 @@ int gsio_gltf_write_file(const gsio_scene *scene, const char *path, const gsio_g
 	struct stat st;
 	if (no_replace && lstat(path, &st) == 0) {
 		// Fail before the work; placement checks again (link, never replace).
-		gltf_fail_at(err, GSIO_ERR_IO, __FILE__, __LINE__, "exists (not replaced)");
+		gsioi_gltf_fail_at(err, GSIO_ERR_IO, __FILE__, __LINE__, "exists (not replaced)");
 		snprintf(err->file, sizeof(err->file), "%s", path);
 	}
 
 	gltf_sink sink = {path, dir_len, no_replace, NULL};
 	gsio_gltf_output out;
 	if (err->code != GSIO_OK || write_impl(scene, &opts, &out, &sink, err)) {
-		gsio_place_discard(sink.bin);
+		gsioi_place_discard(sink.bin);
 		return -1;
 	}
 
@@ -498,19 +498,19 @@ int gsio_gltf_write_file(const gsio_scene *scene, const char *path, const gsio_g
 	// still in memory are written here, each to a temporary beside its path,
 	// and placed together with a spilled .bin (sink.bin): none is placed
 	// unless all are written, and one that cannot be placed takes back the
-	// others (gsio_place_commit_all). Nothing is allocated for a GLB: it is
+	// others (gsioi_place_commit_all). Nothing is allocated for a GLB: it is
 	// placed, and an allocation that failed now would report a failure with
 	// the file in place.
 	size_t n = out.files_count, m = n + (sink.bin != NULL);
-	gsio_placing **ps = m ? calloc(m, sizeof(*ps)) : NULL;
+	gsioi_placing **ps = m ? calloc(m, sizeof(*ps)) : NULL;
 	bool ok = !m || ps;
-	if (!ok) gltf_fail_at(err, GSIO_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
+	if (!ok) gsioi_gltf_fail_at(err, GSIO_ERR_NOMEM, __FILE__, __LINE__, "out of memory");
 	// With no_replace nothing is written when any output exists.
 	for (size_t i = 0; ok && no_replace && i < n; i++) {
 		char *final = resource_path(path, dir_len, out.files[i].name, i == 0, err);
 		ok = final != NULL;
 		if (ok && lstat(final, &st) == 0) {
-			gltf_fail_at(err, GSIO_ERR_IO, __FILE__, __LINE__, "exists (not replaced)");
+			gsioi_gltf_fail_at(err, GSIO_ERR_IO, __FILE__, __LINE__, "exists (not replaced)");
 			snprintf(err->file, sizeof(err->file), "%s", final);
 			ok = false;
 		}
@@ -523,16 +523,16 @@ int gsio_gltf_write_file(const gsio_scene *scene, const char *path, const gsio_g
 	for (size_t j = 1; ok && j <= n; j++) {
 		size_t i = j % n;
 		char *final = resource_path(path, dir_len, out.files[i].name, i == 0, err);
-		ok = final && (ps[k] = gsio_place_bytes(final, out.files[i].data, out.files[i].size, err)) != NULL;
+		ok = final && (ps[k] = gsioi_place_bytes(final, out.files[i].data, out.files[i].size, err)) != NULL;
 		free(final);
 		if (ok) k++;
 	}
 	if (ok) {
-		ok = gsio_place_commit_all(ps, k, no_replace, err) == 0;
+		ok = gsioi_place_commit_all(ps, k, no_replace, err) == 0;
 	} else {
-		for (size_t i = 0; i < k; i++) gsio_place_discard(ps[i]);
+		for (size_t i = 0; i < k; i++) gsioi_place_discard(ps[i]);
 	}
-	gsio_place_discard(sink.bin);
+	gsioi_place_discard(sink.bin);
 	free(ps);
 	if (warnings) {
 		warnings->warnings = out.warnings;

@@ -13,23 +13,23 @@
 static float checked_fps(gltf_ctx *c, float fps, const char *name)
 {
 	if (isfinite(fps) && fps > 0) return fps;
-	gltf_warn(c, "animation %s has frame rate %g: using %g", name, (double)fps, (double)GSIO_DEFAULT_FPS);
+	gsioi_gltf_warn(c, "animation %s has frame rate %g: using %g", name, (double)fps, (double)GSIO_DEFAULT_FPS);
 	return GSIO_DEFAULT_FPS;
 }
 
 static void add_channel(gltf_ctx *c, cJSON *samplers, cJSON *channels, int input, int output,
                         int node, const char *path)
 {
-	cJSON *sm = gltf_jobj(c), *ch = gltf_jobj(c), *tg = gltf_jobj(c);
-	gltf_jnum(c, sm, "input", input);
-	gltf_jnum(c, sm, "output", output);
-	gltf_jstr(c, sm, "interpolation", "LINEAR");
-	int si = gltf_jpush(c, samplers, sm);
-	gltf_jnum(c, ch, "sampler", si);
-	gltf_jnum(c, tg, "node", node);
-	gltf_jstr(c, tg, "path", path);
-	gltf_jset(c, ch, "target", tg);
-	gltf_jadd(c, channels, ch);
+	cJSON *sm = gsioi_gltf_jobj(c), *ch = gsioi_gltf_jobj(c), *tg = gsioi_gltf_jobj(c);
+	gsioi_gltf_jnum(c, sm, "input", input);
+	gsioi_gltf_jnum(c, sm, "output", output);
+	gsioi_gltf_jstr(c, sm, "interpolation", "LINEAR");
+	int si = gsioi_gltf_jpush(c, samplers, sm);
+	gsioi_gltf_jnum(c, ch, "sampler", si);
+	gsioi_gltf_jnum(c, tg, "node", node);
+	gsioi_gltf_jstr(c, tg, "path", path);
+	gsioi_gltf_jset(c, ch, "target", tg);
+	gsioi_gltf_jadd(c, channels, ch);
 }
 
 /** Key layout of an animation: frame f is key key_of[f]; a cut at frame f
@@ -45,7 +45,7 @@ typedef struct key_plan {
 static int keyed_accessor(gltf_ctx *c, const key_plan *kp, const float *vals, size_t frames,
                           int width)
 {
-	float *out = gltf_xmalloc_array(c, kp->keys, (size_t)width * sizeof(float));
+	float *out = gsioi_gltf_xmalloc_array(c, kp->keys, (size_t)width * sizeof(float));
 	if (!out) return -1;
 	for (size_t f = 0; f < frames; f++) {
 		size_t k = kp->key_of[f];
@@ -54,7 +54,7 @@ static int keyed_accessor(gltf_ctx *c, const key_plan *kp, const float *vals, si
 			memcpy(out + (k - 1) * (size_t)width, vals + (f - 1) * (size_t)width,
 			       (size_t)width * sizeof(float));
 	}
-	int a = gltf_float_accessor(c, out, kp->keys, width, false, 0);
+	int a = gsioi_gltf_float_accessor(c, out, kp->keys, width, false, 0);
 	free(out);
 	return a;
 }
@@ -91,26 +91,26 @@ static int channel_output(gltf_ctx *c, const gsio_animation *an, const gsio_chan
 	if (ch->path == GSIO_PATH_MORPH) {
 		if (node->mesh < 0 || !c->mesh_targets[node->mesh]) return -2; // static mesh
 		size_t nt = (size_t)c->mesh_targets[node->mesh], nvals;
-		if (!gltf_mul_size(kp->keys, nt, &nvals)) {
+		if (!gsioi_gltf_mul_size(kp->keys, nt, &nvals)) {
 			FAIL(c, GSIO_ERR_LIMIT, "animation %s is too large", an->name);
 			return -1;
 		}
 		*path = "weights";
 		size_t bytes;
-		if (!gltf_mul_size(nvals, sizeof(float), &bytes)) {
+		if (!gsioi_gltf_mul_size(nvals, sizeof(float), &bytes)) {
 			FAIL(c, GSIO_ERR_LIMIT, "animation %s is too large", an->name);
 			return -1;
 		}
 		// As floats, straight into the binary buffer when it holds them in
 		// memory (golem: 213 KB not allocated, cleared and copied again).
-		float *room = c->compact ? NULL : gltf_view_room(c, bytes);
+		float *room = c->compact ? NULL : gsioi_gltf_view_room(c, bytes);
 		if (room) {
 			morph_weights(an, ch, kp, nt, room);
-			int view = gltf_add_claimed_view(c, bytes, 0);
-			return view < 0 ? -1 : gltf_float_accessor_json(c, view, nvals, 1, NULL, NULL);
+			int view = gsioi_gltf_add_claimed_view(c, bytes, 0);
+			return view < 0 ? -1 : gsioi_gltf_float_accessor_json(c, view, nvals, 1, NULL, NULL);
 		}
 		if (c->bin.failed) return -1;
-		float *w = gltf_xmalloc_array(c, nvals, sizeof(float));
+		float *w = gsioi_gltf_xmalloc_array(c, nvals, sizeof(float));
 		if (!w) return -1;
 		morph_weights(an, ch, kp, nt, w);
 		bool unit = c->compact;
@@ -121,25 +121,25 @@ static int channel_output(gltf_ctx *c, const gsio_animation *an, const gsio_chan
 			// them for the weights path); a quarter of the floats' size.
 			uint8_t *b = (uint8_t *)w; // in place: byte i is written after float i is read
 			for (size_t i = 0; i < nvals; i++) b[i] = (uint8_t)floor((double)w[i] * 255 + 0.5);
-			int view = gltf_add_view(c, b, nvals, 0);
+			int view = gsioi_gltf_add_view(c, b, nvals, 0);
 			a = -1;
 			if (view >= 0) {
-				cJSON *j = gltf_jobj(c);
-				gltf_jnum(c, j, "bufferView", view);
-				gltf_jnum(c, j, "componentType", GLTF_UNSIGNED_BYTE);
+				cJSON *j = gsioi_gltf_jobj(c);
+				gsioi_gltf_jnum(c, j, "bufferView", view);
+				gsioi_gltf_jnum(c, j, "componentType", GLTF_UNSIGNED_BYTE);
 				cJSON_AddBoolToObject(j, "normalized", 1);
-				gltf_jnum(c, j, "count", (double)nvals);
-				gltf_jstr(c, j, "type", "SCALAR");
-				a = gltf_jpush(c, c->accessors, j);
+				gsioi_gltf_jnum(c, j, "count", (double)nvals);
+				gsioi_gltf_jstr(c, j, "type", "SCALAR");
+				a = gsioi_gltf_jpush(c, c->accessors, j);
 			}
 		} else {
-			a = gltf_float_accessor(c, w, nvals, 1, false, 0);
+			a = gsioi_gltf_float_accessor(c, w, nvals, 1, false, 0);
 		}
 		free(w);
 		return a;
 	}
 	int width = ch->path == GSIO_PATH_ROTATION ? 4 : 3;
-	float *v = gltf_xmalloc_array(c, nf, (size_t)width * sizeof(float));
+	float *v = gsioi_gltf_xmalloc_array(c, nf, (size_t)width * sizeof(float));
 	if (!v) return -1;
 	for (size_t f = 0; f < nf; f++) {
 		const float *in = ch->values + f * (size_t)width;
@@ -148,7 +148,7 @@ static int channel_output(gltf_ctx *c, const gsio_animation *an, const gsio_chan
 		case GSIO_PATH_TRANSLATION: xf_pos(c, in, o); break;
 		case GSIO_PATH_SCALE: xf_dir(c, in, o); break;
 		default:
-			gltf_node_rotation(c, ch->node, in, o);
+			gsioi_gltf_node_rotation(c, ch->node, in, o);
 			// Keep consecutive keys in one hemisphere: the short way round.
 			if (f > 0 && o[0] * o[-4] + o[1] * o[-3] + o[2] * o[-2] + o[3] * o[-1] < 0)
 				for (int k = 0; k < 4; k++) o[k] = -o[k];
@@ -162,17 +162,17 @@ static int channel_output(gltf_ctx *c, const gsio_animation *an, const gsio_chan
 	return a;
 }
 
-bool gltf_write_animation(gltf_ctx *c, size_t ai)
+bool gsioi_gltf_write_animation(gltf_ctx *c, size_t ai)
 {
 	const gsio_animation *an = &c->s->animations[ai];
 	char fallback[32];
 	snprintf(fallback, sizeof(fallback), "animation%zu", ai);
-	const char *name = gltf_or_default(an->name, fallback);
+	const char *name = gsioi_gltf_or_default(an->name, fallback);
 	size_t nf = an->frames_count;
 	float fps = checked_fps(c, an->fps, name);
 	key_plan kp = {0};
-	kp.key_of = gltf_xmalloc_array(c, nf, sizeof(size_t));
-	kp.cut_before = gltf_xmalloc_array(c, nf, sizeof(bool));
+	kp.key_of = gsioi_gltf_xmalloc_array(c, nf, sizeof(size_t));
+	kp.cut_before = gsioi_gltf_xmalloc_array(c, nf, sizeof(bool));
 	float *times = NULL;
 	bool ok = kp.key_of && kp.cut_before;
 	if (ok) {
@@ -183,7 +183,7 @@ bool gltf_write_animation(gltf_ctx *c, size_t ai)
 			if (kp.cut_before[f]) kp.keys++;
 			kp.key_of[f] = kp.keys++;
 		}
-		times = gltf_xmalloc_array(c, kp.keys, sizeof(float));
+		times = gsioi_gltf_xmalloc_array(c, kp.keys, sizeof(float));
 		ok = times != NULL;
 	}
 	if (ok) {
@@ -192,7 +192,7 @@ bool gltf_write_animation(gltf_ctx *c, size_t ai)
 			if (kp.cut_before[f]) times[kp.key_of[f] - 1] = (float)(((double)f - 0.01) / fps);
 		}
 	}
-	cJSON *samplers = gltf_jarr(c), *channels = gltf_jarr(c);
+	cJSON *samplers = gsioi_gltf_jarr(c), *channels = gsioi_gltf_jarr(c);
 	int input = -1;
 	for (size_t k = 0; ok && k < an->channels_count; k++) {
 		const char *path = NULL;
@@ -202,7 +202,7 @@ bool gltf_write_animation(gltf_ctx *c, size_t ai)
 			ok = false;
 			break;
 		}
-		if (input < 0) input = gltf_float_accessor(c, times, kp.keys, 1, true, 0);
+		if (input < 0) input = gsioi_gltf_float_accessor(c, times, kp.keys, 1, true, 0);
 		ok = input >= 0;
 		if (ok) add_channel(c, samplers, channels, input, out, an->channels[k].node, path);
 	}
@@ -214,12 +214,12 @@ bool gltf_write_animation(gltf_ctx *c, size_t ai)
 		cJSON_Delete(channels);
 		return ok;
 	}
-	cJSON *a = gltf_jobj(c);
-	gltf_jstr(c, a, "name", name);
-	gltf_jset(c, a, "channels", channels);
-	gltf_jset(c, a, "samplers", samplers);
-	cJSON *extras = gltf_extras_json(c, NULL, &an->extras);
-	if (extras) gltf_jset(c, a, "extras", extras);
-	gltf_jadd(c, c->animations, a);
+	cJSON *a = gsioi_gltf_jobj(c);
+	gsioi_gltf_jstr(c, a, "name", name);
+	gsioi_gltf_jset(c, a, "channels", channels);
+	gsioi_gltf_jset(c, a, "samplers", samplers);
+	cJSON *extras = gsioi_gltf_extras_json(c, NULL, &an->extras);
+	if (extras) gsioi_gltf_jset(c, a, "extras", extras);
+	gsioi_gltf_jadd(c, c->animations, a);
 	return true;
 }

@@ -3,11 +3,11 @@
  * they pay, or spilled to a file past bin.limit when writing to one; the
  * buffer views recorded and printed (an image's once its size is known);
  * float accessors over views of their own. Relies on gltf_json.c for the
- * views' and accessors' JSON and on gsio_place_* (public gsio API) for the
+ * views' and accessors' JSON and on gsioi_place_* (public gsio API) for the
  * spill file. */
 #define _GNU_SOURCE // mmap's MAP_ANONYMOUS and MAP_NORESERVE, madvise's MADV_HUGEPAGE, cpu_set_t
 #include "gltf_internal.h"
-#include "gsio_huge_pages.h" // header-only: no symbol of libgsio's internals
+#include "gsioi_huge_pages.h" // header-only: no symbol of libgsio's internals
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,15 +16,15 @@
 // -- Buffer views and accessors as JSON
 
 /** A buffer view of `size` bytes at `off` of buffer 0 past the images (job
- *  -1), or image job `job`'s; its index or -1. Printed by gltf_emit_views() when
+ *  -1), or image job `job`'s; its index or -1. Printed by gsioi_gltf_emit_views() when
  *  the images' sizes are known. */
-int gltf_view_record(gltf_ctx *c, size_t off, size_t size, int stride, int target, int job)
+int gsioi_gltf_view_record(gltf_ctx *c, size_t off, size_t size, int stride, int target, int job)
 {
 	if (c->vrec_n == c->vrec_cap) {
 		size_t cap = c->vrec_cap ? 2 * c->vrec_cap : 64;
 		view_rec *v = cap < INT32_MAX ? realloc(c->vrec, cap * sizeof(*v)) : NULL;
 		if (!v) {
-			gltf_fail_nomem(c, "the buffer views");
+			gsioi_gltf_fail_nomem(c, "the buffer views");
 			return -1;
 		}
 		c->vrec = v;
@@ -34,18 +34,18 @@ int gltf_view_record(gltf_ctx *c, size_t off, size_t size, int stride, int targe
 	return (int)c->vrec_n++;
 }
 
-int gltf_view_json(gltf_ctx *c, size_t off, size_t size, int stride, int target)
+int gsioi_gltf_view_json(gltf_ctx *c, size_t off, size_t size, int stride, int target)
 {
-	return gltf_view_record(c, off, size, stride, target, -1);
+	return gsioi_gltf_view_record(c, off, size, stride, target, -1);
 }
 
 /** Prints every buffer view, in the order they were made: an image's past
  *  the rest of the buffer (a GLB's; a .gltf's images are files), at its
  *  offset and size, or, with `bounds`, at those the images' bounds give
- *  (gltf_plan_bounds). A GLB's views go straight into their text, which
- *  gltf_glb_images() makes again with the images' sizes; a .gltf's into the
+ *  (gsioi_gltf_plan_bounds). A GLB's views go straight into their text, which
+ *  gsioi_gltf_glb_images() makes again with the images' sizes; a .gltf's into the
  *  array. */
-void gltf_emit_views(gltf_ctx *c, bool bounds)
+void gsioi_gltf_emit_views(gltf_ctx *c, bool bounds)
 {
 	jtext *t = c->separate ? NULL : &c->jt[JT_VIEWS];
 	if (t) t->len = t->n = 0;
@@ -55,37 +55,37 @@ void gltf_emit_views(gltf_ctx *c, bool bounds)
 		size_t off = j ? c->bin.size + (bounds ? j->boff : j->off) : v->off;
 		size_t size = j ? (bounds ? j->bound : j->size) : v->size;
 		jbuild b;
-		gltf_jb_start(c, &b);
-		gltf_jb_int(&b, "buffer", 0);
-		if (off) gltf_jb_int(&b, "byteOffset", off);
-		gltf_jb_int(&b, "byteLength", size);
-		if (v->stride) gltf_jb_int(&b, "byteStride", (size_t)v->stride);
-		if (v->target) gltf_jb_int(&b, "target", (size_t)v->target);
+		gsioi_gltf_jb_start(c, &b);
+		gsioi_gltf_jb_int(&b, "buffer", 0);
+		if (off) gsioi_gltf_jb_int(&b, "byteOffset", off);
+		gsioi_gltf_jb_int(&b, "byteLength", size);
+		if (v->stride) gsioi_gltf_jb_int(&b, "byteStride", (size_t)v->stride);
+		if (v->target) gsioi_gltf_jb_int(&b, "target", (size_t)v->target);
 		if (!t) {
-			gltf_jb_push(&b, c->views);
+			gsioi_gltf_jb_push(&b, c->views);
 			continue;
 		}
-		if (!gltf_jtext_append(t, gltf_jb_end(&b))) c->json_failed = true;
+		if (!gsioi_gltf_jtext_append(t, gsioi_gltf_jb_end(&b))) c->json_failed = true;
 	}
 }
 
 /** A float accessor over a whole view, with min/max (ncomp <= 16 floats
  *  each) unless they are NULL; its index or -1. */
-int gltf_float_accessor_json(gltf_ctx *c, int view, size_t count, int ncomp, const float *mn,
+int gsioi_gltf_float_accessor_json(gltf_ctx *c, int view, size_t count, int ncomp, const float *mn,
                              const float *mx)
 {
 	jbuild b;
-	gltf_jb_start(c, &b);
-	if (!b.obj && ncomp > 16) b.obj = gltf_jobj(c); // past the text's room (no glTF type is)
-	gltf_jb_int(&b, "bufferView", (size_t)view);
-	gltf_jb_int(&b, "componentType", GLTF_FLOAT);
-	gltf_jb_int(&b, "count", count);
-	gltf_jb_str(&b, "type", gltf_type_name(ncomp));
+	gsioi_gltf_jb_start(c, &b);
+	if (!b.obj && ncomp > 16) b.obj = gsioi_gltf_jobj(c); // past the text's room (no glTF type is)
+	gsioi_gltf_jb_int(&b, "bufferView", (size_t)view);
+	gsioi_gltf_jb_int(&b, "componentType", GLTF_FLOAT);
+	gsioi_gltf_jb_int(&b, "count", count);
+	gsioi_gltf_jb_str(&b, "type", gsioi_gltf_type_name(ncomp));
 	if (mn && mx) {
-		gltf_jb_floats(&b, "min", mn, ncomp);
-		gltf_jb_floats(&b, "max", mx, ncomp);
+		gsioi_gltf_jb_floats(&b, "min", mn, ncomp);
+		gsioi_gltf_jb_floats(&b, "max", mx, ncomp);
 	}
-	return gltf_jb_push(&b, c->accessors);
+	return gsioi_gltf_jb_push(&b, c->accessors);
 }
 
 // -- The binary buffer
@@ -105,7 +105,7 @@ static bool broken(byte_buf *b)
  * they are the caller's to free(). */
 static bool map_buffer(byte_buf *b)
 {
-	uint8_t *at = gsio_map_reserved(b->limit, &b->map, &b->map_size);
+	uint8_t *at = gsioi_map_reserved(b->limit, &b->map, &b->map_size);
 	if (!at) return false;
 	b->data = at;
 	b->cap = b->limit;
@@ -120,7 +120,7 @@ static bool map_buffer(byte_buf *b)
  * none sparse) and an animation's translation, rotation and scale keys with
  * their times. Meshes that share another's positions are not counted
  * (they may share its accessors). */
-size_t gltf_bin_before_images(const gltf_ctx *c)
+size_t gsioi_gltf_bin_before_images(const gltf_ctx *c)
 {
 	double bytes = 0;
 	for (size_t i = 0; i < c->s->meshes_count; i++) {
@@ -172,7 +172,7 @@ size_t gltf_bin_before_images(const gltf_ctx *c)
  * (every block when more than 2 MiB is expected, else every block past
  * the first) would make a last block only begun a nearly empty huge page
  * (up to 2 MB of peak RSS). The BIN surely reaches the bytes so far and
- * those reserved, and at least gltf_bin_before_images(). */
+ * those reserved, and at least gsioi_gltf_bin_before_images(). */
 static void advise_ahead(gltf_ctx *c, size_t more)
 {
 	byte_buf *b = &c->bin;
@@ -187,15 +187,15 @@ static void advise_ahead(gltf_ctx *c, size_t more)
 			size_t fill = surely - start < GSIO_HUGE_PAGE ? surely - start : GSIO_HUGE_PAGE;
 			huge = (GSIO_HUGE_PAGE - fill) <= surely / HUGE_WASTE_DIV;
 		}
-		if (huge) gsio_advise_huge(b->data + b->advised, GSIO_HUGE_PAGE);
+		if (huge) gsioi_advise_huge(b->data + b->advised, GSIO_HUGE_PAGE);
 		b->advised = block_end;
 	}
 }
 
-void gltf_buf_free(byte_buf *b)
+void gsioi_gltf_buf_free(byte_buf *b)
 {
 	if (b->map)
-		gsio_unmap_reserved(b->map, b->map_size);
+		gsioi_unmap_reserved(b->map, b->map_size);
 	else
 		free(b->data);
 	b->map = NULL;
@@ -221,7 +221,7 @@ static bool buf_reserve(gltf_ctx *c, size_t more)
 	while (cap < held + more) cap = cap > BUFFER_LIMIT / 2 ? BUFFER_LIMIT : cap * 2;
 	uint8_t *d = realloc(b->data, cap);
 	if (!d) {
-		gltf_fail_nomem(c, "the binary buffer");
+		gsioi_gltf_fail_nomem(c, "the binary buffer");
 		return broken(b);
 	}
 	b->data = d;
@@ -233,10 +233,10 @@ static bool buf_reserve(gltf_ctx *c, size_t more)
  *  unnamed temporary beside the GLB, or the .bin itself (SEPARATE). Unless
  *  `all`, the bytes past the buffer's last 4-byte boundary stay in memory,
  *  at data[0]: `spilled` stays a multiple of 4, so a view that starts on a
- *  4-byte offset of the buffer starts on one in memory too (gltf_view_room()
+ *  4-byte offset of the buffer starts on one in memory too (gsioi_gltf_view_room()
  *  hands out floats there, which a spill after an odd-sized write would
  *  otherwise leave misaligned). */
-bool gltf_buf_spill(gltf_ctx *c, bool all)
+bool gsioi_gltf_buf_spill(gltf_ctx *c, bool all)
 {
 	byte_buf *b = &c->bin;
 	if (!b->spill) {
@@ -247,14 +247,14 @@ bool gltf_buf_spill(gltf_ctx *c, bool all)
 				FAIL(c, GSIO_ERR_ARGUMENT, "path too long: %s", c->sink->path);
 				return false;
 			}
-			b->spill = gsio_place_open(path, c->err);
+			b->spill = gsioi_place_open(path, c->err);
 		} else {
-			b->spill = gsio_place_scratch(c->sink->path, c->err);
+			b->spill = gsioi_place_scratch(c->sink->path, c->err);
 		}
 		if (!b->spill) return false;
 	}
 	size_t held = b->size - b->spilled, keep = all ? 0 : b->size % 4;
-	if (held > keep && gsio_place_write(b->spill, b->data, held - keep, c->err)) return false;
+	if (held > keep && gsioi_place_write(b->spill, b->data, held - keep, c->err)) return false;
 	if (keep) memmove(b->data, b->data + held - keep, keep);
 	b->spilled = b->size - keep;
 	return true;
@@ -263,7 +263,7 @@ bool gltf_buf_spill(gltf_ctx *c, bool all)
 /** Appends size bytes to the buffer, zeros when data is NULL. A failure is
  *  sticky: some callers only pass a -1 view on, and the write must still
  *  fail with the first error (a full disk, say). */
-bool gltf_buf_append(gltf_ctx *c, const void *data, size_t size)
+bool gsioi_gltf_buf_append(gltf_ctx *c, const void *data, size_t size)
 {
 	byte_buf *b = &c->bin;
 	if (b->failed) return false;
@@ -272,14 +272,14 @@ bool gltf_buf_append(gltf_ctx *c, const void *data, size_t size)
 		return broken(b);
 	}
 	if (c->sink && b->size - b->spilled + size > b->limit) {
-		if (!gltf_buf_spill(c, false)) return broken(b);
+		if (!gsioi_gltf_buf_spill(c, false)) return broken(b);
 		if (data && size >= b->limit) {
 			// Straight to the file after the bytes kept in memory, but for
 			// its own bytes past the last 4-byte boundary, which are kept.
 			size_t kept = b->size - b->spilled, end = b->size + size, tail = end % 4;
 			if (tail && !buf_reserve(c, tail)) return false;
-			if ((kept && gsio_place_write(b->spill, b->data, kept, c->err)) ||
-			    gsio_place_write(b->spill, data, size - tail, c->err))
+			if ((kept && gsioi_place_write(b->spill, b->data, kept, c->err)) ||
+			    gsioi_place_write(b->spill, data, size - tail, c->err))
 				return broken(b);
 			if (tail) memcpy(b->data, (const uint8_t *)data + size - tail, tail);
 			b->size = end;
@@ -298,27 +298,27 @@ bool gltf_buf_append(gltf_ctx *c, const void *data, size_t size)
 	return true;
 }
 
-bool gltf_buffer_align(gltf_ctx *c)
+bool gsioi_gltf_buffer_align(gltf_ctx *c)
 {
-	return gltf_buf_append(c, NULL, (4 - c->bin.size % 4) % 4);
+	return gsioi_gltf_buf_append(c, NULL, (4 - c->bin.size % 4) % 4);
 }
 
 /** Appends bytes as a new buffer view (4-byte aligned) with a byteStride
  *  when `stride` is not 0. Returns its index or -1. */
-int gltf_add_view_strided(gltf_ctx *c, const void *data, size_t size, int target, int stride)
+int gsioi_gltf_add_view_strided(gltf_ctx *c, const void *data, size_t size, int target, int stride)
 {
-	if (!gltf_buffer_align(c)) return -1;
+	if (!gsioi_gltf_buffer_align(c)) return -1;
 	size_t off = c->bin.size;
-	if (!gltf_buf_append(c, data, size)) return -1;
-	return gltf_view_json(c, off, size, stride, target);
+	if (!gsioi_gltf_buf_append(c, data, size)) return -1;
+	return gsioi_gltf_view_json(c, off, size, stride, target);
 }
 
-int gltf_add_view(gltf_ctx *c, const void *data, size_t size, int target)
+int gsioi_gltf_add_view(gltf_ctx *c, const void *data, size_t size, int target)
 {
-	return gltf_add_view_strided(c, data, size, target, 0);
+	return gsioi_gltf_add_view_strided(c, data, size, target, 0);
 }
 
-void gltf_min_max(const float *v, size_t count, int ncomp, float *mn, float *mx)
+void gsioi_gltf_min_max(const float *v, size_t count, int ncomp, float *mn, float *mx)
 {
 	for (int k = 0; k < ncomp; k++) mn[k] = mx[k] = 0;
 	for (size_t i = 0; i < count; i++)
@@ -331,27 +331,27 @@ void gltf_min_max(const float *v, size_t count, int ncomp, float *mn, float *mx)
 
 /** A float accessor over its own view, with the given min/max (of `ncomp`
  *  floats each) unless they are NULL. Returns the accessor index or -1. */
-int gltf_float_accessor_mm(gltf_ctx *c, const float *data, size_t count, int ncomp,
+int gsioi_gltf_float_accessor_mm(gltf_ctx *c, const float *data, size_t count, int ncomp,
                            const float *mn, const float *mx, int target)
 {
 	size_t bytes;
-	if (!gltf_mul_size(count, (size_t)ncomp * sizeof(float), &bytes)) {
+	if (!gsioi_gltf_mul_size(count, (size_t)ncomp * sizeof(float), &bytes)) {
 		FAIL(c, GSIO_ERR_LIMIT, "glTF accessor size overflows");
 		return -1;
 	}
-	int view = gltf_add_view(c, data, bytes, target);
+	int view = gsioi_gltf_add_view(c, data, bytes, target);
 	if (view < 0) return -1;
-	return gltf_float_accessor_json(c, view, count, ncomp, mn, mx);
+	return gsioi_gltf_float_accessor_json(c, view, count, ncomp, mn, mx);
 }
 
 /** A float accessor over its own view. min/max when asked (POSITION,
  *  animation inputs). Returns the accessor index or -1. */
-int gltf_float_accessor(gltf_ctx *c, const float *data, size_t count, int ncomp,
+int gsioi_gltf_float_accessor(gltf_ctx *c, const float *data, size_t count, int ncomp,
                         bool with_min_max, int target)
 {
 	float mn[16], mx[16];
-	if (with_min_max) gltf_min_max(data, count, ncomp, mn, mx);
-	return gltf_float_accessor_mm(c, data, count, ncomp, with_min_max ? mn : NULL,
+	if (with_min_max) gsioi_gltf_min_max(data, count, ncomp, mn, mx);
+	return gsioi_gltf_float_accessor_mm(c, data, count, ncomp, with_min_max ? mn : NULL,
 	                              with_min_max ? mx : NULL, target);
 }
 
@@ -359,28 +359,28 @@ int gltf_float_accessor(gltf_ctx *c, const float *data, size_t count, int ncomp,
 
 /** Room at the end of the binary buffer for a new view of `bytes` bytes,
  *  4-byte aligned, in memory: filled by the caller, then claimed with
- *  gltf_add_claimed_view(). NULL when such a view would be written past memory
- *  (bin.limit or more: gltf_add_view() from the caller's array instead) or on
+ *  gsioi_gltf_add_claimed_view(). NULL when such a view would be written past memory
+ *  (bin.limit or more: gsioi_gltf_add_view() from the caller's array instead) or on
  *  failure (then c->bin.failed or err is set). The bytes are the ones
- *  gltf_add_view() would write. */
-float *gltf_view_room(gltf_ctx *c, size_t bytes)
+ *  gsioi_gltf_add_view() would write. */
+float *gsioi_gltf_view_room(gltf_ctx *c, size_t bytes)
 {
 	if (c->sink && bytes >= c->bin.limit) return NULL;
-	if (!gltf_buffer_align(c)) return NULL;
+	if (!gsioi_gltf_buffer_align(c)) return NULL;
 	byte_buf *b = &c->bin;
-	if (c->sink && b->size - b->spilled + bytes > b->limit && !gltf_buf_spill(c, false)) {
+	if (c->sink && b->size - b->spilled + bytes > b->limit && !gsioi_gltf_buf_spill(c, false)) {
 		broken(b);
 		return NULL;
 	}
-	if (bytes > BUFFER_LIMIT - b->size) return NULL; // gltf_buf_append reports it
+	if (bytes > BUFFER_LIMIT - b->size) return NULL; // gsioi_gltf_buf_append reports it
 	if (!buf_reserve(c, bytes ? bytes : 1)) return NULL;
 	return (float *)(void *)(b->data + (b->size - b->spilled));
 }
 
-/** The `bytes` filled at gltf_view_room() as a buffer view; its index or -1. */
-int gltf_add_claimed_view(gltf_ctx *c, size_t bytes, int target)
+/** The `bytes` filled at gsioi_gltf_view_room() as a buffer view; its index or -1. */
+int gsioi_gltf_add_claimed_view(gltf_ctx *c, size_t bytes, int target)
 {
 	size_t off = c->bin.size;
 	c->bin.size += bytes;
-	return gltf_view_json(c, off, bytes, 0, target);
+	return gsioi_gltf_view_json(c, off, bytes, 0, target);
 }

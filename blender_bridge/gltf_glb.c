@@ -3,7 +3,7 @@
  * buffer, then the images), assembled in memory or written to the placed
  * file, the buffer's bytes there early while the images are still made.
  * Relies on gltf_json.c for the JSON chunk, gltf_buffer.c for the buffer
- * and its spill file, gltf_image.c for the images, and gsio_place_*
+ * and its spill file, gltf_image.c for the images, and gsioi_place_*
  * (public gsio API) for the file. */
 #define _GNU_SOURCE // cpu_set_t (gltf_internal.h)
 #include "gltf_internal.h"
@@ -22,12 +22,12 @@
  * buffer would hold the output twice at the peak; this holds it once. */
 typedef struct glb_layout {
 	size_t json; // the JSON's own length
-	size_t jl, jpad, bl, bpad, total; // jl: its room (gltf_plan_bounds), at least json
+	size_t jl, jpad, bl, bpad, total; // jl: its room (gsioi_gltf_plan_bounds), at least json
 } glb_layout;
 
 static bool glb_plan(gltf_ctx *c, const char *json, glb_layout *g)
 {
-	g->json = gltf_glb_json_len(c, json);
+	g->json = gsioi_gltf_glb_json_len(c, json);
 	g->jl = g->json > c->json_room ? g->json : c->json_room;
 	g->jpad = (4 - g->jl % 4) % 4;
 	g->bl = c->img_bytes + c->bin.size;
@@ -41,7 +41,7 @@ static bool glb_plan(gltf_ctx *c, const char *json, glb_layout *g)
 	return true;
 }
 
-/** gltf_glb_json_emit() into memory. */
+/** gsioi_gltf_glb_json_emit() into memory. */
 static bool emit_to_memory(void *user, const void *p, size_t n)
 {
 	uint8_t **at = user;
@@ -50,10 +50,10 @@ static bool emit_to_memory(void *user, const void *p, size_t n)
 	return true;
 }
 
-/** gltf_glb_json_emit() into the placed file: after what was written before,
+/** gsioi_gltf_glb_json_emit() into the placed file: after what was written before,
  *  or (`at_mode`) at `at`. */
 typedef struct emit_place {
-	gsio_placing *g;
+	gsioi_placing *g;
 	gsio_error *err;
 	bool at_mode;
 	uint64_t at;
@@ -62,8 +62,8 @@ typedef struct emit_place {
 static bool emit_to_place(void *user, const void *p, size_t n)
 {
 	emit_place *e = user;
-	if (!e->at_mode) return !gsio_place_write(e->g, p, n, e->err);
-	if (gsio_place_write_at(e->g, e->at, p, n, e->err)) return false;
+	if (!e->at_mode) return !gsioi_place_write(e->g, p, n, e->err);
+	if (gsioi_place_write_at(e->g, e->at, p, n, e->err)) return false;
 	e->at += n;
 	return true;
 }
@@ -77,13 +77,13 @@ static bool emit_spaces(bool (*emit)(void *user, const void *p, size_t n), void 
 	return true;
 }
 
-bool gltf_make_glb(gltf_ctx *c, const char *json, gsio_gltf_output *out)
+bool gsioi_gltf_make_glb(gltf_ctx *c, const char *json, gsio_gltf_output *out)
 {
 	glb_layout lay;
 	if (!glb_plan(c, json, &lay)) return false;
 	size_t jl = lay.jl, jpad = lay.jpad, bl = lay.bl, bpad = lay.bpad, total = lay.total;
 	uint8_t *g = realloc(c->bin.data, total);
-	if (!g) return gltf_fail_nomem(c, "the GLB");
+	if (!g) return gsioi_gltf_fail_nomem(c, "the GLB");
 	c->bin.data = g;
 	c->bin.cap = total;
 	size_t head = 20 + jl + jpad;
@@ -94,17 +94,17 @@ bool gltf_make_glb(gltf_ctx *c, const char *json, gsio_gltf_output *out)
 		uint32_t ch[2] = {(uint32_t)(bl + bpad), GLB_CHUNK_BIN};
 		memcpy(g + head, ch, 8);
 		uint8_t *img = g + head + 8 + c->bin.size;
-		gltf_images_emit(c, emit_to_memory, &img);
+		gsioi_gltf_images_emit(c, emit_to_memory, &img);
 		memset(g + head + 8 + bl, 0, bpad);
 	}
 	uint32_t hdr[5] = {GLB_MAGIC, 2, (uint32_t)total, (uint32_t)(jl + jpad), GLB_CHUNK_JSON};
 	memcpy(g, hdr, 20);
 	uint8_t *at = g + 20;
-	gltf_glb_json_emit(c, json, emit_to_memory, &at);
+	gsioi_gltf_glb_json_emit(c, json, emit_to_memory, &at);
 	memset(g + 20 + lay.json, ' ', jl - lay.json + jpad);
 	char name[512];
 	snprintf(name, sizeof(name), "%s.glb", c->name);
-	if (!gltf_add_file(out, name, g, total)) return gltf_fail_nomem(c, "the output list");
+	if (!gsioi_gltf_add_file(out, name, g, total)) return gsioi_gltf_fail_nomem(c, "the output list");
 	c->bin.data = NULL; // the output owns it now
 	c->bin.size = c->bin.cap = 0;
 	return true;
@@ -113,58 +113,58 @@ bool gltf_make_glb(gltf_ctx *c, const char *json, gsio_gltf_output *out)
 /* Writing to a file: header, JSON and BIN chunk go straight into the placed
  * file, the BIN from memory or copied from the spill file in the kernel,
  * unless early_bin() put it there already. The bytes are the ones
- * gltf_make_glb() assembles. */
-bool gltf_place_glb(gltf_ctx *c, const char *json)
+ * gsioi_gltf_make_glb() assembles. */
+bool gsioi_gltf_place_glb(gltf_ctx *c, const char *json)
 {
 	glb_layout lay;
 	if (!glb_plan(c, json, &lay)) return false;
-	if (c->bin.spill && !gltf_buf_spill(c, true)) return false;
-	gsio_placing *g = c->early;
+	if (c->bin.spill && !gsioi_gltf_buf_spill(c, true)) return false;
+	gsioi_placing *g = c->early;
 	c->early = NULL;
 	// Where early_bin() wrote it, unless the JSON took more room than the
 	// bounds gave it (then it is written again further on).
 	bool placed = g && lay.jl == c->early_room;
-	if (!g && !(g = gsio_place_open(c->sink->path, c->err))) return false;
-	if (gsio_place_reserve(g, lay.total, c->err)) {
-		gsio_place_discard(g);
+	if (!g && !(g = gsioi_place_open(c->sink->path, c->err))) return false;
+	if (gsioi_place_reserve(g, lay.total, c->err)) {
+		gsioi_place_discard(g);
 		return false;
 	}
 	static const uint8_t zeros[3] = {0};
 	uint32_t hdr[5] = {GLB_MAGIC, 2, (uint32_t)lay.total, (uint32_t)(lay.jl + lay.jpad), GLB_CHUNK_JSON};
 	emit_place e = {g, c->err, false, 0};
-	bool ok = !gsio_place_write(g, hdr, sizeof(hdr), c->err) && gltf_glb_json_emit(c, json, emit_to_place, &e) &&
+	bool ok = !gsioi_place_write(g, hdr, sizeof(hdr), c->err) && gsioi_gltf_glb_json_emit(c, json, emit_to_place, &e) &&
 	          emit_spaces(emit_to_place, &e, lay.jl - lay.json + lay.jpad);
 	if (ok && lay.bl) {
 		uint32_t ch[2] = {(uint32_t)(lay.bl + lay.bpad), GLB_CHUNK_BIN};
-		ok = !gsio_place_write(g, ch, sizeof(ch), c->err);
+		ok = !gsioi_place_write(g, ch, sizeof(ch), c->err);
 		if (placed) // the images after it, at their offset
 			e = (emit_place){g, c->err, true, 20 + (uint64_t)lay.jl + lay.jpad + 8 + c->bin.size};
 		else if (ok && c->bin.spill)
-			ok = !gsio_place_append(g, c->bin.spill, c->err);
+			ok = !gsioi_place_append(g, c->bin.spill, c->err);
 		else if (ok)
-			ok = !gsio_place_write(g, c->bin.data, c->bin.size, c->err);
-		ok = ok && gltf_images_emit(c, emit_to_place, &e) && emit_to_place(&e, zeros, lay.bpad);
+			ok = !gsioi_place_write(g, c->bin.data, c->bin.size, c->err);
+		ok = ok && gsioi_gltf_images_emit(c, emit_to_place, &e) && emit_to_place(&e, zeros, lay.bpad);
 	}
 	if (!ok) {
-		gsio_place_discard(g);
+		gsioi_place_discard(g);
 		return false;
 	}
-	return gsio_place_commit(g, c->sink->no_replace, c->err) == 0;
+	return gsioi_place_commit(g, c->sink->no_replace, c->err) == 0;
 }
 
 /** Writing a GLB to a file: the buffer's bytes but the images go to their
  *  place in it now, past the room the JSON chunk gets (json_room), while
  *  the helper may still be making images: golem's and human's 4.8 MB
  *  written while their 512 x 512 skin is finished (0.93 and 0.915 of the
- *  conversion's time, 41 paired runs). gltf_place_glb() writes the rest. */
+ *  conversion's time, 41 paired runs). gsioi_gltf_place_glb() writes the rest. */
 static bool early_bin(gltf_ctx *c)
 {
 	uint64_t at = 20 + (uint64_t)((c->json_room + 3) & ~(size_t)3) + 8;
-	gsio_placing *g = gsio_place_open(c->sink->path, c->err);
+	gsioi_placing *g = gsioi_place_open(c->sink->path, c->err);
 	if (!g) return false;
-	if (gsio_place_reserve(g, at + c->bin.size, c->err) ||
-	    gsio_place_write_at(g, at, c->bin.data, c->bin.size, c->err)) {
-		gsio_place_discard(g);
+	if (gsioi_place_reserve(g, at + c->bin.size, c->err) ||
+	    gsioi_place_write_at(g, at, c->bin.data, c->bin.size, c->err)) {
+		gsioi_place_discard(g);
 		return false;
 	}
 	c->early = g;
@@ -173,25 +173,25 @@ static bool early_bin(gltf_ctx *c)
 }
 
 /** A GLB's images made and placed, and what depends on their sizes set:
- *  first the room the JSON chunk gets (gltf_plan_bounds) from the document
+ *  first the room the JSON chunk gets (gsioi_gltf_plan_bounds) from the document
  *  printed with the bounds; then, writing to a file, the rest of the
  *  buffer written (early_bin); then the images waited for, their views
  *  printed again and the buffer's length set. */
-bool gltf_glb_images(gltf_ctx *c)
+bool gsioi_gltf_glb_images(gltf_ctx *c)
 {
 	char *doc = cJSON_PrintUnformatted(c->root);
-	if (!doc) return gltf_fail_nomem(c, "printing JSON");
-	c->json_room = gltf_glb_json_len(c, doc);
+	if (!doc) return gsioi_gltf_fail_nomem(c, "printing JSON");
+	c->json_room = gsioi_gltf_glb_json_len(c, doc);
 	free(doc);
 	if (c->sink && !c->bin.spill && c->bin.size && c->jobs_count && !early_bin(c)) return false;
-	if (!gltf_images_place(c)) return false;
+	if (!gsioi_gltf_images_place(c)) return false;
 	jtext *t = &c->jt[JT_VIEWS];
-	gltf_emit_views(c, false);
-	if (t->n) gltf_jtext_close(t); // as gltf_jtext_take() closed it
-	cJSON *n = c->buffer ? gltf_jnumber((double)(c->bin.size + c->img_bytes)) : NULL;
+	gsioi_gltf_emit_views(c, false);
+	if (t->n) gsioi_gltf_jtext_close(t); // as gsioi_gltf_jtext_take() closed it
+	cJSON *n = c->buffer ? gsioi_gltf_jnumber((double)(c->bin.size + c->img_bytes)) : NULL;
 	if (c->buffer && (!n || !cJSON_ReplaceItemInObjectCaseSensitive(c->buffer, "byteLength", n))) {
 		cJSON_Delete(n);
-		return gltf_fail_nomem(c, "the JSON document");
+		return gsioi_gltf_fail_nomem(c, "the JSON document");
 	}
-	return !c->json_failed || gltf_fail_nomem(c, "the JSON document");
+	return !c->json_failed || gsioi_gltf_fail_nomem(c, "the JSON document");
 }

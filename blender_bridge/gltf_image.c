@@ -2,7 +2,7 @@
  * here, a PNG or JPEG file as it is, a reference, or nothing, with a
  * warning), its JSON, its bytes made beside the rest of the document (on a
  * helper thread when that pays), then placed: after the rest of a GLB's
- * buffer, or as files beside a .gltf. Relies on gsio_png_* (public gsio
+ * buffer, or as files beside a .gltf. Relies on gsioi_png_* (public gsio
  * API) for the encoding and on gltf_buffer.c for the views. */
 #define _GNU_SOURCE // cpu_set_t (gltf_internal.h)
 #include "gltf_internal.h"
@@ -21,7 +21,7 @@ enum { JOB_BEGUN, JOB_OFFERED, JOB_MADE };
  *  "guard1_body", not "guard1_body.png.png"). */
 static void image_file_stem(const gsio_image *im, char *buf, size_t size)
 {
-	gltf_safe_name(im->name && im->name[0] ? im->name : "image", buf, size);
+	gsioi_gltf_safe_name(im->name && im->name[0] ? im->name : "image", buf, size);
 	static const char *const exts[] = {".png", ".tga", ".jpg", ".jpeg", ".bmp", ".pcx", ".dds"};
 	size_t n = strlen(buf);
 	for (size_t k = 0; k < sizeof(exts) / sizeof(exts[0]); k++) {
@@ -33,7 +33,7 @@ static void image_file_stem(const gsio_image *im, char *buf, size_t size)
 	}
 }
 
-/** Percent-encoding of a relative path for a glTF uri: as gltf_uri_encode, but
+/** Percent-encoding of a relative path for a glTF uri: as gsioi_gltf_uri_encode, but
  *  '/' separators are kept. */
 static void uri_encode_path(const char *s, char *buf, size_t size)
 {
@@ -46,7 +46,7 @@ static void uri_encode_path(const char *s, char *buf, size_t size)
 		if (len >= sizeof(part)) len = sizeof(part) - 1;
 		memcpy(part, s, len);
 		part[len] = 0;
-		gltf_uri_encode(part, buf + n, size - n);
+		gsioi_gltf_uri_encode(part, buf + n, size - n);
 		n += strlen(buf + n);
 		if (!slash) break;
 		if (n + 1 < size) buf[n++] = '/';
@@ -90,12 +90,12 @@ static void image_file_name(gltf_ctx *c, size_t i, const char *ext, char *file, 
 		snprintf(file, size, "%s_%s.%s", c->name, stem, ext);
 }
 
-/* Images are made beside the rest of the document. gltf_write_images() decides
+/* Images are made beside the rest of the document. gsioi_gltf_write_images() decides
  * what each image becomes (a PNG encoded here, a file embedded as it is, a
  * reference, or nothing, with a warning) and writes its JSON, its buffer
- * view reserved (printed by gltf_emit_views()); make_image() makes the bytes,
+ * view reserved (printed by gsioi_gltf_emit_views()); make_image() makes the bytes,
  * on a helper thread when the caller allows one (opts.threads) and the
- * pixels are many, else here and now. gltf_images_place() finishes what the
+ * pixels are many, else here and now. gsioi_gltf_images_place() finishes what the
  * helper has not begun, waits for it, and places the images at the
  * buffer's start (GLB) or hands them out as files (.gltf): the same bytes
  * as when each was encoded and appended in turn. golem (a 512 x 512 skin,
@@ -106,24 +106,24 @@ static void image_file_name(gltf_ctx *c, size_t i, const char *ext, char *file, 
  *  256 x 256 skin in about 0.3. */
 #define IMAGE_HELPER_PIXELS 65536.0
 
-/** The PNG of job j begun (gsio_png_begin*); 0, or non-zero with j->err. */
-static int begin_image(const gltf_ctx *c, image_job *j, gsio_png_work **work)
+/** The PNG of job j begun (gsioi_png_begin*); 0, or non-zero with j->err. */
+static int begin_image(const gltf_ctx *c, image_job *j, gsioi_png_work **work)
 {
 	const gsio_image *im = &c->s->images[j->image];
 	gsio_error *err = &j->err;
 	switch (j->how) {
 	case IMG_INDEXED: // kept palettised by the importer: one byte a pixel, as stored
-		return gsio_png_begin_indexed(im->indices, im->width, im->height, im->palette, im->palette_count, work,
+		return gsioi_png_begin_indexed(im->indices, im->width, im->height, im->palette, im->palette_count, work,
 		                              err);
-	case IMG_RGBA: return gsio_png_begin(im->rgba, im->width, im->height, work, err);
+	case IMG_RGBA: return gsioi_png_begin(im->rgba, im->width, im->height, work, err);
 	case IMG_STORED:
 		// Skin pixels as the model stores them (GSIO_OPT_NO_PIXELS): the
 		// same PNG, decoded a row at a time.
-		return gsio_png_begin_stored(im->source_format, im->stored, im->width, im->height, NULL, work, err);
+		return gsioi_png_begin_stored(im->source_format, im->stored, im->width, im->height, NULL, work, err);
 	case IMG_DDS:
 		// An embedded DDS skin kept as it is: the same PNG as from its
 		// decoded pixels, decoded a band of 4 rows at a time.
-		return gsio_png_begin_dds(im->file_data, im->file_size, work, err);
+		return gsioi_png_begin_dds(im->file_data, im->file_size, work, err);
 	case IMG_FILE: break;
 	}
 	return -1; // not reached: a file's job has its bytes
@@ -131,16 +131,16 @@ static int begin_image(const gltf_ctx *c, image_job *j, gsio_png_work **work)
 
 /** The PNG file of job j from its work (its bands made), compressed again
  *  for the compact output; sets j's bytes or j->rc. */
-static void finish_image(const gltf_ctx *c, image_job *j, gsio_png_work *work)
+static void finish_image(const gltf_ctx *c, image_job *j, gsioi_png_work *work)
 {
 	uint8_t *png = NULL;
 	size_t png_size = 0;
-	int rc = gsio_png_finish(work, &png, &png_size, &j->err);
+	int rc = gsioi_png_finish(work, &png, &png_size, &j->err);
 	if (!rc && c->compact) {
 		// Compact output: the PNG compressed again at zlib's best level.
 		uint8_t *small;
 		size_t small_size;
-		rc = gsio_png_shrink(png, png_size, &small, &small_size, &j->err);
+		rc = gsioi_png_shrink(png, png_size, &small, &small_size, &j->err);
 		free(png);
 		png = rc ? NULL : small;
 		png_size = rc ? 0 : small_size;
@@ -158,11 +158,11 @@ static void make_parts(const gltf_ctx *c, image_job *j)
 		size_t k = atomic_fetch_add_explicit(&j->next_part, 1, memory_order_relaxed);
 		if (k >= j->parts) return;
 		gsio_error err;
-		if (gsio_png_part(j->work, k, &err)) {
-			// The work keeps the failure: gsio_png_finish() reports it.
+		if (gsioi_png_part(j->work, k, &err)) {
+			// The work keeps the failure: gsioi_png_finish() reports it.
 		}
 		if (atomic_fetch_add_explicit(&j->parts_done, 1, memory_order_acq_rel) + 1 == j->parts) {
-			gsio_png_work *w = j->work;
+			gsioi_png_work *w = j->work;
 			j->work = NULL;
 			finish_image(c, j, w);
 			atomic_store_explicit(&j->state, JOB_MADE, memory_order_release);
@@ -176,8 +176,8 @@ static void make_parts(const gltf_ctx *c, image_job *j)
 static void make_image(const gltf_ctx *c, image_job *j)
 {
 	gsio_error_clear(&j->err);
-	gsio_png_work *work = NULL;
-	if (j->how != IMG_FILE && !(j->rc = begin_image(c, j, &work)) && (j->parts = gsio_png_parts(work)) > 1) {
+	gsioi_png_work *work = NULL;
+	if (j->how != IMG_FILE && !(j->rc = begin_image(c, j, &work)) && (j->parts = gsioi_png_parts(work)) > 1) {
 		j->work = work;
 		atomic_store_explicit(&j->state, JOB_OFFERED, memory_order_release);
 		make_parts(c, j);
@@ -192,7 +192,7 @@ static void make_image(const gltf_ctx *c, image_job *j)
  *  waiting for its offer (a begin is a probe of its pixels: short). Both
  *  threads run it, and both wait: were only the thread that joins the
  *  other to wait, a helper that found the caller beginning the one image
- *  (the caller reaches gltf_images_place() at once when the meshes are
+ *  (the caller reaches gsioi_gltf_images_place() at once when the meshes are
  *  small) would go away, and the caller make every band alone:
  *  electrical1_5's 512 x 512 skin 4.9 ms instead of 2.4 in about a third
  *  of the runs (clock marks). Waiting cannot deadlock: every job is
@@ -246,15 +246,15 @@ static bool write_uri_image(gltf_ctx *c, size_t i, int *index)
 	const gsio_image *im = &c->s->images[i];
 	*index = -1;
 	char name[300];
-	snprintf(name, sizeof(name), "%s_%s", c->name, gltf_or_default(im->name, "image"));
+	snprintf(name, sizeof(name), "%s_%s", c->name, gsioi_gltf_or_default(im->name, "image"));
 	if (c->separate) {
 		char uri[1600];
 		uri_encode_path(im->uri, uri, sizeof(uri));
-		cJSON *j = gltf_jobj(c);
-		gltf_jstr(c, j, "name", name);
-		gltf_jstr(c, j, "uri", uri);
-		if (im->extras.count) gltf_jset(c, j, "extras", gltf_extras_json(c, NULL, &im->extras));
-		*index = gltf_jpush(c, c->images, j);
+		cJSON *j = gsioi_gltf_jobj(c);
+		gsioi_gltf_jstr(c, j, "name", name);
+		gsioi_gltf_jstr(c, j, "uri", uri);
+		if (im->extras.count) gsioi_gltf_jset(c, j, "extras", gsioi_gltf_extras_json(c, NULL, &im->extras));
+		*index = gsioi_gltf_jpush(c, c->images, j);
 		return true;
 	}
 	const char *path = im->source_path ? im->source_path : im->uri;
@@ -264,27 +264,27 @@ static bool write_uri_image(gltf_ctx *c, size_t i, int *index)
 	const char *mime = NULL, *ext = NULL;
 	if (gsio_read_whole_file(path, &data, &size, 0, &rerr) ||
 	    !image_is_embeddable(data, size, &mime, &ext)) {
-		gltf_warn(c, "image %zu (%s): %s cannot be embedded (%s): left out", i, gltf_or_default(im->name, ""),
+		gsioi_gltf_warn(c, "image %zu (%s): %s cannot be embedded (%s): left out", i, gsioi_gltf_or_default(im->name, ""),
 		          path, data ? "not a PNG or JPEG file" : rerr.message);
 		free(data);
 		return true;
 	}
 	int job = add_job(c, i, IMG_FILE, data, size, false, ext);
-	int view = gltf_view_record(c, 0, 0, 0, 0, job);
+	int view = gsioi_gltf_view_record(c, 0, 0, 0, 0, job);
 	if (view < 0) return false;
-	cJSON *j = gltf_jobj(c);
-	gltf_jstr(c, j, "name", name);
-	gltf_jnum(c, j, "bufferView", view);
-	gltf_jstr(c, j, "mimeType", mime);
-	if (im->extras.count) gltf_jset(c, j, "extras", gltf_extras_json(c, NULL, &im->extras));
-	*index = gltf_jpush(c, c->images, j);
+	cJSON *j = gsioi_gltf_jobj(c);
+	gsioi_gltf_jstr(c, j, "name", name);
+	gsioi_gltf_jnum(c, j, "bufferView", view);
+	gsioi_gltf_jstr(c, j, "mimeType", mime);
+	if (im->extras.count) gsioi_gltf_jset(c, j, "extras", gsioi_gltf_extras_json(c, NULL, &im->extras));
+	*index = gsioi_gltf_jpush(c, c->images, j);
 	return true;
 }
 
-bool gltf_write_images(gltf_ctx *c)
+bool gsioi_gltf_write_images(gltf_ctx *c)
 {
 	const gsio_scene *s = c->s;
-	c->jobs = gltf_xmalloc_array(c, s->images_count ? s->images_count : 1, sizeof(*c->jobs));
+	c->jobs = gsioi_gltf_xmalloc_array(c, s->images_count ? s->images_count : 1, sizeof(*c->jobs));
 	if (!c->jobs) return false;
 	double pixels = 0;
 	for (size_t i = 0; i < s->images_count; i++) {
@@ -292,8 +292,8 @@ bool gltf_write_images(gltf_ctx *c)
 		c->image_index[i] = -1;
 		if (!im->rgba && !im->file_data && !im->stored && !im->indices) {
 			if (!im->uri || !im->uri[0]) {
-				gltf_warn(c, "image %zu (%s) has neither pixels nor a file: left out", i,
-				          gltf_or_default(im->name, ""));
+				gsioi_gltf_warn(c, "image %zu (%s) has neither pixels nor a file: left out", i,
+				          gsioi_gltf_or_default(im->name, ""));
 				continue;
 			}
 			if (!write_uri_image(c, i, &c->image_index[i])) return false;
@@ -316,8 +316,8 @@ bool gltf_write_images(gltf_ctx *c)
 			how = IMG_DDS;
 		else {
 			// Undecoded (GSIO_OPT_NO_PIXELS), and not a file glTF can hold.
-			gltf_warn(c, "image %zu (%s): its file is not a PNG, JPEG or DDS and was not decoded: left out",
-			          i, gltf_or_default(im->name, ""));
+			gsioi_gltf_warn(c, "image %zu (%s): its file is not a PNG, JPEG or DDS and was not decoded: left out",
+			          i, gsioi_gltf_or_default(im->name, ""));
 			continue;
 		}
 		// Images that point to the very same file (a level's placeholders)
@@ -335,31 +335,31 @@ bool gltf_write_images(gltf_ctx *c)
 		// Names carry the model's stem: two converted models in one Godot
 		// project would otherwise share "skin0".
 		char name[300];
-		snprintf(name, sizeof(name), "%s_%s", c->name, gltf_or_default(im->name, "image"));
-		cJSON *j = gltf_jobj(c);
-		gltf_jstr(c, j, "name", name);
+		snprintf(name, sizeof(name), "%s_%s", c->name, gsioi_gltf_or_default(im->name, "image"));
+		cJSON *j = gsioi_gltf_jobj(c);
+		gsioi_gltf_jstr(c, j, "name", name);
 		if (c->separate) {
 			char file[512], uri[1600];
 			image_file_name(c, c->jobs[job].image, ext, file, sizeof(file));
-			gltf_uri_encode(file, uri, sizeof(uri));
-			gltf_jstr(c, j, "uri", uri);
+			gsioi_gltf_uri_encode(file, uri, sizeof(uri));
+			gsioi_gltf_jstr(c, j, "uri", uri);
 		} else {
-			int view = shared ? c->jobs[job].view : gltf_view_record(c, 0, 0, 0, 0, job);
+			int view = shared ? c->jobs[job].view : gsioi_gltf_view_record(c, 0, 0, 0, 0, job);
 			if (view < 0) {
 				cJSON_Delete(j);
 				return false;
 			}
 			c->jobs[job].view = view;
-			gltf_jnum(c, j, "bufferView", view);
-			gltf_jstr(c, j, "mimeType", mime);
+			gsioi_gltf_jnum(c, j, "bufferView", view);
+			gsioi_gltf_jstr(c, j, "mimeType", mime);
 		}
-		if (im->extras.count) gltf_jset(c, j, "extras", gltf_extras_json(c, NULL, &im->extras));
-		c->image_index[i] = gltf_jpush(c, c->images, j);
+		if (im->extras.count) gsioi_gltf_jset(c, j, "extras", gsioi_gltf_extras_json(c, NULL, &im->extras));
+		c->image_index[i] = gsioi_gltf_jpush(c, c->images, j);
 	}
 	// Beside the rest on a helper thread when that is worth it; else now,
 	// before the meshes, so that the encoder's state is gone by then.
 	c->images_first = pixels < IMAGE_HELPER_PIXELS;
-	if (c->threads < 2 || c->images_first || !gsio_helper_start(&c->helper, run_images, c))
+	if (c->threads < 2 || c->images_first || !gsioi_helper_start(&c->helper, run_images, c))
 		make_images(c);
 	return true;
 }
@@ -368,10 +368,10 @@ bool gltf_write_images(gltf_ctx *c)
  *  it) and places them: GLB, after the rest of the buffer, each padded to 4
  *  bytes (c->img_bytes); .gltf, as files of the output. False when one could not
  *  be made (err: which) or on a failed allocation. */
-bool gltf_images_place(gltf_ctx *c)
+bool gsioi_gltf_images_place(gltf_ctx *c)
 {
 	make_images(c);
-	gsio_helper_join(&c->helper);
+	gsioi_helper_join(&c->helper);
 	for (size_t k = 0; k < c->jobs_count; k++) {
 		image_job *j = &c->jobs[k];
 		const gsio_image *im = &c->s->images[j->image];
@@ -379,7 +379,7 @@ bool gltf_images_place(gltf_ctx *c)
 			*c->err = j->err;
 			c->err->offset = -1;
 			snprintf(c->err->message, sizeof(c->err->message), "image %zu (%s, %ux%u): cannot encode as PNG",
-			         j->image, gltf_or_default(im->name, ""), (unsigned)im->width, (unsigned)im->height);
+			         j->image, gsioi_gltf_or_default(im->name, ""), (unsigned)im->width, (unsigned)im->height);
 			return false;
 		}
 		if (!c->separate) {
@@ -393,13 +393,13 @@ bool gltf_images_place(gltf_ctx *c)
 			continue;
 		}
 		uint8_t *data = j->data;
-		if (j->borrowed && !(data = malloc(j->size ? j->size : 1))) return gltf_fail_nomem(c, "an image file");
+		if (j->borrowed && !(data = malloc(j->size ? j->size : 1))) return gsioi_gltf_fail_nomem(c, "an image file");
 		if (j->borrowed) memcpy(data, j->data, j->size);
 		char file[512];
 		image_file_name(c, j->image, j->ext, file, sizeof(file));
-		if (!gltf_add_file(c->out, file, data, j->size)) {
+		if (!gsioi_gltf_add_file(c->out, file, data, j->size)) {
 			if (j->borrowed) free(data);
-			return gltf_fail_nomem(c, "an image file");
+			return gsioi_gltf_fail_nomem(c, "an image file");
 		}
 		j->data = NULL; // the output's now
 		j->borrowed = false;
@@ -422,7 +422,7 @@ size_t gsio_gltf_test_bound_cap = SIZE_MAX;
  * image's when together they are too small for the helper thread,
  * images_first), else twice the bytes of its rows as RGBA with a filter
  * byte, plus 4 KiB for the chunks (the PNGs made here are smaller; a
- * larger one is still written right: gltf_place_glb() then writes the BIN again
+ * larger one is still written right: gsioi_gltf_place_glb() then writes the BIN again
  * after the JSON's own length). The JSON chunk is given the room the
  * JSON takes with the bounds' numbers (json_room), or its own length when
  * that is more: the chunk is the JSON and then spaces up to that room
@@ -430,7 +430,7 @@ size_t gsio_gltf_test_bound_cap = SIZE_MAX;
  * spaces as the chunk's padding), a few bytes an image: golem's 1 (its
  * 187 KB skin bounded by 2.1 MB). Every GLB, in memory or in a file, gets the
  * same rule, so the bytes do not depend on how they were made. */
-void gltf_plan_bounds(gltf_ctx *c)
+void gsioi_gltf_plan_bounds(gltf_ctx *c)
 {
 	size_t at = 0;
 	for (size_t k = 0; k < c->jobs_count; k++) {
@@ -448,24 +448,24 @@ void gltf_plan_bounds(gltf_ctx *c)
 }
 
 /** Waits for the helper (a failure left it running) and frees the jobs. */
-void gltf_images_free(gltf_ctx *c)
+void gsioi_gltf_images_free(gltf_ctx *c)
 {
 	if (c->helper.started) {
 		// Nothing more to claim, and no wait for a job nobody claimed.
 		atomic_store(&c->jobs_stop, true);
 		atomic_store(&c->jobs_next, c->jobs_count);
-		gsio_helper_join(&c->helper);
+		gsioi_helper_join(&c->helper);
 	}
 	for (size_t k = 0; c->jobs && k < c->jobs_count; k++) {
 		if (!c->jobs[k].borrowed) free(c->jobs[k].data);
-		gsio_png_work_free(c->jobs[k].work); // begun, its bands not all made
+		gsioi_png_work_free(c->jobs[k].work); // begun, its bands not all made
 	}
 	free(c->jobs);
 	c->jobs = NULL;
 }
 
 /** Writes the images' bytes, each padded to 4, in buffer order. */
-bool gltf_images_emit(gltf_ctx *c, bool (*emit)(void *user, const void *p, size_t n), void *user)
+bool gsioi_gltf_images_emit(gltf_ctx *c, bool (*emit)(void *user, const void *p, size_t n), void *user)
 {
 	static const uint8_t zeros[3] = {0};
 	for (size_t k = 0; k < c->jobs_count; k++) {

@@ -2,9 +2,9 @@
  * share this header: the writer's context (gltf_ctx) and the structs it
  * holds, the glTF constants, the axis change, and the functions one part
  * calls in another. Not installed. Each part defines _GNU_SOURCE before
- * including it first (gsio_helper_thread.h's cpu_set_t).
+ * including it first (gsioi_helper_thread.h's cpu_set_t).
  *
- * The shared functions take the gltf_ prefix, as gltf_json_float() does:
+ * The shared functions take the gltf_ prefix, as gsioi_gltf_json_float() does:
  * not libgsio's gsioi_, since libgsio_gltf uses libgsio's public API only
  * and the gltf_public_api_only test refuses any gsioi_ symbol in it. They
  * are hidden from the shared library (C_VISIBILITY_PRESET hidden), and a
@@ -14,8 +14,10 @@
 #define GSIO_GLTF_INTERNAL_H
 
 #include "gsio_gltf.h"
-#include "gsio_helper_thread.h" // header-only: no symbol of libgsio's internals
+#include "gsioi_helper_thread.h" // header-only: no symbol of libgsio's internals
 #include "json_float.h"
+#include "gsioi_png.h"
+#include "gsioi_place.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -63,7 +65,7 @@ typedef struct byte_buf {
 	void *map;            // data lies in this reserved mapping (NULL: malloc's)
 	size_t map_size;
 	size_t advised;       // map: bytes of data past which no huge-page advice is decided yet
-	gsio_placing *spill;  // NULL: nothing spilled
+	gsioi_placing *spill;  // NULL: nothing spilled
 	bool failed;          // an append failed (err set): the buffer is unusable
 } byte_buf;
 
@@ -72,11 +74,11 @@ typedef struct gltf_sink {
 	const char *path;     // the final .glb or .gltf path
 	size_t dir_len;       // length of its directory part, with the '/'
 	bool no_replace;
-	gsio_placing *bin;    // SEPARATE: the spilled .bin, written, not yet placed
+	gsioi_placing *bin;    // SEPARATE: the spilled .bin, written, not yet placed
 } gltf_sink;
 
 /* A JSON array kept as the text cJSON prints for it, unformatted:
- * "[item,item" until it is attached (gltf_jtext_take adds the "]"). */
+ * "[item,item" until it is attached (gsioi_gltf_jtext_take adds the "]"). */
 typedef struct jtext {
 	char *p;
 	size_t len, cap;
@@ -88,7 +90,7 @@ enum { JT_VIEWS, JT_ACCESSORS, JT_MESHES, JT_NODES, JT_MATERIALS, JT_IMAGES, JT_
 
 /* One image's bytes for the buffer or a file of its own: a PNG encoded from
  * the scene's pixels, or a PNG or JPEG file as it is. Made by make_image()
- * on whichever thread claims it first (see gltf_write_images()). */
+ * on whichever thread claims it first (see gsioi_gltf_write_images()). */
 typedef enum image_how { IMG_FILE, IMG_INDEXED, IMG_RGBA, IMG_STORED, IMG_DDS } image_how;
 typedef struct image_job {
 	size_t image;       // scene image
@@ -98,21 +100,21 @@ typedef struct image_job {
 	bool borrowed;
 	const char *ext;    // the file's extension beside a .gltf
 	size_t off;         // GLB: its offset past the rest of the buffer, once the images are placed
-	size_t bound;       // GLB: a size it is not expected to pass (gltf_plan_bounds)
+	size_t bound;       // GLB: a size it is not expected to pass (gsioi_gltf_plan_bounds)
 	size_t boff;        // GLB: its offset past the rest were every image its bound
 	int view;           // GLB: its buffer view, which every image made of it names
 	int rc;             // make_image(): 0, or failed with err
 	gsio_error err;
-	// A PNG of more than one band (gsio_png_parts): its bands are made by
+	// A PNG of more than one band (gsioi_png_parts): its bands are made by
 	// every thread that finds them (claimed by next_part), the file by the
 	// one that makes the last.
-	gsio_png_work *work;
+	gsioi_png_work *work;
 	size_t parts;
 	atomic_int state;   // JOB_BEGUN (or not claimed yet), JOB_OFFERED (work and parts set), JOB_MADE
 	atomic_size_t next_part, parts_done;
 } image_job;
 
-/* A buffer view as it is printed (gltf_emit_views()): an image's (job >= 0) at
+/* A buffer view as it is printed (gsioi_gltf_emit_views()): an image's (job >= 0) at
  * the image's offset past the rest of the buffer, any other at `off`. */
 typedef struct view_rec {
 	size_t off, size;
@@ -133,20 +135,20 @@ typedef struct gltf_ctx {
 	bool used_quant;    // a quantised accessor was written
 	float *q_off;       // per mesh: dequantisation offset (3 floats, output axes)
 	float *q_scale;     // per mesh: dequantisation scale, 0 when positions are float
-	bool *q_ok;         // per mesh: positions may be quantised (see gltf_plan_quant)
+	bool *q_ok;         // per mesh: positions may be quantised (see gsioi_gltf_plan_quant)
 	const char *name;
 	const char *generator;
 	bool json_failed;   // a cJSON allocation failed (reported once at the end)
 	byte_buf bin;
-	size_t bin_surely;  // bytes the BIN in memory surely reaches (gltf_bin_before_images)
+	size_t bin_surely;  // bytes the BIN in memory surely reaches (gsioi_gltf_bin_before_images)
 	cJSON *root;
 	cJSON *accessors, *views, *nodes, *meshes, *materials, *textures, *images, *samplers,
 	    *skins, *animations, *cameras, *lights, *scene_nodes, *extensions_used;
-	int accessors_n, views_n, images_n, textures_n, meshes_n; // items in those (gltf_jpush)
+	int accessors_n, views_n, images_n, textures_n, meshes_n; // items in those (gsioi_gltf_jpush)
 	jtext jt[JT_COUNT]; // a GLB's arrays that grow with the scene, as text (jtext_of)
 	int *image_index;   // glTF image per scene image, -1 when skipped
 	int *mesh_index;    // glTF mesh per scene mesh, -1 when not written
-	size_t *same_first, *same_next; // meshes by positions array (gltf_plan_shared_meshes)
+	size_t *same_first, *same_next; // meshes by positions array (gsioi_gltf_plan_shared_meshes)
 	int *mesh_targets;  // morph targets written per scene mesh
 	int *mesh_skin;     // glTF skin per scene mesh, -1 when unskinned
 	bool *folded;       // per node: the camera/light frame fix is in its own rotation
@@ -154,19 +156,19 @@ typedef struct gltf_ctx {
 	int (*tex_of)[9];   // glTF texture per image and (wrap_u, wrap_v), -1 until made
 	int variants_count; // KHR_materials_variants variants, 0 when unused
 	bool used_unlit, used_lights;
-	view_rec *vrec;     // every buffer view, printed by gltf_emit_views()
+	view_rec *vrec;     // every buffer view, printed by gsioi_gltf_emit_views()
 	size_t vrec_n, vrec_cap;
-	image_job *jobs;    // the images to make, in scene order (gltf_write_images)
+	image_job *jobs;    // the images to make, in scene order (gsioi_gltf_write_images)
 	size_t jobs_count;
 	atomic_size_t jobs_next; // the next job to claim
-	atomic_bool jobs_stop;   // a failed write: no job is waited for (gltf_images_free)
+	atomic_bool jobs_stop;   // a failed write: no job is waited for (gsioi_gltf_images_free)
 	gsio_helper helper; // makes images beside this thread (opts.threads >= 2)
 	size_t img_bytes;   // GLB: the buffer's last bytes, the images, each padded to 4
-	size_t img_bound;   // GLB: what they would take were each its bound (gltf_plan_bounds)
-	bool images_first;  // every image is made before the meshes, whatever the threads (gltf_write_images)
-	size_t json_room;   // GLB: the JSON chunk's length before padding (gltf_glb_images)
-	cJSON *buffer;      // GLB: the buffer's object, its byteLength set again (gltf_glb_images)
-	gsio_placing *early;   // GLB to a file: the BIN's first part written already (early_bin)
+	size_t img_bound;   // GLB: what they would take were each its bound (gsioi_gltf_plan_bounds)
+	bool images_first;  // every image is made before the meshes, whatever the threads (gsioi_gltf_write_images)
+	size_t json_room;   // GLB: the JSON chunk's length before padding (gsioi_gltf_glb_images)
+	cJSON *buffer;      // GLB: the buffer's object, its byteLength set again (gsioi_gltf_glb_images)
+	gsioi_placing *early;   // GLB to a file: the BIN's first part written already (early_bin)
 	size_t early_room;     // the json_room it was written after
 	unsigned threads;   // opts.threads
 } gltf_ctx;
@@ -178,7 +180,7 @@ typedef struct gltf_ctx {
  * fifth of mdl2gltf's instructions, mostly malloc and free. A .gltf is
  * printed formatted, so there they stay cJSON objects; the same members in
  * the same order either way. Members are integers, plain-ASCII strings and
- * float arrays (gltf_jfloats). The functions are in gltf_json.c. */
+ * float arrays (gsioi_gltf_jfloats). The functions are in gltf_json.c. */
 #define JB_MAX (2 * (16 * (GLTF_JSON_FLOAT_MAX + 1) + 16) + 256)
 typedef struct jbuild {
 	gltf_ctx *c;
@@ -189,12 +191,12 @@ typedef struct jbuild {
 
 // -- Errors and warnings (public gsio_error fields only)
 
-void gltf_fail_at(gsio_error *err, gsio_error_code code, const char *file, int line,
+void gsioi_gltf_fail_at(gsio_error *err, gsio_error_code code, const char *file, int line,
                   const char *fmt, ...) GSIO_PRINTF(5, 6);
 
-#define FAIL(c, code, ...) gltf_fail_at((c)->err, (code), __FILE__, __LINE__, __VA_ARGS__)
+#define FAIL(c, code, ...) gsioi_gltf_fail_at((c)->err, (code), __FILE__, __LINE__, __VA_ARGS__)
 
-void gltf_warn(gltf_ctx *c, const char *fmt, ...) GSIO_PRINTF(2, 3);
+void gsioi_gltf_warn(gltf_ctx *c, const char *fmt, ...) GSIO_PRINTF(2, 3);
 
 // -- Axes (inline: the meshes and morph targets turn every vertex)
 
@@ -237,103 +239,103 @@ static inline bool normalize3(float *v, const float fallback[3])
 // -- The functions the parts share, by the part that defines them
 
 // gltf.c: errors, warnings, allocation and the output list
-bool gltf_fail_nomem(gltf_ctx *c, const char *what);
-bool gltf_mul_size(size_t a, size_t b, size_t *out);
-void *gltf_xmalloc_array(gltf_ctx *c, size_t count, size_t size);
-bool gltf_add_file(gsio_gltf_output *o, const char *name, uint8_t *data, size_t size);
-const char *gltf_or_default(const char *s, const char *fallback);
+bool gsioi_gltf_fail_nomem(gltf_ctx *c, const char *what);
+bool gsioi_gltf_mul_size(size_t a, size_t b, size_t *out);
+void *gsioi_gltf_xmalloc_array(gltf_ctx *c, size_t count, size_t size);
+bool gsioi_gltf_add_file(gsio_gltf_output *o, const char *name, uint8_t *data, size_t size);
+const char *gsioi_gltf_or_default(const char *s, const char *fallback);
 
 // gltf_json.c: JSON items, a GLB's array texts, jbuild, names and uris, extras
-void gltf_jset(gltf_ctx *c, cJSON *obj, const char *key, cJSON *item);
-void gltf_jset_copy(gltf_ctx *c, cJSON *obj, const char *key, cJSON *item);
-cJSON *gltf_jnumber(double v);
-void gltf_jnum(gltf_ctx *c, cJSON *obj, const char *key, double v);
-void gltf_jstr(gltf_ctx *c, cJSON *obj, const char *key, const char *v);
-cJSON *gltf_jobj(gltf_ctx *c);
-cJSON *gltf_jarr(gltf_ctx *c);
-bool gltf_jtext_append(jtext *t, const char *text);
-void gltf_jtext_close(jtext *t);
-cJSON *gltf_jtext_take(gltf_ctx *c, cJSON **arr);
-size_t gltf_glb_json_len(const gltf_ctx *c, const char *doc);
-bool gltf_glb_json_emit(gltf_ctx *c, const char *doc, bool (*emit)(void *user, const void *p, size_t n),
+void gsioi_gltf_jset(gltf_ctx *c, cJSON *obj, const char *key, cJSON *item);
+void gsioi_gltf_jset_copy(gltf_ctx *c, cJSON *obj, const char *key, cJSON *item);
+cJSON *gsioi_gltf_jnumber(double v);
+void gsioi_gltf_jnum(gltf_ctx *c, cJSON *obj, const char *key, double v);
+void gsioi_gltf_jstr(gltf_ctx *c, cJSON *obj, const char *key, const char *v);
+cJSON *gsioi_gltf_jobj(gltf_ctx *c);
+cJSON *gsioi_gltf_jarr(gltf_ctx *c);
+bool gsioi_gltf_jtext_append(jtext *t, const char *text);
+void gsioi_gltf_jtext_close(jtext *t);
+cJSON *gsioi_gltf_jtext_take(gltf_ctx *c, cJSON **arr);
+size_t gsioi_gltf_glb_json_len(const gltf_ctx *c, const char *doc);
+bool gsioi_gltf_glb_json_emit(gltf_ctx *c, const char *doc, bool (*emit)(void *user, const void *p, size_t n),
                         void *user);
-void gltf_jadd(gltf_ctx *c, cJSON *arr, cJSON *item);
-int gltf_jpush(gltf_ctx *c, cJSON *arr, cJSON *item);
-void gltf_jpush_num(gltf_ctx *c, cJSON *arr, double v);
-cJSON *gltf_jfloat(float f);
-cJSON *gltf_jfloats(gltf_ctx *c, const float *v, int n);
-const char *gltf_type_name(int ncomp);
-void gltf_jb_start(gltf_ctx *c, jbuild *b);
-void gltf_jb_int(jbuild *b, const char *key, size_t v);
-void gltf_jb_str(jbuild *b, const char *key, const char *s);
-void gltf_jb_floats(jbuild *b, const char *key, const float *v, int n);
-const char *gltf_jb_end(jbuild *b);
-int gltf_jb_push(jbuild *b, cJSON *arr);
-void gltf_safe_name(const char *s, char *buf, size_t size);
-void gltf_uri_encode(const char *s, char *buf, size_t size);
-cJSON *gltf_extras_json(gltf_ctx *c, cJSON *into, const gsio_extras *x);
+void gsioi_gltf_jadd(gltf_ctx *c, cJSON *arr, cJSON *item);
+int gsioi_gltf_jpush(gltf_ctx *c, cJSON *arr, cJSON *item);
+void gsioi_gltf_jpush_num(gltf_ctx *c, cJSON *arr, double v);
+cJSON *gsioi_gltf_jfloat(float f);
+cJSON *gsioi_gltf_jfloats(gltf_ctx *c, const float *v, int n);
+const char *gsioi_gltf_type_name(int ncomp);
+void gsioi_gltf_jb_start(gltf_ctx *c, jbuild *b);
+void gsioi_gltf_jb_int(jbuild *b, const char *key, size_t v);
+void gsioi_gltf_jb_str(jbuild *b, const char *key, const char *s);
+void gsioi_gltf_jb_floats(jbuild *b, const char *key, const float *v, int n);
+const char *gsioi_gltf_jb_end(jbuild *b);
+int gsioi_gltf_jb_push(jbuild *b, cJSON *arr);
+void gsioi_gltf_safe_name(const char *s, char *buf, size_t size);
+void gsioi_gltf_uri_encode(const char *s, char *buf, size_t size);
+cJSON *gsioi_gltf_extras_json(gltf_ctx *c, cJSON *into, const gsio_extras *x);
 
 // gltf_buffer.c: the binary buffer, buffer views, float accessors
-int gltf_view_record(gltf_ctx *c, size_t off, size_t size, int stride, int target, int job);
-int gltf_view_json(gltf_ctx *c, size_t off, size_t size, int stride, int target);
-void gltf_emit_views(gltf_ctx *c, bool bounds);
-int gltf_float_accessor_json(gltf_ctx *c, int view, size_t count, int ncomp, const float *mn,
+int gsioi_gltf_view_record(gltf_ctx *c, size_t off, size_t size, int stride, int target, int job);
+int gsioi_gltf_view_json(gltf_ctx *c, size_t off, size_t size, int stride, int target);
+void gsioi_gltf_emit_views(gltf_ctx *c, bool bounds);
+int gsioi_gltf_float_accessor_json(gltf_ctx *c, int view, size_t count, int ncomp, const float *mn,
                              const float *mx);
-size_t gltf_bin_before_images(const gltf_ctx *c);
-void gltf_buf_free(byte_buf *b);
-bool gltf_buf_spill(gltf_ctx *c, bool all);
-bool gltf_buf_append(gltf_ctx *c, const void *data, size_t size);
-bool gltf_buffer_align(gltf_ctx *c);
-int gltf_add_view_strided(gltf_ctx *c, const void *data, size_t size, int target, int stride);
-int gltf_add_view(gltf_ctx *c, const void *data, size_t size, int target);
-void gltf_min_max(const float *v, size_t count, int ncomp, float *mn, float *mx);
-int gltf_float_accessor_mm(gltf_ctx *c, const float *data, size_t count, int ncomp,
+size_t gsioi_gltf_bin_before_images(const gltf_ctx *c);
+void gsioi_gltf_buf_free(byte_buf *b);
+bool gsioi_gltf_buf_spill(gltf_ctx *c, bool all);
+bool gsioi_gltf_buf_append(gltf_ctx *c, const void *data, size_t size);
+bool gsioi_gltf_buffer_align(gltf_ctx *c);
+int gsioi_gltf_add_view_strided(gltf_ctx *c, const void *data, size_t size, int target, int stride);
+int gsioi_gltf_add_view(gltf_ctx *c, const void *data, size_t size, int target);
+void gsioi_gltf_min_max(const float *v, size_t count, int ncomp, float *mn, float *mx);
+int gsioi_gltf_float_accessor_mm(gltf_ctx *c, const float *data, size_t count, int ncomp,
                            const float *mn, const float *mx, int target);
-int gltf_float_accessor(gltf_ctx *c, const float *data, size_t count, int ncomp,
+int gsioi_gltf_float_accessor(gltf_ctx *c, const float *data, size_t count, int ncomp,
                         bool with_min_max, int target);
-float *gltf_view_room(gltf_ctx *c, size_t bytes);
-int gltf_add_claimed_view(gltf_ctx *c, size_t bytes, int target);
+float *gsioi_gltf_view_room(gltf_ctx *c, size_t bytes);
+int gsioi_gltf_add_claimed_view(gltf_ctx *c, size_t bytes, int target);
 
 // gltf_quant.c: quantised attributes (GSIO_GLTF_COMPACT)
-int gltf_normal_accessor_q(gltf_ctx *c, const float *nrm, size_t nv);
-int gltf_uv_accessor_q(gltf_ctx *c, const float *uv, size_t nv);
-void gltf_plan_quant(gltf_ctx *c);
-int gltf_write_positions_q(gltf_ctx *c, size_t mi, const float *pos, cJSON *names, cJSON **targets);
+int gsioi_gltf_normal_accessor_q(gltf_ctx *c, const float *nrm, size_t nv);
+int gsioi_gltf_uv_accessor_q(gltf_ctx *c, const float *uv, size_t nv);
+void gsioi_gltf_plan_quant(gltf_ctx *c);
+int gsioi_gltf_write_positions_q(gltf_ctx *c, size_t mi, const float *pos, cJSON *names, cJSON **targets);
 
 // gltf_image.c: images
-bool gltf_write_images(gltf_ctx *c);
-bool gltf_images_place(gltf_ctx *c);
-void gltf_plan_bounds(gltf_ctx *c);
-void gltf_images_free(gltf_ctx *c);
-bool gltf_images_emit(gltf_ctx *c, bool (*emit)(void *user, const void *p, size_t n), void *user);
+bool gsioi_gltf_write_images(gltf_ctx *c);
+bool gsioi_gltf_images_place(gltf_ctx *c);
+void gsioi_gltf_plan_bounds(gltf_ctx *c);
+void gsioi_gltf_images_free(gltf_ctx *c);
+bool gsioi_gltf_images_emit(gltf_ctx *c, bool (*emit)(void *user, const void *p, size_t n), void *user);
 
 // gltf_material.c: materials and their textures
-void gltf_use_extension(gltf_ctx *c, const char *name, bool *flag);
-bool gltf_write_materials(gltf_ctx *c);
-int gltf_plan_variants(gltf_ctx *c);
+void gsioi_gltf_use_extension(gltf_ctx *c, const char *name, bool *flag);
+bool gsioi_gltf_write_materials(gltf_ctx *c);
+int gsioi_gltf_plan_variants(gltf_ctx *c);
 
 // gltf_mesh.c: meshes
-bool gltf_plan_shared_meshes(gltf_ctx *c);
-bool gltf_write_mesh(gltf_ctx *c, size_t mi);
+bool gsioi_gltf_plan_shared_meshes(gltf_ctx *c);
+bool gsioi_gltf_write_mesh(gltf_ctx *c, size_t mi);
 
 // gltf_morph.c: morph targets
-cJSON *gltf_write_targets(gltf_ctx *c, size_t mi, const float *pos, const float *nrm,
+cJSON *gsioi_gltf_write_targets(gltf_ctx *c, size_t mi, const float *pos, const float *nrm,
                           cJSON *names, size_t *bad_normals);
 
 // gltf_node.c: nodes, skins, cameras and lights
-void gltf_node_rotation(const gltf_ctx *c, int32_t node, const float in[4], float out[4]);
-void gltf_plan_folds(gltf_ctx *c);
-bool gltf_write_nodes(gltf_ctx *c);
-bool gltf_write_skins(gltf_ctx *c);
-bool gltf_write_cameras(gltf_ctx *c);
-bool gltf_write_lights(gltf_ctx *c);
+void gsioi_gltf_node_rotation(const gltf_ctx *c, int32_t node, const float in[4], float out[4]);
+void gsioi_gltf_plan_folds(gltf_ctx *c);
+bool gsioi_gltf_write_nodes(gltf_ctx *c);
+bool gsioi_gltf_write_skins(gltf_ctx *c);
+bool gsioi_gltf_write_cameras(gltf_ctx *c);
+bool gsioi_gltf_write_lights(gltf_ctx *c);
 
 // gltf_anim.c: animations
-bool gltf_write_animation(gltf_ctx *c, size_t ai);
+bool gsioi_gltf_write_animation(gltf_ctx *c, size_t ai);
 
 // gltf_glb.c: the GLB container
-bool gltf_make_glb(gltf_ctx *c, const char *json, gsio_gltf_output *out);
-bool gltf_place_glb(gltf_ctx *c, const char *json);
-bool gltf_glb_images(gltf_ctx *c);
+bool gsioi_gltf_make_glb(gltf_ctx *c, const char *json, gsio_gltf_output *out);
+bool gsioi_gltf_place_glb(gltf_ctx *c, const char *json);
+bool gsioi_gltf_glb_images(gltf_ctx *c);
 
 #endif

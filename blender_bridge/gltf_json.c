@@ -1,7 +1,7 @@
 /* The glTF writer's JSON output: cJSON items made and attached, recording
  * an allocation failure in the context (json_failed, which the writer
  * checks once before printing) instead of returning it; floats as text
- * that reads back exactly (gltf_json_float); a GLB's arrays that grow with
+ * that reads back exactly (gsioi_gltf_json_float); a GLB's arrays that grow with
  * the scene kept as their printed text; the per-view and per-accessor
  * objects built as text (jbuild); file names and uris; extras. Relies on
  * cJSON and the context's array handles (gltf_internal.h). */
@@ -16,8 +16,8 @@
 /** obj[key] = item. The key is not copied (a copy would make a document of
  *  many morph targets copy "bufferView", "count", ... for every accessor):
  *  it must outlive the document, a string literal or one of the scene's
- *  strings; gltf_jset_copy() for any other. */
-void gltf_jset(gltf_ctx *c, cJSON *obj, const char *key, cJSON *item)
+ *  strings; gsioi_gltf_jset_copy() for any other. */
+void gsioi_gltf_jset(gltf_ctx *c, cJSON *obj, const char *key, cJSON *item)
 {
 	if (!item || !obj) {
 		c->json_failed = true;
@@ -30,8 +30,8 @@ void gltf_jset(gltf_ctx *c, cJSON *obj, const char *key, cJSON *item)
 	}
 }
 
-/** gltf_jset() with a key of any lifetime (copied). */
-void gltf_jset_copy(gltf_ctx *c, cJSON *obj, const char *key, cJSON *item)
+/** gsioi_gltf_jset() with a key of any lifetime (copied). */
+void gsioi_gltf_jset_copy(gltf_ctx *c, cJSON *obj, const char *key, cJSON *item)
 {
 	if (!item || !obj) {
 		c->json_failed = true;
@@ -49,7 +49,7 @@ void gltf_jset_copy(gltf_ctx *c, cJSON *obj, const char *key, cJSON *item)
  *  with many morph targets has a dozen integers (views, offsets, counts) per
  *  target. An integer below 1e15 is the text of its digits in "%1.15g"
  *  too, so it goes in as that text (a raw item), written here. */
-cJSON *gltf_jnumber(double v)
+cJSON *gsioi_gltf_jnumber(double v)
 {
 	if (!(v == floor(v) && fabs(v) < 1e15) || (v == 0 && signbit(v))) return cJSON_CreateNumber(v);
 	char buf[24], *p = buf + sizeof(buf);
@@ -63,24 +63,24 @@ cJSON *gltf_jnumber(double v)
 	return cJSON_CreateRaw(p);
 }
 
-void gltf_jnum(gltf_ctx *c, cJSON *obj, const char *key, double v)
+void gsioi_gltf_jnum(gltf_ctx *c, cJSON *obj, const char *key, double v)
 {
-	gltf_jset(c, obj, key, gltf_jnumber(v));
+	gsioi_gltf_jset(c, obj, key, gsioi_gltf_jnumber(v));
 }
 
-void gltf_jstr(gltf_ctx *c, cJSON *obj, const char *key, const char *v)
+void gsioi_gltf_jstr(gltf_ctx *c, cJSON *obj, const char *key, const char *v)
 {
-	gltf_jset(c, obj, key, cJSON_CreateString(v ? v : ""));
+	gsioi_gltf_jset(c, obj, key, cJSON_CreateString(v ? v : ""));
 }
 
-cJSON *gltf_jobj(gltf_ctx *c)
+cJSON *gsioi_gltf_jobj(gltf_ctx *c)
 {
 	cJSON *o = cJSON_CreateObject();
 	if (!o) c->json_failed = true;
 	return o;
 }
 
-cJSON *gltf_jarr(gltf_ctx *c)
+cJSON *gsioi_gltf_jarr(gltf_ctx *c)
 {
 	cJSON *o = cJSON_CreateArray();
 	if (!o) c->json_failed = true;
@@ -97,12 +97,12 @@ cJSON *gltf_jarr(gltf_ctx *c)
  * node at a time, not all of them with a cJSON item and a key copy per
  * member: a level's model of 223 meshes and 224 nodes held 500 KB of
  * items for 135 KB of text. The texts go into the JSON chunk where the
- * printed document has their marks (gltf_jtext_take, gltf_glb_json_emit):
+ * printed document has their marks (gsioi_gltf_jtext_take, gsioi_gltf_glb_json_emit):
  * the same bytes as the whole tree printed. A .gltf is printed formatted:
  * no text there.
- * The arrays stay cJSON arrays, empty, as the handles gltf_jadd() and
- * gltf_jpush() are given. */
-#define JT_MARK '\x01' // where a jtext goes in the printed document (gltf_jtext_take)
+ * The arrays stay cJSON arrays, empty, as the handles gsioi_gltf_jadd() and
+ * gsioi_gltf_jpush() are given. */
+#define JT_MARK '\x01' // where a jtext goes in the printed document (gsioi_gltf_jtext_take)
 
 static jtext *jtext_of(gltf_ctx *c, const cJSON *arr)
 {
@@ -119,7 +119,7 @@ static jtext *jtext_of(gltf_ctx *c, const cJSON *arr)
 
 /** Appends an item's text (with the ',' or '[' before it), keeping room for
  *  the closing "]" and its terminator. */
-bool gltf_jtext_append(jtext *t, const char *text)
+bool gsioi_gltf_jtext_append(jtext *t, const char *text)
 {
 	size_t n = strlen(text);
 	if (n > SIZE_MAX / 2 - t->len - 3) return false;
@@ -140,9 +140,9 @@ bool gltf_jtext_append(jtext *t, const char *text)
 	return true;
 }
 
-/** Ends the text t with the "]" that closes its array (gltf_jtext_append kept
+/** Ends the text t with the "]" that closes its array (gsioi_gltf_jtext_append kept
  *  room for it and the terminator). */
-void gltf_jtext_close(jtext *t)
+void gsioi_gltf_jtext_close(jtext *t)
 {
 	t->p[t->len++] = ']';
 	t->p[t->len] = 0;
@@ -153,7 +153,7 @@ static bool jtext_add(gltf_ctx *c, jtext *t, cJSON *item)
 {
 	char *printed = NULL;
 	const char *text = cJSON_IsRaw(item) ? item->valuestring : (printed = cJSON_PrintUnformatted(item));
-	bool ok = text && gltf_jtext_append(t, text);
+	bool ok = text && gsioi_gltf_jtext_append(t, text);
 	cJSON_free(printed);
 	cJSON_Delete(item);
 	if (!ok) c->json_failed = true;
@@ -163,7 +163,7 @@ static bool jtext_add(gltf_ctx *c, jtext *t, cJSON *item)
 /** The array to put in the document for *arr: its text as one raw item for a
  *  GLB, else the array itself; NULL when it is empty (or on failure). *arr is
  *  taken (NULL afterwards). */
-cJSON *gltf_jtext_take(gltf_ctx *c, cJSON **arr)
+cJSON *gsioi_gltf_jtext_take(gltf_ctx *c, cJSON **arr)
 {
 	cJSON *a = *arr;
 	jtext *t = jtext_of(c, a);
@@ -175,11 +175,11 @@ cJSON *gltf_jtext_take(gltf_ctx *c, cJSON **arr)
 	}
 	cJSON_Delete(a);
 	if (!t->n) return NULL;
-	gltf_jtext_close(t);
+	gsioi_gltf_jtext_close(t);
 	// In the document a mark stands for the text: byte 0x01 and the array's
 	// letter, printed as they are (a raw item; cJSON escapes control bytes
 	// in strings, so a 0x01 in the printed document is a mark). The GLB's
-	// JSON chunk is written from the document and the texts (gltf_glb_json_emit),
+	// JSON chunk is written from the document and the texts (gsioi_gltf_glb_json_emit),
 	// never whole in one buffer.
 	char mark[3] = {JT_MARK, (char)('A' + (t - c->jt)), 0};
 	cJSON *raw = cJSON_CreateRaw(mark);
@@ -189,7 +189,7 @@ cJSON *gltf_jtext_take(gltf_ctx *c, cJSON **arr)
 
 /** The JSON chunk's length: the printed document less its marks, plus the
  *  texts they stand for. */
-size_t gltf_glb_json_len(const gltf_ctx *c, const char *doc)
+size_t gsioi_gltf_glb_json_len(const gltf_ctx *c, const char *doc)
 {
 	size_t len = 0;
 	for (const char *q = doc; *q; q++) {
@@ -206,7 +206,7 @@ size_t gltf_glb_json_len(const gltf_ctx *c, const char *doc)
 /** Hands the JSON chunk to emit in pieces: the document's runs between
  *  marks, and each mark's text, freed once handed on. False when emit
  *  fails. */
-bool gltf_glb_json_emit(gltf_ctx *c, const char *doc, bool (*emit)(void *user, const void *p, size_t n),
+bool gsioi_gltf_glb_json_emit(gltf_ctx *c, const char *doc, bool (*emit)(void *user, const void *p, size_t n),
                         void *user)
 {
 	const char *run = doc;
@@ -225,7 +225,7 @@ bool gltf_glb_json_emit(gltf_ctx *c, const char *doc, bool (*emit)(void *user, c
 }
 
 /** Appends item to arr (deletes it on failure). */
-void gltf_jadd(gltf_ctx *c, cJSON *arr, cJSON *item)
+void gsioi_gltf_jadd(gltf_ctx *c, cJSON *arr, cJSON *item)
 {
 	jtext *t = item ? jtext_of(c, arr) : NULL;
 	if (t) {
@@ -239,7 +239,7 @@ void gltf_jadd(gltf_ctx *c, cJSON *arr, cJSON *item)
 }
 
 /** Appends item to arr and returns its index, -1 on failure. */
-int gltf_jpush(gltf_ctx *c, cJSON *arr, cJSON *item)
+int gsioi_gltf_jpush(gltf_ctx *c, cJSON *arr, cJSON *item)
 {
 	if (!item || !arr) {
 		cJSON_Delete(item);
@@ -251,7 +251,7 @@ int gltf_jpush(gltf_ctx *c, cJSON *arr, cJSON *item)
 	// scene (images, textures, meshes) keep their own count, or a model of
 	// 231 frames spends 8% of its time counting, and a level of 8 000
 	// textures a quarter; appends whose index nobody reads (targets, names)
-	// go through gltf_jadd(). Only gltf_jpush() appends to these five. A GLB's text
+	// go through gsioi_gltf_jadd(). Only gsioi_gltf_jpush() appends to these five. A GLB's text
 	// arrays count their items.
 	jtext *t = jtext_of(c, arr);
 	if (t) {
@@ -274,20 +274,20 @@ int gltf_jpush(gltf_ctx *c, cJSON *arr, cJSON *item)
 	return idx;
 }
 
-void gltf_jpush_num(gltf_ctx *c, cJSON *arr, double v)
+void gsioi_gltf_jpush_num(gltf_ctx *c, cJSON *arr, double v)
 {
-	gltf_jadd(c, arr, gltf_jnumber(v));
+	gsioi_gltf_jadd(c, arr, gsioi_gltf_jnumber(v));
 }
 
 /** A float as JSON text that reads back as exactly that float's value.
  *  cJSON's own printer settles for 15 digits when they read back "close
  *  enough", which breaks the rule that accessor min/max equal the data;
  *  17 significant digits name every double (so every float) exactly
- *  (gltf_json_float: printf's "%.17g", with a '.' in any locale). */
-cJSON *gltf_jfloat(float f)
+ *  (gsioi_gltf_json_float: printf's "%.17g", with a '.' in any locale). */
+cJSON *gsioi_gltf_jfloat(float f)
 {
 	char out[GLTF_JSON_FLOAT_MAX];
-	gltf_json_float(f, out);
+	gsioi_gltf_json_float(f, out);
 	return cJSON_CreateRaw(out);
 }
 
@@ -300,13 +300,13 @@ static size_t floats_text(const float *v, int n, char *out)
 	out[len++] = '[';
 	for (int i = 0; i < n; i++) {
 		if (i) out[len++] = ',';
-		len += gltf_json_float(v[i], out + len);
+		len += gsioi_gltf_json_float(v[i], out + len);
 	}
 	out[len++] = ']';
 	return len;
 }
 
-cJSON *gltf_jfloats(gltf_ctx *c, const float *v, int n)
+cJSON *gsioi_gltf_jfloats(gltf_ctx *c, const float *v, int n)
 {
 	if (!c->separate && n >= 0 && n <= 16) {
 		// A GLB's JSON is printed unformatted: the array goes in as the text
@@ -321,7 +321,7 @@ cJSON *gltf_jfloats(gltf_ctx *c, const float *v, int n)
 	}
 	cJSON *a = cJSON_CreateArray();
 	for (int i = 0; a && i < n; i++) {
-		cJSON *x = gltf_jfloat(v[i]);
+		cJSON *x = gsioi_gltf_jfloat(v[i]);
 		if (!x || !cJSON_AddItemToArray(a, x)) {
 			cJSON_Delete(x);
 			cJSON_Delete(a);
@@ -332,7 +332,7 @@ cJSON *gltf_jfloats(gltf_ctx *c, const float *v, int n)
 	return a;
 }
 
-const char *gltf_type_name(int ncomp)
+const char *gsioi_gltf_type_name(int ncomp)
 {
 	switch (ncomp) {
 	case 1: return "SCALAR";
@@ -343,10 +343,10 @@ const char *gltf_type_name(int ncomp)
 	}
 }
 
-void gltf_jb_start(gltf_ctx *c, jbuild *b)
+void gsioi_gltf_jb_start(gltf_ctx *c, jbuild *b)
 {
 	b->c = c;
-	b->obj = c->separate ? gltf_jobj(c) : NULL;
+	b->obj = c->separate ? gsioi_gltf_jobj(c) : NULL;
 	b->len = 0;
 	b->text[b->len++] = '{';
 }
@@ -362,10 +362,10 @@ static void jb_key(jbuild *b, const char *key)
 	b->text[b->len++] = ':';
 }
 
-void gltf_jb_int(jbuild *b, const char *key, size_t v)
+void gsioi_gltf_jb_int(jbuild *b, const char *key, size_t v)
 {
 	if (b->obj) {
-		gltf_jnum(b->c, b->obj, key, (double)v);
+		gsioi_gltf_jnum(b->c, b->obj, key, (double)v);
 		return;
 	}
 	jb_key(b, key);
@@ -380,10 +380,10 @@ void gltf_jb_int(jbuild *b, const char *key, size_t v)
 }
 
 /** s: ASCII without quotes or backslashes (a type name). */
-void gltf_jb_str(jbuild *b, const char *key, const char *s)
+void gsioi_gltf_jb_str(jbuild *b, const char *key, const char *s)
 {
 	if (b->obj) {
-		gltf_jstr(b->c, b->obj, key, s);
+		gsioi_gltf_jstr(b->c, b->obj, key, s);
 		return;
 	}
 	jb_key(b, key);
@@ -394,11 +394,11 @@ void gltf_jb_str(jbuild *b, const char *key, const char *s)
 	b->text[b->len++] = '"';
 }
 
-/** n <= 16 floats, as gltf_jfloats() prints them. */
-void gltf_jb_floats(jbuild *b, const char *key, const float *v, int n)
+/** n <= 16 floats, as gsioi_gltf_jfloats() prints them. */
+void gsioi_gltf_jb_floats(jbuild *b, const char *key, const float *v, int n)
 {
 	if (b->obj) {
-		gltf_jset(b->c, b->obj, key, gltf_jfloats(b->c, v, n));
+		gsioi_gltf_jset(b->c, b->obj, key, gsioi_gltf_jfloats(b->c, v, n));
 		return;
 	}
 	jb_key(b, key);
@@ -406,7 +406,7 @@ void gltf_jb_floats(jbuild *b, const char *key, const float *v, int n)
 }
 
 /** A GLB's object ended: its text, "{...}". */
-const char *gltf_jb_end(jbuild *b)
+const char *gsioi_gltf_jb_end(jbuild *b)
 {
 	b->text[b->len++] = '}';
 	b->text[b->len] = 0;
@@ -414,14 +414,14 @@ const char *gltf_jb_end(jbuild *b)
 }
 
 /** Appends the object to arr; its index or -1. */
-int gltf_jb_push(jbuild *b, cJSON *arr)
+int gsioi_gltf_jb_push(jbuild *b, cJSON *arr)
 {
-	if (b->obj) return gltf_jpush(b->c, arr, b->obj);
-	return gltf_jpush(b->c, arr, cJSON_CreateRaw(gltf_jb_end(b)));
+	if (b->obj) return gsioi_gltf_jpush(b->c, arr, b->obj);
+	return gsioi_gltf_jpush(b->c, arr, cJSON_CreateRaw(gsioi_gltf_jb_end(b)));
 }
 
 /** File-name-safe copy of s (letters, digits, '-', '_', '.'; others '_'). */
-void gltf_safe_name(const char *s, char *buf, size_t size)
+void gsioi_gltf_safe_name(const char *s, char *buf, size_t size)
 {
 	size_t n = 0;
 	for (; s && *s && n + 1 < size; s++) {
@@ -434,7 +434,7 @@ void gltf_safe_name(const char *s, char *buf, size_t size)
 }
 
 /** RFC 3986 percent-encoding of a relative file name for a glTF uri. */
-void gltf_uri_encode(const char *s, char *buf, size_t size)
+void gsioi_gltf_uri_encode(const char *s, char *buf, size_t size)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t n = 0;
@@ -456,10 +456,10 @@ void gltf_uri_encode(const char *s, char *buf, size_t size)
 /** An object holding the extras of a list (ints, floats, strings, float
  *  arrays) added to `into` (created when NULL). Returns into, or NULL when
  *  the list is empty and into was NULL. Non-finite floats become null. */
-cJSON *gltf_extras_json(gltf_ctx *c, cJSON *into, const gsio_extras *x)
+cJSON *gsioi_gltf_extras_json(gltf_ctx *c, cJSON *into, const gsio_extras *x)
 {
 	if (!x || !x->count) return into;
-	if (!into) into = gltf_jobj(c);
+	if (!into) into = gsioi_gltf_jobj(c);
 	for (size_t i = 0; i < x->count; i++) {
 		const gsio_extra *e = &x->items[i];
 		if (!e->key) continue;
@@ -468,11 +468,11 @@ cJSON *gltf_extras_json(gltf_ctx *c, cJSON *into, const gsio_extras *x)
 		case GSIO_EXTRA_INT: v = cJSON_CreateNumber((double)e->i); break;
 		case GSIO_EXTRA_FLOAT: v = isfinite(e->f) ? cJSON_CreateNumber(e->f) : cJSON_CreateNull(); break;
 		case GSIO_EXTRA_STRING: v = cJSON_CreateString(e->s ? e->s : ""); break;
-		case GSIO_EXTRA_FLOATS: v = gltf_jfloats(c, e->floats, (int)e->floats_count); break;
+		case GSIO_EXTRA_FLOATS: v = gsioi_gltf_jfloats(c, e->floats, (int)e->floats_count); break;
 		default: continue;
 		}
 		cJSON_DeleteItemFromObjectCaseSensitive(into, e->key);
-		gltf_jset_copy(c, into, e->key, v);
+		gsioi_gltf_jset_copy(c, into, e->key, v);
 	}
 	return into;
 }

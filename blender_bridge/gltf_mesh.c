@@ -56,14 +56,14 @@ static bool write_skin_attributes(gltf_ctx *c, size_t mi, cJSON *attrs)
 	size_t slots = sets * 4;
 	bool wide = nj > 256;
 	size_t jsize = wide ? 2 : 1, nslots;
-	if (!gltf_mul_size(nv, slots, &nslots)) {
+	if (!gsioi_gltf_mul_size(nv, slots, &nslots)) {
 		FAIL(c, GSIO_ERR_LIMIT, "mesh %zu: weight table overflows", mi);
 		return false;
 	}
-	uint8_t *joints = gltf_xmalloc_array(c, nslots, jsize);
-	float *weights = gltf_xmalloc_array(c, nslots, sizeof(float));
-	uint32_t *tj = gltf_xmalloc_array(c, most ? most : 1, sizeof(uint32_t));
-	double *tw = gltf_xmalloc_array(c, most ? most : 1, sizeof(double));
+	uint8_t *joints = gsioi_gltf_xmalloc_array(c, nslots, jsize);
+	float *weights = gsioi_gltf_xmalloc_array(c, nslots, sizeof(float));
+	uint32_t *tj = gsioi_gltf_xmalloc_array(c, most ? most : 1, sizeof(uint32_t));
+	double *tw = gsioi_gltf_xmalloc_array(c, most ? most : 1, sizeof(double));
 	bool ok = joints && weights && tj && tw;
 	size_t unweighted = 0, dropped = 0;
 	for (size_t v = 0; ok && v < nv; v++) {
@@ -125,30 +125,30 @@ static bool write_skin_attributes(gltf_ctx *c, size_t mi, cJSON *attrs)
 		// (a copy of it held 20 bytes a vertex more: corridor_02_short_door's
 		// 18 KB).
 		const bool one = sets == 1;
-		uint8_t *js = one ? joints : gltf_xmalloc_array(c, nv, 4 * jsize);
-		float *ws = one ? weights : gltf_xmalloc_array(c, nv, 4 * sizeof(float));
+		uint8_t *js = one ? joints : gsioi_gltf_xmalloc_array(c, nv, 4 * jsize);
+		float *ws = one ? weights : gsioi_gltf_xmalloc_array(c, nv, 4 * sizeof(float));
 		ok = js && ws;
 		for (size_t set = 0; ok && set < sets; set++) {
 			for (size_t v = 0; !one && v < nv; v++) {
 				memcpy(js + v * 4 * jsize, joints + (v * slots + set * 4) * jsize, 4 * jsize);
 				memcpy(ws + v * 4, weights + v * slots + set * 4, 4 * sizeof(float));
 			}
-			int view = gltf_add_view(c, js, nv * 4 * jsize, GLTF_ARRAY_BUFFER);
+			int view = gsioi_gltf_add_view(c, js, nv * 4 * jsize, GLTF_ARRAY_BUFFER);
 			ok = view >= 0;
 			if (!ok) break;
-			cJSON *a = gltf_jobj(c);
-			gltf_jnum(c, a, "bufferView", view);
-			gltf_jnum(c, a, "componentType", wide ? GLTF_UNSIGNED_SHORT : GLTF_UNSIGNED_BYTE);
-			gltf_jnum(c, a, "count", (double)nv);
-			gltf_jstr(c, a, "type", "VEC4");
-			int ja = gltf_jpush(c, c->accessors, a);
-			int wa = gltf_float_accessor(c, ws, nv, 4, false, GLTF_ARRAY_BUFFER);
+			cJSON *a = gsioi_gltf_jobj(c);
+			gsioi_gltf_jnum(c, a, "bufferView", view);
+			gsioi_gltf_jnum(c, a, "componentType", wide ? GLTF_UNSIGNED_SHORT : GLTF_UNSIGNED_BYTE);
+			gsioi_gltf_jnum(c, a, "count", (double)nv);
+			gsioi_gltf_jstr(c, a, "type", "VEC4");
+			int ja = gsioi_gltf_jpush(c, c->accessors, a);
+			int wa = gsioi_gltf_float_accessor(c, ws, nv, 4, false, GLTF_ARRAY_BUFFER);
 			ok = ja >= 0 && wa >= 0;
 			char key[32];
 			snprintf(key, sizeof(key), "JOINTS_%zu", set);
-			gltf_jset_copy(c, attrs, key, gltf_jnumber(ja));
+			gsioi_gltf_jset_copy(c, attrs, key, gsioi_gltf_jnumber(ja));
 			snprintf(key, sizeof(key), "WEIGHTS_%zu", set);
-			gltf_jset_copy(c, attrs, key, gltf_jnumber(wa));
+			gsioi_gltf_jset_copy(c, attrs, key, gsioi_gltf_jnumber(wa));
 		}
 		if (!one) free(js), free(ws);
 	}
@@ -157,21 +157,21 @@ static bool write_skin_attributes(gltf_ctx *c, size_t mi, cJSON *attrs)
 	free(tj);
 	free(tw);
 	if (ok && unweighted)
-		gltf_warn(c, "mesh %zu: %zu vertices have no weight; bound to joint 0", mi, unweighted);
-	if (ok && dropped) gltf_warn(c, "mesh %zu: %zu negative or non-finite weights dropped", mi, dropped);
+		gsioi_gltf_warn(c, "mesh %zu: %zu vertices have no weight; bound to joint 0", mi, unweighted);
+	if (ok && dropped) gsioi_gltf_warn(c, "mesh %zu: %zu negative or non-finite weights dropped", mi, dropped);
 	return ok;
 }
 
 /** An index accessor over part of the mesh's index view. */
 static int index_accessor(gltf_ctx *c, int view, size_t first, size_t count, bool wide)
 {
-	cJSON *a = gltf_jobj(c);
-	gltf_jnum(c, a, "bufferView", view);
-	if (first) gltf_jnum(c, a, "byteOffset", (double)(first * (wide ? 4 : 2)));
-	gltf_jnum(c, a, "componentType", wide ? GLTF_UNSIGNED_INT : GLTF_UNSIGNED_SHORT);
-	gltf_jnum(c, a, "count", (double)count);
-	gltf_jstr(c, a, "type", "SCALAR");
-	return gltf_jpush(c, c->accessors, a);
+	cJSON *a = gsioi_gltf_jobj(c);
+	gsioi_gltf_jnum(c, a, "bufferView", view);
+	if (first) gsioi_gltf_jnum(c, a, "byteOffset", (double)(first * (wide ? 4 : 2)));
+	gsioi_gltf_jnum(c, a, "componentType", wide ? GLTF_UNSIGNED_INT : GLTF_UNSIGNED_SHORT);
+	gsioi_gltf_jnum(c, a, "count", (double)count);
+	gsioi_gltf_jstr(c, a, "type", "SCALAR");
+	return gsioi_gltf_jpush(c, c->accessors, a);
 }
 
 // -- Meshes from arrays
@@ -199,48 +199,48 @@ static bool write_primitives(gltf_ctx *c, size_t mi, const gsio_mesh *m, cJSON *
                              int index_view, bool wide, cJSON *targets, cJSON *names,
                              size_t bad_normals)
 {
-	if (bad_normals) gltf_warn(c, "mesh %zu: %zu zero or non-finite normals replaced by up", mi, bad_normals);
+	if (bad_normals) gsioi_gltf_warn(c, "mesh %zu: %zu zero or non-finite normals replaced by up", mi, bad_normals);
 
-	cJSON *prims = gltf_jarr(c);
+	cJSON *prims = gsioi_gltf_jarr(c);
 	for (size_t p = 0; p < m->parts_count; p++) {
 		const gsio_mesh_part *part = &m->parts[p];
 		if (!part->index_count) continue;
-		cJSON *prim = gltf_jobj(c);
-		gltf_jset(c, prim, "attributes", cJSON_Duplicate(attrs, true));
-		gltf_jnum(c, prim, "indices", index_accessor(c, index_view, part->first_index, part->index_count, wide));
+		cJSON *prim = gsioi_gltf_jobj(c);
+		gsioi_gltf_jset(c, prim, "attributes", cJSON_Duplicate(attrs, true));
+		gsioi_gltf_jnum(c, prim, "indices", index_accessor(c, index_view, part->first_index, part->index_count, wide));
 		if (part->material >= 0) {
-			gltf_jnum(c, prim, "material", part->material);
+			gsioi_gltf_jnum(c, prim, "material", part->material);
 			if (c->variants_count) {
-				cJSON *ext = gltf_jobj(c), *var = gltf_jobj(c), *maps = gltf_jarr(c);
+				cJSON *ext = gsioi_gltf_jobj(c), *var = gsioi_gltf_jobj(c), *maps = gsioi_gltf_jarr(c);
 				for (int k = 0; k < c->variants_count; k++) {
-					cJSON *mp = gltf_jobj(c), *vs = gltf_jarr(c);
-					gltf_jnum(c, mp, "material", k);
-					gltf_jpush_num(c, vs, k);
-					gltf_jset(c, mp, "variants", vs);
-					gltf_jadd(c, maps, mp);
+					cJSON *mp = gsioi_gltf_jobj(c), *vs = gsioi_gltf_jarr(c);
+					gsioi_gltf_jnum(c, mp, "material", k);
+					gsioi_gltf_jpush_num(c, vs, k);
+					gsioi_gltf_jset(c, mp, "variants", vs);
+					gsioi_gltf_jadd(c, maps, mp);
 				}
-				gltf_jset(c, var, "mappings", maps);
-				gltf_jset(c, ext, "KHR_materials_variants", var);
-				gltf_jset(c, prim, "extensions", ext);
+				gsioi_gltf_jset(c, var, "mappings", maps);
+				gsioi_gltf_jset(c, ext, "KHR_materials_variants", var);
+				gsioi_gltf_jset(c, prim, "extensions", ext);
 			}
 		}
-		gltf_jnum(c, prim, "mode", 4);
-		if (targets) gltf_jset(c, prim, "targets", cJSON_Duplicate(targets, true));
-		gltf_jadd(c, prims, prim);
+		gsioi_gltf_jnum(c, prim, "mode", 4);
+		if (targets) gsioi_gltf_jset(c, prim, "targets", cJSON_Duplicate(targets, true));
+		gsioi_gltf_jadd(c, prims, prim);
 	}
 	cJSON_Delete(attrs);
 	cJSON_Delete(targets);
-	cJSON *mesh = gltf_jobj(c);
-	if (m->name) gltf_jstr(c, mesh, "name", m->name);
-	gltf_jset(c, mesh, "primitives", prims);
+	cJSON *mesh = gsioi_gltf_jobj(c);
+	if (m->name) gsioi_gltf_jstr(c, mesh, "name", m->name);
+	gsioi_gltf_jset(c, mesh, "primitives", prims);
 	cJSON *extras = NULL;
 	if (names) {
-		extras = gltf_jobj(c);
-		gltf_jset(c, extras, "targetNames", names);
+		extras = gsioi_gltf_jobj(c);
+		gsioi_gltf_jset(c, extras, "targetNames", names);
 	}
-	extras = gltf_extras_json(c, extras, &m->extras);
-	if (extras) gltf_jset(c, mesh, "extras", extras);
-	c->mesh_index[mi] = gltf_jpush(c, c->meshes, mesh);
+	extras = gsioi_gltf_extras_json(c, extras, &m->extras);
+	if (extras) gsioi_gltf_jset(c, mesh, "extras", extras);
+	c->mesh_index[mi] = gsioi_gltf_jpush(c, c->meshes, mesh);
 	if (names) c->mesh_targets[mi] = (int)m->frames_count;
 	return true;
 }
@@ -250,7 +250,7 @@ static bool write_primitives(gltf_ctx *c, size_t mi, const gsio_mesh *m, cJSON *
 static bool write_arrays_mesh(gltf_ctx *c, size_t mi, const gsio_mesh *m)
 {
 	size_t nv = m->vertex_count, ni = m->index_count;
-	cJSON *attrs = gltf_jobj(c);
+	cJSON *attrs = gsioi_gltf_jobj(c);
 	bool ok = true;
 
 	// Indices: one view, 16-bit when they fit (65535 is the primitive-restart
@@ -258,21 +258,21 @@ static bool write_arrays_mesh(gltf_ctx *c, size_t mi, const gsio_mesh *m)
 	bool wide = nv > 65535;
 	int index_view;
 	if (!wide) {
-		uint16_t *i16 = gltf_xmalloc_array(c, ni, 2);
+		uint16_t *i16 = gsioi_gltf_xmalloc_array(c, ni, 2);
 		ok = i16 != NULL;
 		if (ok)
 			for (size_t i = 0; i < ni; i++) i16[i] = (uint16_t)m->indices[i];
-		index_view = ok ? gltf_add_view(c, i16, ni * 2, GLTF_ELEMENT_ARRAY_BUFFER) : -1;
+		index_view = ok ? gsioi_gltf_add_view(c, i16, ni * 2, GLTF_ELEMENT_ARRAY_BUFFER) : -1;
 		free(i16);
 	} else {
-		index_view = gltf_add_view(c, m->indices, ni * 4, GLTF_ELEMENT_ARRAY_BUFFER);
+		index_view = gsioi_gltf_add_view(c, m->indices, ni * 4, GLTF_ELEMENT_ARRAY_BUFFER);
 	}
 	ok = ok && index_view >= 0;
 
 	// Base pose, in output axes; one float more, so that a vertex can be read
 	// as 4 floats (deltas_packed(), deltas_float_records()).
-	float *pos = ok ? gltf_xmalloc_array(c, 3 * nv + 1, sizeof(float)) : NULL;
-	float *nrm = ok ? gltf_xmalloc_array(c, 3 * nv + 1, sizeof(float)) : NULL;
+	float *pos = ok ? gsioi_gltf_xmalloc_array(c, 3 * nv + 1, sizeof(float)) : NULL;
+	float *nrm = ok ? gsioi_gltf_xmalloc_array(c, 3 * nv + 1, sizeof(float)) : NULL;
 	ok = ok && pos && nrm;
 	if (ok) pos[3 * nv] = nrm[3 * nv] = 0;
 	static const float up[3] = {0, 0, 1};
@@ -289,26 +289,26 @@ static bool write_arrays_mesh(gltf_ctx *c, size_t mi, const gsio_mesh *m)
 	cJSON *targets = NULL, *names = NULL;
 	bool qpos = ok && c->q_ok[mi];
 	if (ok && qpos) {
-		names = gltf_jarr(c);
-		int pa = gltf_write_positions_q(c, mi, pos, names, &targets);
+		names = gsioi_gltf_jarr(c);
+		int pa = gsioi_gltf_write_positions_q(c, mi, pos, names, &targets);
 		ok = pa >= 0;
-		gltf_jnum(c, attrs, "POSITION", pa);
+		gsioi_gltf_jnum(c, attrs, "POSITION", pa);
 		if (!targets) {
 			cJSON_Delete(names);
 			names = NULL;
 		}
 	} else if (ok) {
-		gltf_jnum(c, attrs, "POSITION", gltf_float_accessor(c, pos, nv, 3, true, GLTF_ARRAY_BUFFER));
+		gsioi_gltf_jnum(c, attrs, "POSITION", gsioi_gltf_float_accessor(c, pos, nv, 3, true, GLTF_ARRAY_BUFFER));
 	}
 	if (ok && c->compact) {
-		int na = m->normals ? gltf_normal_accessor_q(c, nrm, nv) : 0;
-		int ua = m->uvs ? gltf_uv_accessor_q(c, m->uvs, nv) : 0;
+		int na = m->normals ? gsioi_gltf_normal_accessor_q(c, nrm, nv) : 0;
+		int ua = m->uvs ? gsioi_gltf_uv_accessor_q(c, m->uvs, nv) : 0;
 		ok = na >= 0 && ua >= 0;
-		if (m->normals) gltf_jnum(c, attrs, "NORMAL", na);
-		if (m->uvs) gltf_jnum(c, attrs, "TEXCOORD_0", ua);
+		if (m->normals) gsioi_gltf_jnum(c, attrs, "NORMAL", na);
+		if (m->uvs) gsioi_gltf_jnum(c, attrs, "TEXCOORD_0", ua);
 	} else if (ok) {
-		if (m->normals) gltf_jnum(c, attrs, "NORMAL", gltf_float_accessor(c, nrm, nv, 3, false, GLTF_ARRAY_BUFFER));
-		if (m->uvs) gltf_jnum(c, attrs, "TEXCOORD_0", gltf_float_accessor(c, m->uvs, nv, 2, false, GLTF_ARRAY_BUFFER));
+		if (m->normals) gsioi_gltf_jnum(c, attrs, "NORMAL", gsioi_gltf_float_accessor(c, nrm, nv, 3, false, GLTF_ARRAY_BUFFER));
+		if (m->uvs) gsioi_gltf_jnum(c, attrs, "TEXCOORD_0", gsioi_gltf_float_accessor(c, m->uvs, nv, 2, false, GLTF_ARRAY_BUFFER));
 	}
 	// The base pose in output axes is needed again only for morph targets:
 	// without, it goes before the joint and weight table is made (24 bytes
@@ -322,13 +322,13 @@ static bool write_arrays_mesh(gltf_ctx *c, size_t mi, const gsio_mesh *m)
 		ok = write_skin_attributes(c, mi, attrs);
 		if (ok) c->mesh_skin[mi] = m->skin;
 	} else if (ok && m->weights.count) {
-		gltf_warn(c, "mesh %zu has weights but no skin: weights dropped", mi);
+		gsioi_gltf_warn(c, "mesh %zu has weights but no skin: weights dropped", mi);
 	}
 
 	// Morph targets: a mesh with 0 or 1 frames is a plain mesh.
 	if (ok && morph) {
-		names = gltf_jarr(c);
-		targets = gltf_write_targets(c, mi, pos, nrm, names, &bad_normals);
+		names = gsioi_gltf_jarr(c);
+		targets = gsioi_gltf_write_targets(c, mi, pos, nrm, names, &bad_normals);
 		ok = targets != NULL;
 	}
 	free(pos);
@@ -357,15 +357,15 @@ static bool write_grid_mesh(gltf_ctx *c, size_t mi, const gsio_mesh *m)
 	bool wide = nv > 65535;
 	float dummy[3];
 	bool has_normals = gsio_mesh_grid_get(m, 0, 0, NULL, dummy, NULL) == 1;
-	uint32_t *ix = gltf_xmalloc_array(c, GRID_STRIP, 3 * sizeof(uint32_t));
-	float *pos = gltf_xmalloc_array(c, GRID_STRIP, 3 * sizeof(float));
-	float *nrm = gltf_xmalloc_array(c, GRID_STRIP, 3 * sizeof(float));
+	uint32_t *ix = gsioi_gltf_xmalloc_array(c, GRID_STRIP, 3 * sizeof(uint32_t));
+	float *pos = gsioi_gltf_xmalloc_array(c, GRID_STRIP, 3 * sizeof(float));
+	float *nrm = gsioi_gltf_xmalloc_array(c, GRID_STRIP, 3 * sizeof(float));
 	bool ok = ix && pos && nrm;
 
 	// Indices, 16-bit when they fit, in place of the 32-bit ones.
 	int index_view = -1;
 	size_t off = c->bin.size;
-	ok = ok && gltf_buffer_align(c);
+	ok = ok && gsioi_gltf_buffer_align(c);
 	if (ok) off = c->bin.size;
 	for (size_t t = 0; ok && t < ntri; t += GRID_STRIP) {
 		size_t n = ntri - t < GRID_STRIP ? ntri - t : GRID_STRIP;
@@ -374,22 +374,22 @@ static bool write_grid_mesh(gltf_ctx *c, size_t mi, const gsio_mesh *m)
 			uint16_t *i16 = (uint16_t *)(void *)ix;
 			for (size_t k = 0; k < 3 * n; k++) i16[k] = (uint16_t)ix[k];
 		}
-		ok = ok && gltf_buf_append(c, ix, 3 * n * (wide ? 4 : 2));
+		ok = ok && gsioi_gltf_buf_append(c, ix, 3 * n * (wide ? 4 : 2));
 	}
-	if (ok) index_view = gltf_view_json(c, off, 3 * ntri * (wide ? 4 : 2), 0, GLTF_ELEMENT_ARRAY_BUFFER);
+	if (ok) index_view = gsioi_gltf_view_json(c, off, 3 * ntri * (wide ? 4 : 2), 0, GLTF_ELEMENT_ARRAY_BUFFER);
 	ok = ok && index_view >= 0;
 
-	// Positions (with min/max as gltf_min_max() finds them) and normals in
+	// Positions (with min/max as gsioi_gltf_min_max() finds them) and normals in
 	// output axes, as write_arrays_mesh() turns them; then the uvs as stored.
 	static const float up[3] = {0, 0, 1};
 	float up_out[3], mn[3] = {0, 0, 0}, mx[3] = {0, 0, 0};
 	xf_dir(c, up, up_out);
 	size_t bad_normals = 0;
-	cJSON *attrs = gltf_jobj(c);
+	cJSON *attrs = gsioi_gltf_jobj(c);
 	for (int pass = 0; ok && pass < (has_normals ? 3 : 2); pass++) {
 		int what = pass == 0 ? 0 : has_normals && pass == 1 ? 1 : 2; // position, normal, uv
 		int ncomp = what == 2 ? 2 : 3;
-		ok = gltf_buffer_align(c);
+		ok = gsioi_gltf_buffer_align(c);
 		off = c->bin.size;
 		for (size_t v = 0; ok && v < nv; v += GRID_STRIP) {
 			size_t n = nv - v < GRID_STRIP ? nv - v : GRID_STRIP;
@@ -408,14 +408,14 @@ static bool write_grid_mesh(gltf_ctx *c, size_t mi, const gsio_mesh *m)
 				xf_dir(c, nrm + 3 * k, pos + 3 * k);
 				if (!normalize3(pos + 3 * k, up_out)) bad_normals++;
 			}
-			ok = ok && gltf_buf_append(c, pos, n * (size_t)ncomp * sizeof(float));
+			ok = ok && gsioi_gltf_buf_append(c, pos, n * (size_t)ncomp * sizeof(float));
 		}
-		int view = ok ? gltf_view_json(c, off, nv * (size_t)ncomp * sizeof(float), 0, GLTF_ARRAY_BUFFER) : -1;
+		int view = ok ? gsioi_gltf_view_json(c, off, nv * (size_t)ncomp * sizeof(float), 0, GLTF_ARRAY_BUFFER) : -1;
 		int acc = view < 0 ? -1
-		                   : gltf_float_accessor_json(c, view, nv, ncomp, what == 0 ? mn : NULL,
+		                   : gsioi_gltf_float_accessor_json(c, view, nv, ncomp, what == 0 ? mn : NULL,
 		                                              what == 0 ? mx : NULL);
 		ok = acc >= 0;
-		gltf_jnum(c, attrs, what == 0 ? "POSITION" : what == 1 ? "NORMAL" : "TEXCOORD_0", acc);
+		gsioi_gltf_jnum(c, attrs, what == 0 ? "POSITION" : what == 1 ? "NORMAL" : "TEXCOORD_0", acc);
 	}
 	free(ix), free(pos), free(nrm);
 	if (!ok) {
@@ -432,10 +432,10 @@ static bool write_grid_expanded(gltf_ctx *c, size_t mi, const gsio_mesh *m)
 	gsio_mesh e = *m;
 	float dummy[3];
 	bool has_normals = gsio_mesh_grid_get(m, 0, 0, NULL, dummy, NULL) == 1;
-	e.positions = gltf_xmalloc_array(c, m->vertex_count, 3 * sizeof(float));
-	e.normals = has_normals ? gltf_xmalloc_array(c, m->vertex_count, 3 * sizeof(float)) : NULL;
-	e.uvs = gltf_xmalloc_array(c, m->vertex_count, 2 * sizeof(float));
-	e.indices = gltf_xmalloc_array(c, m->index_count, sizeof(uint32_t));
+	e.positions = gsioi_gltf_xmalloc_array(c, m->vertex_count, 3 * sizeof(float));
+	e.normals = has_normals ? gsioi_gltf_xmalloc_array(c, m->vertex_count, 3 * sizeof(float)) : NULL;
+	e.uvs = gsioi_gltf_xmalloc_array(c, m->vertex_count, 2 * sizeof(float));
+	e.indices = gsioi_gltf_xmalloc_array(c, m->index_count, sizeof(uint32_t));
 	bool ok = e.positions && (e.normals || !has_normals) && e.uvs && e.indices &&
 	          gsio_mesh_grid_get(m, 0, m->vertex_count, e.positions, e.normals, e.uvs) >= 0 &&
 	          gsio_mesh_grid_indices(m, 0, m->index_count / 3, e.indices) == 0;
@@ -462,10 +462,10 @@ static int mesh_key_cmp(const void *a, const void *b)
 /** Groups the meshes by their positions array, the first thing same_mesh()
  *  compares: same_first[i] is the first mesh of i's positions, same_next[i]
  *  the next one (SIZE_MAX: none, or no positions). */
-bool gltf_plan_shared_meshes(gltf_ctx *c)
+bool gsioi_gltf_plan_shared_meshes(gltf_ctx *c)
 {
 	size_t n = c->s->meshes_count;
-	mesh_key *keys = gltf_xmalloc_array(c, n ? n : 1, sizeof(*keys));
+	mesh_key *keys = gsioi_gltf_xmalloc_array(c, n ? n : 1, sizeof(*keys));
 	if (!keys) return false;
 	for (size_t i = 0; i < n; i++) {
 		keys[i].positions = (uintptr_t)c->s->meshes[i].positions;
@@ -485,7 +485,7 @@ bool gltf_plan_shared_meshes(gltf_ctx *c)
 	return true;
 }
 
-bool gltf_write_mesh(gltf_ctx *c, size_t mi)
+bool gsioi_gltf_write_mesh(gltf_ctx *c, size_t mi)
 {
 	const gsio_scene *s = c->s;
 	const gsio_mesh *m = &s->meshes[mi];
@@ -495,7 +495,7 @@ bool gltf_write_mesh(gltf_ctx *c, size_t mi)
 	c->mesh_skin[mi] = -1;
 	// A mesh sharing an earlier one's arrays is that glTF mesh; only its
 	// skin is its own. Only the meshes of its positions are candidates, in
-	// order (gltf_plan_shared_meshes()): a scan of all earlier meshes would
+	// order (gsioi_gltf_plan_shared_meshes()): a scan of all earlier meshes would
 	// make a level of 20 000 blocks quadratic.
 	for (size_t k = c->same_first[mi]; k < mi; k = c->same_next[k])
 		if (c->mesh_index[k] >= 0 && same_mesh(s, m, &s->meshes[k]) &&
@@ -508,7 +508,7 @@ bool gltf_write_mesh(gltf_ctx *c, size_t mi)
 			return true;
 		}
 	if (!nv || !ni || ((!m->positions || !m->indices) && !m->grid) || !m->parts_count) {
-		gltf_warn(c, "mesh %zu (%s) has no vertices or triangles: not written", mi, gltf_or_default(m->name, ""));
+		gsioi_gltf_warn(c, "mesh %zu (%s) has no vertices or triangles: not written", mi, gsioi_gltf_or_default(m->name, ""));
 		return true;
 	}
 	if (nv > UINT32_MAX - 1) {

@@ -8,7 +8,7 @@
  * and on the axis change in gltf_internal.h. */
 #define _GNU_SOURCE // cpu_set_t (gltf_internal.h)
 #include "gltf_internal.h"
-#include "gsio_packed_record.h" // header-only: no symbol of libgsio's internals
+#include "gsioi_packed_record.h" // header-only: no symbol of libgsio's internals
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +26,7 @@
 #endif
 
 /** A morph-target delta accessor (VEC3, `count` elements, min/max of the
- *  dense values given, as gltf_min_max() finds them). Dense
+ *  dense values given, as gsioi_gltf_min_max() finds them). Dense
  *  with its own view by default: Godot 3.2.3 reads sparse accessors, and
  *  accessors without a view, as garbage or hangs. With GSIO_GLTF_SPARSE_MORPH
  *  only the k elements listed in idx (strictly increasing) are stored: no
@@ -37,13 +37,13 @@ static int delta_accessor(gltf_ctx *c, const float *dense, size_t count, const f
 {
 	size_t index_size = count <= 65535 ? 2 : 4;
 	if (!c->sparse || (k > 0 && k * (12 + index_size) >= count * 12))
-		return gltf_float_accessor_mm(c, dense, count, 3, mn, mx, GLTF_ARRAY_BUFFER);
-	cJSON *a = gltf_jobj(c);
-	gltf_jnum(c, a, "componentType", GLTF_FLOAT);
-	gltf_jnum(c, a, "count", (double)count);
-	gltf_jstr(c, a, "type", "VEC3");
-	gltf_jset(c, a, "min", gltf_jfloats(c, mn, 3));
-	gltf_jset(c, a, "max", gltf_jfloats(c, mx, 3));
+		return gsioi_gltf_float_accessor_mm(c, dense, count, 3, mn, mx, GLTF_ARRAY_BUFFER);
+	cJSON *a = gsioi_gltf_jobj(c);
+	gsioi_gltf_jnum(c, a, "componentType", GLTF_FLOAT);
+	gsioi_gltf_jnum(c, a, "count", (double)count);
+	gsioi_gltf_jstr(c, a, "type", "VEC3");
+	gsioi_gltf_jset(c, a, "min", gsioi_gltf_jfloats(c, mn, 3));
+	gsioi_gltf_jset(c, a, "max", gsioi_gltf_jfloats(c, mx, 3));
 	if (k > 0) {
 		// Indices (u16 or u32) into scratch, then the packed values.
 		uint16_t *i16 = (uint16_t *)scratch;
@@ -54,27 +54,27 @@ static int delta_accessor(gltf_ctx *c, const float *dense, size_t count, const f
 			else
 				i32[i] = idx[i];
 		}
-		int iv = gltf_add_view(c, scratch, k * index_size, 0);
+		int iv = gsioi_gltf_add_view(c, scratch, k * index_size, 0);
 		for (size_t i = 0; i < k; i++) memcpy(scratch + 3 * i, dense + 3 * (size_t)idx[i], 12);
-		int vv = gltf_add_view(c, scratch, k * 12, 0);
+		int vv = gsioi_gltf_add_view(c, scratch, k * 12, 0);
 		if (iv < 0 || vv < 0) {
 			cJSON_Delete(a);
 			return -1;
 		}
-		cJSON *sp = gltf_jobj(c), *si = gltf_jobj(c), *sv = gltf_jobj(c);
-		gltf_jnum(c, sp, "count", (double)k);
-		gltf_jnum(c, si, "bufferView", iv);
-		gltf_jnum(c, si, "componentType", index_size == 2 ? GLTF_UNSIGNED_SHORT : GLTF_UNSIGNED_INT);
-		gltf_jnum(c, sv, "bufferView", vv);
-		gltf_jset(c, sp, "indices", si);
-		gltf_jset(c, sp, "values", sv);
-		gltf_jset(c, a, "sparse", sp);
+		cJSON *sp = gsioi_gltf_jobj(c), *si = gsioi_gltf_jobj(c), *sv = gsioi_gltf_jobj(c);
+		gsioi_gltf_jnum(c, sp, "count", (double)k);
+		gsioi_gltf_jnum(c, si, "bufferView", iv);
+		gsioi_gltf_jnum(c, si, "componentType", index_size == 2 ? GLTF_UNSIGNED_SHORT : GLTF_UNSIGNED_INT);
+		gsioi_gltf_jnum(c, sv, "bufferView", vv);
+		gsioi_gltf_jset(c, sp, "indices", si);
+		gsioi_gltf_jset(c, sp, "values", sv);
+		gsioi_gltf_jset(c, a, "sparse", sp);
 	}
-	return gltf_jpush(c, c->accessors, a);
+	return gsioi_gltf_jpush(c, c->accessors, a);
 }
 
 /** A packed normal table (scene axes) turned into output axes and
- *  normalised once per entry, as gltf_write_mesh() turns each vertex normal
+ *  normalised once per entry, as gsioi_gltf_write_mesh() turns each vertex normal
  *  (normalize3, up when that fails: bad[i]), so a frame's normals become a
  *  lookup instead of a square root per vertex. An index is one byte: at
  *  most 256 entries are reachable. */
@@ -103,7 +103,7 @@ static void normal_lut_fill(const gltf_ctx *c, normal_lut *t, const float *table
  *  a' is row v of `a`, or row idx[v] when idx is not NULL (a lookup table
  *  with one row more than idx reaches), turned as xf_pos turns a position
  *  (its components y, z, x when `conv`, then times scale; scale 1 and no
- *  turn for normals already in output axes). Their min/max as gltf_min_max() finds them (the first value,
+ *  turn for normals already in output axes). Their min/max as gsioi_gltf_min_max() finds them (the first value,
  *  then every smaller / larger one: the same floats, -0 and 0 included),
  *  and, when `moved` is not NULL, the vertices whose delta is not 0 listed
  *  there (returns how many; 0 without a list). One pass: the deltas are
@@ -118,7 +118,7 @@ static size_t deltas(const float *a, const uint8_t *idx, bool conv, float scale,
 #ifdef __SSE2__
 	// A vertex a vector (the 4th lane is the next vertex's x, ignored), so
 	// the last vertex goes to the scalar loop below. minps(d, lo) is
-	// d < lo ? d : lo, the comparison gltf_min_max() makes.
+	// d < lo ? d : lo, the comparison gsioi_gltf_min_max() makes.
 	if (nv >= 2) {
 		const __m128 vs = _mm_set1_ps(scale), zero = _mm_setzero_ps();
 		__m128 q = _mm_loadu_ps(idx ? a + 3 * (size_t)idx[0] : a);
@@ -222,10 +222,10 @@ static bool shared_deltas_plan(gltf_ctx *c, const gsio_mesh *m, const float *pos
 	const uint32_t *sv = m->source_vertex;
 	size_t nv = m->vertex_count, ns = m->packed ? m->packed->source_count : 0;
 	if (!sv || !ns || nv < 2) return true;
-	uint32_t *at = gltf_xmalloc_array(c, ns, sizeof(uint32_t)); // file vertex -> place, UINT32_MAX: none yet
-	sd->record = gltf_xmalloc_array(c, ns < nv ? ns : nv, sizeof(uint32_t));
-	sd->first = gltf_xmalloc_array(c, ns < nv ? ns : nv, sizeof(uint32_t));
-	sd->slot = gltf_xmalloc_array(c, nv, sizeof(uint32_t));
+	uint32_t *at = gsioi_gltf_xmalloc_array(c, ns, sizeof(uint32_t)); // file vertex -> place, UINT32_MAX: none yet
+	sd->record = gsioi_gltf_xmalloc_array(c, ns < nv ? ns : nv, sizeof(uint32_t));
+	sd->first = gsioi_gltf_xmalloc_array(c, ns < nv ? ns : nv, sizeof(uint32_t));
+	sd->slot = gsioi_gltf_xmalloc_array(c, nv, sizeof(uint32_t));
 	if (!at || !sd->record || !sd->first || !sd->slot) {
 		free(at);
 		shared_deltas_free(sd);
@@ -251,7 +251,7 @@ static bool shared_deltas_plan(gltf_ctx *c, const gsio_mesh *m, const float *pos
 		shared_deltas_free(sd);
 		return true;
 	}
-	sd->d = gltf_xmalloc_array(c, 6 * n + 8, sizeof(float));
+	sd->d = gsioi_gltf_xmalloc_array(c, 6 * n + 8, sizeof(float));
 	if (!sd->d) {
 		shared_deltas_free(sd);
 		return false;
@@ -290,7 +290,7 @@ static inline void record_deltas(const uint8_t *r, bool bytes, bool conv, __m128
                                  const float (*rows)[3], size_t no, size_t nc, const float *bp,
                                  const float *bn, __m128 *d, __m128 *e)
 {
-	__m128 q = _mm_add_ps(_mm_mul_ps(gsio_record_coords(r, bytes), vs), vo);
+	__m128 q = _mm_add_ps(_mm_mul_ps(gsioi_record_coords(r, bytes), vs), vo);
 	if (conv) q = _mm_shuffle_ps(q, q, _MM_SHUFFLE(3, 0, 2, 1));
 	*d = _mm_sub_ps(_mm_mul_ps(q, vsc), _mm_loadu_ps(bp));
 	unsigned ni = r[no];
@@ -332,7 +332,7 @@ static inline void delta_range_add_scalar(float l[2][4], float h[2][4], const fl
 		}
 }
 
-/** The min/max as gltf_write_targets() takes them: position min, max, normal min, max. */
+/** The min/max as gsioi_gltf_write_targets() takes them: position min, max, normal min, max. */
 static void delta_range_out(float l[2][4], float h[2][4], float mm[4][3])
 {
 	for (int k = 0; k < 3; k++) {
@@ -407,7 +407,7 @@ NOINLINE static void deltas_packed(const gltf_ctx *c, const gsio_mesh *m, const 
 		const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
 		float p[3];
 		for (int k = 0; k < 3; k++) {
-			p[k] = pf->scale[k] * (float)gsio_record_coord(r, bytes, k) + pf->offset[k];
+			p[k] = pf->scale[k] * (float)gsioi_record_coord(r, bytes, k) + pf->offset[k];
 		}
 		unsigned ni = r[no];
 		const float *row = lut->n[ni < nc ? ni : 0];
@@ -459,7 +459,7 @@ NOINLINE static void deltas_float_records(const gltf_ctx *c, const gsio_mesh *m,
 #ifdef __SSE2__
 	// A file vertex a vector: the record's first 4 floats (x, y, z and the
 	// normal's x) turned and scaled as deltas() does it, less the base (4
-	// floats read: gltf_write_mesh's base arrays hold one float more). The
+	// floats read: gsioi_gltf_write_mesh's base arrays hold one float more). The
 	// normal is made unit in double, as normalize3() makes it.
 	const __m128 vsc = _mm_set1_ps(sc);
 	__m128 lo[2] = {_mm_setzero_ps(), _mm_setzero_ps()}, hi[2] = {lo[0], lo[0]};
@@ -511,12 +511,12 @@ static int target_accessor(gltf_ctx *c, const float *a, const uint8_t *rows, boo
 {
 	float mn[3], mx[3];
 	size_t bytes = nv * 12; // nv * 24 bytes fit: the writer holds pos and nrm
-	float *room = c->sparse ? NULL : gltf_view_room(c, bytes);
+	float *room = c->sparse ? NULL : gsioi_gltf_view_room(c, bytes);
 	if (room) {
 		deltas(a, rows, conv, scale, b, nv, room, mn, mx, NULL);
-		int view = gltf_add_claimed_view(c, bytes, GLTF_ARRAY_BUFFER);
+		int view = gsioi_gltf_add_claimed_view(c, bytes, GLTF_ARRAY_BUFFER);
 		if (view < 0) return -1;
-		return gltf_float_accessor_json(c, view, nv, 3, mn, mx);
+		return gsioi_gltf_float_accessor_json(c, view, nv, 3, mn, mx);
 	}
 	if (c->bin.failed) return -1;
 	size_t k = deltas(a, rows, conv, scale, b, nv, dense, mn, mx, c->sparse ? idx : NULL);
@@ -525,7 +525,7 @@ static int target_accessor(gltf_ctx *c, const float *a, const uint8_t *rows, boo
 
 /** Morph targets of a mesh: one per frame, deltas from the base pose (pos,
  *  nrm: output axes). NULL on failure. */
-cJSON *gltf_write_targets(gltf_ctx *c, size_t mi, const float *pos, const float *nrm,
+cJSON *gsioi_gltf_write_targets(gltf_ctx *c, size_t mi, const float *pos, const float *nrm,
                           cJSON *names, size_t *bad_normals)
 {
 	const gsio_mesh *m = &c->s->meshes[mi];
@@ -533,18 +533,18 @@ cJSON *gltf_write_targets(gltf_ctx *c, size_t mi, const float *pos, const float 
 	static const float up[3] = {0, 0, 1};
 	float up_out[3];
 	xf_dir(c, up, up_out);
-	cJSON *targets = gltf_jarr(c);
-	float *dp = gltf_xmalloc_array(c, nv, 3 * sizeof(float));
-	float *dn = gltf_xmalloc_array(c, nv, 3 * sizeof(float));
-	float *scratch = gltf_xmalloc_array(c, nv, 4 * sizeof(float));
-	uint32_t *ip = gltf_xmalloc_array(c, nv, sizeof(uint32_t));
-	uint32_t *in = gltf_xmalloc_array(c, nv, sizeof(uint32_t));
+	cJSON *targets = gsioi_gltf_jarr(c);
+	float *dp = gsioi_gltf_xmalloc_array(c, nv, 3 * sizeof(float));
+	float *dn = gsioi_gltf_xmalloc_array(c, nv, 3 * sizeof(float));
+	float *scratch = gsioi_gltf_xmalloc_array(c, nv, 4 * sizeof(float));
+	uint32_t *ip = gsioi_gltf_xmalloc_array(c, nv, sizeof(uint32_t));
+	uint32_t *in = gsioi_gltf_xmalloc_array(c, nv, sizeof(uint32_t));
 	// One frame at a time as floats (packed frames are expanded here only);
 	// packed normals as table indices.
-	float *fpos = gltf_xmalloc_array(c, nv, 3 * sizeof(float));
-	float *fnrm = gltf_xmalloc_array(c, nv, 3 * sizeof(float));
-	uint8_t *nidx = gltf_xmalloc_array(c, nv, 1);
-	normal_lut *lut = m->normals ? gltf_xmalloc_array(c, 1, sizeof(normal_lut)) : NULL;
+	float *fpos = gsioi_gltf_xmalloc_array(c, nv, 3 * sizeof(float));
+	float *fnrm = gsioi_gltf_xmalloc_array(c, nv, 3 * sizeof(float));
+	uint8_t *nidx = gsioi_gltf_xmalloc_array(c, nv, 1);
+	normal_lut *lut = m->normals ? gsioi_gltf_xmalloc_array(c, 1, sizeof(normal_lut)) : NULL;
 	bool ok = targets && dp && dn && scratch && ip && in && fpos && fnrm && nidx &&
 	          (lut || !m->normals);
 	if (lut) lut->source = NULL;
@@ -559,21 +559,21 @@ cJSON *gltf_write_targets(gltf_ctx *c, size_t mi, const float *pos, const float 
 			// The plan first: float records take their own way only when
 			// file vertices are shared (else the long way is as fast).
 			if (!shared_deltas_plan(c, m, pos, nrm, &sd) ||
-			    (sd.count && !(bad_of = gltf_xmalloc_array(c, sd.count, 1)))) {
+			    (sd.count && !(bad_of = gsioi_gltf_xmalloc_array(c, sd.count, 1)))) {
 				ok = false;
 				break;
 			}
 			sd_planned = true;
 		}
-		if (!c->sparse && sd.count && float_records_fusable(m, f) && (room = gltf_view_room(c, 2 * nv * 12))) {
+		if (!c->sparse && sd.count && float_records_fusable(m, f) && (room = gsioi_gltf_view_room(c, 2 * nv * 12))) {
 			float mm[4][3];
 			deltas_float_records(c, m, fr->packed, pos, nrm, room, room + 3 * nv, mm, bad_normals, &sd, up_out,
 			                     bad_of);
-			int pv = gltf_add_claimed_view(c, nv * 12, GLTF_ARRAY_BUFFER);
-			pa = pv < 0 ? -1 : gltf_float_accessor_json(c, pv, nv, 3, mm[0], mm[1]);
-			int nview = gltf_add_claimed_view(c, nv * 12, GLTF_ARRAY_BUFFER);
-			na = nview < 0 ? -1 : gltf_float_accessor_json(c, nview, nv, 3, mm[2], mm[3]);
-		} else if (!c->sparse && packed_fusable(m, f) && (room = gltf_view_room(c, 2 * nv * 12))) {
+			int pv = gsioi_gltf_add_claimed_view(c, nv * 12, GLTF_ARRAY_BUFFER);
+			pa = pv < 0 ? -1 : gsioi_gltf_float_accessor_json(c, pv, nv, 3, mm[0], mm[1]);
+			int nview = gsioi_gltf_add_claimed_view(c, nv * 12, GLTF_ARRAY_BUFFER);
+			na = nview < 0 ? -1 : gsioi_gltf_float_accessor_json(c, nview, nv, 3, mm[2], mm[3]);
+		} else if (!c->sparse && packed_fusable(m, f) && (room = gsioi_gltf_view_room(c, 2 * nv * 12))) {
 			// Both deltas straight from the records (see deltas_packed()),
 			// in the two views the long way writes one after the other.
 			const float *table = m->packed->normal_table[0];
@@ -585,10 +585,10 @@ cJSON *gltf_write_targets(gltf_ctx *c, size_t mi, const float *pos, const float 
 			sd_planned = true;
 			float mm[4][3];
 			deltas_packed(c, m, fr->packed, lut, pos, nrm, room, room + 3 * nv, mm, bad_normals, &sd);
-			int pv = gltf_add_claimed_view(c, nv * 12, GLTF_ARRAY_BUFFER);
-			pa = pv < 0 ? -1 : gltf_float_accessor_json(c, pv, nv, 3, mm[0], mm[1]);
-			int nview = gltf_add_claimed_view(c, nv * 12, GLTF_ARRAY_BUFFER);
-			na = nview < 0 ? -1 : gltf_float_accessor_json(c, nview, nv, 3, mm[2], mm[3]);
+			int pv = gsioi_gltf_add_claimed_view(c, nv * 12, GLTF_ARRAY_BUFFER);
+			pa = pv < 0 ? -1 : gsioi_gltf_float_accessor_json(c, pv, nv, 3, mm[0], mm[1]);
+			int nview = gsioi_gltf_add_claimed_view(c, nv * 12, GLTF_ARRAY_BUFFER);
+			na = nview < 0 ? -1 : gsioi_gltf_float_accessor_json(c, nview, nv, 3, mm[2], mm[3]);
 		} else if (c->bin.failed) {
 			ok = false;
 			break;
@@ -621,14 +621,14 @@ cJSON *gltf_write_targets(gltf_ctx *c, size_t mi, const float *pos, const float 
 				na = target_accessor(c, fn, rows, false, 1, nrm, nv, dn, in, scratch);
 			}
 		}
-		cJSON *t = gltf_jobj(c);
+		cJSON *t = gsioi_gltf_jobj(c);
 		ok = pa >= 0 && na >= 0;
-		gltf_jnum(c, t, "POSITION", pa);
-		if (m->normals) gltf_jnum(c, t, "NORMAL", na);
-		gltf_jadd(c, targets, t);
+		gsioi_gltf_jnum(c, t, "POSITION", pa);
+		if (m->normals) gsioi_gltf_jnum(c, t, "NORMAL", na);
+		gsioi_gltf_jadd(c, targets, t);
 		char fallback[32];
 		snprintf(fallback, sizeof(fallback), "frame%zu", f);
-		gltf_jadd(c, names, cJSON_CreateString(gltf_or_default(fr->name, fallback)));
+		gsioi_gltf_jadd(c, names, cJSON_CreateString(gsioi_gltf_or_default(fr->name, fallback)));
 	}
 	free(dp);
 	free(dn);

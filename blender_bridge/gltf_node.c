@@ -6,6 +6,7 @@
  * gltf_quant.c) for the indices it names. */
 #define _GNU_SOURCE // cpu_set_t (gltf_internal.h)
 #include "gltf_internal.h"
+#include "gsioi_math.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,7 @@ static void xf_quat(const gltf_ctx *c, const float in[4], float out[4])
 {
 	xf_dir(c, in, out);
 	out[3] = in[3];
-	gsio_quat_normalize(out);
+	gsioi_quat_normalize(out);
 }
 
 /** Quaternion of a rotation matrix m[row][col] (Shepperd's method). */
@@ -81,19 +82,19 @@ static void frame_fix(const gltf_ctx *c, float q[4])
 	}
 	mat3_to_quat(m, qd);
 	for (int k = 0; k < 4; k++) q[k] = (float)qd[k];
-	gsio_quat_normalize(q);
+	gsioi_quat_normalize(q);
 }
 
 /** A node rotation for glTF: axis-converted, then followed by the frame fix
  *  when the node's camera or light sits on the node itself. */
-void gltf_node_rotation(const gltf_ctx *c, int32_t node, const float in[4], float out[4])
+void gsioi_gltf_node_rotation(const gltf_ctx *c, int32_t node, const float in[4], float out[4])
 {
 	xf_quat(c, in, out);
 	if (c->folded[node]) {
 		float fix[4];
 		frame_fix(c, fix);
-		gsio_quat_mul(out, fix, out);
-		gsio_quat_normalize(out);
+		gsioi_quat_mul(out, fix, out);
+		gsioi_quat_normalize(out);
 	}
 }
 
@@ -108,7 +109,7 @@ static bool is_identity_quat(const float q[4])
  *  -Z. The fixed change of frame goes into the node's own rotation when
  *  nothing else hangs on the node (no mesh, no children, uniform scale);
  *  otherwise into a child node that carries the camera or light. */
-void gltf_plan_folds(gltf_ctx *c)
+void gsioi_gltf_plan_folds(gltf_ctx *c)
 {
 	const gsio_scene *s = c->s;
 	for (size_t i = 0; i < s->nodes_count; i++) {
@@ -123,12 +124,12 @@ void gltf_plan_folds(gltf_ctx *c)
 
 static void node_attachments(gltf_ctx *c, cJSON *j, int32_t camera, int32_t light)
 {
-	if (camera >= 0) gltf_jnum(c, j, "camera", camera);
+	if (camera >= 0) gsioi_gltf_jnum(c, j, "camera", camera);
 	if (light >= 0) {
-		cJSON *ext = gltf_jobj(c), *l = gltf_jobj(c);
-		gltf_jnum(c, l, "light", light);
-		gltf_jset(c, ext, "KHR_lights_punctual", l);
-		gltf_jset(c, j, "extensions", ext);
+		cJSON *ext = gsioi_gltf_jobj(c), *l = gsioi_gltf_jobj(c);
+		gsioi_gltf_jnum(c, l, "light", light);
+		gsioi_gltf_jset(c, ext, "KHR_lights_punctual", l);
+		gsioi_gltf_jset(c, j, "extensions", ext);
 	}
 }
 
@@ -178,8 +179,8 @@ typedef struct members {
 static bool group_members(gltf_ctx *c, const int32_t *group_of, size_t n, size_t groups,
                           members *m)
 {
-	m->first = gltf_xmalloc_array(c, groups + 1, sizeof(size_t));
-	m->list = gltf_xmalloc_array(c, n ? n : 1, sizeof(size_t));
+	m->first = gsioi_gltf_xmalloc_array(c, groups + 1, sizeof(size_t));
+	m->list = gsioi_gltf_xmalloc_array(c, n ? n : 1, sizeof(size_t));
 	if (!m->first || !m->list) return false;
 	memset(m->first, 0, (groups + 1) * sizeof(size_t));
 	for (size_t i = 0; i < n; i++)
@@ -193,7 +194,7 @@ static bool group_members(gltf_ctx *c, const int32_t *group_of, size_t n, size_t
 	return true;
 }
 
-bool gltf_write_nodes(gltf_ctx *c)
+bool gsioi_gltf_write_nodes(gltf_ctx *c)
 {
 	const gsio_scene *s = c->s;
 	size_t nn = s->nodes_count;
@@ -201,8 +202,8 @@ bool gltf_write_nodes(gltf_ctx *c)
 	int helpers = 0;
 	for (size_t i = 0; i < nn; i++)
 		if ((s->nodes[i].camera >= 0 || s->nodes[i].light >= 0) && !c->folded[i]) helpers++;
-	int *wrap = gltf_xmalloc_array(c, nn ? nn : 1, sizeof(int));
-	int *first_skin = gltf_xmalloc_array(c, s->skins_count ? s->skins_count : 1, sizeof(int));
+	int *wrap = gsioi_gltf_xmalloc_array(c, nn ? nn : 1, sizeof(int));
+	int *first_skin = gsioi_gltf_xmalloc_array(c, s->skins_count ? s->skins_count : 1, sizeof(int));
 	int wrappers = wrap && first_skin ? plan_wrappers(c, wrap, first_skin) : -1;
 	if (wrappers < 0) {
 		free(wrap);
@@ -213,7 +214,7 @@ bool gltf_write_nodes(gltf_ctx *c)
 	// the nodes per node (and per wrapper) would make a level of 20 000
 	// objects quadratic.
 	members kids = {0}, wrapped = {0};
-	int32_t *parent = gltf_xmalloc_array(c, nn ? nn : 1, sizeof(int32_t));
+	int32_t *parent = gsioi_gltf_xmalloc_array(c, nn ? nn : 1, sizeof(int32_t));
 	if (parent)
 		for (size_t i = 0; i < nn; i++) parent[i] = s->nodes[i].parent;
 	if (!parent || !group_members(c, parent, nn, nn, &kids) ||
@@ -227,50 +228,50 @@ bool gltf_write_nodes(gltf_ctx *c)
 	free(parent);
 	for (size_t i = 0; i < nn; i++) {
 		const gsio_node *n = &s->nodes[i];
-		cJSON *j = gltf_jobj(c);
+		cJSON *j = gsioi_gltf_jobj(c);
 		char fallback[32];
 		snprintf(fallback, sizeof(fallback), "node%zu", i);
-		const char *name = gltf_or_default(n->name, fallback);
-		gltf_jstr(c, j, "name", name);
+		const char *name = gsioi_gltf_or_default(n->name, fallback);
+		gsioi_gltf_jstr(c, j, "name", name);
 		cJSON *children = NULL;
 		for (size_t at = kids.first[i]; at < kids.first[i + 1]; at++) {
-			if (!children) children = gltf_jarr(c);
-			gltf_jpush_num(c, children, (double)kids.list[at]);
+			if (!children) children = gsioi_gltf_jarr(c);
+			gsioi_gltf_jpush_num(c, children, (double)kids.list[at]);
 		}
 		bool needs_helper = (n->camera >= 0 || n->light >= 0) && !c->folded[i];
 		if (needs_helper) {
-			if (!children) children = gltf_jarr(c);
-			gltf_jpush_num(c, children, helper++);
+			if (!children) children = gsioi_gltf_jarr(c);
+			gsioi_gltf_jpush_num(c, children, helper++);
 		}
-		if (children) gltf_jset(c, j, "children", children);
+		if (children) gsioi_gltf_jset(c, j, "children", children);
 		float t[3], r[4], sc[3];
 		xf_pos(c, n->translation, t);
-		gltf_node_rotation(c, (int32_t)i, n->rotation, r);
+		gsioi_gltf_node_rotation(c, (int32_t)i, n->rotation, r);
 		xf_dir(c, n->scale, sc);
 		if (n->mesh >= 0 && c->q_scale[n->mesh] > 0) {
-			// Dequantisation of the mesh's positions (gltf_plan_quant: a leaf
+			// Dequantisation of the mesh's positions (gsioi_gltf_plan_quant: a leaf
 			// without TRS animation): node * translate(off) * scale(q).
 			const float *off = c->q_off + 3 * (size_t)n->mesh;
 			float so[3], ro[3];
 			for (int k = 0; k < 3; k++) so[k] = sc[k] * off[k];
-			gsio_quat_rotate(r, so, ro);
+			gsioi_quat_rotate(r, so, ro);
 			for (int k = 0; k < 3; k++) {
 				t[k] += ro[k];
 				sc[k] *= c->q_scale[n->mesh];
 			}
 		}
-		if (t[0] != 0 || t[1] != 0 || t[2] != 0) gltf_jset(c, j, "translation", gltf_jfloats(c, t, 3));
-		if (!is_identity_quat(r)) gltf_jset(c, j, "rotation", gltf_jfloats(c, r, 4));
-		if (sc[0] != 1 || sc[1] != 1 || sc[2] != 1) gltf_jset(c, j, "scale", gltf_jfloats(c, sc, 3));
+		if (t[0] != 0 || t[1] != 0 || t[2] != 0) gsioi_gltf_jset(c, j, "translation", gsioi_gltf_jfloats(c, t, 3));
+		if (!is_identity_quat(r)) gsioi_gltf_jset(c, j, "rotation", gsioi_gltf_jfloats(c, r, 4));
+		if (sc[0] != 1 || sc[1] != 1 || sc[2] != 1) gsioi_gltf_jset(c, j, "scale", gsioi_gltf_jfloats(c, sc, 3));
 		if (n->mesh >= 0 && c->mesh_index[n->mesh] >= 0) {
-			gltf_jnum(c, j, "mesh", c->mesh_index[n->mesh]);
-			if (c->mesh_skin[n->mesh] >= 0) gltf_jnum(c, j, "skin", c->mesh_skin[n->mesh]);
+			gsioi_gltf_jnum(c, j, "mesh", c->mesh_index[n->mesh]);
+			if (c->mesh_skin[n->mesh] >= 0) gsioi_gltf_jnum(c, j, "skin", c->mesh_skin[n->mesh]);
 		}
 		if (c->folded[i]) node_attachments(c, j, n->camera, n->light);
-		cJSON *extras = gltf_extras_json(c, NULL, &n->extras);
-		if (extras) gltf_jset(c, j, "extras", extras);
-		gltf_jadd(c, c->nodes, j);
-		if (n->parent < 0 && wrap[i] < 0) gltf_jpush_num(c, c->scene_nodes, (double)i);
+		cJSON *extras = gsioi_gltf_extras_json(c, NULL, &n->extras);
+		if (extras) gsioi_gltf_jset(c, j, "extras", extras);
+		gsioi_gltf_jadd(c, c->nodes, j);
+		if (n->parent < 0 && wrap[i] < 0) gsioi_gltf_jpush_num(c, c->scene_nodes, (double)i);
 	}
 	// The helper nodes, in the order their parents were written.
 	float fix[4];
@@ -278,26 +279,26 @@ bool gltf_write_nodes(gltf_ctx *c)
 	for (size_t i = 0; i < nn; i++) {
 		const gsio_node *n = &s->nodes[i];
 		if (!((n->camera >= 0 || n->light >= 0) && !c->folded[i])) continue;
-		cJSON *j = gltf_jobj(c);
+		cJSON *j = gsioi_gltf_jobj(c);
 		char name[300];
-		snprintf(name, sizeof(name), "%s_%s", gltf_or_default(n->name, "node"), n->camera >= 0 ? "camera" : "light");
-		gltf_jstr(c, j, "name", name);
-		if (!is_identity_quat(fix)) gltf_jset(c, j, "rotation", gltf_jfloats(c, fix, 4));
+		snprintf(name, sizeof(name), "%s_%s", gsioi_gltf_or_default(n->name, "node"), n->camera >= 0 ? "camera" : "light");
+		gsioi_gltf_jstr(c, j, "name", name);
+		if (!is_identity_quat(fix)) gsioi_gltf_jset(c, j, "rotation", gsioi_gltf_jfloats(c, fix, 4));
 		node_attachments(c, j, n->camera, n->light);
-		gltf_jadd(c, c->nodes, j);
+		gsioi_gltf_jadd(c, c->nodes, j);
 	}
 	// The skeleton wrappers, after the helpers.
 	for (int w = 0; w < wrappers; w++) {
-		cJSON *j = gltf_jobj(c), *children = gltf_jarr(c);
+		cJSON *j = gsioi_gltf_jobj(c), *children = gsioi_gltf_jarr(c);
 		const gsio_skin *sk = &s->skins[first_skin[w]];
 		char fallback[32];
 		snprintf(fallback, sizeof(fallback), "skeleton%d", w);
-		gltf_jstr(c, j, "name", gltf_or_default(sk->name, fallback));
+		gsioi_gltf_jstr(c, j, "name", gsioi_gltf_or_default(sk->name, fallback));
 		for (size_t at = wrapped.first[w]; at < wrapped.first[w + 1]; at++)
-			gltf_jpush_num(c, children, (double)wrapped.list[at]);
-		gltf_jset(c, j, "children", children);
-		gltf_jpush_num(c, c->scene_nodes, (double)((int)nn + helpers + w));
-		gltf_jadd(c, c->nodes, j);
+			gsioi_gltf_jpush_num(c, children, (double)wrapped.list[at]);
+		gsioi_gltf_jset(c, j, "children", children);
+		gsioi_gltf_jpush_num(c, c->scene_nodes, (double)((int)nn + helpers + w));
+		gsioi_gltf_jadd(c, c->nodes, j);
 	}
 	free(kids.first), free(kids.list), free(wrapped.first), free(wrapped.list);
 	free(wrap);
@@ -307,7 +308,7 @@ bool gltf_write_nodes(gltf_ctx *c)
 
 // -- Skins
 
-bool gltf_write_skins(gltf_ctx *c)
+bool gsioi_gltf_write_skins(gltf_ctx *c)
 {
 	const gsio_scene *s = c->s;
 	// The axis change R is a permutation: (R M R^-1)[i][j] = M[p[i]][p[j]],
@@ -317,11 +318,11 @@ bool gltf_write_skins(gltf_ctx *c)
 	for (size_t k = 0; k < s->skins_count; k++) {
 		const gsio_skin *sk = &s->skins[k];
 		size_t nj = sk->joints_count;
-		cJSON *skin = gltf_jobj(c), *joints = gltf_jarr(c);
-		for (size_t j = 0; j < nj; j++) gltf_jpush_num(c, joints, sk->joints[j]);
-		gltf_jset(c, skin, "joints", joints);
+		cJSON *skin = gsioi_gltf_jobj(c), *joints = gsioi_gltf_jarr(c);
+		for (size_t j = 0; j < nj; j++) gsioi_gltf_jpush_num(c, joints, sk->joints[j]);
+		gsioi_gltf_jset(c, skin, "joints", joints);
 		if (nj && sk->inverse_bind) {
-			float *ibm = gltf_xmalloc_array(c, nj, 16 * sizeof(float));
+			float *ibm = gsioi_gltf_xmalloc_array(c, nj, 16 * sizeof(float));
 			if (!ibm) {
 				cJSON_Delete(skin);
 				return false;
@@ -336,19 +337,19 @@ bool gltf_write_skins(gltf_ctx *c)
 				for (int row = 0; row < 3; row++) o[12 + row] = in[12 + p[row]] * c->scale;
 				o[15] = 1; // exactly affine, as glTF requires
 			}
-			int acc = gltf_float_accessor(c, ibm, nj, 16, false, 0);
+			int acc = gsioi_gltf_float_accessor(c, ibm, nj, 16, false, 0);
 			free(ibm);
 			if (acc < 0) {
 				cJSON_Delete(skin);
 				return false;
 			}
-			gltf_jnum(c, skin, "inverseBindMatrices", acc);
+			gsioi_gltf_jnum(c, skin, "inverseBindMatrices", acc);
 		}
-		if (sk->skeleton >= 0) gltf_jnum(c, skin, "skeleton", sk->skeleton);
+		if (sk->skeleton >= 0) gsioi_gltf_jnum(c, skin, "skeleton", sk->skeleton);
 		char fallback[32];
 		snprintf(fallback, sizeof(fallback), "skin%zu", k);
-		gltf_jstr(c, skin, "name", gltf_or_default(sk->name, fallback));
-		gltf_jadd(c, c->skins, skin);
+		gsioi_gltf_jstr(c, skin, "name", gsioi_gltf_or_default(sk->name, fallback));
+		gsioi_gltf_jadd(c, c->skins, skin);
 	}
 	return true;
 }
@@ -384,91 +385,91 @@ static const gsio_animation *camera_animation(const gltf_ctx *c, size_t ci, cons
 	return NULL;
 }
 
-bool gltf_write_cameras(gltf_ctx *c)
+bool gsioi_gltf_write_cameras(gltf_ctx *c)
 {
 	const gsio_scene *s = c->s;
 	for (size_t ci = 0; ci < s->cameras_count; ci++) {
 		const gsio_camera *cam = &s->cameras[ci];
 		char fallback[32];
 		snprintf(fallback, sizeof(fallback), "camera%zu", ci);
-		const char *name = gltf_or_default(cam->name, fallback);
+		const char *name = gsioi_gltf_or_default(cam->name, fallback);
 		double hfov = cam->fov;
 		if (!(hfov > 0 && hfov < 180)) {
-			gltf_warn(c, "camera %s: field of view %g is out of range: using 90", name, hfov);
+			gsioi_gltf_warn(c, "camera %s: field of view %g is out of range: using 90", name, hfov);
 			hfov = 90.0;
 		}
 		double aspect = cam->aspect > 0 ? cam->aspect : CAMERA_ASPECT;
 		double znear = (cam->znear > 0 ? cam->znear : CAMERA_ZNEAR) * c->scale;
-		cJSON *cj = gltf_jobj(c), *persp = gltf_jobj(c);
-		gltf_jstr(c, cj, "name", name);
-		gltf_jstr(c, cj, "type", "perspective");
-		gltf_jnum(c, persp, "aspectRatio", aspect);
-		gltf_jnum(c, persp, "yfov", yfov_of(hfov, aspect));
-		gltf_jnum(c, persp, "znear", znear);
-		if (cam->zfar > 0 && cam->zfar * c->scale > znear) gltf_jnum(c, persp, "zfar", cam->zfar * c->scale);
-		gltf_jset(c, cj, "perspective", persp);
+		cJSON *cj = gsioi_gltf_jobj(c), *persp = gsioi_gltf_jobj(c);
+		gsioi_gltf_jstr(c, cj, "name", name);
+		gsioi_gltf_jstr(c, cj, "type", "perspective");
+		gsioi_gltf_jnum(c, persp, "aspectRatio", aspect);
+		gsioi_gltf_jnum(c, persp, "yfov", yfov_of(hfov, aspect));
+		gsioi_gltf_jnum(c, persp, "znear", znear);
+		if (cam->zfar > 0 && cam->zfar * c->scale > znear) gsioi_gltf_jnum(c, persp, "zfar", cam->zfar * c->scale);
+		gsioi_gltf_jset(c, cj, "perspective", persp);
 		// glTF cannot animate the field of view (without KHR_animation_pointer,
 		// which Blender 3.4 ignores): keep the per-frame values and the cuts.
-		cJSON *extras = gltf_jobj(c);
-		if (!(cam->aspect > 0)) gltf_jnum(c, extras, "aspectRatioChosen", aspect);
+		cJSON *extras = gsioi_gltf_jobj(c);
+		if (!(cam->aspect > 0)) gsioi_gltf_jnum(c, extras, "aspectRatioChosen", aspect);
 		const gsio_channel *fov;
 		const gsio_animation *an = camera_animation(c, ci, &fov);
 		if (fov) {
-			cJSON *fovs = gltf_jarr(c);
-			for (size_t f = 0; f < an->frames_count; f++) gltf_jpush_num(c, fovs, fov->values[f]);
-			gltf_jset(c, extras, "horizontalFovDegrees", fovs);
+			cJSON *fovs = gsioi_gltf_jarr(c);
+			for (size_t f = 0; f < an->frames_count; f++) gsioi_gltf_jpush_num(c, fovs, fov->values[f]);
+			gsioi_gltf_jset(c, extras, "horizontalFovDegrees", fovs);
 		}
 		if (an && an->cuts_count) {
-			cJSON *cuts = gltf_jarr(c);
-			for (size_t k = 0; k < an->cuts_count; k++) gltf_jpush_num(c, cuts, an->cuts[k]);
-			gltf_jset(c, extras, "cuts", cuts);
+			cJSON *cuts = gsioi_gltf_jarr(c);
+			for (size_t k = 0; k < an->cuts_count; k++) gsioi_gltf_jpush_num(c, cuts, an->cuts[k]);
+			gsioi_gltf_jset(c, extras, "cuts", cuts);
 		}
 		if (cJSON_GetArraySize(extras))
-			gltf_jset(c, cj, "extras", extras);
+			gsioi_gltf_jset(c, cj, "extras", extras);
 		else
 			cJSON_Delete(extras);
-		gltf_jadd(c, c->cameras, cj);
+		gsioi_gltf_jadd(c, c->cameras, cj);
 	}
 	return true;
 }
 
-bool gltf_write_lights(gltf_ctx *c)
+bool gsioi_gltf_write_lights(gltf_ctx *c)
 {
 	const gsio_scene *s = c->s;
 	if (!s->lights_count) return true;
 	for (size_t li = 0; li < s->lights_count; li++) {
 		const gsio_light *l = &s->lights[li];
-		cJSON *j = gltf_jobj(c);
+		cJSON *j = gsioi_gltf_jobj(c);
 		char fallback[32];
 		snprintf(fallback, sizeof(fallback), "light%zu", li);
-		gltf_jstr(c, j, "name", gltf_or_default(l->name, fallback));
+		gsioi_gltf_jstr(c, j, "name", gsioi_gltf_or_default(l->name, fallback));
 		const char *type = l->type == GSIO_LIGHT_SPOT ? "spot"
 		                   : l->type == GSIO_LIGHT_DIRECTIONAL ? "directional" : "point";
-		gltf_jstr(c, j, "type", type);
+		gsioi_gltf_jstr(c, j, "type", type);
 		float col[3];
 		for (int k = 0; k < 3; k++) col[k] = l->color[k] < 0 ? 0 : l->color[k] > 1 ? 1 : l->color[k];
-		if (col[0] != 1 || col[1] != 1 || col[2] != 1) gltf_jset(c, j, "color", gltf_jfloats(c, col, 3));
-		gltf_jnum(c, j, "intensity", l->intensity >= 0 ? l->intensity : 0);
-		if (l->type != GSIO_LIGHT_DIRECTIONAL && l->range > 0) gltf_jnum(c, j, "range", l->range * c->scale);
+		if (col[0] != 1 || col[1] != 1 || col[2] != 1) gsioi_gltf_jset(c, j, "color", gsioi_gltf_jfloats(c, col, 3));
+		gsioi_gltf_jnum(c, j, "intensity", l->intensity >= 0 ? l->intensity : 0);
+		if (l->type != GSIO_LIGHT_DIRECTIONAL && l->range > 0) gsioi_gltf_jnum(c, j, "range", l->range * c->scale);
 		if (l->type == GSIO_LIGHT_SPOT) {
-			cJSON *spot = gltf_jobj(c);
-			gltf_jnum(c, spot, "innerConeAngle", l->inner_cone);
-			gltf_jnum(c, spot, "outerConeAngle", l->outer_cone);
-			gltf_jset(c, j, "spot", spot);
+			cJSON *spot = gsioi_gltf_jobj(c);
+			gsioi_gltf_jnum(c, spot, "innerConeAngle", l->inner_cone);
+			gsioi_gltf_jnum(c, spot, "outerConeAngle", l->outer_cone);
+			gsioi_gltf_jset(c, j, "spot", spot);
 		}
-		cJSON *extras = gltf_extras_json(c, NULL, &l->extras);
-		if (extras) gltf_jset(c, j, "extras", extras);
-		gltf_jadd(c, c->lights, j);
+		cJSON *extras = gsioi_gltf_extras_json(c, NULL, &l->extras);
+		if (extras) gsioi_gltf_jset(c, j, "extras", extras);
+		gsioi_gltf_jadd(c, c->lights, j);
 	}
 	cJSON *exts = cJSON_GetObjectItemCaseSensitive(c->root, "extensions");
 	if (!exts) {
-		exts = gltf_jobj(c);
-		gltf_jset(c, c->root, "extensions", exts);
+		exts = gsioi_gltf_jobj(c);
+		gsioi_gltf_jset(c, c->root, "extensions", exts);
 	}
-	cJSON *ext = gltf_jobj(c);
-	gltf_jset(c, ext, "lights", c->lights);
+	cJSON *ext = gsioi_gltf_jobj(c);
+	gsioi_gltf_jset(c, ext, "lights", c->lights);
 	c->lights = NULL;
-	gltf_jset(c, exts, "KHR_lights_punctual", ext);
-	gltf_use_extension(c, "KHR_lights_punctual", &c->used_lights);
+	gsioi_gltf_jset(c, exts, "KHR_lights_punctual", ext);
+	gsioi_gltf_use_extension(c, "KHR_lights_punctual", &c->used_lights);
 	return true;
 }

@@ -22,12 +22,12 @@ static int quant_accessor(gltf_ctx *c, const int32_t *q, size_t count, int ncomp
 	int csize = ctype == GLTF_BYTE || ctype == GLTF_UNSIGNED_BYTE ? 1 : 2;
 	int stride = (ncomp * csize + 3) / 4 * 4;
 	size_t bytes;
-	if (!gltf_mul_size(count, (size_t)stride, &bytes)) {
+	if (!gsioi_gltf_mul_size(count, (size_t)stride, &bytes)) {
 		FAIL(c, GSIO_ERR_LIMIT, "glTF accessor size overflows");
 		return -1;
 	}
 	uint8_t *b = calloc(bytes ? bytes : 1, 1);
-	if (!b) return gltf_fail_nomem(c, "a quantised accessor"), -1;
+	if (!b) return gsioi_gltf_fail_nomem(c, "a quantised accessor"), -1;
 	int32_t mn[4] = {0}, mx[4] = {0};
 	for (size_t i = 0; i < count; i++)
 		for (int k = 0; k < ncomp; k++) {
@@ -43,26 +43,26 @@ static int quant_accessor(gltf_ctx *c, const int32_t *q, size_t count, int ncomp
 				d[1] = (uint8_t)(u >> 8);
 			}
 		}
-	int view = gltf_add_view_strided(c, b, bytes, GLTF_ARRAY_BUFFER, stride);
+	int view = gsioi_gltf_add_view_strided(c, b, bytes, GLTF_ARRAY_BUFFER, stride);
 	free(b);
 	if (view < 0) return -1;
-	cJSON *a = gltf_jobj(c);
-	gltf_jnum(c, a, "bufferView", view);
-	gltf_jnum(c, a, "componentType", ctype);
+	cJSON *a = gsioi_gltf_jobj(c);
+	gsioi_gltf_jnum(c, a, "bufferView", view);
+	gsioi_gltf_jnum(c, a, "componentType", ctype);
 	cJSON_AddBoolToObject(a, "normalized", 1);
-	gltf_jnum(c, a, "count", (double)count);
-	gltf_jstr(c, a, "type", gltf_type_name(ncomp));
+	gsioi_gltf_jnum(c, a, "count", (double)count);
+	gsioi_gltf_jstr(c, a, "type", gsioi_gltf_type_name(ncomp));
 	if (with_min_max) {
-		cJSON *jmn = gltf_jarr(c), *jmx = gltf_jarr(c);
+		cJSON *jmn = gsioi_gltf_jarr(c), *jmx = gsioi_gltf_jarr(c);
 		for (int k = 0; k < ncomp; k++) {
-			gltf_jpush_num(c, jmn, mn[k]);
-			gltf_jpush_num(c, jmx, mx[k]);
+			gsioi_gltf_jpush_num(c, jmn, mn[k]);
+			gsioi_gltf_jpush_num(c, jmx, mx[k]);
 		}
-		gltf_jset(c, a, "min", jmn);
-		gltf_jset(c, a, "max", jmx);
+		gsioi_gltf_jset(c, a, "min", jmn);
+		gsioi_gltf_jset(c, a, "max", jmx);
 	}
 	c->used_quant = true;
-	return gltf_jpush(c, c->accessors, a);
+	return gsioi_gltf_jpush(c, c->accessors, a);
 }
 
 static int32_t quant(double x, int32_t lim)
@@ -72,9 +72,9 @@ static int32_t quant(double x, int32_t lim)
 }
 
 /** Normals (unit, output axes) as normalized BYTE VEC3. */
-int gltf_normal_accessor_q(gltf_ctx *c, const float *nrm, size_t nv)
+int gsioi_gltf_normal_accessor_q(gltf_ctx *c, const float *nrm, size_t nv)
 {
-	int32_t *q = gltf_xmalloc_array(c, nv, 3 * sizeof(int32_t));
+	int32_t *q = gsioi_gltf_xmalloc_array(c, nv, 3 * sizeof(int32_t));
 	if (!q) return -1;
 	for (size_t i = 0; i < 3 * nv; i++) q[i] = quant(nrm[i], 127);
 	int a = quant_accessor(c, q, nv, 3, GLTF_BYTE, false);
@@ -83,11 +83,11 @@ int gltf_normal_accessor_q(gltf_ctx *c, const float *nrm, size_t nv)
 }
 
 /** UVs as normalized UNSIGNED_SHORT when all lie in 0..1, else float. */
-int gltf_uv_accessor_q(gltf_ctx *c, const float *uv, size_t nv)
+int gsioi_gltf_uv_accessor_q(gltf_ctx *c, const float *uv, size_t nv)
 {
 	for (size_t i = 0; i < 2 * nv; i++)
-		if (!(uv[i] >= 0 && uv[i] <= 1)) return gltf_float_accessor(c, uv, nv, 2, false, GLTF_ARRAY_BUFFER);
-	int32_t *q = gltf_xmalloc_array(c, nv, 2 * sizeof(int32_t));
+		if (!(uv[i] >= 0 && uv[i] <= 1)) return gsioi_gltf_float_accessor(c, uv, nv, 2, false, GLTF_ARRAY_BUFFER);
+	int32_t *q = gsioi_gltf_xmalloc_array(c, nv, 2 * sizeof(int32_t));
 	if (!q) return -1;
 	for (size_t i = 0; i < 2 * nv; i++) q[i] = (int32_t)floor((double)uv[i] * 65535 + 0.5);
 	int a = quant_accessor(c, q, nv, 2, GLTF_UNSIGNED_SHORT, false);
@@ -100,7 +100,7 @@ int gltf_uv_accessor_q(gltf_ctx *c, const float *uv, size_t nv)
  *  a leaf (children would inherit the scale) without a TRS channel (the
  *  animation would overwrite it), and the mesh must not be skinned (a skin
  *  ignores the node's transform). */
-void gltf_plan_quant(gltf_ctx *c)
+void gsioi_gltf_plan_quant(gltf_ctx *c)
 {
 	const gsio_scene *s = c->s;
 	for (size_t mi = 0; mi < s->meshes_count; mi++) {
@@ -129,23 +129,23 @@ void gltf_plan_quant(gltf_ctx *c)
  *  quantised base, so a frame's error is one delta step at most. Sets
  *  c->q_off/q_scale; returns the POSITION accessor (-1 on failure) and the
  *  targets in *targets (NULL when the mesh has none). */
-int gltf_write_positions_q(gltf_ctx *c, size_t mi, const float *pos, cJSON *names, cJSON **targets)
+int gsioi_gltf_write_positions_q(gltf_ctx *c, size_t mi, const float *pos, cJSON *names, cJSON **targets)
 {
 	const gsio_mesh *m = &c->s->meshes[mi];
 	size_t nv = m->vertex_count;
 	bool morph = c->animate && m->frames_count >= 2;
 	*targets = NULL;
 	float mn[3], mx[3];
-	gltf_min_max(pos, nv, 3, mn, mx);
+	gsioi_gltf_min_max(pos, nv, 3, mn, mx);
 	double off[3], sc = 0;
 	for (int k = 0; k < 3; k++) {
 		off[k] = ((double)mn[k] + mx[k]) / 2;
 		sc = fmax(sc, (double)mx[k] - off[k]);
 	}
-	float *fp = gltf_xmalloc_array(c, nv, 3 * sizeof(float));
-	float *raw = gltf_xmalloc_array(c, nv, 3 * sizeof(float)); // one frame, scene axes
-	int32_t *q0 = gltf_xmalloc_array(c, nv, 3 * sizeof(int32_t));
-	int32_t *qd = gltf_xmalloc_array(c, nv, 3 * sizeof(int32_t));
+	float *fp = gsioi_gltf_xmalloc_array(c, nv, 3 * sizeof(float));
+	float *raw = gsioi_gltf_xmalloc_array(c, nv, 3 * sizeof(float)); // one frame, scene axes
+	int32_t *q0 = gsioi_gltf_xmalloc_array(c, nv, 3 * sizeof(int32_t));
+	int32_t *qd = gsioi_gltf_xmalloc_array(c, nv, 3 * sizeof(int32_t));
 	if (!fp || !raw || !q0 || !qd) {
 		free(fp), free(raw), free(q0), free(qd);
 		return -1;
@@ -163,7 +163,7 @@ int gltf_write_positions_q(gltf_ctx *c, size_t mi, const float *pos, cJSON *name
 	int pa = quant_accessor(c, q0, nv, 3, GLTF_SHORT, true);
 	bool ok = pa >= 0;
 	if (ok && morph) {
-		*targets = gltf_jarr(c);
+		*targets = gsioi_gltf_jarr(c);
 		for (size_t f = 0; ok && f < m->frames_count; f++) {
 			const gsio_morph_frame *fr = &m->frames[f];
 			ok = gsio_mesh_frame_get(m, f, raw, NULL) >= 0;
@@ -176,14 +176,14 @@ int gltf_write_positions_q(gltf_ctx *c, size_t mi, const float *pos, cJSON *name
 				}
 			}
 			if (!ok) break;
-			cJSON *t = gltf_jobj(c);
+			cJSON *t = gsioi_gltf_jobj(c);
 			int a = quant_accessor(c, qd, nv, 3, GLTF_BYTE, true);
 			ok = a >= 0;
-			gltf_jnum(c, t, "POSITION", a);
-			gltf_jadd(c, *targets, t);
+			gsioi_gltf_jnum(c, t, "POSITION", a);
+			gsioi_gltf_jadd(c, *targets, t);
 			char fallback[32];
 			snprintf(fallback, sizeof(fallback), "frame%zu", f);
-			gltf_jadd(c, names, cJSON_CreateString(gltf_or_default(fr->name, fallback)));
+			gsioi_gltf_jadd(c, names, cJSON_CreateString(gsioi_gltf_or_default(fr->name, fallback)));
 		}
 	}
 	free(fp), free(raw), free(q0), free(qd);

@@ -130,7 +130,7 @@ GSIO_API void gsio_gltf_output_free(gsio_gltf_output *out);
  *  to a temporary name in the same directory, and only when every one is
  *  written are they renamed into place (the .gltf last, so it never refers
  *  to missing files; one that cannot be placed takes back the others,
- *  old files included: gsio_place_commit_all()). With
+ *  old files included: gsioi_place_commit_all()). With
  *  GSIO_GLTF_NO_REPLACE an existing file is left untouched and the call
  *  fails (the error names that file and says it exists). Errors name the
  *  final paths, never a temporary one. `warnings` (may be NULL) receives the writer's warnings; free them

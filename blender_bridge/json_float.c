@@ -134,7 +134,7 @@ static size_t digits_float(float f, char out[GLTF_JSON_FLOAT_MAX])
 
 // -- Entry
 
-size_t gltf_json_float(float f, char out[GLTF_JSON_FLOAT_MAX])
+size_t gsioi_gltf_json_float(float f, char out[GLTF_JSON_FLOAT_MAX])
 {
 	if (!isfinite(f)) f = 0;
 #ifdef __SIZEOF_INT128__

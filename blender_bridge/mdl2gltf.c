@@ -7,7 +7,8 @@
 #include "gsio.h"
 #include "gsio_cli_common.h"
 #include "gsio_gltf.h"
-#include "gsio_helper_thread.h"
+#include "gsioi_helper_thread.h"
+#include "gsioi_place.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -380,7 +381,7 @@ static double run_jobs(cli *o, gsio_cli_jobs *jobs)
 	size_t nthreads = (size_t)(o->jobs > 0 ? o->jobs : ncpu > 0 ? ncpu : 1);
 	if (nthreads > jobs->count) nthreads = jobs->count;
 	// A core no job has: each conversion may encode its images on it.
-	o->writer_threads = nthreads < (size_t)gsio_helper_cpus() ? 2 : 1;
+	o->writer_threads = nthreads < (size_t)gsioi_helper_cpus() ? 2 : 1;
 	pool p = {0};
 	p.opt = o;
 	p.jobs = jobs;
@@ -390,15 +391,15 @@ static double run_jobs(cli *o, gsio_cli_jobs *jobs)
 	pthread_mutex_init(&p.lock, NULL);
 	double t0 = gsio_cli_now();
 	if (p.progress) draw_progress(&p, NULL);
-	// Each started on another CPU than this thread's (gsio_helper_start:
+	// Each started on another CPU than this thread's (gsioi_helper_start:
 	// a plain start here began up to 3 ms late, behind the busy main thread).
 	gsio_helper *threads = calloc(nthreads, sizeof(*threads));
 	size_t started = 0;
 	if (threads)
 		for (; started + 1 < nthreads; started++)
-			if (!gsio_helper_start(&threads[started], worker, &p)) break;
+			if (!gsioi_helper_start(&threads[started], worker, &p)) break;
 	worker(&p); // the main thread works too
-	for (size_t i = 0; i < started; i++) gsio_helper_join(&threads[i]);
+	for (size_t i = 0; i < started; i++) gsioi_helper_join(&threads[i]);
 	free(threads);
 	clear_progress(&p);
 	double elapsed = gsio_cli_now() - t0;
@@ -416,7 +417,7 @@ int main(int argc, char **argv)
 	int rc = parse_options(&o, argc, argv);
 	if (rc != GSIO_CLI_GO_ON) return rc;
 	// Ctrl-C or a kill during a batch leaves no temporary file behind.
-	gsio_install_cleanup_handlers();
+	gsioi_install_cleanup_handlers();
 	char **inputs = argv + optind;
 	size_t count = (size_t)(argc - optind);
 	if (!count) {

@@ -1,7 +1,7 @@
 /* The 162 vertex normals that MDL and HMP normal indices address (the
  * Quake anorms table), as stored: they point into the model. */
 #include "gsio.h"
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 
 const float gsio_anorms[GSIO_NORMAL_COUNT][3] = {
 	{-0.525731f, 0.000000f, 0.850651f},

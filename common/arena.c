@@ -1,7 +1,7 @@
 /* The arena that owns a scene: chunked bump allocation, one free. */
 #define _DEFAULT_SOURCE // madvise, MADV_HUGEPAGE
-#include "gsio_huge_pages.h"
-#include "gsio_internal.h"
+#include "gsioi_huge_pages.h"
+#include "gsioi_internal.h"
 
 #include <stdlib.h>
 
@@ -116,7 +116,7 @@ size_t gsioi_arena_used(const gsio_arena *a)
 }
 
 /* A chunk from the arena's allocator; with the default one, a chunk of a
- * huge page or more starts on a huge-page boundary, so that gsio_advise_huge()
+ * huge page or more starts on a huge-page boundary, so that gsioi_advise_huge()
  * covers it from its first byte (malloc's own big blocks start 16 bytes
  * into a page, which left up to 2 MiB of a block in 4 KiB pages: a 1024 x
  * 1024 skin decoded to RGBA, 4 MiB, was 512 page faults and a huge page
@@ -169,7 +169,7 @@ static void *arena_take(gsio_arena *a, size_t size, gsio_error *err)
 		}
 		// Advice before the first write: a page the header touched first
 		// would leave its 2 MiB in 4 KiB pages.
-		if (!a->allocator.alloc) gsio_advise_huge(n, total);
+		if (!a->allocator.alloc) gsioi_advise_huge(n, total);
 		n->size = chunk;
 		n->used = 0;
 		ASAN_POISON_MEMORY_REGION(n->align_, chunk);

@@ -1,9 +1,9 @@
-/* DDS (DXT1/DXT3/DXT5) decoding for GameStudio type-6 skins: gsio_dds.h says
+/* DDS (DXT1/DXT3/DXT5) decoding for GameStudio type-6 skins: gsioi_dds.h says
  * what the corpus holds and which rules the decoder follows. A small decoder
  * of our own rather than a dependency: the format is a few bit fields, and
  * this one is fuzzed (tests/fuzz/fuzz_dds.c) and cross-checked against
  * libsquish where that is installed (tests/test_dds.c). */
-#include "gsio_dds.h"
+#include "gsioi_dds.h"
 
 #include <stdio.h>
 

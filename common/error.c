@@ -1,5 +1,5 @@
 /* gsio_error: filling, naming and formatting errors. */
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>

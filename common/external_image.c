@@ -1,6 +1,6 @@
 /* External textures of GameStudio models and terrains (skin type 7): a file
- * name stored in the model, looked for beside it. See gsio_image_file.h. */
-#include "gsio_image_file.h"
+ * name stored in the model, looked for beside it. See gsioi_image_file.h. */
+#include "gsioi_image_file.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -7,8 +7,8 @@
 #include <emmintrin.h>
 #endif
 
-#include "gsio_internal.h"
-#include "gsio_packed_record.h"
+#include "gsioi_internal.h"
+#include "gsioi_packed_record.h"
 
 // -- One packed frame
 
@@ -43,7 +43,7 @@ static void unpack_positions(const gsio_packed_format *pf, const uint8_t *data,
 		const __m128 vs = _mm_setr_ps(s0, s1, s2, 0), vo = _mm_setr_ps(o0, o1, o2, 0);
 		for (; v + 1 < n; v++) {
 			const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
-			__m128 f = gsio_record_coords(r, bytes);
+			__m128 f = gsioi_record_coords(r, bytes);
 			_mm_storeu_ps(pos + 3 * v, _mm_add_ps(_mm_mul_ps(f, vs), vo));
 			if (nidx) nidx[v] = normal_index(r, no, nc);
 		}
@@ -51,9 +51,9 @@ static void unpack_positions(const gsio_packed_format *pf, const uint8_t *data,
 #endif
 	for (; v < n; v++) {
 		const uint8_t *r = data + (size_t)(sv ? sv[v] : v) * st;
-		pos[3 * v] = s0 * (float)gsio_record_coord(r, bytes, 0) + o0;
-		pos[3 * v + 1] = s1 * (float)gsio_record_coord(r, bytes, 1) + o1;
-		pos[3 * v + 2] = s2 * (float)gsio_record_coord(r, bytes, 2) + o2;
+		pos[3 * v] = s0 * (float)gsioi_record_coord(r, bytes, 0) + o0;
+		pos[3 * v + 1] = s1 * (float)gsioi_record_coord(r, bytes, 1) + o1;
+		pos[3 * v + 2] = s2 * (float)gsioi_record_coord(r, bytes, 2) + o2;
 		if (nidx) nidx[v] = normal_index(r, no, nc);
 	}
 }
@@ -272,7 +272,7 @@ static size_t bounds_scalar(const gsio_packed_format *pf, const uint8_t *data, c
 		size_t at = (size_t)(used ? used[i] : i) * st;
 		const uint8_t *r = data + at;
 		for (int k = 0; k < 3; k++) {
-			unsigned c = gsio_record_coord(r, pf->coord_size == 1, k);
+			unsigned c = gsioi_record_coord(r, pf->coord_size == 1, k);
 			lo[k] = c < lo[k] ? c : lo[k];
 			hi[k] = c > hi[k] ? c : hi[k];
 		}

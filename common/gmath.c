@@ -2,13 +2,14 @@
  * matrices column-major (m[col * 4 + row]), as in glTF. Products are formed
  * in double: the inputs are floats, and one rounding per result is enough. */
 #include "gsio.h"
+#include "gsioi_math.h"
 
 #include <math.h>
 #include <string.h>
 
 // -- Quaternions
 
-void gsio_quat_mul(const float a[4], const float b[4], float out[4])
+void gsioi_quat_mul(const float a[4], const float b[4], float out[4])
 {
 	double ax = a[0], ay = a[1], az = a[2], aw = a[3];
 	double bx = b[0], by = b[1], bz = b[2], bw = b[3];
@@ -21,7 +22,7 @@ void gsio_quat_mul(const float a[4], const float b[4], float out[4])
 	memcpy(out, r, sizeof(r)); // out may alias a or b
 }
 
-void gsio_quat_rotate(const float q[4], const float v[3], float out[3])
+void gsioi_quat_rotate(const float q[4], const float v[3], float out[3])
 {
 	// v' = v + 2w (u x v) + 2 u x (u x v), u the vector part.
 	double x = q[0], y = q[1], z = q[2], w = q[3];
@@ -35,7 +36,7 @@ void gsio_quat_rotate(const float q[4], const float v[3], float out[3])
 	memcpy(out, r, sizeof(r));
 }
 
-void gsio_quat_normalize(float q[4])
+void gsioi_quat_normalize(float q[4])
 {
 	double l = 0;
 	for (int k = 0; k < 4; k++) l += (double)q[k] * q[k];
@@ -50,7 +51,7 @@ void gsio_quat_normalize(float q[4])
 
 // -- Matrices
 
-void gsio_mat4_from_trs(const float t[3], const float r[4], const float s[3], float out[16])
+void gsioi_mat4_from_trs(const float t[3], const float r[4], const float s[3], float out[16])
 {
 	double x = r[0], y = r[1], z = r[2], w = r[3];
 	double m[3][3] = { // m[row][col]
@@ -68,7 +69,7 @@ void gsio_mat4_from_trs(const float t[3], const float r[4], const float s[3], fl
 	out[15] = 1;
 }
 
-void gsio_mat4_mul(const float a[16], const float b[16], float out[16])
+void gsioi_mat4_mul(const float a[16], const float b[16], float out[16])
 {
 	float r[16];
 	for (int col = 0; col < 4; col++)
@@ -80,7 +81,7 @@ void gsio_mat4_mul(const float a[16], const float b[16], float out[16])
 	memcpy(out, r, sizeof(r)); // out may alias a or b
 }
 
-int gsio_mat4_invert(const float m[16], float out[16])
+int gsioi_mat4_invert(const float m[16], float out[16])
 {
 	// Affine: [A | t; 0 1]^-1 = [A^-1 | -A^-1 t; 0 1], A^-1 by cofactors.
 	double a[3][3];

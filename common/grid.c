@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 
 // -- Vertices and triangles
 

@@ -7,8 +7,8 @@
  * device or a directory is an error, not a hang or an endless read. */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE /* DT_REG, DT_UNKNOWN */
-#include "gsio_huge_pages.h" // gsio_prefault
-#include "gsio_internal.h"
+#include "gsioi_huge_pages.h" // gsioi_prefault
+#include "gsioi_internal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -84,7 +84,7 @@ int gsio_read_whole_file(const char *path, uint8_t **data, size_t *size, size_t 
 	}
 	// A large buffer is fresh memory (malloc maps it): its pages made in
 	// one go rather than a fault each as read() fills them.
-	if (cap >= READ_PREFAULT_BYTES) gsio_prefault(buf, cap);
+	if (cap >= READ_PREFAULT_BYTES) gsioi_prefault(buf, cap);
 	for (;;) {
 		if (len == cap) {
 			size_t ncap = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;

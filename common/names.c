@@ -11,7 +11,7 @@
  * Hand-written (50 lines) because the table lives in gsio's arenas, whose
  * memory goes with the load, and needs ASCII case folding as the engine
  * compares texture names; no library that gsio already uses has one. */
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* The built-in palette and .pcx / .raw / .lmp palette loaders. */
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 
 #include <stdio.h>
 

@@ -2,7 +2,7 @@
  * beside a model): a file the model names is followed only when it really
  * lies in the model's folder, after symbolic links and ".." are resolved. */
 #define _DEFAULT_SOURCE /* realpath */
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

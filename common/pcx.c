@@ -1,11 +1,11 @@
-/* PCX decoding: see gsio_pcx.h for why gsio reads PCX itself and what it
+/* PCX decoding: see gsioi_pcx.h for why gsio reads PCX itself and what it
  * accepts. Layout (ZSoft's PCX technical reference): a 128-byte header of
  * little-endian fields; each row stores its planes one after another,
  * bytes_per_line bytes each; with encoding 1 a byte whose top two bits are
  * set repeats the next byte (its low six bits) times, any other byte is
  * itself. Runs may cross plane and row ends (some writers do that), so the
  * data is decoded as one stream. */
-#include "gsio_pcx.h"
+#include "gsioi_pcx.h"
 
 #include <string.h>
 

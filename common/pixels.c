@@ -1,5 +1,5 @@
 /* Skin pixel formats <-> RGBA8. */
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>

@@ -5,7 +5,8 @@
  * and removal of the temporaries still in progress when SIGINT or SIGTERM
  * arrives (a batch converter interrupted with Ctrl-C leaves no litter). */
 #define _GNU_SOURCE // O_TMPFILE, copy_file_range, fallocate, renameat2
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
+#include "gsioi_place.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +25,7 @@
 // async-signal-safe functions (unlink, signal, raise). A slot is claimed
 // (FREE -> CLAIMED) with a compare-and-swap, its path written, then published
 // (ACTIVE); the handler unlinks only ACTIVE slots. Files placed together
-// (gsio_place_commit_all) all have their temporaries at once: a .gltf with
+// (gsioi_place_commit_all) all have their temporaries at once: a .gltf with
 // hundreds of images, so thousands of slots for paths of usual length (a
 // page holds 16 of them; untouched pages cost nothing) and 128 for long
 // ones. With every slot taken a write still works, just without the
@@ -91,7 +92,7 @@ static void cleanup_handler(int sig)
 	raise(sig);
 }
 
-void gsio_install_cleanup_handlers(void)
+void gsioi_install_cleanup_handlers(void)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -112,29 +113,29 @@ void gsio_install_cleanup_handlers(void)
 // -- Placing one file
 
 /* How a placed file is taken back when a later file of the same commit
- * cannot be placed (see gsio_place_commit_all). */
+ * cannot be placed (see gsioi_place_commit_all). */
 typedef enum place_undo {
 	UNDO_NONE,     // not placed, or placed over an old file that is gone
 	UNDO_UNLINK,   // nothing was at the path: remove the new file
 	UNDO_EXCHANGE, // swapped with the old file, now under tmp: swap back
 } place_undo;
 
-struct gsio_placing {
+struct gsioi_placing {
 	int fd;
 	int slot;        // registry slot of tmp, -1 when none
 	bool scratch;    // unnamed: never placed
 	bool named;      // tmp exists under its name
-	bool closed;     // written and closed (gsio_place_close): only placing is left
+	bool closed;     // written and closed (gsioi_place_close): only placing is left
 	place_undo undo; // once placed
 	uint64_t size;   // the end of the furthest byte written
-	uint64_t pos;    // where gsio_place_write() and gsio_place_append() write next
+	uint64_t pos;    // where gsioi_place_write() and gsioi_place_append() write next
 	char *path;      // final path (error messages, placement)
 	char tmp[TEMP_PATH_MAX];
 };
 
-static gsio_placing *placing_new(const char *path, gsio_error *err)
+static gsioi_placing *placing_new(const char *path, gsio_error *err)
 {
-	gsio_placing *p = calloc(1, sizeof(*p));
+	gsioi_placing *p = calloc(1, sizeof(*p));
 	size_t n = strlen(path);
 	char *copy = p ? malloc(n + 1) : NULL;
 	if (!copy) {
@@ -149,7 +150,7 @@ static gsio_placing *placing_new(const char *path, gsio_error *err)
 	return p;
 }
 
-static void placing_free(gsio_placing *p)
+static void placing_free(gsioi_placing *p)
 {
 	if (p->fd >= 0) close(p->fd);
 	if (p->named) unlink(p->tmp);
@@ -161,7 +162,7 @@ static void placing_free(gsio_placing *p)
 /** Creates p->tmp, a fresh name beside p->path, registered for the signal
  *  cleanup before it exists (a signal between open and register would leave
  *  it behind). */
-static bool open_named(gsio_placing *p, gsio_error *err)
+static bool open_named(gsioi_placing *p, gsio_error *err)
 {
 	const char *base = gsioi_path_base(p->path);
 	size_t dir_len = (size_t)(base - p->path);
@@ -195,7 +196,7 @@ static bool open_named(gsio_placing *p, gsio_error *err)
 }
 
 /* The placing of path, nothing opened yet; NULL with err set for no path. */
-static gsio_placing *placing_start(const char *path, const char *who, gsio_error *err)
+static gsioi_placing *placing_start(const char *path, const char *who, gsio_error *err)
 {
 	gsio_error_clear(err);
 	if (!path || !path[0]) {
@@ -205,9 +206,9 @@ static gsio_placing *placing_start(const char *path, const char *who, gsio_error
 	return placing_new(path, err);
 }
 
-gsio_placing *gsio_place_open(const char *path, gsio_error *err)
+gsioi_placing *gsioi_place_open(const char *path, gsio_error *err)
 {
-	gsio_placing *p = placing_start(path, "gsio_place_open", err);
+	gsioi_placing *p = placing_start(path, "gsioi_place_open", err);
 	if (p && !open_named(p, err)) {
 		placing_free(p);
 		return NULL;
@@ -215,9 +216,9 @@ gsio_placing *gsio_place_open(const char *path, gsio_error *err)
 	return p;
 }
 
-gsio_placing *gsio_place_scratch(const char *path, gsio_error *err)
+gsioi_placing *gsioi_place_scratch(const char *path, gsio_error *err)
 {
-	gsio_placing *p = placing_start(path, "gsio_place_scratch", err);
+	gsioi_placing *p = placing_start(path, "gsioi_place_scratch", err);
 	if (!p) return NULL;
 	p->scratch = true;
 	if (atomic_load(&temp_dying)) {
@@ -251,17 +252,17 @@ gsio_placing *gsio_place_scratch(const char *path, gsio_error *err)
 	return p;
 }
 
-static bool fail_write(gsio_placing *p, uint64_t at, int e, gsio_error *err)
+static bool fail_write(gsioi_placing *p, uint64_t at, int e, gsio_error *err)
 {
 	// A scratch file's offset means nothing to the reader of the message.
 	GSIO_FAIL(err, GSIO_ERR_IO, p->path, p->scratch ? -1 : (int64_t)at, "write failed: %s", strerror(e));
 	return false;
 }
 
-/** Every write goes through here, at its offset (pwrite): gsio_place_write()
- *  at p->pos, gsio_place_write_at() where it is told. *at ends past the
+/** Every write goes through here, at its offset (pwrite): gsioi_place_write()
+ *  at p->pos, gsioi_place_write_at() where it is told. *at ends past the
  *  bytes written, or where a failed write was meant to go on. */
-static bool write_at(gsio_placing *p, uint64_t *at, const uint8_t *d, size_t size, gsio_error *err)
+static bool write_at(gsioi_placing *p, uint64_t *at, const uint8_t *d, size_t size, gsio_error *err)
 {
 	while (size) {
 		ssize_t w = pwrite(p->fd, d, size, (off_t)*at);
@@ -275,26 +276,26 @@ static bool write_at(gsio_placing *p, uint64_t *at, const uint8_t *d, size_t siz
 	return true;
 }
 
-static bool write_all(gsio_placing *p, const uint8_t *d, size_t size, gsio_error *err)
+static bool write_all(gsioi_placing *p, const uint8_t *d, size_t size, gsio_error *err)
 {
 	return write_at(p, &p->pos, d, size, err);
 }
 
-int gsio_place_write(gsio_placing *p, const void *data, size_t size, gsio_error *err)
+int gsioi_place_write(gsioi_placing *p, const void *data, size_t size, gsio_error *err)
 {
 	gsio_error_clear(err);
 	if (!p || p->fd < 0 || (size && !data)) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, p ? p->path : NULL, -1, "gsio_place_write: nothing to write to");
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, p ? p->path : NULL, -1, "gsioi_place_write: nothing to write to");
 		return -1;
 	}
 	return write_all(p, data, size, err) ? 0 : -1;
 }
 
-int gsio_place_write_at(gsio_placing *p, uint64_t offset, const void *data, size_t size, gsio_error *err)
+int gsioi_place_write_at(gsioi_placing *p, uint64_t offset, const void *data, size_t size, gsio_error *err)
 {
 	gsio_error_clear(err);
 	if (!p || p->fd < 0 || (size && !data) || offset > (uint64_t)INT64_MAX - size) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, p ? p->path : NULL, -1, "gsio_place_write_at: nothing to write to");
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, p ? p->path : NULL, -1, "gsioi_place_write_at: nothing to write to");
 		return -1;
 	}
 	return write_at(p, &offset, data, size, err) ? 0 : -1;
@@ -302,11 +303,11 @@ int gsio_place_write_at(gsio_placing *p, uint64_t offset, const void *data, size
 
 #define PLACE_RESERVE_MIN ((uint64_t)1 << 20)
 
-int gsio_place_reserve(gsio_placing *p, uint64_t total, gsio_error *err)
+int gsioi_place_reserve(gsioi_placing *p, uint64_t total, gsio_error *err)
 {
 	gsio_error_clear(err);
 	if (!p || p->fd < 0) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, p ? p->path : NULL, -1, "gsio_place_reserve: no file");
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, p ? p->path : NULL, -1, "gsioi_place_reserve: no file");
 		return -1;
 	}
 #if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE)
@@ -332,16 +333,16 @@ int gsio_place_reserve(gsio_placing *p, uint64_t total, gsio_error *err)
 	return 0;
 }
 
-uint64_t gsio_place_size(const gsio_placing *p)
+uint64_t gsioi_place_size(const gsioi_placing *p)
 {
 	return p ? p->size : 0;
 }
 
-int gsio_place_append(gsio_placing *dst, gsio_placing *src, gsio_error *err)
+int gsioi_place_append(gsioi_placing *dst, gsioi_placing *src, gsio_error *err)
 {
 	gsio_error_clear(err);
 	if (!dst || !src || dst->fd < 0 || src->fd < 0 || dst == src) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_place_append: no files");
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsioi_place_append: no files");
 		return -1;
 	}
 	loff_t in = 0;
@@ -379,17 +380,17 @@ int gsio_place_append(gsio_placing *dst, gsio_placing *src, gsio_error *err)
 	return 0;
 }
 
-void gsio_place_discard(gsio_placing *p)
+void gsioi_place_discard(gsioi_placing *p)
 {
 	if (p) placing_free(p);
 }
 
-int gsio_place_close(gsio_placing *p, gsio_error *err)
+int gsioi_place_close(gsioi_placing *p, gsio_error *err)
 {
 	gsio_error_clear(err);
 	if (!p || p->scratch || p->fd < 0) {
 		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, p ? p->path : NULL, -1,
-		          "gsio_place_close: no file being written (scratch, closed or none)");
+		          "gsioi_place_close: no file being written (scratch, closed or none)");
 		return -1;
 	}
 	int fd = p->fd;
@@ -400,17 +401,17 @@ int gsio_place_close(gsio_placing *p, gsio_error *err)
 	return 0;
 }
 
-gsio_placing *gsio_place_bytes(const char *path, const void *data, size_t size, gsio_error *err)
+gsioi_placing *gsioi_place_bytes(const char *path, const void *data, size_t size, gsio_error *err)
 {
-	gsio_placing *p = gsio_place_open(path, err);
-	if (p && (gsio_place_reserve(p, size, err) || gsio_place_write(p, data, size, err) || gsio_place_close(p, err))) {
-		gsio_place_discard(p);
+	gsioi_placing *p = gsioi_place_open(path, err);
+	if (p && (gsioi_place_reserve(p, size, err) || gsioi_place_write(p, data, size, err) || gsioi_place_close(p, err))) {
+		gsioi_place_discard(p);
 		p = NULL;
 	}
 	return p;
 }
 
-static bool cannot_place(gsio_placing *p, int e, gsio_error *err)
+static bool cannot_place(gsioi_placing *p, int e, gsio_error *err)
 {
 	GSIO_FAIL(err, GSIO_ERR_IO, p->path, -1, "cannot write: %s", strerror(e));
 	return false;
@@ -421,7 +422,7 @@ static bool cannot_place(gsio_placing *p, int e, gsio_error *err)
  *  old one then lives under the temporary's name until the commit is
  *  done); where the file system cannot exchange, a plain rename replaces
  *  the old file for good. */
-static bool place_one(gsio_placing *p, bool no_replace, gsio_error *err)
+static bool place_one(gsioi_placing *p, bool no_replace, gsio_error *err)
 {
 	struct stat st;
 	if (no_replace) {
@@ -465,7 +466,7 @@ static bool place_one(gsio_placing *p, bool no_replace, gsio_error *err)
 
 /** Takes back a placed file (p->undo): the path as it was before, as far
  *  as the file system allowed. */
-static void unplace_one(gsio_placing *p)
+static void unplace_one(gsioi_placing *p)
 {
 	if (p->undo == UNDO_UNLINK) {
 		unlink(p->path);
@@ -480,24 +481,24 @@ static void unplace_one(gsio_placing *p)
 	p->undo = UNDO_NONE;
 }
 
-int gsio_place_commit_all(gsio_placing *const *ps, size_t count, bool no_replace, gsio_error *err)
+int gsioi_place_commit_all(gsioi_placing *const *ps, size_t count, bool no_replace, gsio_error *err)
 {
 	gsio_error_clear(err);
 	if (count && !ps) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_place_commit_all: nothing to place");
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsioi_place_commit_all: nothing to place");
 		return -1;
 	}
 	bool ok = true;
 	for (size_t i = 0; i < count && ok; i++) {
-		gsio_placing *p = ps[i];
+		gsioi_placing *p = ps[i];
 		if (!p) {
-			GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_place_commit_all: placing %zu is NULL", i);
+			GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsioi_place_commit_all: placing %zu is NULL", i);
 			ok = false;
 		} else if (p->scratch) {
-			GSIO_FAIL(err, GSIO_ERR_ARGUMENT, p->path, -1, "gsio_place_commit: a scratch file is never placed");
+			GSIO_FAIL(err, GSIO_ERR_ARGUMENT, p->path, -1, "gsioi_place_commit: a scratch file is never placed");
 			ok = false;
 		} else if (!p->closed) {
-			ok = gsio_place_close(p, err) == 0;
+			ok = gsioi_place_close(p, err) == 0;
 		}
 	}
 	// Every file is whole on disk before the first is placed; then they are
@@ -512,25 +513,25 @@ int gsio_place_commit_all(gsio_placing *const *ps, size_t count, bool no_replace
 	return ok ? 0 : -1;
 }
 
-int gsio_place_commit(gsio_placing *p, bool no_replace, gsio_error *err)
+int gsioi_place_commit(gsioi_placing *p, bool no_replace, gsio_error *err)
 {
-	return gsio_place_commit_all(&p, 1, no_replace, err);
+	return gsioi_place_commit_all(&p, 1, no_replace, err);
 }
 
 // -- Placing whole files
 
-int gsio_place_files(const gsio_file_data *files, size_t count, bool no_replace, gsio_error *err)
+int gsioi_place_files(const gsioi_file_data *files, size_t count, bool no_replace, gsio_error *err)
 {
 	gsio_error local;
 	if (!err) err = &local;
 	gsio_error_clear(err);
 	if (count && !files) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_place_files: no files");
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsioi_place_files: no files");
 		return -1;
 	}
 	for (size_t i = 0; i < count; i++)
 		if (!files[i].path || !files[i].path[0] || (files[i].size && !files[i].data)) {
-			GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_place_files: file %zu has no path or data", i);
+			GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsioi_place_files: file %zu has no path or data", i);
 			return -1;
 		}
 	// Refuse before writing anything, so a refused output is left as it was.
@@ -543,17 +544,17 @@ int gsio_place_files(const gsio_file_data *files, size_t count, bool no_replace,
 	}
 	// Written and closed one after the other (a level's hundreds of
 	// textures never hold as many descriptors), then placed together.
-	gsio_placing **ps = count ? calloc(count, sizeof(*ps)) : NULL;
+	gsioi_placing **ps = count ? calloc(count, sizeof(*ps)) : NULL;
 	if (count && !ps) {
 		GSIO_FAIL(err, GSIO_ERR_NOMEM, files[0].path, -1, "out of memory");
 		return -1;
 	}
 	size_t made = 0;
-	while (made < count && (ps[made] = gsio_place_bytes(files[made].path, files[made].data, files[made].size, err)))
+	while (made < count && (ps[made] = gsioi_place_bytes(files[made].path, files[made].data, files[made].size, err)))
 		made++;
-	bool ok = made == count && gsio_place_commit_all(ps, count, no_replace, err) == 0;
+	bool ok = made == count && gsioi_place_commit_all(ps, count, no_replace, err) == 0;
 	if (made < count)
-		for (size_t i = 0; i < made; i++) gsio_place_discard(ps[i]);
+		for (size_t i = 0; i < made; i++) gsioi_place_discard(ps[i]);
 	free(ps);
 	return ok ? 0 : -1;
 }

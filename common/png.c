@@ -23,8 +23,9 @@
  * Rows use filter 0 (none), as the PNG specification recommends for
  * palette images: differences of indices mean nothing. */
 #include "gsio.h"
-#include "gsio_dds.h"
-#include "gsio_internal.h"
+#include "gsioi_dds.h"
+#include "gsioi_internal.h"
+#include "gsioi_png.h"
 
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
@@ -65,7 +66,7 @@ static size_t put_chunk(uint8_t *p, const char type[4], const uint8_t *data, uin
 
 /* The image as PNG rows: row(r, y, dst) writes row y's filter byte and its
  * row_bytes filtered bytes at dst; rows are asked for in order, from row 0
- * or, for a band after the first (gsio_png_part), from the fourth row
+ * or, for a band after the first (gsioi_png_part), from the fourth row
  * before the band's first (made and dropped: they set the row kept above
  * and a DDS source's band of 4). dst has 4 bytes of room after the row.
  * Truecolour rows come from RGBA rows that rgba_row(r, y) gives (in order
@@ -407,7 +408,7 @@ nomem:
 /* A PNG image of more than PNG_PART_PIXELS pixels is deflated in bands of
  * rows (parts), each a deflate stream of its own joined to the next at a
  * sync flush, so that the bands can be compressed at the same time on
- * different threads (gsio_png_part); the Adler-32 of the whole is made
+ * different threads (gsioi_png_part); the Adler-32 of the whole is made
  * from the bands' own (zlib's adler32_combine). How many bands depends on
  * the image's size only, never on the threads, so the bytes are the same
  * however they are made. A band restarts deflate's history and fits its
@@ -433,7 +434,7 @@ typedef struct png_part {
 	gsio_error err;
 } png_part;
 
-struct gsio_png_work {
+struct gsioi_png_work {
 	png_layout l;
 	png_rows rows;       // the source; each part works on a copy
 	gsioi_dds_info dds;  // a DDS source's header (rows.dds points here)
@@ -444,7 +445,7 @@ struct gsio_png_work {
 };
 
 /* The bands of an image of `height` rows: parts and rows in each. */
-static void plan_parts(gsio_png_work *w)
+static void plan_parts(gsioi_png_work *w)
 {
 	const uint32_t height = w->l.height;
 	const size_t pixels = (size_t)w->l.width * height;
@@ -463,7 +464,7 @@ static void plan_parts(gsio_png_work *w)
 /* Bytes before the deflate data: signature 8, IHDR 25, PLTE 12 + its
  * entries, tRNS 12 + its, and the IDAT's length and type (8), plus the
  * zlib header (2) that a stream made in parts gets here. */
-static size_t head_size(const gsio_png_work *w)
+static size_t head_size(const gsioi_png_work *w)
 {
 	return 8 + 25 + (w->l.colour_type == 3 ? 12 + w->l.plte_len : 0) + (w->l.trns_len ? 12 + w->l.trns_len : 0) +
 	       8 + (w->parts > 1 ? 2 : 0);
@@ -472,21 +473,21 @@ static size_t head_size(const gsio_png_work *w)
 /* The first row a part's source must be set to before its band: the row
  * source and the UP filter keep the row before (and a DDS band), so a band
  * after the first starts with its four rows before made and dropped. */
-static void part_rows(const gsio_png_work *w, uint32_t i, uint32_t *y0, uint32_t *y1)
+static void part_rows(const gsioi_png_work *w, uint32_t i, uint32_t *y0, uint32_t *y1)
 {
 	*y0 = i * w->band;
 	*y1 = i + 1 == w->parts ? w->l.height : *y0 + w->band;
 }
 
-int gsio_png_part(gsio_png_work *w, size_t i, gsio_error *err)
+int gsioi_png_part(gsioi_png_work *w, size_t i, gsio_error *err)
 {
 	if (!w || i >= w->parts) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_part: no part %zu", i);
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsioi_png_part: no part %zu", i);
 		return -1;
 	}
 	png_part *p = &w->part[i];
 	if (p->rc <= 0) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_part: part %zu made already", i);
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsioi_png_part: part %zu made already", i);
 		return -1;
 	}
 	gsio_error_clear(&p->err);
@@ -522,7 +523,7 @@ int gsio_png_part(gsio_png_work *w, size_t i, gsio_error *err)
 	if (truecolour)
 		for (uint32_t y = y0 >= 4 ? y0 - 4 : 0; y < y0; y++) r.row(&r, y, line);
 	band_mode mode = w->parts == 1 ? BAND_WHOLE : i + 1 == w->parts ? BAND_LAST : BAND_FIRST_OR_MIDDLE;
-	p->adler = 1; // Adler-32's start; the parts' are combined in gsio_png_finish
+	p->adler = 1; // Adler-32's start; the parts' are combined in gsioi_png_finish
 	size_t n = deflate_band(&r, y0, y1, mode, &buf, &cap, at, &p->adler, &p->err);
 	free(row_rgba), free(band), free(scratch), free(line);
 	if (!n) {
@@ -536,12 +537,12 @@ int gsio_png_part(gsio_png_work *w, size_t i, gsio_error *err)
 	return p->rc = 0;
 }
 
-size_t gsio_png_parts(const gsio_png_work *w)
+size_t gsioi_png_parts(const gsioi_png_work *w)
 {
 	return w ? w->parts : 0;
 }
 
-void gsio_png_work_free(gsio_png_work *w)
+void gsioi_png_work_free(gsioi_png_work *w)
 {
 	if (!w) return;
 	for (uint32_t i = 0; i < PNG_PARTS_MAX; i++) free(w->part[i].buf);
@@ -549,27 +550,27 @@ void gsio_png_work_free(gsio_png_work *w)
 	free(w);
 }
 
-int gsio_png_finish(gsio_png_work *w, uint8_t **png, size_t *png_size, gsio_error *err)
+int gsioi_png_finish(gsioi_png_work *w, uint8_t **png, size_t *png_size, gsio_error *err)
 {
 	if (!w || !png || !png_size) {
-		gsio_png_work_free(w);
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_finish: no %s", w ? "output" : "work");
+		gsioi_png_work_free(w);
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsioi_png_finish: no %s", w ? "output" : "work");
 		return -1;
 	}
 	*png = NULL;
 	*png_size = 0;
 	for (uint32_t i = 0; i < w->parts; i++) {
-		if (w->part[i].rc > 0 && gsio_png_part(w, i, err)) break; // not made yet: made here
+		if (w->part[i].rc > 0 && gsioi_png_part(w, i, err)) break; // not made yet: made here
 		if (w->part[i].rc < 0) {
 			if (err) *err = w->part[i].err;
-			gsio_png_work_free(w);
+			gsioi_png_work_free(w);
 			return -1;
 		}
 	}
 	for (uint32_t i = 0; i < w->parts; i++)
 		if (w->part[i].rc) {
 			if (err) *err = w->part[i].err;
-			gsio_png_work_free(w);
+			gsioi_png_work_free(w);
 			return -1;
 		}
 	// The deflate data: the first part's, then the others' and the
@@ -586,7 +587,7 @@ int gsio_png_finish(gsio_png_work *w, uint8_t **png, size_t *png_size, gsio_erro
 		} else {
 			GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
 		}
-		gsio_png_work_free(w);
+		gsioi_png_work_free(w);
 		return -1;
 	}
 	uint8_t *out = p0->buf;
@@ -622,7 +623,7 @@ int gsio_png_finish(gsio_png_work *w, uint8_t **png, size_t *png_size, gsio_erro
 	p += put_chunk(p, "IEND", NULL, 0);
 	size_t size = (size_t)(p - out);
 	p0->buf = NULL;
-	gsio_png_work_free(w);
+	gsioi_png_work_free(w);
 	uint8_t *shrunk = realloc(out, size);
 	*png = shrunk ? shrunk : out;
 	*png_size = size;
@@ -631,14 +632,14 @@ int gsio_png_finish(gsio_png_work *w, uint8_t **png, size_t *png_size, gsio_erro
 
 /* A new work for the layout in w (its parts planned, its head sized); NULL
  * when out of memory. */
-static gsio_png_work *new_work(gsio_error *err)
+static gsioi_png_work *new_work(gsio_error *err)
 {
-	gsio_png_work *w = calloc(1, sizeof(*w));
+	gsioi_png_work *w = calloc(1, sizeof(*w));
 	if (!w) GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
 	return w;
 }
 
-static void work_ready(gsio_png_work *w)
+static void work_ready(gsioi_png_work *w)
 {
 	plan_parts(w);
 	w->head = head_size(w);
@@ -788,7 +789,7 @@ static bool probe_few_colours(png_rows *r, size_t texels)
  * (no RGBA copy of a source decoded row by row) and looked up again as
  * each row is made (no copy as indices either). 1 when it has more
  * (nothing made), 0 made (*work), -1 failed. */
-static int palette_work_from_rows(png_rows *r, uint32_t height, gsio_png_work **work, gsio_error *err)
+static int palette_work_from_rows(png_rows *r, uint32_t height, gsioi_png_work **work, gsio_error *err)
 {
 	colour_set *cs = malloc(sizeof(*cs));
 	if (!cs) {
@@ -800,7 +801,7 @@ static int palette_work_from_rows(png_rows *r, uint32_t height, gsio_png_work **
 		free(cs);
 		return 1;
 	}
-	gsio_png_work *w = new_work(err);
+	gsioi_png_work *w = new_work(err);
 	if (!w) {
 		free(cs);
 		return -1;
@@ -825,14 +826,14 @@ static int palette_work_from_rows(png_rows *r, uint32_t height, gsio_png_work **
  * colours, else RGB (every alpha 255: opaque skins, a quarter smaller) or
  * RGBA rows with the UP filter. r's row buffers (band, row_rgba) are for
  * the probe and the palette scan here; each part makes its own. */
-static int begin_source(png_rows *r, uint32_t height, gsio_png_work **work, gsio_error *err)
+static int begin_source(png_rows *r, uint32_t height, gsioi_png_work **work, gsio_error *err)
 {
 	if (probe_few_colours(r, (size_t)r->width * height)) {
 		int rc = palette_work_from_rows(r, height, work, err);
 		if (rc <= 0) return rc;
 	}
 	const bool opaque = r->is_opaque(r, height);
-	gsio_png_work *w = new_work(err);
+	gsioi_png_work *w = new_work(err);
 	if (!w) return -1;
 	w->l.width = r->width;
 	w->l.height = height;
@@ -848,14 +849,14 @@ static int begin_source(png_rows *r, uint32_t height, gsio_png_work **work, gsio
 }
 
 /* Every part made here, in order, then the file. */
-static int encode_work(gsio_png_work *w, uint8_t **png, size_t *png_size, gsio_error *err)
+static int encode_work(gsioi_png_work *w, uint8_t **png, size_t *png_size, gsio_error *err)
 {
 	for (size_t i = 0; i < w->parts; i++)
-		if (gsio_png_part(w, i, err)) {
-			gsio_png_work_free(w);
+		if (gsioi_png_part(w, i, err)) {
+			gsioi_png_work_free(w);
 			return -1;
 		}
-	return gsio_png_finish(w, png, png_size, err);
+	return gsioi_png_finish(w, png, png_size, err);
 }
 
 /* Every alpha of an RGBA image 255: alpha bytes ANDed 8 pixels at a time. */
@@ -880,7 +881,7 @@ static bool image_opaque(const png_rows *r, uint32_t height)
 
 // -- PNG
 
-static bool no_work(gsio_png_work **work, const char *fn, gsio_error *err)
+static bool no_work(gsioi_png_work **work, const char *fn, gsio_error *err)
 {
 	if (!work) {
 		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "%s: no output", fn);
@@ -890,12 +891,12 @@ static bool no_work(gsio_png_work **work, const char *fn, gsio_error *err)
 	return false;
 }
 
-int gsio_png_begin(const uint8_t *rgba, uint32_t width, uint32_t height, gsio_png_work **work, gsio_error *err)
+int gsioi_png_begin(const uint8_t *rgba, uint32_t width, uint32_t height, gsioi_png_work **work, gsio_error *err)
 {
-	if (no_work(work, "gsio_png_begin", err)) return -1;
+	if (no_work(work, "gsioi_png_begin", err)) return -1;
 	size_t raw_size;
 	if (!rgba) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_encode: no pixels");
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsioi_png_encode: no pixels");
 		return -1;
 	}
 	if (!size_ok(width, height, 4, &raw_size, err)) return -1;
@@ -904,27 +905,27 @@ int gsio_png_begin(const uint8_t *rgba, uint32_t width, uint32_t height, gsio_pn
 	return begin_source(&r, height, work, err);
 }
 
-int gsio_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, uint8_t **png,
+int gsioi_png_encode(const uint8_t *rgba, uint32_t width, uint32_t height, uint8_t **png,
                     size_t *png_size, gsio_error *err)
 {
 	if (!png || !png_size) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_encode: no output");
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsioi_png_encode: no output");
 		return -1;
 	}
 	*png = NULL;
 	*png_size = 0;
-	gsio_png_work *w;
-	return gsio_png_begin(rgba, width, height, &w, err) ? -1 : encode_work(w, png, png_size, err);
+	gsioi_png_work *w;
+	return gsioi_png_begin(rgba, width, height, &w, err) ? -1 : encode_work(w, png, png_size, err);
 }
 
-int gsio_png_begin_indexed(const uint8_t *indices, uint32_t width, uint32_t height, const uint8_t *palette,
-                           uint32_t palette_count, gsio_png_work **work, gsio_error *err)
+int gsioi_png_begin_indexed(const uint8_t *indices, uint32_t width, uint32_t height, const uint8_t *palette,
+                           uint32_t palette_count, gsioi_png_work **work, gsio_error *err)
 {
-	if (no_work(work, "gsio_png_begin_indexed", err)) return -1;
+	if (no_work(work, "gsioi_png_begin_indexed", err)) return -1;
 	size_t raw_size;
 	if (!indices || !palette || !palette_count || palette_count > 256) {
 		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1,
-		          "gsio_png_encode_indexed: a palette of %u entries (1..256 needed)",
+		          "gsioi_png_encode_indexed: a palette of %u entries (1..256 needed)",
 		          (unsigned)palette_count);
 		return -1;
 	}
@@ -934,11 +935,11 @@ int gsio_png_begin_indexed(const uint8_t *indices, uint32_t width, uint32_t heig
 	for (size_t i = 0; i < texels; i++) highest = indices[i] > highest ? indices[i] : highest;
 	if (highest >= palette_count) {
 		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1,
-		          "gsio_png_encode_indexed: index %u with a palette of %u entries",
+		          "gsioi_png_encode_indexed: index %u with a palette of %u entries",
 		          (unsigned)highest, (unsigned)palette_count);
 		return -1;
 	}
-	gsio_png_work *w = new_work(err);
+	gsioi_png_work *w = new_work(err);
 	if (!w) return -1;
 	w->l.width = width;
 	w->l.height = height;
@@ -949,18 +950,18 @@ int gsio_png_begin_indexed(const uint8_t *indices, uint32_t width, uint32_t heig
 	return 0;
 }
 
-int gsio_png_encode_indexed(const uint8_t *indices, uint32_t width, uint32_t height,
+int gsioi_png_encode_indexed(const uint8_t *indices, uint32_t width, uint32_t height,
                             const uint8_t *palette, uint32_t palette_count, uint8_t **png,
                             size_t *png_size, gsio_error *err)
 {
 	if (!png || !png_size) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_encode_indexed: no output");
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsioi_png_encode_indexed: no output");
 		return -1;
 	}
 	*png = NULL;
 	*png_size = 0;
-	gsio_png_work *w;
-	return gsio_png_begin_indexed(indices, width, height, palette, palette_count, &w, err)
+	gsioi_png_work *w;
+	return gsioi_png_begin_indexed(indices, width, height, palette, palette_count, &w, err)
 	           ? -1
 	           : encode_work(w, png, png_size, err);
 }
@@ -973,11 +974,11 @@ static bool dds_opaque(const png_rows *r, uint32_t height)
 	return gsioi_dds_opaque(r->dds, r->dds_data);
 }
 
-int gsio_png_begin_dds(const uint8_t *dds, size_t size, gsio_png_work **work, gsio_error *err)
+int gsioi_png_begin_dds(const uint8_t *dds, size_t size, gsioi_png_work **work, gsio_error *err)
 {
-	if (no_work(work, "gsio_png_begin_dds", err)) return -1;
+	if (no_work(work, "gsioi_png_begin_dds", err)) return -1;
 	if (!dds) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_encode_dds: no data");
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsioi_png_encode_dds: no data");
 		return -1;
 	}
 	gsioi_dds_info info;
@@ -997,17 +998,17 @@ int gsio_png_begin_dds(const uint8_t *dds, size_t size, gsio_png_work **work, gs
 	return rc;
 }
 
-int gsio_png_encode_dds(const uint8_t *dds, size_t size, uint8_t **png, size_t *png_size,
+int gsioi_png_encode_dds(const uint8_t *dds, size_t size, uint8_t **png, size_t *png_size,
                         gsio_error *err)
 {
 	if (!png || !png_size) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_encode_dds: no output");
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsioi_png_encode_dds: no output");
 		return -1;
 	}
 	*png = NULL;
 	*png_size = 0;
-	gsio_png_work *w;
-	return gsio_png_begin_dds(dds, size, &w, err) ? -1 : encode_work(w, png, png_size, err);
+	gsioi_png_work *w;
+	return gsioi_png_begin_dds(dds, size, &w, err) ? -1 : encode_work(w, png, png_size, err);
 }
 
 // -- PNG from stored pixels
@@ -1034,13 +1035,13 @@ static bool stored_opaque(const png_rows *r, uint32_t height)
 }
 
 
-int gsio_png_begin_stored(gsio_pixel_format fmt, const uint8_t *src, uint32_t width, uint32_t height,
-                          const uint8_t *palette, gsio_png_work **work, gsio_error *err)
+int gsioi_png_begin_stored(gsio_pixel_format fmt, const uint8_t *src, uint32_t width, uint32_t height,
+                          const uint8_t *palette, gsioi_png_work **work, gsio_error *err)
 {
-	if (no_work(work, "gsio_png_begin_stored", err)) return -1;
+	if (no_work(work, "gsioi_png_begin_stored", err)) return -1;
 	size_t raw_size;
 	if (!src || !gsio_pixel_size(fmt)) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_encode_stored: %s",
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsioi_png_encode_stored: %s",
 		          src ? "unknown pixel format" : "no pixels");
 		return -1;
 	}
@@ -1058,18 +1059,18 @@ int gsio_png_begin_stored(gsio_pixel_format fmt, const uint8_t *src, uint32_t wi
 	return rc;
 }
 
-int gsio_png_encode_stored(gsio_pixel_format fmt, const uint8_t *src, uint32_t width,
+int gsioi_png_encode_stored(gsio_pixel_format fmt, const uint8_t *src, uint32_t width,
                            uint32_t height, const uint8_t *palette, uint8_t **png,
                            size_t *png_size, gsio_error *err)
 {
 	if (!png || !png_size) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_encode_stored: no output");
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsioi_png_encode_stored: no output");
 		return -1;
 	}
 	*png = NULL;
 	*png_size = 0;
-	gsio_png_work *w;
-	return gsio_png_begin_stored(fmt, src, width, height, palette, &w, err) ? -1
+	gsioi_png_work *w;
+	return gsioi_png_begin_stored(fmt, src, width, height, palette, &w, err) ? -1
 	                                                                        : encode_work(w, png, png_size, err);
 }
 
@@ -1085,11 +1086,11 @@ static bool png_row_bytes(const uint8_t *ihdr, size_t *row)
 	return gsioi_mul_size(w, channels[ihdr[9]], row);
 }
 
-int gsio_png_shrink(const uint8_t *png, size_t size, uint8_t **out, size_t *out_size,
+int gsioi_png_shrink(const uint8_t *png, size_t size, uint8_t **out, size_t *out_size,
                     gsio_error *err)
 {
 	if (!out || !out_size || !png) {
-		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsio_png_shrink: no %s", png ? "output" : "input");
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsioi_png_shrink: no %s", png ? "output" : "input");
 		return -1;
 	}
 	*out = NULL;
@@ -1126,7 +1127,7 @@ int gsio_png_shrink(const uint8_t *png, size_t size, uint8_t **out, size_t *out_
 	     gsioi_mul_size(row + 1, height, &raw_size) && raw_size <= ULONG_MAX && idat_total <= ULONG_MAX;
 	if (!ok) {
 		GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, NULL, -1,
-		          "gsio_png_shrink: not a PNG of 8-bit samples without interlacing");
+		          "gsioi_png_shrink: not a PNG of 8-bit samples without interlacing");
 		return -1;
 	}
 	// The IDATs' data in one piece, then the filtered image.
@@ -1150,7 +1151,7 @@ int gsio_png_shrink(const uint8_t *png, size_t size, uint8_t **out, size_t *out_
 	free(z);
 	if (zr != Z_OK || got != raw_size) {
 		free(raw), free(res);
-		GSIO_FAIL(err, GSIO_ERR_CORRUPT, NULL, -1, "gsio_png_shrink: the image data does not inflate to %zu bytes",
+		GSIO_FAIL(err, GSIO_ERR_CORRUPT, NULL, -1, "gsioi_png_shrink: the image data does not inflate to %zu bytes",
 		          raw_size);
 		return -1;
 	}

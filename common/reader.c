@@ -1,5 +1,5 @@
 /* The bounded little-endian reader and the growable writer. */
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 
 #include <stdlib.h>
 

@@ -1,5 +1,5 @@
 /* Scene creation, warnings and release. */
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 
 #ifdef __SSE2__
 #include <xmmintrin.h>

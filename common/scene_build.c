@@ -10,7 +10,7 @@
  * most twice the final size in the arena (which frees nothing before the
  * scene); an importer that knows its counts makes the arrays once
  * (gsioi_scene_reserve). */
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* Scene helpers shared by the vertex-animation importers: see
- * gsio_scene_util.h. */
-#include "gsio_scene_util.h"
+ * gsioi_scene_util.h. */
+#include "gsioi_scene_util.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,8 +2,8 @@
  * wrapper that turns a texture file into an RGBA8 gsio_image. stb_image is
  * third-party code written to other warning standards: its warnings are
  * silenced for this file only. */
-#include "gsio_image_file.h"
-#include "gsio_pcx.h"
+#include "gsioi_image_file.h"
+#include "gsioi_pcx.h"
 
 #include <limits.h>
 #include <stdlib.h>

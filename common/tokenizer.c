@@ -1,6 +1,6 @@
 /* The whole-file text tokenizer and the locale-free number parser/printer.
- * See gsio_tokenizer.h for the token grammar. */
-#include "gsio_tokenizer.h"
+ * See gsioi_tokenizer.h for the token grammar. */
+#include "gsioi_tokenizer.h"
 
 #include <errno.h>
 #include <float.h>

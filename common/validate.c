@@ -4,8 +4,8 @@
  *
  * Messages name the element by its path in the scene ("meshes[2].parts[0]
  * .material 9 is outside 0..3") so the author of a builder finds the bug. */
-#include "gsio_internal.h"
-#include "gsio_scene_util.h"
+#include "gsioi_internal.h"
+#include "gsioi_scene_util.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* Welding triangle corners into output vertices by (vertex, uv) pairs: see
- * gsio_scene_util.h. One implementation for the MDL2-5 and MDL7 importers
+ * gsioi_scene_util.h. One implementation for the MDL2-5 and MDL7 importers
  * (each had its own copy of the same counting sort and stamps). */
-#include "gsio_scene_util.h"
+#include "gsioi_scene_util.h"
 
 #include <string.h>
 

@@ -48,7 +48,7 @@
  * with gsio_scene_validate() first; the structs are built in an arena through
  * opts->allocator, bounded by opts->memory_limit (the text itself is printed
  * by the codec into malloc'd memory); files are placed atomically together
- * (gsio_place_files(): nothing is left on failure); warnings go to
+ * (gsioi_place_files(): nothing is left on failure); warnings go to
  * opts->warn; nothing is printed. */
 #ifndef GSIO_MD5_WRITE_H
 #define GSIO_MD5_WRITE_H
@@ -111,7 +111,7 @@ GSIO_API void gsio_md5_output_free(gsio_md5_output *out);
 
 /** Writes the scene beside `path` (its folder, and its name without the
  *  .md5mesh/.md5anim/.md5camera extension as the stem), all files placed
- *  in one gsio_place_files() call. A path ending in .md5camera writes only
+ *  in one gsioi_place_files() call. A path ending in .md5camera writes only
  *  the cameras. Returns 0 or non-zero with err set (nothing is left). */
 GSIO_API GSIO_NODISCARD int gsio_md5_write_file(const gsio_scene *scene, const char *path,
                                                 const gsio_md5_write_opts *opts, gsio_error *err);

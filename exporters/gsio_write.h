@@ -10,7 +10,7 @@
  *   opts->allocator (malloc/free when NULL), bounded by opts->memory_limit;
  * - gsio_*_write() returns the file in *out (free it with
  *   gsio_write_free(opts->allocator, *out)); gsio_*_write_file() places it
- *   atomically with gsio_place_files() (nothing is left on failure);
+ *   atomically with gsioi_place_files() (nothing is left on failure);
  * - what the format cannot hold exactly (several meshes merged, several
  *   materials, skeletal animation baked) is reported through opts->warn;
  * - nothing is printed. */

@@ -12,7 +12,7 @@
  * index of the inward normal. */
 #include "write_internal.h"
 #include "gsio_hmp.h"
-#include "gsio_image_file.h"
+#include "gsioi_image_file.h"
 
 #include <math.h>
 #include <stdio.h>

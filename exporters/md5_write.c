@@ -4,6 +4,8 @@
 #include "gsio_md5_write.h"
 
 #include "md5_internal.h"
+#include "gsioi_png.h"
+#include "gsioi_place.h"
 
 #include <float.h>
 #include <math.h>
@@ -985,7 +987,7 @@ static bool write_all(md5w *w, const char *stem, md5w_files *files)
 		const gsio_image *im = &s->images[pngs[i].image];
 		uint8_t *png;
 		size_t size;
-		if (gsio_png_encode(im->rgba, im->width, im->height, &png, &size, w->err)) return false;
+		if (gsioi_png_encode(im->rgba, im->width, im->height, &png, &size, w->err)) return false;
 		GSIO_CHECK(add_file(w, files, pngs[i].name, "", png, size, GSIO_MD5_UNKNOWN));
 		// The shader names the file as given; uniqueness must not rename it.
 		if (strcmp(files->items[files->count - 1].name, pngs[i].name)) {
@@ -1122,7 +1124,7 @@ int gsio_md5_write_file(const gsio_scene *scene, const char *path, const gsio_md
 		if (!err->file[0]) snprintf(err->file, sizeof(err->file), "%s", path);
 		return rc;
 	}
-	gsio_file_data *fd = calloc(out.files_count, sizeof(*fd));
+	gsioi_file_data *fd = calloc(out.files_count, sizeof(*fd));
 	char **paths = calloc(out.files_count, sizeof(*paths));
 	rc = fd && paths ? 0 : -1;
 	for (size_t i = 0; rc == 0 && i < out.files_count; i++) {
@@ -1133,12 +1135,12 @@ int gsio_md5_write_file(const gsio_scene *scene, const char *path, const gsio_md
 		}
 		memcpy(paths[i], path, dir_len);
 		strcpy(paths[i] + dir_len, out.files[i].name);
-		fd[i] = (gsio_file_data){paths[i], out.files[i].data, out.files[i].size};
+		fd[i] = (gsioi_file_data){paths[i], out.files[i].data, out.files[i].size};
 	}
 	if (rc)
 		GSIO_FAIL(err, GSIO_ERR_NOMEM, path, -1, "out of memory");
 	else
-		rc = gsio_place_files(fd, out.files_count, (o.flags & GSIO_MD5_WRITE_NO_REPLACE) != 0, err);
+		rc = gsioi_place_files(fd, out.files_count, (o.flags & GSIO_MD5_WRITE_NO_REPLACE) != 0, err);
 	for (size_t i = 0; paths && i < out.files_count; i++) free(paths[i]);
 	free(paths);
 	free(fd);

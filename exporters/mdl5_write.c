@@ -11,7 +11,8 @@
  * position (and sit on it in every frame), UVs are texels of the first skin;
  * positions are quantised over all frames at once. */
 #include "write_internal.h"
-#include "gsio_scene_util.h"
+#include "gsioi_scene_util.h"
+#include "gsioi_math.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -250,7 +251,7 @@ static void sample(const gsio_animation *an, const gsio_channel *ch, size_t widt
 	float sign = 1;
 	if (width == 4 && a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0) sign = -1;
 	for (size_t k = 0; k < width; k++) out[k] = a[k] + (sign * b[k] - a[k]) * u;
-	if (width == 4) gsio_quat_normalize(out);
+	if (width == 4) gsioi_quat_normalize(out);
 }
 
 /* World matrices of every node: the rest pose, with animation `anim` (if
@@ -278,9 +279,9 @@ static void pose_nodes(wctx *c, int32_t anim, double t)
 	for (size_t i = 0; i < s->nodes_count; i++) {
 		float m[16];
 		const float *l = c->local + 10 * i;
-		gsio_mat4_from_trs(l, l + 3, l + 7, m);
+		gsioi_mat4_from_trs(l, l + 3, l + 7, m);
 		int32_t p = s->nodes[i].parent;
-		if (p >= 0) gsio_mat4_mul(c->world + 16 * (size_t)p, m, c->world + 16 * i);
+		if (p >= 0) gsioi_mat4_mul(c->world + 16 * (size_t)p, m, c->world + 16 * i);
 		else memcpy(c->world + 16 * i, m, sizeof(m));
 	}
 }
@@ -295,7 +296,7 @@ static void xform_point(const float m[16], const float p[3], float out[3])
 static void normal_matrix(const float m[16], float out[9])
 {
 	float inv[16];
-	if (gsio_mat4_invert(m, inv)) {
+	if (gsioi_mat4_invert(m, inv)) {
 		for (int r = 0; r < 3; r++)
 			for (int k = 0; k < 3; k++) out[3 * r + k] = m[4 * k + r];
 		return;
@@ -419,7 +420,7 @@ static bool skin_frame(wctx *c, const placement *p, const float *tp, const float
 	float *jn = GSIO_NEW_ARRAY(c->a, float, sk->joints_count * 9, c->err);
 	GSIO_CHECK(jm && jn);
 	for (size_t j = 0; j < sk->joints_count; j++) {
-		gsio_mat4_mul(c->world + 16 * (size_t)sk->joints[j], sk->inverse_bind + 16 * j, jm + 16 * j);
+		gsioi_mat4_mul(c->world + 16 * (size_t)sk->joints[j], sk->inverse_bind + 16 * j, jm + 16 * j);
 		normal_matrix(jm + 16 * j, jn + 9 * j);
 	}
 	const gsio_weights *w = &m->weights;

@@ -2,6 +2,7 @@
  * type, dithering, mip levels), the normal table, quantisation, placing the
  * output file. */
 #include "write_internal.h"
+#include "gsioi_place.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -259,8 +260,8 @@ int gsioi_write_finish(int write_rc, const char *path, uint8_t *data, size_t siz
 		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "no output path");
 		rc = -1;
 	} else {
-		gsio_file_data fd = {path, data, size};
-		rc = gsio_place_files(&fd, 1, no_replace, err) ? -1 : 0;
+		gsioi_file_data fd = {path, data, size};
+		rc = gsioi_place_files(&fd, 1, no_replace, err) ? -1 : 0;
 	}
 	gsio_write_free(allocator, data);
 	return rc;

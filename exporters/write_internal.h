@@ -3,7 +3,7 @@
 #ifndef GSIO_WRITE_INTERNAL_H
 #define GSIO_WRITE_INTERNAL_H
 
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 #include "gsio_mdl.h"
 #include "gsio_write.h"
 
@@ -56,7 +56,7 @@ GSIO_NODISCARD int gsioi_write_start(const gsio_scene *scene, uint8_t **out, siz
 
 /** The end of a *_write_file: write_rc and data/size are what the in-memory
  *  writer returned. On its failure, names path in err; else places the bytes
- *  at path atomically (gsio_place_files) and frees them (gsio_write_free
+ *  at path atomically (gsioi_place_files) and frees them (gsio_write_free
  *  with allocator). 0 or -1. */
 GSIO_NODISCARD int gsioi_write_finish(int write_rc, const char *path, uint8_t *data, size_t size,
                                       bool no_replace, const gsio_allocator *allocator,

@@ -39,10 +39,10 @@
  * The layout and how each fact was found: docs/FORMATS.md §6. */
 #include "gsio_hmp.h"
 
-#include "gsio_image_file.h"
-#include "gsio_dds.h"
-#include "gsio_internal.h"
-#include "gsio_scene_util.h"
+#include "gsioi_image_file.h"
+#include "gsioi_dds.h"
+#include "gsioi_internal.h"
+#include "gsioi_scene_util.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -18,7 +18,7 @@
  * from 0 (as Doom 3 demands). The format's facts: docs/FORMATS.md §9. */
 #include "md5_internal.h"
 
-#include "gsio_tokenizer.h"
+#include "gsioi_tokenizer.h"
 
 #include <float.h>
 #include <math.h>

@@ -4,7 +4,7 @@
 #define GSIO_MD5_INTERNAL_H
 
 #include "gsio_md5.h"
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 
 #include <math.h>
 

@@ -4,7 +4,7 @@
  * and read by md5_siblings.c. */
 #include "md5_internal.h"
 
-#include "gsio_tokenizer.h"
+#include "gsioi_tokenizer.h"
 
 #include <float.h>
 #include <math.h>

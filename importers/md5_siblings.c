@@ -2,7 +2,7 @@
  * mesh, found beside the model and read through the options' io. */
 #include "md5_internal.h"
 
-#include "gsio_image_file.h"
+#include "gsioi_image_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>

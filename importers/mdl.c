@@ -15,9 +15,9 @@
 #include "gsio_mdl.h"
 #include "gsio_mdl7.h"
 
-#include "gsio_dds.h"
-#include "gsio_internal.h"
-#include "gsio_scene_util.h"
+#include "gsioi_dds.h"
+#include "gsioi_internal.h"
+#include "gsioi_scene_util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -538,7 +538,7 @@ int gsioi_mdl_encode_with(const gsio_mdl_file *f, const gsio_allocator *allocato
 // -- Scene
 
 /* Welding: a scene vertex is one (position index, uv index) pair, numbered
- * in order of first use, made by gsioi_weld (gsio_scene_util.h; MDL7 shares
+ * in order of first use, made by gsioi_weld (gsioi_scene_util.h; MDL7 shares
  * it). It is linear in the corners whatever the file: the chain of uvs per
  * position it replaced went quadratic when one position carried thousands
  * of uvs (18 s for a 1.3 MB file, found while fuzzing). */
@@ -809,7 +809,7 @@ static bool build_mesh(gsio_scene *s, const gsio_mdl_file *f, const uint8_t *con
 	}
 
 	// Frame 0 as floats (every consumer reads mesh.positions/normals); the
-	// double-sided faces are decided on it (see gsio_scene_util.h).
+	// double-sided faces are decided on it (see gsioi_scene_util.h).
 	size_t unused = 0;
 	m->positions = gsioi_arena_array_uninit(a, 3 * nout, sizeof(float), err);
 	m->normals = gsioi_arena_array_uninit(a, 3 * nout, sizeof(float), err);

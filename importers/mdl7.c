@@ -19,7 +19,7 @@
  *   and deformer indices are checked by the scene (a bad one is a warning). */
 #include "gsio_mdl7.h"
 
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

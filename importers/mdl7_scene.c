@@ -6,7 +6,7 @@
  *   group has one skin) means the group's first skin. The 68-byte record
  *   gives the base colour (diffuse), the opacity (ambient alpha; BLEND
  *   below 1), the emissive colour, and specular, ambient and power as
- *   extras. Skins of type 0-5 are decoded, 6 (DDS) through gsio_dds.h, 7
+ *   extras. Skins of type 0-5 are decoded, 6 (DDS) through gsioi_dds.h, 7
  *   (external file name) loaded from beside the model.
  * - One mesh per group, one part per material it uses; a scene vertex is a
  *   (vertex, texture coordinate) pair. UVs are stored with a top-left
@@ -35,14 +35,14 @@
  *   pivot folded in: rotation = M's 3x3, translation = M^T p_b + m[12..14] -
  *   p_parent. Renders of mid-animation frames confirmed it (report).
  * - Animations group the frames by name ("walk 0".."walk 39" -> "walk")
- *   with the clip builder of gsio_scene_util.h; each has a morph channel per
+ *   with the clip builder of gsioi_scene_util.h; each has a morph channel per
  *   animated group and a translation and a rotation channel per bone. */
 #include "gsio_mdl7.h"
 
-#include "gsio_dds.h"
-#include "gsio_image_file.h"
-#include "gsio_internal.h"
-#include "gsio_scene_util.h"
+#include "gsioi_dds.h"
+#include "gsioi_image_file.h"
+#include "gsioi_internal.h"
+#include "gsioi_scene_util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -697,7 +697,7 @@ static bool build_mesh(build *b, size_t gi, gsio_mesh *m, bool *morph)
 	GSIO_CHECK(posed);
 
 	// Double-sided pairs fold into one face with a double-sided copy of its
-	// part's material, decided on the first frame (gsio_scene_util.h).
+	// part's material, decided on the first frame (gsioi_scene_util.h).
 	// Materials are global across groups: never changed, only copied.
 	size_t pairs = 0;
 	GSIO_CHECK(gsioi_mesh_fold_double_sided(s, m, tmp, true, &pairs, err));

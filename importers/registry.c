@@ -1,5 +1,5 @@
 /* The importer registry: detection by magic first, extension second. */
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 #include "gsio_hmp.h"
 #include "gsio_md5.h"
 #include "gsio_mdl.h"

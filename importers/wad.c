@@ -15,7 +15,7 @@
  * gsioi_dds_decode (DXT1/3/5). A DDS that does not parse leaves the stored
  * size and fails to decode with the DDS error (the level then uses a
  * placeholder, with a warning). */
-#include "gsio_dds.h"
+#include "gsioi_dds.h"
 #include "wmp_internal.h"
 
 #include <stdio.h>

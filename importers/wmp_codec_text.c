@@ -10,7 +10,7 @@
  * as every known file has them, and resolves the references at the end.
  * Elements of unknown grammar (B's entities are documented nowhere) are kept
  * verbatim and written back. */
-#include "gsio_tokenizer.h"
+#include "gsioi_tokenizer.h"
 #include "wmp_internal.h"
 
 #include <locale.h>

@@ -10,8 +10,9 @@
  *   every entity's action, skills, flags. Raw values of open questions stay
  *   in extras.
  * - Colours are 0..255 in binary levels, percent in text ones. */
-#include "gsio_image_file.h"
+#include "gsioi_image_file.h"
 #include "wmp_internal.h"
+#include "gsioi_math.h"
 
 #include <stdio.h>
 
@@ -164,8 +165,8 @@ static bool build_level(wmp_sctx *c, const gsio_wmp_level *lv, int32_t node)
 	double ang_z = isfinite(az) ? fmod(az + M_PI, 2 * M_PI) : 0, ang_y = isfinite(el) ? fmod(el, 2 * M_PI) : 0;
 	float qz[4] = {0, 0, (float)sin(ang_z / 2), (float)cos(ang_z / 2)};
 	float qy[4] = {0, (float)sin(ang_y / 2), 0, (float)cos(ang_y / 2)};
-	gsio_quat_mul(qz, qy, s->nodes[sun].rotation);
-	gsio_quat_normalize(s->nodes[sun].rotation);
+	gsioi_quat_mul(qz, qy, s->nodes[sun].rotation);
+	gsioi_quat_normalize(s->nodes[sun].rotation);
 	int32_t li = gsio_scene_add_light(s, "sun", GSIO_LIGHT_DIRECTIONAL, c->err);
 	GSIO_CHECK(li >= 0);
 	for (int j = 0; j < 3; j++) {

@@ -5,7 +5,7 @@
 #ifndef GSIO_WMP_INTERNAL_H
 #define GSIO_WMP_INTERNAL_H
 
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 #include "gsio_wmp.h"
 
 #include <math.h>

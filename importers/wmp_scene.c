@@ -11,6 +11,7 @@
  *   files found by wmp_files.c; they share the context, wmp_sctx
  *   (wmp_internal.h), which this file makes and frees. */
 #include "wmp_internal.h"
+#include "gsioi_math.h"
 
 #include <stdio.h>
 
@@ -23,9 +24,9 @@ static void quat_zxy(const double ang[3], float q[4])
 	float qx[4] = {(float)sin(ang[1] / 2), 0, 0, (float)cos(ang[1] / 2)};
 	float qy[4] = {0, (float)sin(ang[2] / 2), 0, (float)cos(ang[2] / 2)};
 	float t[4];
-	gsio_quat_mul(qz, qx, t);
-	gsio_quat_mul(t, qy, q);
-	gsio_quat_normalize(q);
+	gsioi_quat_mul(qz, qx, t);
+	gsioi_quat_mul(t, qy, q);
+	gsioi_quat_normalize(q);
 }
 
 static void set_trs(gsio_node *n, const gsio_wmp_object *o)

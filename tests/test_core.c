@@ -2,8 +2,8 @@
  * arena, error formatting and the normal table. */
 #include "test_util.h"
 
-#include "gsio_internal.h"
-#include "gsio_scene_util.h"
+#include "gsioi_internal.h"
+#include "gsioi_scene_util.h"
 
 #include <float.h>
 #include <math.h>

@@ -7,7 +7,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 
-#include "gsio_dds.h"
+#include "gsioi_dds.h"
+#include "gsioi_png.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -369,7 +370,7 @@ static uint64_t fnv1a(const uint8_t *p, size_t n)
 	return h;
 }
 
-// The corpus's type-6 skins (gsio_dds.h), with what tests/dds_ref.py (a
+// The corpus's type-6 skins (gsioi_dds.h), with what tests/dds_ref.py (a
 // separate Python decoder) says of them. None uses DXT1's transparent
 // black, so every pixel is opaque.
 typedef struct corpus_skin {
@@ -470,7 +471,7 @@ static void test_corpus_skins(void **state)
 
 // -- PNG straight from DDS
 
-/* gsio_png_encode_dds must write the PNG gsio_png_encode writes from the
+/* gsioi_png_encode_dds must write the PNG gsioi_png_encode writes from the
  * decoded pixels, byte for byte. */
 static void expect_same_png(const uint8_t *dds, size_t size, int colour_type)
 {
@@ -482,9 +483,9 @@ static void expect_same_png(const uint8_t *dds, size_t size, int colour_type)
 	if (!gsioi_dds_decode(dds, size, NULL, 0, a, &im, NULL, &err)) fail_msg("%s", err.message);
 	uint8_t *want, *got;
 	size_t want_size, got_size;
-	if (gsio_png_encode(im.rgba, im.width, im.height, &want, &want_size, &err))
+	if (gsioi_png_encode(im.rgba, im.width, im.height, &want, &want_size, &err))
 		fail_msg("%s", err.message);
-	if (gsio_png_encode_dds(dds, size, &got, &got_size, &err)) fail_msg("%s", err.message);
+	if (gsioi_png_encode_dds(dds, size, &got, &got_size, &err)) fail_msg("%s", err.message);
 	assert_int_equal(got_size, want_size);
 	assert_memory_equal(got, want, want_size);
 	assert_int_equal(got[25], colour_type);
@@ -499,7 +500,7 @@ static void test_png_from_dds(void **state)
 	uint64_t seed = 12345;
 	static const struct { uint32_t w, h; const char *cc; int type; } cases[] = {
 	    {511, 511, "DXT1", 6}, // random DXT1 blocks: some three-colour ones with index 3
-	    {700, 601, "DXT1", 6}, // three bands (gsio_png_part): each starts a band of 4 rows on
+	    {700, 601, "DXT1", 6}, // three bands (gsioi_png_part): each starts a band of 4 rows on
 	    {870, 3, "DXT3", 6}, {1024, 8, "DXT5", 6},
 	    {5, 5, "DXT1", 3}, {64, 1, "DXT5", 3}, // at most 256 pixels: a palette
 	};
@@ -549,13 +550,13 @@ static void test_png_from_dds(void **state)
 	size_t png_size = 1;
 	gsio_error err;
 	gsio_error_clear(&err);
-	assert_int_not_equal(gsio_png_encode_dds(d, size - 1, &png, &png_size, &err), 0);
+	assert_int_not_equal(gsioi_png_encode_dds(d, size - 1, &png, &png_size, &err), 0);
 	assert_int_equal(err.code, GSIO_ERR_TRUNCATED);
 	assert_null(png);
 	assert_int_equal(png_size, 0);
 	d[0] = 'X';
 	gsio_error_clear(&err);
-	assert_int_not_equal(gsio_png_encode_dds(d, size, &png, &png_size, &err), 0);
+	assert_int_not_equal(gsioi_png_encode_dds(d, size, &png, &png_size, &err), 0);
 	assert_int_equal(err.code, GSIO_ERR_CORRUPT);
 	free(d);
 }

@@ -10,8 +10,9 @@
 
 #include "gsio_gltf.h"
 #include "json_float.h"
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 #include "wmp_internal.h"
+#include "gsioi_png.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -308,14 +309,14 @@ static void assert_png_pixels(const uint8_t *png, size_t size, const uint8_t *rg
 	free(px);
 }
 
-/** Encodes rgba with gsio_png_encode, checks the colour type chosen and that
+/** Encodes rgba with gsioi_png_encode, checks the colour type chosen and that
  *  the PNG decodes to the same pixels. */
 static void png_round_trip(const uint8_t *rgba, uint32_t w, uint32_t h, int colour_type)
 {
 	uint8_t *png;
 	size_t size;
 	gsio_error err;
-	if (gsio_png_encode(rgba, w, h, &png, &size, &err)) fail_msg("%s", err.message);
+	if (gsioi_png_encode(rgba, w, h, &png, &size, &err)) fail_msg("%s", err.message);
 	assert_int_equal(png[25], colour_type);
 	assert_png_pixels(png, size, rgba, w, h);
 	free(png);
@@ -527,11 +528,11 @@ static void test_png_and_names(void **state)
 	uint8_t op[16] = {1, 2, 3, 255, 4, 5, 6, 255, 7, 8, 9, 255, 10, 11, 12, 255};
 	uint8_t *png;
 	size_t size;
-	assert_int_not_equal(gsio_png_encode(op, 0, 2, &png, &size, &err), 0);
+	assert_int_not_equal(gsioi_png_encode(op, 0, 2, &png, &size, &err), 0);
 	gsio_scene_free(s);
 }
 
-/** The forms gsio_png_encode picks, each decoding to the same pixels: a
+/** The forms gsioi_png_encode picks, each decoding to the same pixels: a
  *  palette up to 256 distinct colours (tRNS only with alpha), truecolour
  *  from the 257th, with alpha when one pixel is not opaque. */
 static void test_png_forms(void **state)
@@ -550,12 +551,12 @@ static void test_png_forms(void **state)
 		uint8_t *png;
 		size_t size;
 		gsio_error err;
-		assert_int_equal(gsio_png_encode(rgba, W, H, &png, &size, &err), 0);
+		assert_int_equal(gsioi_png_encode(rgba, W, H, &png, &size, &err), 0);
 		assert_false(png_has_chunk(png, size, "tRNS")); // opaque: no tRNS
 		free(png);
 		rgba[4 * 100 + 3] = 128; // one translucent pixel: one more colour
 		png_round_trip(rgba, W, H, colours < 256 ? 3 : 6);
-		assert_int_equal(gsio_png_encode(rgba, W, H, &png, &size, &err), 0);
+		assert_int_equal(gsioi_png_encode(rgba, W, H, &png, &size, &err), 0);
 		assert_int_equal(png_has_chunk(png, size, "tRNS"), colours < 256);
 		free(png);
 	}
@@ -594,10 +595,10 @@ static void test_png_strips(void **state)
 	}
 }
 
-/* -- A PNG made in parts (gsio_png_begin*, gsio_png_part, gsio_png_finish) */
+/* -- A PNG made in parts (gsioi_png_begin*, gsioi_png_part, gsioi_png_finish) */
 
 typedef struct parts_run {
-	gsio_png_work *w;
+	gsioi_png_work *w;
 	size_t from; // the bands this thread makes: from, from + 2, ...
 	int rc;
 } parts_run;
@@ -606,7 +607,7 @@ static void *make_every_other_part(void *arg)
 {
 	parts_run *r = arg;
 	gsio_error err;
-	for (size_t i = r->from; i < gsio_png_parts(r->w); i += 2) r->rc |= gsio_png_part(r->w, i, &err);
+	for (size_t i = r->from; i < gsioi_png_parts(r->w); i += 2) r->rc |= gsioi_png_part(r->w, i, &err);
 	return NULL;
 }
 
@@ -614,20 +615,20 @@ static void *make_every_other_part(void *arg)
  *  does), last band first, and the bands on two threads at once (the even
  *  ones on a new thread, the odd ones here); each must be `want`, byte for
  *  byte. Returns the band count. */
-static size_t expect_parts_same(gsio_png_work *(*begin)(const void *src), const void *src, const uint8_t *want,
+static size_t expect_parts_same(gsioi_png_work *(*begin)(const void *src), const void *src, const uint8_t *want,
                                 size_t want_size, const char *what)
 {
 	size_t parts = 0;
 	for (int way = 0; way < 3; way++) {
-		gsio_png_work *w = begin(src);
-		parts = gsio_png_parts(w);
+		gsioi_png_work *w = begin(src);
+		parts = gsioi_png_parts(w);
 		gsio_error err;
 		gsio_error_clear(&err);
 		if (way == 0) {
-			// None made: gsio_png_finish makes them.
+			// None made: gsioi_png_finish makes them.
 		} else if (way == 1) {
 			for (size_t i = parts; i-- > 0;)
-				if (gsio_png_part(w, i, &err)) fail_msg("%s: band %zu: %s", what, i, err.message);
+				if (gsioi_png_part(w, i, &err)) fail_msg("%s: band %zu: %s", what, i, err.message);
 		} else {
 			parts_run even = {w, 0, 0}, odd = {w, 1, 0};
 			pthread_t t;
@@ -638,7 +639,7 @@ static size_t expect_parts_same(gsio_png_work *(*begin)(const void *src), const 
 		}
 		uint8_t *png;
 		size_t size;
-		if (gsio_png_finish(w, &png, &size, &err)) fail_msg("%s: %s", what, err.message);
+		if (gsioi_png_finish(w, &png, &size, &err)) fail_msg("%s: %s", what, err.message);
 		if (size != want_size || memcmp(png, want, size))
 			fail_msg("%s, %zu bands made %s: %zu bytes, not the encoder's %zu", what, parts,
 			         way == 0 ? "by finish" : way == 1 ? "last first" : "on two threads", size, want_size);
@@ -652,32 +653,32 @@ typedef struct rgba_src {
 	uint32_t w, h;
 } rgba_src;
 
-static gsio_png_work *begin_rgba(const void *src)
+static gsioi_png_work *begin_rgba(const void *src)
 {
 	const rgba_src *r = src;
-	gsio_png_work *w;
+	gsioi_png_work *w;
 	gsio_error err;
-	if (gsio_png_begin(r->rgba, r->w, r->h, &w, &err)) fail_msg("gsio_png_begin: %s", err.message);
+	if (gsioi_png_begin(r->rgba, r->w, r->h, &w, &err)) fail_msg("gsioi_png_begin: %s", err.message);
 	return w;
 }
 
-static gsio_png_work *begin_indexed(const void *src)
+static gsioi_png_work *begin_indexed(const void *src)
 {
 	const rgba_src *r = src; // rgba: w * h indices, then a 256-entry palette
-	gsio_png_work *w;
+	gsioi_png_work *w;
 	gsio_error err;
-	if (gsio_png_begin_indexed(r->rgba, r->w, r->h, r->rgba + (size_t)r->w * r->h, 256, &w, &err))
-		fail_msg("gsio_png_begin_indexed: %s", err.message);
+	if (gsioi_png_begin_indexed(r->rgba, r->w, r->h, r->rgba + (size_t)r->w * r->h, 256, &w, &err))
+		fail_msg("gsioi_png_begin_indexed: %s", err.message);
 	return w;
 }
 
-static gsio_png_work *begin_stored565(const void *src)
+static gsioi_png_work *begin_stored565(const void *src)
 {
 	const rgba_src *r = src; // rgba: w * h RGB565 pixels
-	gsio_png_work *w;
+	gsioi_png_work *w;
 	gsio_error err;
-	if (gsio_png_begin_stored(GSIO_PIXEL_RGB565, r->rgba, r->w, r->h, NULL, &w, &err))
-		fail_msg("gsio_png_begin_stored: %s", err.message);
+	if (gsioi_png_begin_stored(GSIO_PIXEL_RGB565, r->rgba, r->w, r->h, NULL, &w, &err))
+		fail_msg("gsioi_png_begin_stored: %s", err.message);
 	return w;
 }
 
@@ -718,9 +719,9 @@ static void test_png_parts(void **state)
 			uint8_t *want;
 			size_t want_size;
 			gsio_error err;
-			int rc = form == 3   ? gsio_png_encode_indexed(rgba, w, h, rgba + n, 256, &want, &want_size, &err)
-			         : form >= 4 ? gsio_png_encode_stored(GSIO_PIXEL_RGB565, rgba, w, h, NULL, &want, &want_size, &err)
-			                     : gsio_png_encode(rgba, w, h, &want, &want_size, &err);
+			int rc = form == 3   ? gsioi_png_encode_indexed(rgba, w, h, rgba + n, 256, &want, &want_size, &err)
+			         : form >= 4 ? gsioi_png_encode_stored(GSIO_PIXEL_RGB565, rgba, w, h, NULL, &want, &want_size, &err)
+			                     : gsioi_png_encode(rgba, w, h, &want, &want_size, &err);
 			if (rc) fail_msg("%s: %s", what, err.message);
 			size_t parts = expect_parts_same(form == 3 ? begin_indexed : form >= 4 ? begin_stored565 : begin_rgba,
 			                                 &src, want, want_size, what);
@@ -751,29 +752,29 @@ static void test_png_parts(void **state)
 	}
 	// A band that does not exist, no work, no output.
 	uint8_t px[4] = {1, 2, 3, 255};
-	gsio_png_work *w;
+	gsioi_png_work *w;
 	gsio_error err;
 	gsio_error_clear(&err);
-	assert_int_equal(gsio_png_begin(px, 1, 1, &w, &err), 0);
-	assert_int_equal(gsio_png_parts(w), 1);
-	assert_int_not_equal(gsio_png_part(w, 1, &err), 0);
+	assert_int_equal(gsioi_png_begin(px, 1, 1, &w, &err), 0);
+	assert_int_equal(gsioi_png_parts(w), 1);
+	assert_int_not_equal(gsioi_png_part(w, 1, &err), 0);
 	assert_int_equal(err.code, GSIO_ERR_ARGUMENT);
 	gsio_error_clear(&err);
-	assert_int_equal(gsio_png_part(w, 0, &err), 0);
-	assert_int_not_equal(gsio_png_part(w, 0, &err), 0); // once only: the first band kept
+	assert_int_equal(gsioi_png_part(w, 0, &err), 0);
+	assert_int_not_equal(gsioi_png_part(w, 0, &err), 0); // once only: the first band kept
 	assert_non_null(strstr(err.message, "made already"));
 	uint8_t *png = (uint8_t *)1;
 	size_t size = 1;
-	assert_int_not_equal(gsio_png_finish(w, NULL, &size, &err), 0); // frees the work
-	assert_int_not_equal(gsio_png_finish(NULL, &png, &size, &err), 0);
-	assert_int_not_equal(gsio_png_begin(px, 1, 1, NULL, &err), 0);
-	assert_int_not_equal(gsio_png_begin(px, 0, 1, &w, &err), 0);
+	assert_int_not_equal(gsioi_png_finish(w, NULL, &size, &err), 0); // frees the work
+	assert_int_not_equal(gsioi_png_finish(NULL, &png, &size, &err), 0);
+	assert_int_not_equal(gsioi_png_begin(px, 1, 1, NULL, &err), 0);
+	assert_int_not_equal(gsioi_png_begin(px, 0, 1, &w, &err), 0);
 	assert_null(w);
-	assert_int_equal(gsio_png_parts(NULL), 0);
-	gsio_png_work_free(NULL);
+	assert_int_equal(gsioi_png_parts(NULL), 0);
+	gsioi_png_work_free(NULL);
 }
 
-/** gsio_png_encode_stored: for every stored format, the PNG gsio_png_encode
+/** gsioi_png_encode_stored: for every stored format, the PNG gsioi_png_encode
  *  writes from the decoded pixels, byte for byte: many colours (truecolour
  *  rows decoded one at a time, opaque or not), few colours (a palette). */
 static void test_png_stored(void **state)
@@ -810,8 +811,8 @@ static void test_png_stored(void **state)
 			size_t want_size, got_size;
 			gsio_error err;
 			gsio_error_clear(&err);
-			if (gsio_png_encode(rgba, W, H, &want, &want_size, &err)) fail_msg("%s", err.message);
-			if (gsio_png_encode_stored(fmts[f], src, W, H, p, &got, &got_size, &err))
+			if (gsioi_png_encode(rgba, W, H, &want, &want_size, &err)) fail_msg("%s", err.message);
+			if (gsioi_png_encode_stored(fmts[f], src, W, H, p, &got, &got_size, &err))
 				fail_msg("%s", err.message);
 			if (got_size != want_size || memcmp(got, want, want_size))
 				fail_msg("format %d, mode %d: the PNGs differ", (int)fmts[f], mode);
@@ -828,10 +829,10 @@ static void test_png_stored(void **state)
 	gsio_error err;
 	gsio_error_clear(&err);
 	uint8_t one[4] = {0};
-	assert_int_not_equal(gsio_png_encode_stored((gsio_pixel_format)7, one, 1, 1, NULL, &png, &size, &err), 0);
+	assert_int_not_equal(gsioi_png_encode_stored((gsio_pixel_format)7, one, 1, 1, NULL, &png, &size, &err), 0);
 	assert_null(png);
 	assert_int_equal(size, 0);
-	assert_int_not_equal(gsio_png_encode_stored(GSIO_PIXEL_RGB565, one, 0, 1, NULL, &png, &size, &err), 0);
+	assert_int_not_equal(gsioi_png_encode_stored(GSIO_PIXEL_RGB565, one, 0, 1, NULL, &png, &size, &err), 0);
 }
 
 /** The same pixels give the same PNG bytes wherever the encoder's memory
@@ -860,7 +861,7 @@ static void test_png_deterministic(void **state)
 		size_t size;
 		gsio_error err;
 		gsio_error_clear(&err);
-		if (gsio_png_encode(rgba, 5, 6, &png, &size, &err)) fail_msg("%s", err.message);
+		if (gsioi_png_encode(rgba, 5, 6, &png, &size, &err)) fail_msg("%s", err.message);
 		free(junk);
 		if (!first) {
 			first = png;
@@ -883,7 +884,7 @@ static void test_png_deterministic(void **state)
  *  encoder's requests) must give the bytes an undisturbed encoding gives:
  *  a truecolour image of several 64 KiB strips (the histogram and codes
  *  made once), a few-colour (palette) one of one strip (a stateless call),
- *  and one of more than one band (gsio_png_begin's parts,
+ *  and one of more than one band (gsioi_png_begin's parts,
  *  each with a block of its own). */
 static void test_png_dirty_state(void **state)
 {
@@ -911,7 +912,7 @@ static void test_png_dirty_state(void **state)
 		gsio_error_clear(&err);
 		uint8_t *want = NULL, *got = NULL;
 		size_t want_size = 0, got_size = 0;
-		if (gsio_png_encode(rgba, w, h, &want, &want_size, &err)) fail_msg("%s", err.message);
+		if (gsioi_png_encode(rgba, w, h, &want, &want_size, &err)) fail_msg("%s", err.message);
 		// Filled with 16-bit words. 0x0002: where igzip reads its 16-bit
 		// hist_bits, a history of 4 bytes (1..15 shorten it; a field its
 		// stateful init sets and its stateless one leaves alone).
@@ -929,7 +930,7 @@ static void test_png_dirty_state(void **state)
 				__asm__ volatile("" ::"r"(dirty[k]) : "memory");
 				free(dirty[k]);
 			}
-			int rc = gsio_png_encode(rgba, w, h, &got, &got_size, &err);
+			int rc = gsioi_png_encode(rgba, w, h, &got, &got_size, &err);
 			free(guard);
 			if (rc) fail_msg("%s", err.message);
 			if (got_size != want_size || memcmp(got, want, want_size))
@@ -943,7 +944,7 @@ static void test_png_dirty_state(void **state)
 	}
 }
 
-/** gsio_png_shrink: the same pixels and chunks, fewer bytes (or a copy
+/** gsioi_png_shrink: the same pixels and chunks, fewer bytes (or a copy
  *  when there is nothing to gain); PNGs it cannot take are refused. */
 static void test_png_shrink(void **state)
 {
@@ -963,8 +964,8 @@ static void test_png_shrink(void **state)
 		size_t size, small_size;
 		gsio_error err;
 		gsio_error_clear(&err);
-		if (gsio_png_encode(rgba, W, H, &png, &size, &err)) fail_msg("%s", err.message);
-		if (gsio_png_shrink(png, size, &small, &small_size, &err)) fail_msg("%s", err.message);
+		if (gsioi_png_encode(rgba, W, H, &png, &size, &err)) fail_msg("%s", err.message);
+		if (gsioi_png_shrink(png, size, &small, &small_size, &err)) fail_msg("%s", err.message);
 		print_message("kind %d: %zu -> %zu bytes\n", kind, size, small_size);
 		assert_true(small_size <= size);
 		if (kind < 2) assert_true(small_size < size); // smooth images: zlib -9 does better
@@ -974,7 +975,7 @@ static void test_png_shrink(void **state)
 		// A PNG already as small: a copy. Shrinking twice gives it back.
 		uint8_t *again;
 		size_t again_size;
-		if (gsio_png_shrink(small, small_size, &again, &again_size, &err)) fail_msg("%s", err.message);
+		if (gsioi_png_shrink(small, small_size, &again, &again_size, &err)) fail_msg("%s", err.message);
 		assert_int_equal(again_size, small_size);
 		assert_memory_equal(again, small, small_size);
 		free(again);
@@ -982,15 +983,15 @@ static void test_png_shrink(void **state)
 		uint8_t *none = (uint8_t *)1;
 		size_t none_size = 1;
 		gsio_error_clear(&err);
-		assert_int_not_equal(gsio_png_shrink(png + 1, size - 1, &none, &none_size, &err), 0);
+		assert_int_not_equal(gsioi_png_shrink(png + 1, size - 1, &none, &none_size, &err), 0);
 		assert_int_equal(err.code, GSIO_ERR_UNSUPPORTED);
 		assert_null(none);
 		assert_int_equal(none_size, 0);
 		gsio_error_clear(&err);
-		assert_int_not_equal(gsio_png_shrink(png, size - 20, &none, &none_size, &err), 0);
+		assert_int_not_equal(gsioi_png_shrink(png, size - 20, &none, &none_size, &err), 0);
 		png[size - 30] ^= 0x55; // inside the last IDAT's data
 		gsio_error_clear(&err);
-		assert_int_not_equal(gsio_png_shrink(png, size, &none, &none_size, &err), 0);
+		assert_int_not_equal(gsioi_png_shrink(png, size, &none, &none_size, &err), 0);
 		assert_int_equal(err.code, GSIO_ERR_CORRUPT);
 		free(png);
 		free(small);
@@ -998,7 +999,7 @@ static void test_png_shrink(void **state)
 	free(rgba);
 }
 
-/** gsio_png_encode_indexed: the palette as given (up to the highest index
+/** gsioi_png_encode_indexed: the palette as given (up to the highest index
  *  used), tRNS only for a translucent entry, indices outside refused. */
 static void test_png_indexed(void **state)
 {
@@ -1015,7 +1016,7 @@ static void test_png_indexed(void **state)
 			idx[i] = (uint8_t)(i % (alpha ? 3 : 2)); // entry 2 (alpha 0) only with alpha
 			memcpy(expect + 4 * i, pal + 4 * idx[i], 4);
 		}
-		if (gsio_png_encode_indexed(idx, W, H, pal, 4, &png, &size, &err)) fail_msg("%s", err.message);
+		if (gsioi_png_encode_indexed(idx, W, H, pal, 4, &png, &size, &err)) fail_msg("%s", err.message);
 		assert_int_equal(png[25], 3);
 		assert_true(png_has_chunk(png, size, "PLTE"));
 		assert_int_equal(png_has_chunk(png, size, "tRNS"), alpha);
@@ -1029,11 +1030,11 @@ static void test_png_indexed(void **state)
 		free(png);
 	}
 	idx[7] = 4; // outside a 4-entry palette
-	assert_int_not_equal(gsio_png_encode_indexed(idx, W, H, pal, 4, &png, &size, &err), 0);
+	assert_int_not_equal(gsioi_png_encode_indexed(idx, W, H, pal, 4, &png, &size, &err), 0);
 	assert_null(png);
-	assert_int_not_equal(gsio_png_encode_indexed(idx, W, H, pal, 0, &png, &size, &err), 0);
-	assert_int_not_equal(gsio_png_encode_indexed(idx, W, H, pal, 257, &png, &size, &err), 0);
-	assert_int_not_equal(gsio_png_encode_indexed(idx, 0, H, pal, 4, &png, &size, &err), 0);
+	assert_int_not_equal(gsioi_png_encode_indexed(idx, W, H, pal, 0, &png, &size, &err), 0);
+	assert_int_not_equal(gsioi_png_encode_indexed(idx, W, H, pal, 257, &png, &size, &err), 0);
+	assert_int_not_equal(gsioi_png_encode_indexed(idx, 0, H, pal, 4, &png, &size, &err), 0);
 }
 
 /** Checks every decoded image of a scene: its PNG (indexed when the scene
@@ -1047,10 +1048,10 @@ static size_t check_scene_pngs(const char *path, const gsio_scene *s)
 		uint8_t *png;
 		size_t size;
 		gsio_error err;
-		int rc = im->indices ? gsio_png_encode_indexed(im->indices, im->width, im->height,
+		int rc = im->indices ? gsioi_png_encode_indexed(im->indices, im->width, im->height,
 		                                               im->palette, im->palette_count, &png,
 		                                               &size, &err)
-		                     : gsio_png_encode(im->rgba, im->width, im->height, &png, &size, &err);
+		                     : gsioi_png_encode(im->rgba, im->width, im->height, &png, &size, &err);
 		if (rc) fail_msg("%s image %zu: %s", path, i, err.message);
 		if (im->indices) assert_int_equal(png[25], 3);
 		indexed += im->indices != NULL;
@@ -1679,7 +1680,7 @@ static void test_uri_image(void **state)
 	snprintf(png_path, sizeof(png_path), "%s/test_gltf_ref.png", GSIO_BINARY_DIR);
 	uint8_t *png;
 	size_t png_size;
-	assert_int_equal(gsio_png_encode(s->images[0].rgba, 2, 1, &png, &png_size, &err), 0);
+	assert_int_equal(gsioi_png_encode(s->images[0].rgba, 2, 1, &png, &png_size, &err), 0);
 	t_write_file(png_path, png, png_size);
 	free(png);
 	int32_t ref = gsio_scene_add_image(s, "wall.png", 0, 0, "textures/wall.png", &err);
@@ -1746,7 +1747,7 @@ static void test_image_files_passed_through(void **state)
 	uint8_t *png;
 	size_t png_size;
 	const uint8_t other[8] = {0, 0, 255, 255, 255, 0, 0, 255}; // not the scene's pixels
-	assert_int_equal(gsio_png_encode(other, 2, 1, &png, &png_size, &err), 0);
+	assert_int_equal(gsioi_png_encode(other, 2, 1, &png, &png_size, &err), 0);
 	s->images[0].file_data = png;
 	s->images[0].file_size = png_size;
 	glb g = {0};
@@ -1841,7 +1842,7 @@ static void test_shared_image_files(void **state)
 	const uint8_t px[8] = {10, 20, 30, 255, 40, 50, 60, 255};
 	uint8_t *png, *copy;
 	size_t png_size;
-	assert_int_equal(gsio_png_encode(px, 2, 1, &png, &png_size, &err), 0);
+	assert_int_equal(gsioi_png_encode(px, 2, 1, &png, &png_size, &err), 0);
 	copy = malloc(png_size);
 	assert_non_null(copy);
 	memcpy(copy, png, png_size);
@@ -2091,14 +2092,14 @@ static void test_write_file(void **state)
 
 // -- Morph targets from packed and float frames
 
-/** gltf_json_float() (accessor min/max text) gives printf's "%.17g" text:
+/** gsioi_gltf_json_float() (accessor min/max text) gives printf's "%.17g" text:
  *  around every power of ten and the ends of its fast path, on values whose
  *  18th digit is a tie (m / 2^17 for odd m), zeros, subnormals, extremes and
  *  pseudo-random bit patterns; non-finite floats as 0. */
 static void check_json_float(float f, size_t *checked)
 {
 	char got[GLTF_JSON_FLOAT_MAX], want[64];
-	size_t n = gltf_json_float(f, got);
+	size_t n = gsioi_gltf_json_float(f, got);
 	if (isfinite(f))
 		snprintf(want, sizeof(want), "%.17g", (double)f);
 	else

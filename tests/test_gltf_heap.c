@@ -12,7 +12,7 @@
 #include "test_util.h"
 
 #include "gsio_gltf.h"
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -298,7 +298,7 @@ static void test_skin_weights_heap(void **state)
 
 /** Files in dir that a failed write must not leave: a .glb, a .gltf (placed
  *  last: never without its resources, which may stay, as
- *  gsio_place_files() places one file at a time), a temporary; the first
+ *  gsioi_place_files() places one file at a time), a temporary; the first
  *  one found into `which`. */
 static size_t files_in(const char *dir, char *which, size_t size)
 {
@@ -310,7 +310,7 @@ static size_t files_in(const char *dir, char *which, size_t size)
 
 /* Every allocation of a write failing in turn (ufbx's way), in memory and
  * to files, with the images on a helper thread and without: a 600 x 600
- * skin (two bands, gsio_png_part) and a small mesh, then a 16 x 16 skin
+ * skin (two bands, gsioi_png_part) and a small mesh, then a 16 x 16 skin
  * (one strip: igzip's stateless call). A write whose failing allocation
  * it cannot do without says why; one it can (the helper thread not
  * started: the caller encodes) succeeds; either way the heap is left as

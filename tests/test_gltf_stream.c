@@ -11,6 +11,7 @@
 #include "test_util.h"
 
 #include "gsio_gltf.h"
+#include "gsioi_place.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -431,54 +432,54 @@ static void test_placing(void **state)
 	assert_non_null(data);
 	for (size_t i = 0; i < n; i++) data[i] = (uint8_t)(i * 7 + i / 251);
 	for (int pass = 0; pass < 2; pass++) {
-		gsio_placing *sc = gsio_place_scratch(pass ? path : near, &err);
+		gsioi_placing *sc = gsioi_place_scratch(pass ? path : near, &err);
 		if (!sc) fail_msg("scratch: %s", err.message);
-		assert_int_equal(gsio_place_write(sc, data + 5, n - 5, &err), 0);
-		assert_int_equal(gsio_place_size(sc), n - 5);
-		gsio_placing *p = gsio_place_open(path, &err);
+		assert_int_equal(gsioi_place_write(sc, data + 5, n - 5, &err), 0);
+		assert_int_equal(gsioi_place_size(sc), n - 5);
+		gsioi_placing *p = gsioi_place_open(path, &err);
 		if (!p) fail_msg("open: %s", err.message);
 		assert_int_equal(count_files(dir, ".tmp"), 1);
-		assert_int_equal(gsio_place_write(p, data, 5, &err), 0);
-		assert_int_equal(gsio_place_append(p, sc, &err), 0);
-		assert_int_equal(gsio_place_size(p), n);
+		assert_int_equal(gsioi_place_write(p, data, 5, &err), 0);
+		assert_int_equal(gsioi_place_append(p, sc, &err), 0);
+		assert_int_equal(gsioi_place_size(p), n);
 		// A scratch file is never placed; committing it fails and frees it.
-		assert_int_not_equal(gsio_place_commit(sc, false, &err), 0);
+		assert_int_not_equal(gsioi_place_commit(sc, false, &err), 0);
 		assert_int_equal(err.code, GSIO_ERR_ARGUMENT);
-		assert_int_equal(gsio_place_commit(p, false, &err), 0);
+		assert_int_equal(gsioi_place_commit(p, false, &err), 0);
 		assert_file_holds(path, data, n);
 		assert_int_equal(count_files(dir, NULL), 1);
 	}
-	// Written out of order: a middle part first (gsio_place_write_at), then
-	// the part before it (gsio_place_write: at the start, where no
-	// gsio_place_write has been, not at the middle part's end) and the
+	// Written out of order: a middle part first (gsioi_place_write_at), then
+	// the part before it (gsioi_place_write: at the start, where no
+	// gsioi_place_write has been, not at the middle part's end) and the
 	// last part at its offset.
 	{
-		gsio_placing *q = gsio_place_open(path, &err);
+		gsioi_placing *q = gsioi_place_open(path, &err);
 		if (!q) fail_msg("open: %s", err.message);
-		assert_int_equal(gsio_place_write_at(q, 1000, data + 1000, n - 2000, &err), 0);
-		assert_int_equal(gsio_place_size(q), n - 1000);
-		assert_int_equal(gsio_place_write(q, data, 1000, &err), 0);
-		assert_int_equal(gsio_place_size(q), n - 1000);
-		assert_int_equal(gsio_place_write_at(q, n - 1000, data + n - 1000, 1000, &err), 0);
-		assert_int_equal(gsio_place_size(q), n);
-		assert_int_not_equal(gsio_place_write_at(NULL, 0, data, 1, &err), 0);
+		assert_int_equal(gsioi_place_write_at(q, 1000, data + 1000, n - 2000, &err), 0);
+		assert_int_equal(gsioi_place_size(q), n - 1000);
+		assert_int_equal(gsioi_place_write(q, data, 1000, &err), 0);
+		assert_int_equal(gsioi_place_size(q), n - 1000);
+		assert_int_equal(gsioi_place_write_at(q, n - 1000, data + n - 1000, 1000, &err), 0);
+		assert_int_equal(gsioi_place_size(q), n);
+		assert_int_not_equal(gsioi_place_write_at(NULL, 0, data, 1, &err), 0);
 		assert_int_equal(err.code, GSIO_ERR_ARGUMENT);
-		assert_int_equal(gsio_place_commit(q, false, &err), 0);
+		assert_int_equal(gsioi_place_commit(q, false, &err), 0);
 		assert_file_holds(path, data, n);
 	}
 	// Discarded: no file, no temporary.
 	unlink(path);
-	gsio_placing *p = gsio_place_open(path, &err);
+	gsioi_placing *p = gsioi_place_open(path, &err);
 	assert_non_null(p);
-	assert_int_equal(gsio_place_write(p, data, n, &err), 0);
-	gsio_place_discard(p);
+	assert_int_equal(gsioi_place_write(p, data, n, &err), 0);
+	gsioi_place_discard(p);
 	assert_int_equal(count_files(dir, NULL), 0);
 	// no_replace: an existing file stays.
 	t_write_file(path, (const uint8_t *)"old", 3);
-	p = gsio_place_open(path, &err);
+	p = gsioi_place_open(path, &err);
 	assert_non_null(p);
-	assert_int_equal(gsio_place_write(p, data, n, &err), 0);
-	assert_int_not_equal(gsio_place_commit(p, true, &err), 0);
+	assert_int_equal(gsioi_place_write(p, data, n, &err), 0);
+	assert_int_not_equal(gsioi_place_commit(p, true, &err), 0);
 	assert_non_null(strstr(err.message, "exists"));
 	size_t got;
 	uint8_t *back = t_read_file(path, &got);
@@ -491,9 +492,9 @@ static void test_placing(void **state)
 	// system has fallocate), the file's size stays what was written, and
 	// writing fewer bytes than reserved is fine.
 	const uint64_t want = (uint64_t)3 << 20;
-	p = gsio_place_open(path, &err);
+	p = gsioi_place_open(path, &err);
 	assert_non_null(p);
-	assert_int_equal(gsio_place_reserve(p, want, &err), 0);
+	assert_int_equal(gsioi_place_reserve(p, want, &err), 0);
 	char tmp[4400];
 	assert_int_equal(t_scan_dir(dir, ".tmp", tmp, sizeof(tmp)), 1);
 	assert_int_equal(stat(tmp, &st), 0);
@@ -506,18 +507,18 @@ static void test_placing(void **state)
 		assert_true((uint64_t)st.st_blocks * 512 >= want);
 	else
 		print_message("this file system has no fallocate: the reservation is only checked not to harm\n");
-	assert_int_equal(gsio_place_write(p, data, 10, &err), 0);
-	assert_int_equal(gsio_place_commit(p, false, &err), 0);
+	assert_int_equal(gsioi_place_write(p, data, 10, &err), 0);
+	assert_int_equal(gsioi_place_commit(p, false, &err), 0);
 	back = t_read_file(path, &got);
 	assert_int_equal(got, 10);
 	assert_memory_equal(back, data, 10);
 	free(back);
 	// Under 1 MiB nothing is asked of the file system; no file, an error.
-	p = gsio_place_open(near, &err);
+	p = gsioi_place_open(near, &err);
 	assert_non_null(p);
-	assert_int_equal(gsio_place_reserve(p, 4096, &err), 0);
-	gsio_place_discard(p);
-	assert_int_not_equal(gsio_place_reserve(NULL, want, &err), 0);
+	assert_int_equal(gsioi_place_reserve(p, 4096, &err), 0);
+	gsioi_place_discard(p);
+	assert_int_not_equal(gsioi_place_reserve(NULL, want, &err), 0);
 	assert_int_equal(err.code, GSIO_ERR_ARGUMENT);
 	t_empty_dir(dir);
 	free(data);
@@ -568,14 +569,14 @@ static void snap_free(dir_snap *d)
 	t_free_list(d->paths, d->n);
 }
 
-static gsio_placing *open_with(const char *dir, const char *name, const char *text)
+static gsioi_placing *open_with(const char *dir, const char *name, const char *text)
 {
 	char path[4400];
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	gsio_error err;
-	gsio_placing *p = gsio_place_open(path, &err);
+	gsioi_placing *p = gsioi_place_open(path, &err);
 	if (!p) fail_msg("open %s: %s", path, err.message);
-	assert_int_equal(gsio_place_write(p, text, strlen(text), &err), 0);
+	assert_int_equal(gsioi_place_write(p, text, strlen(text), &err), 0);
 	return p;
 }
 
@@ -595,7 +596,7 @@ static void put_text(const char *dir, const char *name, const char *text)
 	t_write_file(path, (const uint8_t *)text, strlen(text));
 }
 
-/* gsio_place_commit_all: every file written before the first is placed,
+/* gsioi_place_commit_all: every file written before the first is placed,
  * and a file that cannot be placed takes back those placed before it: an
  * old file comes back, a new one goes. */
 static void test_place_together(void **state)
@@ -609,13 +610,13 @@ static void test_place_together(void **state)
 	assert_int_equal(mkdir(sub, 0777), 0);
 	dir_snap before;
 	snap_take(dir, &before);
-	gsio_placing *ps[3] = {open_with(dir, "a.bin", "new a"), open_with(dir, "b.png", "new b"),
+	gsioi_placing *ps[3] = {open_with(dir, "a.bin", "new a"), open_with(dir, "b.png", "new b"),
 	                       open_with(dir, "c.gltf", "new c")};
-	assert_int_equal(gsio_place_close(ps[1], &err), 0); // closed or not, the same
-	assert_int_not_equal(gsio_place_close(ps[1], &err), 0);
+	assert_int_equal(gsioi_place_close(ps[1], &err), 0); // closed or not, the same
+	assert_int_not_equal(gsioi_place_close(ps[1], &err), 0);
 	assert_int_equal(err.code, GSIO_ERR_ARGUMENT);
-	assert_int_not_equal(gsio_place_write(ps[1], "x", 1, &err), 0);
-	assert_int_not_equal(gsio_place_commit_all(ps, 3, false, &err), 0);
+	assert_int_not_equal(gsioi_place_write(ps[1], "x", 1, &err), 0);
+	assert_int_not_equal(gsioi_place_commit_all(ps, 3, false, &err), 0);
 	assert_int_equal(err.code, GSIO_ERR_IO);
 	assert_string_equal(err.file, sub);
 	assert_non_null(strstr(err.message, strerror(EISDIR)));
@@ -631,7 +632,7 @@ static void test_place_together(void **state)
 	ps[0] = open_with(dir, "a.bin", "new a");
 	ps[1] = open_with(dir, "b.png", "new b");
 	ps[2] = open_with(dir, "c.gltf", "new c");
-	assert_int_not_equal(gsio_place_commit_all(ps, 3, true, &err), 0);
+	assert_int_not_equal(gsioi_place_commit_all(ps, 3, true, &err), 0);
 	assert_non_null(strstr(err.message, "exists"));
 	snap_same(dir, &before, "not replacing, b.png there");
 	assert_int_equal(count_files(dir, ".tmp"), 0);
@@ -642,7 +643,7 @@ static void test_place_together(void **state)
 	ps[0] = open_with(dir, "a.bin", "new a");
 	ps[1] = open_with(dir, "b.png", "new b");
 	ps[2] = open_with(dir, "c.gltf", "new c");
-	assert_int_equal(gsio_place_commit_all(ps, 3, false, &err), 0);
+	assert_int_equal(gsioi_place_commit_all(ps, 3, false, &err), 0);
 	static const char *const names[] = {"a.bin", "b.png", "c.gltf"};
 	for (int i = 0; i < 3; i++) {
 		char path[4400], want[16];
@@ -655,16 +656,16 @@ static void test_place_together(void **state)
 		free(back);
 	}
 	assert_int_equal(count_files(dir, NULL), 3);
-	// gsio_place_bytes: a placing written and closed, or NULL and nothing.
+	// gsioi_place_bytes: a placing written and closed, or NULL and nothing.
 	char pb0[4400];
 	snprintf(pb0, sizeof(pb0), "%s/no-such-folder/x.bin", dir);
-	assert_null(gsio_place_bytes(pb0, "x", 1, &err));
+	assert_null(gsioi_place_bytes(pb0, "x", 1, &err));
 	assert_string_equal(err.file, pb0);
 	snprintf(pb0, sizeof(pb0), "%s/a.bin", dir);
-	gsio_placing *one = gsio_place_bytes(pb0, "bytes a", 7, &err);
+	gsioi_placing *one = gsioi_place_bytes(pb0, "bytes a", 7, &err);
 	assert_non_null(one);
-	assert_int_not_equal(gsio_place_write(one, "x", 1, &err), 0); // closed already
-	assert_int_equal(gsio_place_commit(one, false, &err), 0);
+	assert_int_not_equal(gsioi_place_write(one, "x", 1, &err), 0); // closed already
+	assert_int_equal(gsioi_place_commit(one, false, &err), 0);
 	size_t got0;
 	uint8_t *back0 = t_read_file(pb0, &got0);
 	assert_int_equal(got0, 7);
@@ -672,12 +673,12 @@ static void test_place_together(void **state)
 	free(back0);
 	assert_int_equal(count_files(dir, NULL), 3);
 	// Nothing to place, a NULL placing.
-	assert_int_equal(gsio_place_commit_all(NULL, 0, false, &err), 0);
-	gsio_placing *none[1] = {NULL};
-	assert_int_not_equal(gsio_place_commit_all(none, 1, false, &err), 0);
+	assert_int_equal(gsioi_place_commit_all(NULL, 0, false, &err), 0);
+	gsioi_placing *none[1] = {NULL};
+	assert_int_not_equal(gsioi_place_commit_all(none, 1, false, &err), 0);
 	assert_int_equal(err.code, GSIO_ERR_ARGUMENT);
 
-	// gsio_place_files (the MD5 writer's): the same.
+	// gsioi_place_files (the MD5 writer's): the same.
 	put_text(dir, "c.gltf", "old c");
 	unlink(sub);
 	snprintf(sub, sizeof(sub), "%s/d.gltf", dir);
@@ -686,10 +687,10 @@ static void test_place_together(void **state)
 	char pa[4400], pb[4400];
 	snprintf(pa, sizeof(pa), "%s/a.bin", dir);
 	snprintf(pb, sizeof(pb), "%s/b.png", dir);
-	gsio_file_data files[3] = {{pa, (const uint8_t *)"x", 1}, {pb, (const uint8_t *)"y", 1}, {sub, (const uint8_t *)"z", 1}};
-	assert_int_not_equal(gsio_place_files(files, 3, false, &err), 0);
+	gsioi_file_data files[3] = {{pa, (const uint8_t *)"x", 1}, {pb, (const uint8_t *)"y", 1}, {sub, (const uint8_t *)"z", 1}};
+	assert_int_not_equal(gsioi_place_files(files, 3, false, &err), 0);
 	assert_string_equal(err.file, sub);
-	snap_same(dir, &before, "gsio_place_files, d.gltf a folder");
+	snap_same(dir, &before, "gsioi_place_files, d.gltf a folder");
 	snap_free(&before);
 	assert_int_equal(rmdir(sub), 0);
 	t_empty_dir(dir);
@@ -713,12 +714,12 @@ static void test_place_signal(void **state)
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		gsio_install_cleanup_handlers();
+		gsioi_install_cleanup_handlers();
 		for (int i = 0; i < 400; i++) {
 			char path[4600];
 			snprintf(path, sizeof(path), "%s/image%d.png", i < 300 ? dir : lng, i);
-			gsio_placing *p = gsio_place_open(path, NULL);
-			if (!p || gsio_place_write(p, "x", 1, NULL) || gsio_place_close(p, NULL)) _exit(3);
+			gsioi_placing *p = gsioi_place_open(path, NULL);
+			if (!p || gsioi_place_write(p, "x", 1, NULL) || gsioi_place_close(p, NULL)) _exit(3);
 			// p stays: the process ends by the signal
 		}
 		raise(SIGTERM);

@@ -12,7 +12,7 @@
 #include "test_util.h"
 
 #include "gsio_hmp.h"
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 #include "gsio_md5_write.h"
 #include "gsio_write.h"
 #ifdef GSIO_HAVE_GLTF

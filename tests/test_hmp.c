@@ -10,7 +10,7 @@
 #include "test_util.h"
 
 #include "gsio_hmp.h"
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -10,9 +10,10 @@
 #define _GNU_SOURCE // nftw, memmem
 #include "test_util.h"
 
-#include "gsio_dds.h"
+#include "gsioi_dds.h"
 #include "gsio_gltf.h"
-#include "gsio_image_file.h"
+#include "gsioi_image_file.h"
+#include "gsioi_png.h"
 
 // stb_image_write (Debian libstb-dev) makes the JPEG of test_jpeg: no JPEG
 // file is in the corpus, and gsio writes none. Third-party code, its
@@ -338,7 +339,7 @@ static uint8_t *small_png(size_t *size)
 	for (size_t i = 0; i < sizeof(rgba); i++) rgba[i] = (uint8_t)(i % 4 == 3 ? 255 : i * 37);
 	uint8_t *png;
 	gsio_error err;
-	if (gsio_png_encode(rgba, 8, 4, &png, size, &err)) fail_msg("%s", err.message);
+	if (gsioi_png_encode(rgba, 8, 4, &png, size, &err)) fail_msg("%s", err.message);
 	return png;
 }
 

@@ -7,7 +7,7 @@
 
 #include "test_util.h"
 
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 #include "gsio_md5.h"
 
 #include <signal.h>

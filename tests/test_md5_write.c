@@ -6,6 +6,7 @@
 #include "test_util.h"
 
 #include "gsio_md5_write.h"
+#include "gsioi_math.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -267,7 +268,7 @@ static gsio_scene *camera_scene(void)
 		double ang = 0.2 * (double)f; // about Z, then a little about Y
 		float qz[4] = {0, 0, (float)sin(ang / 2), (float)cos(ang / 2)};
 		float qy[4] = {0, (float)sin(0.1), 0, (float)cos(0.1)};
-		gsio_quat_mul(qz, qy, &r[4 * f]);
+		gsioi_quat_mul(qz, qy, &r[4 * f]);
 		fov[f] = 60.0f + (float)f;
 	}
 	a->channels[0] = (gsio_channel){n, GSIO_PATH_TRANSLATION, t, NULL};
@@ -488,7 +489,7 @@ static void test_rigid_animation(void **state)
 	for (size_t f = 0; f < nf; f++) {
 		// Scene a: root rotated by r[f], arm at (5,0,0) in it.
 		float pa[3], pb[3], v[3] = {5, 0, 0};
-		gsio_quat_rotate(&r[4 * f], v, pa);
+		gsioi_quat_rotate(&r[4 * f], v, pa);
 		// Scene b: root joint only moves arm through its parent, "root" is
 		// not a joint (no mesh there): arm's pose is world.
 		const gsio_channel *t = channel(ab, jb, GSIO_PATH_TRANSLATION);
@@ -579,8 +580,8 @@ static void test_skeleton_below_rotated_root(void **state)
 		float wj4[16], inv[16];
 		skin->joints[k] = joints[k];
 		gsio_node_world_matrix(s, joints[k], wj4);
-		assert_int_equal(gsio_mat4_invert(wj4, inv), 0);
-		gsio_mat4_mul(inv, wbody, &skin->inverse_bind[16 * k]);
+		assert_int_equal(gsioi_mat4_invert(wj4, inv), 0);
+		gsioi_mat4_mul(inv, wbody, &skin->inverse_bind[16 * k]);
 	}
 	// An animation bending the bone; frame 0 is the rest pose.
 	size_t nf = 4;
@@ -640,9 +641,9 @@ static void test_skeleton_below_rotated_root(void **state)
 			memcpy(aq[j], lq, sizeof(aq[j]));
 		} else {
 			float d[3];
-			gsio_quat_rotate(aq[hj->parent], comp, d);
+			gsioi_quat_rotate(aq[hj->parent], comp, d);
 			for (int k = 0; k < 3; k++) apos[j][k] = apos[hj->parent][k] + d[k];
-			gsio_quat_mul(aq[hj->parent], lq, aq[j]);
+			gsioi_quat_mul(aq[hj->parent], lq, aq[j]);
 		}
 		for (int k = 0; k < 3; k++)
 			worst_a = fmax(worst_a, fabs((double)apos[j][k] - mj->pos[k]));
@@ -658,7 +659,7 @@ static void test_skeleton_below_rotated_root(void **state)
 			const gsio_md5_joint *mj = &mm->joints[wt->joint];
 			float q[4], rp[3];
 			md5_quat4(mj->orient, q);
-			gsio_quat_rotate(q, wt->pos, rp);
+			gsioi_quat_rotate(q, wt->pos, rp);
 			for (int c = 0; c < 3; c++) p[c] += (double)wt->bias * (mj->pos[c] + rp[c]);
 		}
 		// Which scene vertex: the submesh keeps first-use order (0..3 here).

@@ -3,7 +3,7 @@
  * project's own samples/. */
 #include "test_util.h"
 
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 #include "gsio_mdl.h"
 
 #include <math.h>

@@ -4,8 +4,9 @@
  * (truncation, corrupted counts and structure sizes, allocation failures). */
 #include "test_util.h"
 
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 #include "gsio_mdl7.h"
+#include "gsioi_math.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -382,7 +383,7 @@ static void skinned(const gsio_scene *s, const gsio_animation *a, size_t k, cons
 	for (size_t j = 0; j < sk->joints_count; j++) {
 		float w[16];
 		gsio_node_world_matrix(s, sk->joints[j], w);
-		gsio_mat4_mul(w, &sk->inverse_bind[16 * j], &skm[16 * j]);
+		gsioi_mat4_mul(w, &sk->inverse_bind[16 * j], &skm[16 * j]);
 	}
 	for (size_t v = 0; v < m->vertex_count; v++) {
 		const float *p = &m->positions[3 * v];

@@ -18,7 +18,7 @@
 #define _XOPEN_SOURCE 700
 #include "test_util.h"
 
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -13,7 +13,7 @@
  * vertices per triangle, so positions are matched as sets. */
 #include "test_util.h"
 
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 #include "gsio_mdl.h"
 
 #include <math.h>

@@ -8,8 +8,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 
-#include "gsio_image_file.h"
-#include "gsio_pcx.h"
+#include "gsioi_image_file.h"
+#include "gsioi_pcx.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #define _POSIX_C_SOURCE 200809L // setenv
 #include "test_util.h"
 
-#include "gsio_tokenizer.h"
+#include "gsioi_tokenizer.h"
 
 #include <float.h>
 #include <locale.h>

@@ -6,9 +6,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 
-#include "gsio_image_file.h"
-#include "gsio_internal.h"
+#include "gsioi_image_file.h"
+#include "gsioi_internal.h"
 #include "wmp_internal.h"
+#include "gsioi_png.h"
+#include "gsioi_math.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -748,7 +750,7 @@ static void test_bestiary_instances(void **state)
 			assert_int_equal(entity_of(s, sk->joints[j]), ent);
 			float jw[16], m[16];
 			gsio_node_world_matrix(s, sk->joints[j], jw);
-			gsio_mat4_mul(jw, sk->inverse_bind + 16 * j, m);
+			gsioi_mat4_mul(jw, sk->inverse_bind + 16 * j, m);
 			for (int q = 0; q < 16; q++) {
 				float tol = q >= 12 ? 0.05f : 1e-3f * (fabsf(ew[q]) + 1);
 				if (fabsf(m[q] - ew[q]) > tol)
@@ -1150,13 +1152,13 @@ static void test_wad_level_no_pixels(void **state)
 		if (type == 0) {
 			assert_non_null(b->indices);
 			assert_memory_equal(b->indices, px, W * H);
-			assert_int_equal(gsio_png_encode_indexed(a->indices, W, H, a->palette, a->palette_count, &pa, &na, &err), 0);
-			assert_int_equal(gsio_png_encode_indexed(b->indices, W, H, b->palette, b->palette_count, &pb, &nb, &err), 0);
+			assert_int_equal(gsioi_png_encode_indexed(a->indices, W, H, a->palette, a->palette_count, &pa, &na, &err), 0);
+			assert_int_equal(gsioi_png_encode_indexed(b->indices, W, H, b->palette, b->palette_count, &pb, &nb, &err), 0);
 		} else {
 			assert_non_null(b->stored);
 			assert_memory_equal(b->stored, px, W * H * 2);
-			assert_int_equal(gsio_png_encode(a->rgba, W, H, &pa, &na, &err), 0);
-			assert_int_equal(gsio_png_encode_stored(b->source_format, b->stored, W, H, NULL, &pb, &nb, &err), 0);
+			assert_int_equal(gsioi_png_encode(a->rgba, W, H, &pa, &na, &err), 0);
+			assert_int_equal(gsioi_png_encode_stored(b->source_format, b->stored, W, H, NULL, &pb, &nb, &err), 0);
 		}
 		assert_int_equal(na, nb);
 		assert_memory_equal(pa, pb, na);

@@ -8,6 +8,7 @@
 #include "gsio_gltf.h"
 #include "gsio_md5_write.h"
 #include "gsio_write.h"
+#include "gsioi_place.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -527,7 +528,7 @@ int gsio_cmd_convert(int argc, char **argv)
 	if (rc == GSIO_CLI_GO_ON) rc = check_options(&o, inputs, count);
 	if (rc == GSIO_CLI_GO_ON) rc = gsio_cli_load_palette(&CLI, &o.cli);
 	if (rc != GSIO_CLI_GO_ON) return rc;
-	gsio_install_cleanup_handlers();
+	gsioi_install_cleanup_handlers();
 
 	gsio_cli_outputs to = {o.cli.out, o.out_dir, format_ext(o.fmt), gsio_cli_have_assimp()};
 	gsio_cli_jobs jobs;

@@ -1,5 +1,6 @@
 /* The JSON record of one input (gsio_record.h). */
 #include "gsio_record.h"
+#include "gsioi_place.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -251,9 +252,9 @@ int gsio_record_write_file(const char *path, const cJSON *root)
 		memcpy(line, text, len);
 		line[len] = '\n';
 		// Temporary name beside it, then rename: a reader never sees half a report.
-		gsio_file_data f = {path, (const uint8_t *)line, len + 1};
+		gsioi_file_data f = {path, (const uint8_t *)line, len + 1};
 		gsio_error err;
-		rc = gsio_place_files(&f, 1, false, &err) ? -1 : 0;
+		rc = gsioi_place_files(&f, 1, false, &err) ? -1 : 0;
 		free(line);
 	}
 	free(text);

@@ -34,7 +34,7 @@ cJSON *gsio_record_new(const char *input, const char *output, const gsio_error *
                        double seconds);
 
 /** Writes `root` as indented JSON with a final newline, atomically
- *  (gsio_place_files). 0, or -1 with errno-style failure. */
+ *  (gsioi_place_files). 0, or -1 with errno-style failure. */
 int gsio_record_write_file(const char *path, const cJSON *root);
 
 #endif

@@ -21,7 +21,7 @@ CASE is one of:
   help       --help and --version exit 0; --help names every option
   sigint     SIGINT during a -j2 batch (many symlinks to golem and human)
              kills the command and leaves no temporary file in the output
-             folder (gsio_install_cleanup_handlers)
+             folder (gsioi_install_cleanup_handlers)
   writeerr   an output that cannot be written (a path whose parent is a
              file, a read-only folder) fails with exit 1 and a message naming
              the output asked for, never a temporary name

@@ -52,10 +52,3 @@ if(TARGET mdl2gltf AND Python3_FOUND)
   endforeach()
 endif()
 
-# libgsio_gltf uses the public gsio API only: no gsioi_ symbol may be
-# undefined in it (it would come from libgsio's internals).
-if(TARGET gsio_gltf)
-  add_test(NAME gltf_public_api_only
-    COMMAND sh -c "u=$(nm -u \"$1\" | grep gsioi_); if [ -n \"$u\" ]; then echo \"internal symbols used: $u\"; exit 1; fi; nm -u \"$1\" | grep -c ' gsio_' && echo 'PASS: public gsio API only'"
-            sh $<TARGET_FILE:gsio_gltf>)
-endif()

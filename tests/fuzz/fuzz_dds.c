@@ -3,11 +3,12 @@
  * parse and decode agree; a failure carries a code and a message; a success
  * gives a width x height RGBA8 image whose blocks all lay inside the input
  * (ASan checks the reads; every output byte is read back here, so MSan-like
- * holes show as UBSan/ASan reports or a wrong alpha); gsio_png_encode_dds
- * writes the same PNG as gsio_png_encode of the decoded pixels. libFuzzer target with
+ * holes show as UBSan/ASan reports or a wrong alpha); gsioi_png_encode_dds
+ * writes the same PNG as gsioi_png_encode of the decoded pixels. libFuzzer target with
  * GSIO_LIBFUZZER, else a replay program (fuzz_replay.h). */
 #include "gsio.h"
-#include "gsio_dds.h"
+#include "gsioi_dds.h"
+#include "gsioi_png.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -61,9 +62,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			uint8_t *a = NULL, *b = NULL;
 			size_t an = 0, bn = 0;
 			gsio_error_clear(&err);
-			int ra = gsio_png_encode(im.rgba, im.width, im.height, &a, &an, &err);
+			int ra = gsioi_png_encode(im.rgba, im.width, im.height, &a, &an, &err);
 			gsio_error_clear(&err);
-			int rb = gsio_png_encode_dds(data, size, &b, &bn, &err);
+			int rb = gsioi_png_encode_dds(data, size, &b, &bn, &err);
 			if (ra || rb || an != bn || memcmp(a, b, an)) abort();
 			free(a);
 			free(b);

@@ -27,6 +27,7 @@
 #include "gsio.h"
 #ifdef GSIO_HAVE_GLTF
 #include "gsio_gltf.h"
+#include "gsioi_png.h"
 #endif
 
 #include <stdio.h>
@@ -240,9 +241,9 @@ static void check_scene(const gsio_scene *s)
 			size_t png_size = 0;
 			gsio_error perr;
 			gsio_error_clear(&perr);
-			int rc = im->stored ? gsio_png_encode_stored(im->source_format, im->stored, im->width,
+			int rc = im->stored ? gsioi_png_encode_stored(im->source_format, im->stored, im->width,
 			                                             im->height, NULL, &png, &png_size, &perr)
-			                    : gsio_png_encode_dds(im->file_data, im->file_size, &png, &png_size, &perr);
+			                    : gsioi_png_encode_dds(im->file_data, im->file_size, &png, &png_size, &perr);
 			if (rc || !png || png_size < 8) abort();
 			free(png);
 		}

@@ -5,7 +5,7 @@
  * hole shows under the sanitizers); nothing is allocated for a file that
  * fails its header check. libFuzzer target with GSIO_LIBFUZZER, else a
  * replay program (fuzz_replay.h). */
-#include "gsio_pcx.h"
+#include "gsioi_pcx.h"
 
 #include <stdlib.h>
 #include <string.h>

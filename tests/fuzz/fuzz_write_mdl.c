@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	gsio_mdl_file *g = gsio_mdl_decode(out, out_size, "out.mdl", &opts, &err);
 	if (!g) abort(); // what the writer writes, the reader reads
 	// A part with a double-sided material is written both ways round (the
-	// loader folded such pairs into one face: gsio_scene_util.h).
+	// loader folded such pairs into one face: gsioi_scene_util.h).
 	size_t tris = 0, frames = 1;
 	for (size_t i = 0; i < s->meshes_count; i++)
 		for (size_t p = 0; p < s->meshes[i].parts_count; p++) {

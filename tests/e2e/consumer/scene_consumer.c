@@ -20,6 +20,18 @@ static int die(const char *what)
 	return 1;
 }
 
+/* The inverse of a column-major matrix that only translates (the joints
+ * here are moved, not turned or scaled). -1 for any other matrix. */
+static int invert_translation(const float m[16], float out[16])
+{
+	for (int i = 0; i < 12; i++)
+		if (m[i] != ((i % 5) == 0 ? 1.0f : 0.0f)) return -1;
+	if (m[15] != 1.0f) return -1;
+	memcpy(out, m, 16 * sizeof *out);
+	out[12] = -m[12], out[13] = -m[13], out[14] = -m[14];
+	return 0;
+}
+
 #define TRY(x) \
 	do { \
 		if ((x) < 0) return die(#x); \
@@ -122,7 +134,7 @@ int main(int argc, char **argv)
 	for (int j = 0; j < 3; j++) {
 		float w[16];
 		gsio_node_world_matrix(s, js[j], w);
-		if (gsio_mat4_invert(w, ibm[j]) != 0) return die("a singular joint");
+		if (invert_translation(w, ibm[j]) != 0) return die("a joint that is not only moved");
 	}
 	TRY(legs = gsio_scene_add_mesh(s, "legs", 8, 36, F, mat, &err));
 	cube(&s->meshes[legs], 0.3f);

@@ -1,11 +1,11 @@
 /* gsio image files (internal): decoding PNG, JPEG, TGA, BMP, GIF, PSD, PNM
  * texture files that sit beside a model, through stb_image (compiled with
  * static linkage in stb_image_impl.c, so a host that also links stb_image
- * sees no clash), and PCX through gsio's own decoder (gsio_pcx.h). */
-#ifndef GSIO_IMAGE_FILE_H
-#define GSIO_IMAGE_FILE_H
+ * sees no clash), and PCX through gsio's own decoder (gsioi_pcx.h). */
+#ifndef GSIOI_IMAGE_FILE_H
+#define GSIOI_IMAGE_FILE_H
 
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 
 /** Images wider or taller than this are refused (bounds stb_image's work). */
 #define GSIO_IMAGE_FILE_MAX_DIM 16384

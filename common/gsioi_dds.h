@@ -30,10 +30,10 @@
  * 4 bits widened by *17; DXT5 alpha is 8 interpolated levels when a0 > a1,
  * else 6 and the constants 0 and 255. Intermediate values are rounded down
  * ((2a + b) / 3), as libsquish does. */
-#ifndef GSIO_DDS_H
-#define GSIO_DDS_H
+#ifndef GSIOI_DDS_H
+#define GSIOI_DDS_H
 
-#include "gsio_image_file.h"
+#include "gsioi_image_file.h"
 
 /** Bytes before the first block: "DDS " and the 124-byte header. */
 #define GSIOI_DDS_HEADER_SIZE 128

@@ -3,16 +3,16 @@
  * libgsio's frame unpacking (common/frames.c) and the glTF writer, which is
  * built on libgsio's public API only (blender_bridge/gltf_morph.c), make the same
  * floats with the same code. Internal; not installed. */
-#ifndef GSIO_PACKED_RECORD_H
-#define GSIO_PACKED_RECORD_H
+#ifndef GSIOI_PACKED_RECORD_H
+#define GSIOI_PACKED_RECORD_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
 /** Coordinate k of a record, 1-byte (`bytes`) or little-endian 2-byte, as
- *  stored: the scalar form of gsio_record_coords() below. */
-static inline unsigned gsio_record_coord(const uint8_t *r, bool bytes, int k)
+ *  stored: the scalar form of gsioi_record_coords() below. */
+static inline unsigned gsioi_record_coord(const uint8_t *r, bool bytes, int k)
 {
 	return bytes ? r[k] : (unsigned)(r[2 * k] | r[2 * k + 1] << 8);
 }
@@ -24,7 +24,7 @@ static inline unsigned gsio_record_coord(const uint8_t *r, bool bytes, int k)
  *  (`bytes`) or little-endian 2-byte, as 4 floats. The record holds 4
  *  coordinates (MDL's: the 4th is the normal index, and for 2-byte
  *  records a bone in its high byte). */
-static inline __m128 gsio_record_coords(const uint8_t *r, bool bytes)
+static inline __m128 gsioi_record_coords(const uint8_t *r, bool bytes)
 {
 	const __m128i zero = _mm_setzero_si128();
 	__m128i w;

@@ -1,5 +1,5 @@
 /* Transparent huge pages: the one place that knows how gsio asks the kernel
- * for 2 MiB pages (and for pages made ahead of a write: gsio_prefault).
+ * for 2 MiB pages (and for pages made ahead of a write: gsioi_prefault).
  * Header-only (static inline, no symbol), so that both libgsio's arena
  * (common/arena.c) and the glTF writer, which is built on libgsio's public
  * API only (blender_bridge/gltf_buffer.c), use the same code without a link to
@@ -11,8 +11,8 @@
  * Elsewhere, or without MADV_HUGEPAGE, these calls change nothing but
  * alignment. The caller defines _DEFAULT_SOURCE before its first include
  * (madvise, MAP_ANONYMOUS and MAP_NORESERVE). */
-#ifndef GSIO_HUGE_PAGES_H
-#define GSIO_HUGE_PAGES_H
+#ifndef GSIOI_HUGE_PAGES_H
+#define GSIOI_HUGE_PAGES_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -26,7 +26,7 @@
 #if defined(__linux__)
 /** madvise(advice) over the whole `unit`-sized, `unit`-aligned pages inside
  *  [p, p + size) (unit a power of two); nothing when there is none. */
-static inline void gsio_madvise_inside(void *p, size_t size, uintptr_t unit, int advice)
+static inline void gsioi_madvise_inside(void *p, size_t size, uintptr_t unit, int advice)
 {
 	uintptr_t lo = ((uintptr_t)p + unit - 1) & ~(unit - 1), hi = ((uintptr_t)p + size) & ~(unit - 1);
 	if (hi > lo) (void)madvise((void *)lo, hi - lo, advice);
@@ -35,10 +35,10 @@ static inline void gsio_madvise_inside(void *p, size_t size, uintptr_t unit, int
 
 /** Asks for 2 MiB pages over the whole huge pages inside [p, p + size):
  *  advice only, for memory that has not been written yet. */
-static inline void gsio_advise_huge(void *p, size_t size)
+static inline void gsioi_advise_huge(void *p, size_t size)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-	if (size >= GSIO_HUGE_PAGE) gsio_madvise_inside(p, size, (uintptr_t)GSIO_HUGE_PAGE, MADV_HUGEPAGE);
+	if (size >= GSIO_HUGE_PAGE) gsioi_madvise_inside(p, size, (uintptr_t)GSIO_HUGE_PAGE, MADV_HUGEPAGE);
 #else
 	(void)p;
 	(void)size;
@@ -48,8 +48,8 @@ static inline void gsio_advise_huge(void *p, size_t size)
 /** Reserves address space for `size` bytes starting on a huge-page boundary,
  *  with no memory behind it until it is written (MAP_NORESERVE), so that a
  *  buffer can grow to `size` without moving. Returns the aligned start, or
- *  NULL; *map and *map_size are what gsio_unmap_reserved() takes back. */
-static inline void *gsio_map_reserved(size_t size, void **map, size_t *map_size)
+ *  NULL; *map and *map_size are what gsioi_unmap_reserved() takes back. */
+static inline void *gsioi_map_reserved(size_t size, void **map, size_t *map_size)
 {
 #if defined(__linux__)
 	size_t total = size + GSIO_HUGE_PAGE;
@@ -74,17 +74,17 @@ static inline void *gsio_map_reserved(size_t size, void **map, size_t *map_size)
  *  a write costs a fault each; a 1 MB file read into a fresh buffer went
  *  0.38-0.43 -> 0.27-0.28 ms (median of 30 fresh processes, three times).
  *  Pages already there are left as they are. */
-static inline void gsio_prefault(void *p, size_t size)
+static inline void gsioi_prefault(void *p, size_t size)
 {
 #if defined(__linux__) && defined(MADV_POPULATE_WRITE)
-	gsio_madvise_inside(p, size, 4096, MADV_POPULATE_WRITE);
+	gsioi_madvise_inside(p, size, 4096, MADV_POPULATE_WRITE);
 #else
 	(void)p;
 	(void)size;
 #endif
 }
 
-static inline void gsio_unmap_reserved(void *map, size_t map_size)
+static inline void gsioi_unmap_reserved(void *map, size_t map_size)
 {
 #if defined(__linux__)
 	if (map) (void)munmap(map, map_size);

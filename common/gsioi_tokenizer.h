@@ -10,10 +10,10 @@
  *
  * Numbers are parsed and printed without the C library's locale: a host
  * program may have set LC_NUMERIC to a locale whose decimal point is ','. */
-#ifndef GSIO_TOKENIZER_H
-#define GSIO_TOKENIZER_H
+#ifndef GSIOI_TOKENIZER_H
+#define GSIOI_TOKENIZER_H
 
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 
 // -- Tokens
 

@@ -1,10 +1,10 @@
 /* Scene helpers shared by the vertex-animation importers (MDL, HMP, MDL7):
  * the model's root node, one-part meshes, clips as morph animations, and
  * splitting double-sided faces. Internal; not installed. */
-#ifndef GSIO_SCENE_UTIL_H
-#define GSIO_SCENE_UTIL_H
+#ifndef GSIOI_SCENE_UTIL_H
+#define GSIOI_SCENE_UTIL_H
 
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 
 // -- Nodes, parts, materials
 

@@ -4,10 +4,10 @@
  * and the libraries that do bring SDL or the unmaintained FreeImage; the
  * format is a 128-byte header and a byte-run encoding, so gsio reads it
  * itself (fuzzed by tests/fuzz/fuzz_pcx.c, tested in tests/test_pcx.c). */
-#ifndef GSIO_PCX_H
-#define GSIO_PCX_H
+#ifndef GSIOI_PCX_H
+#define GSIOI_PCX_H
 
-#include "gsio_internal.h"
+#include "gsioi_internal.h"
 
 /** Size of the fixed header; a 256-colour palette is the file's last 769
  *  bytes: the marker 0x0C, then 256 RGB triples. */

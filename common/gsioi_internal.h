@@ -1,8 +1,8 @@
 /* gsio internals shared by the codecs: error raising, overflow-checked size
  * math, the arena, the bounded little-endian reader and the growable writer.
  * Not installed; not part of the public API. */
-#ifndef GSIO_INTERNAL_H
-#define GSIO_INTERNAL_H
+#ifndef GSIOI_INTERNAL_H
+#define GSIOI_INTERNAL_H
 
 #include "gsio.h"
 
@@ -46,13 +46,6 @@ void gsioi_text_sanitize(char *s);
 #define GSIOI_TARGET_SSSE3 __attribute__((target("ssse3")))
 bool gsioi_has_ssse3(void);
 #endif
-
-// -- PNG encoder (png.c)
-
-/** The size of the block each deflated band of a PNG takes for igzip's
- *  state (malloc'd, not cleared: see deflate_band), for the test that
- *  encodes in such a block left dirty. */
-size_t gsioi_png_state_size(void);
 
 // -- Size math
 
@@ -200,7 +193,7 @@ void gsioi_bbox3(const float *p, size_t n, float mn[3], float mx[3]);
  *  that show the rows. */
 void gsioi_bbox3_rows(const float *p, size_t stride, const uint32_t *rows, size_t n, float mn[3],
                       float mx[3]);
-/* Clips, nodes, double-sided faces: gsio_scene_util.h. */
+/* Clips, nodes, double-sided faces: gsioi_scene_util.h. */
 
 /** gsio_anorms negated: the outward normals packed frames point to. */
 extern const float gsioi_anorms_outward[GSIO_NORMAL_COUNT][3];

@@ -15,8 +15,8 @@
  *
  * The caller defines _GNU_SOURCE before its first include (cpu_set_t,
  * sched_getcpu, pthread_attr_setaffinity_np). */
-#ifndef GSIO_HELPER_THREAD_H
-#define GSIO_HELPER_THREAD_H
+#ifndef GSIOI_HELPER_THREAD_H
+#define GSIOI_HELPER_THREAD_H
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -35,7 +35,7 @@ typedef struct gsio_helper {
 #endif
 } gsio_helper;
 
-static inline void *gsio_helper_main(void *arg)
+static inline void *gsioi_helper_main(void *arg)
 {
 	gsio_helper *h = (gsio_helper *)arg;
 #if defined(__linux__)
@@ -45,7 +45,7 @@ static inline void *gsio_helper_main(void *arg)
 }
 
 /** The CPUs this process may run on (1 where that cannot be told). */
-static inline int gsio_helper_cpus(void)
+static inline int gsioi_helper_cpus(void)
 {
 #if defined(__linux__)
 	cpu_set_t set;
@@ -55,9 +55,9 @@ static inline int gsio_helper_cpus(void)
 }
 
 /** Starts fn(arg) on a new thread, on another CPU than the caller's when
- *  there is one. h must stay where it is until gsio_helper_join(). False
+ *  there is one. h must stay where it is until gsioi_helper_join(). False
  *  when no thread could be started (the caller then does the work). */
-static inline bool gsio_helper_start(gsio_helper *h, void *(*fn)(void *), void *arg)
+static inline bool gsioi_helper_start(gsio_helper *h, void *(*fn)(void *), void *arg)
 {
 	h->started = false;
 	h->fn = fn;
@@ -74,13 +74,13 @@ static inline bool gsio_helper_start(gsio_helper *h, void *(*fn)(void *), void *
 		h->narrowed = !pthread_attr_setaffinity_np(&attr, sizeof(others), &others);
 	}
 #endif
-	h->started = !pthread_create(&h->thread, &attr, gsio_helper_main, h);
+	h->started = !pthread_create(&h->thread, &attr, gsioi_helper_main, h);
 	pthread_attr_destroy(&attr);
 	return h->started;
 }
 
-/** Waits for the thread started by gsio_helper_start(), if any. */
-static inline void gsio_helper_join(gsio_helper *h)
+/** Waits for the thread started by gsioi_helper_start(), if any. */
+static inline void gsioi_helper_join(gsio_helper *h)
 {
 	if (h->started) (void)pthread_join(h->thread, NULL);
 	h->started = false;

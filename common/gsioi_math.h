@@ -1,0 +1,22 @@
+/* Quaternion and matrix maths shared by gsio's importers, writers and the
+ * Assimp adapter (gmath.c). Internal: not installed, not exported. */
+#ifndef GSIOI_MATH_H
+#define GSIOI_MATH_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Quaternions (x, y, z, w) and column-major 4x4 matrices. */
+void gsioi_quat_mul(const float a[4], const float b[4], float out[4]);
+void gsioi_quat_rotate(const float q[4], const float v[3], float out[3]);
+void gsioi_quat_normalize(float q[4]);
+void gsioi_mat4_from_trs(const float t[3], const float r[4], const float s[3], float out[16]);
+void gsioi_mat4_mul(const float a[16], const float b[16], float out[16]);
+/** Inverse of an affine matrix; returns 0, or -1 (out = identity) when singular. */
+int gsioi_mat4_invert(const float m[16], float out[16]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
