@@ -9,9 +9,8 @@
  * images are encoded with gsioi_png_encode() (gltf_image.c) and files
  * placed with gsioi_place_files(); when writing to a file, the binary data
  * beyond bin.limit goes to the output side of the disk as it is made
- * (gsioi_placing: see gltf_buffer.c). The writer uses the public gsio API
- * only (it is the libgsio_gltf library): no libgsio internal header, no
- * gsioi_ symbol; its parts share gltf_internal.h. Mapping decisions are
+ * (gsioi_placing: see gltf_buffer.c). The writer is part of libgsio; its
+ * parts share gltf_internal.h. Mapping decisions are
  * explained in blender_bridge/README.md; the short form is in gsio_gltf.h.
  * The scene is checked with gsio_scene_validate() first, so indices,
  * counts and floats are trusted in every part; only what the validator

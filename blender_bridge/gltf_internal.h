@@ -1,13 +1,11 @@
-/* The glTF writer's parts (gltf.c and gltf_*.c, the libgsio_gltf library)
+/* The glTF writer's parts (gltf.c and gltf_*.c, in libgsio)
  * share this header: the writer's context (gltf_ctx) and the structs it
  * holds, the glTF constants, the axis change, and the functions one part
  * calls in another. Not installed. Each part defines _GNU_SOURCE before
  * including it first (gsioi_helper_thread.h's cpu_set_t).
  *
- * The shared functions take the gltf_ prefix, as gsioi_gltf_json_float() does:
- * not libgsio's gsioi_, since libgsio_gltf uses libgsio's public API only
- * and the gltf_public_api_only test refuses any gsioi_ symbol in it. They
- * are hidden from the shared library (C_VISIBILITY_PRESET hidden), and a
+ * The shared functions are named gsioi_gltf_*, libgsio's internal prefix:
+ * hidden from the shared library (C_VISIBILITY_PRESET hidden), and a
  * function only one part calls stays static there. Each is described where
  * it is defined. */
 #ifndef GSIO_GLTF_INTERNAL_H

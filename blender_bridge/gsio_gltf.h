@@ -1,4 +1,4 @@
-/* gsio glTF 2.0 writer (libgsio_gltf): turns a neutral gsio_scene (scene v2)
+/* gsio glTF 2.0 writer (part of libgsio): turns a neutral gsio_scene (scene v2)
  * into a GLB file, or a .gltf JSON document with a .bin buffer and one .png
  * per image. Built on the public gsio API only; link gsio::gsio_gltf
  * (CMake) or pkg-config gsio_gltf.

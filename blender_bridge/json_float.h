@@ -1,6 +1,5 @@
-/* A float as JSON text for the glTF writer (internal to libgsio_gltf, not
- * installed; the gltf_ prefix, not libgsio's gsioi_: libgsio_gltf uses
- * only libgsio's public API, and the gltf_public_api_only test says so). */
+/* A float as JSON text for the glTF writer (internal to libgsio, not
+ * installed). */
 #ifndef GSIO_JSON_FLOAT_H
 #define GSIO_JSON_FLOAT_H
 

@@ -1,4 +1,4 @@
-/* The glTF writer (libgsio_gltf, blender_bridge/gltf.c) on scene v2: corpus
+/* The glTF writer (blender_bridge/gltf*.c) on scene v2: corpus
  * files written to GLB in memory and read back here (JSON with cJSON, PNG
  * with libspng, buffers by hand), and synthetic scenes made with the public
  * builder: the axis change, instances, two skins, lights, extras, dense and
