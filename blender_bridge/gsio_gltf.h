@@ -1,7 +1,7 @@
 /* gsio glTF 2.0 writer (part of libgsio): turns a neutral gsio_scene (scene v2)
  * into a GLB file, or a .gltf JSON document with a .bin buffer and one .png
- * per image. Built on the public gsio API only; link gsio::gsio_gltf
- * (CMake) or pkg-config gsio_gltf.
+ * per image. Link libgsio (CMake gsio::gsio, pkg-config gsio; the names
+ * gsio::gsio_gltf and gsio_gltf give the same library).
  *
  * What goes where (see blender_bridge/README.md for the reasons):
  * - the scene is checked with gsio_scene_validate() first; an invalid scene
