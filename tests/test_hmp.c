@@ -612,7 +612,7 @@ static void gradient_agreement(const gsio_scene *s, double *corr_x, double *corr
  * (HMP7): both positive as well, i.e. inward in grid (a), the HMP5
  * convention. Reading (b) would need HMP7 mirrored against HMP5 and its
  * normal sign flipped, two changes nothing in the file shows. The top-down
- * render against the colour map (tests/e2e/hmp_blender.py, e2e_hmp_lgs-small)
+ * render against the colour map (tests/e2e/hmp_blender.py, hmp_glb_blender_lgs-small)
  * agrees: the map shows unmirrored from above (r +0.98; mirrored +0.28).
  * The colour map itself cannot decide: a mirror moves map and grid
  * together, and lgs-small's map does not follow its heights anyway

@@ -5,8 +5,8 @@
 # not built).
 find_package(Python3 COMPONENTS Interpreter)
 if(TARGET gsio_tool AND Python3_FOUND)
-  add_test(NAME gsio_convert_cli
+  add_test(NAME cli_gsio_convert
     COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/gsio_convert.py $<TARGET_FILE:gsio_tool>
             ${GSIO_CORPUS_DIR} ${CMAKE_CURRENT_BINARY_DIR}/gsio_convert)
-  set_tests_properties(gsio_convert_cli PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+  set_tests_properties(cli_gsio_convert PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
 endif()

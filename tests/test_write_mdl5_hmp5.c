@@ -41,7 +41,7 @@ static void count_warning(void *user, const char *msg)
 /* Stock Assimp reads the MDL5 bytes; every vertex of its first frame is one
  * of gsio's first-frame positions (decoded from the same bytes) within one
  * quantisation step. Assimp keeps the file's axes in the mesh (see
- * test_mdl_assimp.c) and emits three vertices per triangle. */
+ * test_vs_assimp_mdl.c) and emits three vertices per triangle. */
 static void assimp_check_mdl(const uint8_t *data, size_t size, const char *what)
 {
 	gsio_error err;
@@ -79,7 +79,7 @@ static void assimp_check_mdl(const uint8_t *data, size_t size, const char *what)
 /* Stock Assimp reads the HMP5 bytes: one quad per cell, and each vertex's
  * height is Assimp's formula of the raw height gsio stored at that grid
  * point ((raw / 65535 - 0.5) * ftrisize_x * 8, x and y from 0, y growing with
- * the row; test_hmp_assimp.c). */
+ * the row; test_vs_assimp_hmp.c). */
 static void assimp_check_hmp(const uint8_t *data, size_t size, const char *what)
 {
 	gsio_error err;
