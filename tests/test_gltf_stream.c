@@ -697,9 +697,9 @@ static void test_place_together(void **state)
 
 /* SIGTERM while a .gltf's many files wait to be placed together (each
  * written to its temporary and closed): the cleanup handler removes every
- * temporary, 300 with short paths and 100 with paths over 256 bytes (until
- * stop 26 the registry had 128 slots, enough when files were placed one at
- * a time). */
+ * temporary, 300 with short paths and 100 with paths over 256 bytes: more
+ * than a registry of fixed size would hold, since a .gltf's files all wait
+ * at once. */
 static void test_place_signal(void **state)
 {
 	(void)state;

@@ -784,11 +784,11 @@ static void test_corpus_scene(void **state)
 	free_files(files, n);
 }
 
-/* Frames as the float scene had them: scale * raw + offset in float, the
+/* Frames as floats: scale * raw + offset in float, the
  * negated table normal (index 0 for one past the table), per scene vertex;
  * the box of those floats. Computed here from the codec's decoded vertices,
  * independently of the importer. */
-static void old_frame(const gsio_mdl_file *f, const gsio_mesh *m, size_t fr, float *pos,
+static void float_frame(const gsio_mdl_file *f, const gsio_mesh *m, size_t fr, float *pos,
                       float *nrm, float mn[3], float mx[3])
 {
 	const gsio_mdl_header *h = &f->header;
@@ -812,8 +812,8 @@ static void old_frame(const gsio_mdl_file *f, const gsio_mesh *m, size_t fr, flo
 
 /* Every frame of every corpus MDL2-5, read through gsio_mesh_frame_get()
  * from the packed scene (loaded copying, loaded borrowing the caller's
- * bytes, and built from a decoded file), is bit for bit the float frame the
- * scene used to store; so are the boxes. */
+ * bytes, and built from a decoded file), is bit for bit the float frame
+ * computed here from the decoded file (float_frame); so are the boxes. */
 static void test_corpus_frames_packed(void **state)
 {
 	(void)state;
@@ -848,7 +848,7 @@ static void test_corpus_frames_packed(void **state)
 			assert_true(pos && nrm && wp && wn);
 			for (size_t fr = 0; fr < m->frames_count; fr++) {
 				float mn[3], mx[3];
-				old_frame(f, m, fr, wp, wn, mn, mx);
+				float_frame(f, m, fr, wp, wn, mn, mx);
 				assert_int_equal(gsio_mesh_frame_get(m, fr, pos, nrm), 1);
 				if (memcmp(pos, wp, n3 * sizeof(float)) || memcmp(nrm, wn, n3 * sizeof(float)))
 					fail_msg("%s (way %d): frame %zu differs from the float frame", files[i].base,

@@ -667,9 +667,9 @@ static void test_bones_past_data_size(void **state)
 }
 
 /* 1 500 skins, nearly all named "s": material names unique as they always
- * were (s, s.2, ...: the first free suffix; "s.3" given to the skin named
+ * must be (s, s.2, ...: the first free suffix; "s.3" given to the skin named
  * so, an unnamed skin named by its number). Unique names were a scan of all
- * names per suffix tried: 2 000 such skins (56 KB) took 7 s, 8 000 minutes. */
+ * names per suffix tried would take seconds here and minutes at 8 000. */
 static void test_skins_one_name(void **state)
 {
 	(void)state;
@@ -756,14 +756,14 @@ static void test_allocation_failures(void **state)
  * Counted through the allocator, which every arena of a load uses; the
  * bounds leave room for AddressSanitizer's 16-byte gap behind each arena
  * block. concept_02 (223 groups of 4 to 22 vertices): each group's scratch
- * freed when the group is done (group_mesh); kept to the end, 466 KB beside
- * a scene of 237 KB, the peak was 983 000 bytes, over kept + 5.7 x the file.
- * skelett (one group of 2 519 triangles): the welding tables freed before
- * the pose is made (weld_group, 260 KB of them); kept, the peak was 981 648
- * bytes, over kept + 2.1 x the file. Static meshes of one group
- * (corridor_02_short_door, room_quarters_01, cables_hanging): the welding
- * with two corner-sized tables fewer and the group's vertices made in the
- * scene, not copied there (before: kept + 5.8, 6.9 and 3.0 files). */
+ * is freed when the group is done (group_mesh); kept to the end it would be
+ * 466 KB beside a scene of 237 KB, over kept + 5.7 x the file. skelett (one
+ * group of 2 519 triangles): the welding tables (260 KB) are freed before
+ * the pose is made (weld_group), or the peak would pass kept + 2.1 x the
+ * file. Static meshes of one group (corridor_02_short_door,
+ * room_quarters_01, cables_hanging): the welding needs no corner-sized
+ * tables beyond two, and the group's vertices are made in the scene, not
+ * copied there. */
 static void test_load_scratch(void **state)
 {
 	(void)state;
@@ -776,7 +776,7 @@ static void test_load_scratch(void **state)
 	    {"lottershock/Game/Level/concept_02.mdl", 200, 3.0},
 	    {"lottershock/Game/Assets/skelett.mdl", 1, 1.4},
 	    // Static groups: their main vertices in an arena of their own, freed
-	    // before the fold (stop 34: 168 -> 147 KB and 160 -> 136 KB).
+	    // before the fold (the peak is about 20 KB lower than with them kept).
 	    {"lottershock/Game/Level/corridor_02_short_door.mdl", 1, 3.0},
 	    {"lottershock/Game/Level/room_quarters_01.mdl", 1, 3.3},
 	    {"lottershock/ArtSource/decor/cables/cables_hanging.mdl", 1, 2.6},

@@ -1604,10 +1604,10 @@ static gsio_scene *objects_level(size_t objects, bool with_level)
 
 /* The scene's node array is made once at the count the level states: a
  * node an object, one more per element after an object's first, and the
- * sun's under a level element (build_level adds it). Before stop 35 the
- * sun was not counted, and its node doubled the array of 1 001 nodes into
- * 2 002 (the first array staying in the arena): the level element's cost
- * is now its sun node and the scene-wide facts, a few KB. */
+ * sun's under a level element (build_level adds it). A sun left out of the
+ * count would double the array of 1 001 nodes into 2 002 (the first array
+ * staying in the arena): the level element may cost its sun node and the
+ * scene-wide facts only, a few KB. */
 static void test_nodes_reserved(void **state)
 {
 	(void)state;
@@ -1629,8 +1629,8 @@ static void test_nodes_reserved(void **state)
 
 /* One sprite placed 201 times: one image and one material, a quad per
  * placement, and the file read and decoded once: the scene holds about
- * what one placement's does. A decoded copy each (16 KB here) went into
- * the scene: a level of 1 000 posters took 260 MB. */
+ * what one placement's does. A decoded copy per placement (16 KB here)
+ * would make a level of 1 000 posters 260 MB. */
 static void test_sprite_placed_often(void **state)
 {
 	(void)state;

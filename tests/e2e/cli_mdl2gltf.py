@@ -340,7 +340,7 @@ def case_options():
                                                    [round(v, 2) for v in amn], [round(v, 2) for v in amx],
                                                    len(base.get("animations", [])), targets(base)))
         if tag == "hmp":
-            # Heights are source z: -229.08 .. 601.25 (issue 4).
+            # Heights are the source z, unscaled and unmoved: -229.08 .. 601.25.
             if not (abs(amn[2] + 229.08) < 0.01 and abs(amx[2] - 601.25) < 0.01):
                 fail("hmp --axes source: z range %s..%s" % (amn[2], amx[2]))
 

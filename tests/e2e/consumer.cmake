@@ -1,4 +1,4 @@
-# A scene built by a program that sees only the installed gsio (issue 8):
+# A scene built by a program that sees only the installed gsio:
 # builder -> validator -> GLB -> Khronos validator -> Blender.
 if(TARGET gsio_gltf AND NOT GSIO_SANITIZE AND NOT GSIO_BUILD_FUZZERS)
   add_test(NAME installed_api_scene_glb

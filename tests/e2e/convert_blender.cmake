@@ -1,4 +1,4 @@
-# From outside (issue 10): a shape-key animated mesh and an armature-animated
+# Models made outside gsio: a shape-key animated mesh and an armature-animated
 # mesh made and exported to glTF by Blender (convert_blender_make.py) ->
 # `gsio convert` through the Assimp adapter -> MDL5 / MD5 -> mdl2gltf ->
 # Blender shows the same number of shape keys / bones and the same pose at

@@ -98,8 +98,8 @@ KNOWN = {
     # gsio info: 17 frames in clips construct closed open die, 5 joints.
     "tile-floor-turret": {"frames": 17, "bones": 5, "animations": 4},
 }
-# The folder walked for more MDL files (issue 11: "Godot imports the boned
-# and the morph-animated ones").
+# The folder walked for more MDL files: every boned or morph-animated model
+# in it must import into Godot.
 WALKED = "lottershock"
 IMPORT_TIMEOUT = float(os.environ.get("GSIO_GODOT_TIMEOUT", "120"))
 CHECK_TIMEOUT = 120
