@@ -144,13 +144,6 @@ static void test_overflow_helpers(void **state)
 
 // -- Pixel formats
 
-static void expect_rgba(const uint8_t *px, unsigned r, unsigned g, unsigned b, unsigned a)
-{
-	if (px[0] != r || px[1] != g || px[2] != b || px[3] != a)
-		fail_msg("pixel %u,%u,%u,%u, expected %u,%u,%u,%u", px[0], px[1], px[2], px[3], r, g, b,
-		         a);
-}
-
 static void test_pixel_sizes(void **state)
 {
 	(void)state;
@@ -171,11 +164,9 @@ static void test_decode_pal8(void **state)
 	uint8_t out[16];
 	// Built-in palette: 0 black, the cube's pure red and pure blue, the last grey.
 	assert_int_equal(gsio_decode_pixels(GSIO_PIXEL_PAL8, idx, 4, NULL, out), 0);
-	expect_rgba(out, 0, 0, 0, 255);
-	expect_rgba(out + 4, 255, 0, 0, 255);
-	expect_rgba(out + 8, 0, 0, 255, 255);
+	t_assert_pixels(out, (const uint8_t[]){0, 0, 0, 255, 255, 0, 0, 255, 0, 0, 255, 255}, 3);
 	const uint8_t *def = gsio_default_palette();
-	expect_rgba(out + 12, def[765], def[766], def[767], 255);
+	t_assert_px(out + 12, def[765], def[766], def[767], 255);
 	// A custom palette is used instead, index 0 stays opaque.
 	uint8_t pal[768];
 	for (unsigned i = 0; i < 256; i++) {
@@ -184,10 +175,9 @@ static void test_decode_pal8(void **state)
 		pal[3 * i + 2] = (uint8_t)(i * 7);
 	}
 	assert_int_equal(gsio_decode_pixels(GSIO_PIXEL_PAL8, idx, 4, pal, out), 0);
-	expect_rgba(out, 0, 255, 0, 255);
-	expect_rgba(out + 4, 196, 59, (196 * 7) & 255, 255);
-	expect_rgba(out + 8, 21, 234, (21 * 7) & 255, 255);
-	expect_rgba(out + 12, 255, 0, (255 * 7) & 255, 255);
+	t_assert_pixels(out, (const uint8_t[]){0, 255, 0, 255, 196, 59, (196 * 7) & 255, 255,
+	                                       21, 234, (21 * 7) & 255, 255,
+	                                       255, 0, (255 * 7) & 255, 255}, 4);
 	// Encoding with that palette finds the exact index of each of its colours.
 	for (unsigned i = 0; i < 256; i++) {
 		uint8_t rgba[4] = {pal[3 * i], pal[3 * i + 1], pal[3 * i + 2], 255}, code = 0;
@@ -207,17 +197,14 @@ static void test_decode_rgb565(void **state)
 		src[2 * i + 1] = (uint8_t)(v[i] >> 8);
 	}
 	assert_int_equal(gsio_decode_pixels(GSIO_PIXEL_RGB565, src, 6, NULL, out), 0);
-	expect_rgba(out, 255, 0, 0, 255);
-	expect_rgba(out + 4, 0, 255, 0, 255);
-	expect_rgba(out + 8, 0, 0, 255, 255);
-	expect_rgba(out + 12, 255, 255, 255, 255);
-	expect_rgba(out + 16, 0, 0, 0, 255);
+	t_assert_pixels(out, (const uint8_t[]){255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255,
+	                                       255, 255, 255, 255, 0, 0, 0, 255}, 5);
 	// Bit replication: 5-bit 0x10 -> 0x84 (not 0x80), 6-bit 0x20 -> 0x82.
-	expect_rgba(out + 20, 0x84, 0x82, 0x84, 255);
+	t_assert_px(out + 20, 0x84, 0x82, 0x84, 255);
 	// 0x1F -> 255 for every 5-bit code position, and 0x3F -> 255 for green.
 	const uint8_t one[2] = {0x1F, 0x00};
 	assert_int_equal(gsio_decode_pixels(GSIO_PIXEL_RGB565, one, 1, NULL, out), 0);
-	expect_rgba(out, 0, 0, 255, 255);
+	t_assert_px(out, 0, 0, 255, 255);
 }
 
 static void test_decode_argb4444(void **state)
@@ -231,11 +218,8 @@ static void test_decode_argb4444(void **state)
 		src[2 * i + 1] = (uint8_t)(v[i] >> 8);
 	}
 	assert_int_equal(gsio_decode_pixels(GSIO_PIXEL_ARGB4444, src, 5, NULL, out), 0);
-	expect_rgba(out, 255, 0, 0, 255);
-	expect_rgba(out + 4, 255, 0, 0, 0);
-	expect_rgba(out + 8, 0, 255, 0, 255);
-	expect_rgba(out + 12, 0x44, 0x22, 0x11, 0x88);
-	expect_rgba(out + 16, 0, 0, 255, 255);
+	t_assert_pixels(out, (const uint8_t[]){255, 0, 0, 255, 255, 0, 0, 0, 0, 255, 0, 255,
+	                                       0x44, 0x22, 0x11, 0x88, 0, 0, 255, 255}, 5);
 }
 
 static void test_decode_bgr_bgra(void **state)
@@ -244,12 +228,12 @@ static void test_decode_bgr_bgra(void **state)
 	const uint8_t bgr[6] = {10, 20, 30, 255, 0, 0};
 	uint8_t out[8];
 	assert_int_equal(gsio_decode_pixels(GSIO_PIXEL_BGR888, bgr, 2, NULL, out), 0);
-	expect_rgba(out, 30, 20, 10, 255);
-	expect_rgba(out + 4, 0, 0, 255, 255); // blue first in the file
+	t_assert_px(out, 30, 20, 10, 255);
+	t_assert_px(out + 4, 0, 0, 255, 255); // blue first in the file
 	const uint8_t bgra[8] = {10, 20, 30, 40, 0, 0, 255, 128};
 	assert_int_equal(gsio_decode_pixels(GSIO_PIXEL_BGRA8888, bgra, 2, NULL, out), 0);
-	expect_rgba(out, 30, 20, 10, 40);
-	expect_rgba(out + 4, 255, 0, 0, 128);
+	t_assert_px(out, 30, 20, 10, 40);
+	t_assert_px(out + 4, 255, 0, 0, 128);
 	// Encoding goes back to the same bytes.
 	uint8_t back[8];
 	assert_int_equal(gsio_encode_pixels(GSIO_PIXEL_BGRA8888, out, 2, NULL, back), 0);

@@ -1245,6 +1245,23 @@ static void test_node_tree(void **state)
 	gsio_scene_free(s);
 }
 
+/* Weights for a triangle mesh (add_triangle): each vertex wholly on joint
+ * v % joints of its skin. */
+static void weigh_triangle(gsio_scene *s, gsio_mesh *m, uint32_t joints)
+{
+	gsio_error err;
+	m->weights.offsets = gsio_scene_alloc(s, 4, sizeof(uint32_t), &err);
+	m->weights.joints = gsio_scene_alloc(s, 3, sizeof(uint32_t), &err);
+	m->weights.values = gsio_scene_alloc(s, 3, sizeof(float), &err);
+	assert_true(m->weights.offsets && m->weights.joints && m->weights.values);
+	m->weights.count = 3;
+	for (uint32_t v = 0; v < 3; v++) {
+		m->weights.offsets[v + 1] = v + 1;
+		m->weights.joints[v] = v % joints;
+		m->weights.values[v] = 1;
+	}
+}
+
 /** Two skeletons, each with a skinned mesh: two glTF skins. */
 static void test_two_skins(void **state)
 {
@@ -1272,15 +1289,7 @@ static void test_two_skins(void **state)
 		s->skins[sk].skeleton = root;
 		gsio_mesh *m = &s->meshes[mi];
 		m->skin = sk;
-		m->weights.offsets = gsio_scene_alloc(s, 4, sizeof(uint32_t), &err);
-		m->weights.joints = gsio_scene_alloc(s, 3, sizeof(uint32_t), &err);
-		m->weights.values = gsio_scene_alloc(s, 3, sizeof(float), &err);
-		m->weights.count = 3;
-		for (uint32_t v = 0; v < 3; v++) {
-			m->weights.offsets[v + 1] = v + 1;
-			m->weights.joints[v] = v % 2;
-			m->weights.values[v] = 1;
-		}
+		weigh_triangle(s, m, 2);
 	}
 	glb g;
 	glb_write(&g, s, 0, 0);
@@ -1332,14 +1341,7 @@ static void test_shared_skinned_mesh(void **state)
 			*m = s->meshes[first];
 			m->name = keep;
 		} else {
-			m->weights.offsets = gsio_scene_alloc(s, 4, sizeof(uint32_t), &err);
-			m->weights.joints = gsio_scene_alloc(s, 3, sizeof(uint32_t), &err);
-			m->weights.values = gsio_scene_alloc(s, 3, sizeof(float), &err);
-			m->weights.count = 3;
-			for (uint32_t v = 0; v < 3; v++) {
-				m->weights.offsets[v + 1] = v + 1;
-				m->weights.values[v] = 1;
-			}
+			weigh_triangle(s, m, 1);
 			if (k == 0) first = mi;
 		}
 		m->skin = sk;

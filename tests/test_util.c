@@ -1,6 +1,9 @@
 #include "test_util.h"
 
+#include "gsio_mdl.h"
+
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,12 +28,33 @@ const char *t_corpus_path(const char *rel)
 	return buf;
 }
 
+uint8_t *t_read_corpus(const char *rel, size_t *size)
+{
+	T_REQUIRE_CORPUS();
+	return t_read_file(t_corpus_path(rel), size);
+}
+
 uint8_t *t_read_file(const char *path, size_t *size)
 {
 	uint8_t *data = NULL;
 	gsio_error err;
 	if (gsio_read_whole_file(path, &data, size, 0, &err)) fail_msg("cannot read %s: %s", path, err.message);
 	return data;
+}
+
+void t_assert_px(const uint8_t *px, unsigned r, unsigned g, unsigned b, unsigned a)
+{
+	if (px[0] != r || px[1] != g || px[2] != b || px[3] != a)
+		fail_msg("pixel %u,%u,%u,%u, expected %u,%u,%u,%u", px[0], px[1], px[2], px[3], r, g, b, a);
+}
+
+void t_assert_pixels(const uint8_t *px, const uint8_t *want, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (memcmp(px + 4 * i, want + 4 * i, 4))
+			fail_msg("pixel %zu is %u,%u,%u,%u, expected %u,%u,%u,%u", i, px[4 * i], px[4 * i + 1],
+			         px[4 * i + 2], px[4 * i + 3], want[4 * i], want[4 * i + 1], want[4 * i + 2],
+			         want[4 * i + 3]);
 }
 
 void t_write_file(const char *path, const uint8_t *data, size_t size)
@@ -142,6 +166,94 @@ gsio_allocator t_fail_allocator(t_fail_alloc *state)
 {
 	gsio_allocator a = {t_alloc, t_free, state};
 	return a;
+}
+
+t_alloc_run t_each_alloc_fails(const char *what, t_alloc_try try, void *ctx, unsigned codes, size_t step)
+{
+	t_alloc_run run = {0, 0};
+	for (size_t k = 1; k < 100000; k += step ? step : 1) {
+		t_fail_alloc st = {.fail_at = k};
+		gsio_allocator al = t_fail_allocator(&st);
+		gsio_error err;
+		gsio_error_clear(&err);
+		if (try(ctx, &al, &err) == 0) {
+			if (st.calls >= k) fail_msg("%s: allocation %zu failed, yet it succeeded", what, k);
+			if (st.live != 0) fail_msg("%s: %ld blocks leak after a success", what, st.live);
+			run.calls = st.calls;
+			return run;
+		}
+		if (err.code == GSIO_OK || (codes && !(codes & T_ERR_BIT(err.code))))
+			fail_msg("%s: allocation %zu failed, but the error is %s (%s)", what, k,
+			         gsio_error_code_name(err.code), err.message);
+		if (st.live != 0) fail_msg("%s: allocation %zu failed: %ld blocks leak", what, k, st.live);
+		run.failures++;
+	}
+	fail_msg("%s: still failing after 100000 allocations", what);
+	return run;
+}
+
+int t_try_load(void *ctx, gsio_allocator *al, gsio_error *err)
+{
+	const t_load_input *in = ctx;
+	gsio_opts opts = {0};
+	if (in->opts) opts = *in->opts;
+	opts.allocator = al;
+	gsio_scene *s = in->data ? gsio_load_memory(in->data, in->size, in->name, &opts, err)
+	                         : gsio_load_file(in->name, &opts, err);
+	if (s && in->check) in->check(s);
+	gsio_scene_free(s);
+	return s ? 0 : -1;
+}
+
+int t_try_mdl_decode(void *ctx, gsio_allocator *al, gsio_error *err)
+{
+	const t_load_input *in = ctx;
+	gsio_opts opts = {0};
+	if (in->opts) opts = *in->opts;
+	opts.allocator = al;
+	gsio_scene *s = NULL;
+	gsio_mdl_file *f = gsio_mdl_decode(in->data, in->size, in->name, &opts, err);
+	if (f) {
+		s = gsio_mdl_to_scene(f, in->name, &opts, err);
+		gsio_mdl_file_free(f);
+	}
+	if (s && in->check) in->check(s);
+	gsio_scene_free(s);
+	return s ? 0 : -1;
+}
+
+static const char *skip_reason;
+
+static void skipped_in_this_build(void **state)
+{
+	(void)state;
+	print_message("SKIPPED: %s\n", skip_reason);
+	skip();
+}
+
+int t_skip_program(const char *why)
+{
+	skip_reason = why;
+	const struct CMUnitTest tests[] = {cmocka_unit_test(skipped_in_this_build)};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
+
+double t_one_way_distance(const float *a, size_t na, const float *b, size_t nb)
+{
+	double worst = 0;
+	for (size_t i = 0; i < na; i++) {
+		double best = INFINITY;
+		for (size_t j = 0; j < nb && best > 0; j++) {
+			double d = 0;
+			for (int k = 0; k < 3; k++) {
+				double e = (double)a[3 * i + (size_t)k] - b[3 * j + (size_t)k];
+				d += e * e;
+			}
+			if (d < best) best = d;
+		}
+		if (sqrt(best) > worst) worst = sqrt(best);
+	}
+	return worst;
 }
 
 const float t_morph_normals[6][3] = {{0, 0, 1}, {0, 1, 0}, {-1, 0, 0}, {0, 0, 0}, {0.6f, 0.8f, 0}, {1, 2, 2}};

@@ -14,7 +14,6 @@
 
 /** The corpus directory, or NULL (after printing why) when it is absent. */
 const char *t_corpus_dir(void);
-/** Skips the current cmocka test with a message when the corpus is absent. */
 /* T_SANITIZED: built with AddressSanitizer, which owns malloc (and fills
  * the first 4 KiB of every block it hands out). */
 #if defined(__SANITIZE_ADDRESS__)
@@ -25,6 +24,7 @@ const char *t_corpus_dir(void);
 #endif
 #endif
 
+/** Skips the current cmocka test with a message when the corpus is absent. */
 #define T_REQUIRE_CORPUS()                                                              \
 	do {                                                                                \
 		if (!t_corpus_dir()) {                                                          \
@@ -36,6 +36,9 @@ const char *t_corpus_dir(void);
 
 /** "<corpus>/<rel>" in a static buffer (one at a time). */
 const char *t_corpus_path(const char *rel);
+/** Skips the current test as T_REQUIRE_CORPUS() does when the corpus is
+ *  absent; else reads "<corpus>/<rel>" whole (malloc'd), as t_read_file(). */
+uint8_t *t_read_corpus(const char *rel, size_t *size);
 /** Reads a whole file (malloc'd); fails the test when it cannot. */
 uint8_t *t_read_file(const char *path, size_t *size);
 /** Whether the kernel's transparent huge pages are on ("madvise" or
@@ -52,6 +55,11 @@ void t_free_list(char **list, size_t n);
 size_t t_scan_dir(const char *dir, const char *part, char *first, size_t size);
 /** Removes every file (and empty folder) in dir. */
 void t_empty_dir(const char *dir);
+/** Fails the test unless the RGBA pixel at px is (r, g, b, a). */
+void t_assert_px(const uint8_t *px, unsigned r, unsigned g, unsigned b, unsigned a);
+/** Fails the test unless the n RGBA pixels at px are want's (4 n bytes),
+ *  naming the first that is not. */
+void t_assert_pixels(const uint8_t *px, const uint8_t *want, size_t n);
 /** Writes bytes to a file; fails the test when it cannot. */
 void t_write_file(const char *path, const uint8_t *data, size_t size);
 /** The unique name gsio gives element i of a run of elements named "s",
@@ -95,5 +103,69 @@ typedef struct t_fail_alloc {
 	size_t bytes, peak_bytes;
 } t_fail_alloc;
 gsio_allocator t_fail_allocator(t_fail_alloc *state);
+
+/** One try of an operation under test with `al` (one of whose allocations
+ *  fails): 0 when it succeeded (what it made freed again), else non-zero
+ *  with err set. */
+typedef int (*t_alloc_try)(void *ctx, gsio_allocator *al, gsio_error *err);
+/** The error codes a failing allocation may give (t_each_alloc_fails). */
+#define T_ERR_BIT(code) (1u << (code))
+#define T_NOMEM T_ERR_BIT(GSIO_ERR_NOMEM)
+#define T_NOMEM_OR_LIMIT (T_ERR_BIT(GSIO_ERR_NOMEM) | T_ERR_BIT(GSIO_ERR_LIMIT))
+#define T_ANY_ERROR 0u
+typedef struct t_alloc_run {
+	size_t failures; /**< tries that failed, one per failure point */
+	size_t calls;    /**< allocations the successful try made */
+} t_alloc_run;
+/** Fails allocation 1, 1 + step, 1 + 2 step, ... of `try` in turn (step 0
+ *  is 1) until it succeeds: each failure must give an error in `codes`
+ *  (T_ANY_ERROR: any but GSIO_OK) and leave no block live; the success must
+ *  not have reached the failing allocation and must leave no block live.
+ *  `what` names the operation in the failure messages. */
+t_alloc_run t_each_alloc_fails(const char *what, t_alloc_try try, void *ctx, unsigned codes, size_t step);
+
+/** A load for t_try_load: `size` bytes at `data` named `name`, or the file
+ *  at path `name` when data is NULL, with `opts` (NULL: the defaults; the
+ *  allocator is t_try_load's); `check`, when set, sees every scene loaded
+ *  (and fails the test when it is wrong). */
+typedef struct t_load_input {
+	const uint8_t *data;
+	size_t size;
+	const char *name;
+	const gsio_opts *opts;
+	gsio_scene *(*check)(gsio_scene *s);
+} t_load_input;
+/** A t_alloc_try: loads the t_load_input at ctx and frees the scene. */
+int t_try_load(void *ctx, gsio_allocator *al, gsio_error *err);
+
+/** A t_alloc_try like t_try_load, through the MDL codec's own calls:
+ *  gsio_mdl_decode() and gsio_mdl_to_scene() (data in memory only). */
+int t_try_mdl_decode(void *ctx, gsio_allocator *al, gsio_error *err);
+
+/** Runs a cmocka program of one test that prints "SKIPPED: <why>" and
+ *  skips: main's return for a program with nothing to run in this build. */
+int t_skip_program(const char *why);
+/** main() of a program whose tests all compare with Assimp (the arguments:
+ *  its cmocka_unit_test() entries): they run, or, built without Assimp's C
+ *  API, one test says so and skips. */
+#ifdef GSIO_HAVE_ASSIMP
+#define T_ASSIMP_MAIN(...)                                                                  \
+	int main(void)                                                                          \
+	{                                                                                       \
+		const struct CMUnitTest tests[] = {__VA_ARGS__};                                    \
+		return cmocka_run_group_tests(tests, NULL, NULL);                                   \
+	}
+#else
+#define T_ASSIMP_MAIN(...)                                                                  \
+	int main(void)                                                                          \
+	{                                                                                       \
+		return t_skip_program("built without Assimp (GSIO_WITH_ASSIMP off or "              \
+		                      "libassimp-dev absent)");                                     \
+	}
+#endif
+
+/** The largest distance from a point of a (na xyz triples) to its nearest
+ *  point of b: with the other way round, how far two point sets lie apart. */
+double t_one_way_distance(const float *a, size_t na, const float *b, size_t nb);
 
 #endif

@@ -155,23 +155,4 @@ static void test_hmp7_vs_assimp(void **state)
 }
 #endif
 
-static void test_assimp_available(void **state)
-{
-	(void)state;
-#ifndef GSIO_HAVE_ASSIMP
-	print_message("SKIPPED: built without Assimp (GSIO_WITH_ASSIMP off or libassimp-dev absent)\n");
-	skip();
-#endif
-}
-
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_assimp_available),
-#ifdef GSIO_HAVE_ASSIMP
-	    cmocka_unit_test(test_shadow5_vs_assimp),
-	    cmocka_unit_test(test_hmp7_vs_assimp),
-#endif
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+T_ASSIMP_MAIN(cmocka_unit_test(test_shadow5_vs_assimp), cmocka_unit_test(test_hmp7_vs_assimp))

@@ -332,29 +332,6 @@ static void test_assimp_first_frame(void **state)
 	free(mdl7s);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_assimp_first_frame),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
-
-#else
-
-static void test_assimp_absent(void **state)
-{
-	(void)state;
-	print_message("SKIPPED: built without Assimp (libassimp-dev not found)\n");
-	skip();
-}
-
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_assimp_absent),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
-
 #endif
+
+T_ASSIMP_MAIN(cmocka_unit_test(test_assimp_first_frame))

@@ -1675,23 +1675,9 @@ static void test_alloc_failure(void **state)
 	if (t_corpus_dir()) path = t_corpus_path("lottershock/Game/Level/menue.wmp");
 	char p[1024];
 	snprintf(p, sizeof(p), "%s", path);
-	for (size_t n = 1;; n++) {
-		t_fail_alloc st = {n, 0, 0};
-		gsio_allocator a = t_fail_allocator(&st);
-		gsio_opts o = {0};
-		o.allocator = &a;
-		gsio_error err;
-		gsio_scene *s = gsio_load_file(p, &o, &err);
-		if (s) {
-			gsio_scene_free(s);
-			assert_int_equal(st.live, 0);
-			print_message("allocation failure: all %zu points handled\n", n - 1);
-			break;
-		}
-		assert_int_equal(st.live, 0);
-		assert_int_not_equal(err.code, GSIO_OK);
-		if (n > 5000) fail_msg("too many allocations");
-	}
+	t_load_input in = {NULL, 0, p, NULL, NULL};
+	print_message("allocation failure: all %zu points handled\n",
+	              t_each_alloc_fails(p, t_try_load, &in, T_ANY_ERROR, 1).failures);
 	// A level placing skinned models (bestiary with the game's Assets, 582
 	// allocations): every 3rd allocation point fails in turn (all of them
 	// take too long under ASan); nothing leaks, the error is clean.
@@ -1700,27 +1686,13 @@ static void test_alloc_failure(void **state)
 	char assets[1024];
 	snprintf(assets, sizeof(assets), "%s", lottershock("Assets"));
 	const char *paths[1] = {assets};
-	size_t points = 0;
-	for (size_t n = 1;; n += 3) {
-		t_fail_alloc st = {n, 0, 0};
-		gsio_allocator a = t_fail_allocator(&st);
-		gsio_opts o = {0};
-		o.allocator = &a;
-		o.search_paths = paths;
-		o.search_paths_count = 1;
-		gsio_error err;
-		gsio_scene *s = gsio_load_file(p, &o, &err);
-		if (s) {
-			gsio_scene_free(s);
-			assert_int_equal(st.live, 0);
-			print_message("bestiary: %zu of %zu allocation points failed in turn, all handled\n", points, st.calls);
-			break;
-		}
-		points++;
-		assert_int_equal(st.live, 0);
-		assert_int_not_equal(err.code, GSIO_OK);
-		if (n > 20000) fail_msg("too many allocations");
-	}
+	gsio_opts o = {0};
+	o.search_paths = paths;
+	o.search_paths_count = 1;
+	t_load_input level = {NULL, 0, p, &o, NULL};
+	t_alloc_run run = t_each_alloc_fails(p, t_try_load, &level, T_ANY_ERROR, 3);
+	print_message("bestiary: %zu of %zu allocation points failed in turn, all handled\n", run.failures,
+	              run.calls);
 }
 
 int main(void)

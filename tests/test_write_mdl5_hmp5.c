@@ -429,6 +429,32 @@ static void test_mdl_bad_scenes(void **state)
 	gsio_scene_free(s);
 }
 
+static int try_mdl5_write(void *ctx, gsio_allocator *al, gsio_error *err)
+{
+	gsio_mdl5_write_opts wo = {0};
+	wo.allocator = al;
+	wo.mipmaps = true;
+	wo.dither = true;
+	wo.skin_encoding = GSIO_SKIN_RGB565;
+	uint8_t *out;
+	size_t size;
+	int rc = gsio_mdl5_write(ctx, &wo, &out, &size, err);
+	if (rc) assert_null(out);
+	else gsio_write_free(al, out);
+	return rc;
+}
+
+static int try_hmp5_write(void *ctx, gsio_allocator *al, gsio_error *err)
+{
+	gsio_hmp5_write_opts wo = {0};
+	wo.allocator = al;
+	uint8_t *out;
+	size_t size;
+	int rc = gsio_hmp5_write(ctx, &wo, &out, &size, err);
+	if (!rc) gsio_write_free(al, out);
+	return rc;
+}
+
 /* An allocation failure at every index of one write (two-skin sample with
  * mips and dithering): NOMEM or LIMIT, never a leak, then success. */
 static void test_mdl_alloc_failures(void **state)
@@ -437,52 +463,16 @@ static void test_mdl_alloc_failures(void **state)
 	gsio_error err;
 	gsio_scene *s = gsio_load_file(GSIO_SOURCE_DIR "/samples/two_skins.mdl", NULL, &err);
 	if (!s) fail_msg("%s", err.message);
-	size_t k;
-	for (k = 1; k < 100000; k++) {
-		t_fail_alloc st = {.fail_at = k};
-		gsio_allocator al = t_fail_allocator(&st);
-		gsio_mdl5_write_opts wo = {0};
-		wo.allocator = &al;
-		wo.mipmaps = true;
-		wo.dither = true;
-		wo.skin_encoding = GSIO_SKIN_RGB565;
-		uint8_t *out;
-		size_t size;
-		if (!gsio_mdl5_write(s, &wo, &out, &size, &err)) {
-			assert_true(st.calls < k);
-			gsio_write_free(&al, out);
-			assert_int_equal(st.live, 0);
-			break;
-		}
-		if (err.code != GSIO_ERR_NOMEM && err.code != GSIO_ERR_LIMIT)
-			fail_msg("allocation %zu failed, but the error is %s (%s)", k,
-			         gsio_error_code_name(err.code), err.message);
-		assert_null(out);
-		if (st.live != 0) fail_msg("allocation %zu failed: %ld blocks leak", k, st.live);
-	}
-	print_message("MDL5 write: %zu allocations, each failure handled\n", k - 1);
-	assert_true(k > 2);
+	size_t k = t_each_alloc_fails("MDL5 write", try_mdl5_write, s, T_NOMEM_OR_LIMIT, 1).calls;
+	print_message("MDL5 write: %zu allocations, each failure handled\n", k);
+	assert_true(k > 1);
 	// HMP5 too.
 	gsio_scene_free(s);
 	if (!t_corpus_dir()) return;
 	s = gsio_load_file(t_corpus_path("hmp/shadow-5.hmp"), NULL, &err);
 	assert_non_null(s);
-	for (k = 1; k < 100000; k++) {
-		t_fail_alloc st = {.fail_at = k};
-		gsio_allocator al = t_fail_allocator(&st);
-		gsio_hmp5_write_opts wo = {0};
-		wo.allocator = &al;
-		uint8_t *out;
-		size_t size;
-		if (!gsio_hmp5_write(s, &wo, &out, &size, &err)) {
-			gsio_write_free(&al, out);
-			assert_int_equal(st.live, 0);
-			break;
-		}
-		assert_true(err.code == GSIO_ERR_NOMEM || err.code == GSIO_ERR_LIMIT);
-		if (st.live != 0) fail_msg("allocation %zu failed: %ld blocks leak", k, st.live);
-	}
-	print_message("HMP5 write: %zu allocations, each failure handled\n", k - 1);
+	k = t_each_alloc_fails("HMP5 write", try_hmp5_write, s, T_NOMEM_OR_LIMIT, 1).calls;
+	print_message("HMP5 write: %zu allocations, each failure handled\n", k);
 	gsio_scene_free(s);
 }
 

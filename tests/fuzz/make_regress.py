@@ -132,8 +132,9 @@ def big(directory):
           "MDL5, one position, 32767 uvs, 100000 triangles")
 
 
-def write(name, data, what):
-    with open(os.path.join(HERE, name), "wb") as f:
+def write(name, data, what, directory=None):
+    """Writes one input into directory (HERE) and says what it is."""
+    with open(os.path.join(directory or HERE, name), "wb") as f:
         f.write(data)
     print(f"{name}: {len(data)} bytes: {what}")
 
