@@ -53,18 +53,6 @@ static gsio_hmp_file *decode_ok(const uint8_t *data, size_t size, const char *na
 	return f;
 }
 
-/* The codec's promise: a decoded file encodes back to exactly its bytes. */
-static void assert_reencodes(const gsio_hmp_file *f, const uint8_t *data, size_t size)
-{
-	uint8_t *out;
-	size_t out_size;
-	gsio_error err;
-	if (gsio_hmp_encode(f, &out, &out_size, &err)) fail_msg("encode: %s", err.message);
-	assert_int_equal(out_size, size);
-	assert_memory_equal(out, data, size);
-	free(out);
-}
-
 /* A scene that must load or build (checked()); `what` names it. */
 static gsio_scene *scene_ok(gsio_scene *s, const char *what, const gsio_error *err)
 {
@@ -434,7 +422,7 @@ static void test_shadow5_roundtrip(void **state)
 	assert_int_equal(f->skins_count, 1);
 	assert_int_equal(f->frames_count, 1);
 	assert_int_equal(f->trailing_size, 0);
-	assert_reencodes(f, data, size);
+	T_ASSERT_ENCODES_TO(gsio_hmp_encode, f, data, size, "HMP");
 	gsio_hmp_file_free(f);
 	free(data);
 }
@@ -700,7 +688,7 @@ static void test_hmp7_corpus(void **state)
 		gsio_hmp_file *f = decode_ok(data, size, files[i].file);
 		assert_int_equal(f->version, 7);
 		assert_int_equal(f->trailing_size, 0);
-		assert_reencodes(f, data, size);
+		T_ASSERT_ENCODES_TO(gsio_hmp_encode, f, data, size, "HMP");
 		gsio_scene *s = checked(gsio_hmp_to_scene(f, files[i].file, NULL, &err));
 		if (!s) fail_msg("%s: %s", files[i].file, err.message);
 		assert_string_equal(s->format, "HMP7");
@@ -775,7 +763,7 @@ static void test_synthetic_hmp5(void **state)
 	assert_int_equal(f->trailing_size, 3);
 	assert_int_equal(f->frames[1].heights[5].z, 15);
 	assert_int_equal(f->frames[1].heights[5].pad, 0xA5);
-	assert_reencodes(f, data, size);
+	T_ASSERT_ENCODES_TO(gsio_hmp_encode, f, data, size, "HMP");
 
 	gsio_scene *s = scene_ok(gsio_hmp_to_scene(f, "syn.hmp", NULL, &err), "scene", &err);
 	const gsio_mesh *m = &s->meshes[0];
@@ -911,7 +899,7 @@ static void test_synthetic_hmp4(void **state)
 	assert_int_equal(f->skins[0].width, 2);
 	assert_int_equal(f->skins[0].height, 2);
 	assert_int_equal(f->trailing_size, 0);
-	assert_reencodes(f, data, size);
+	T_ASSERT_ENCODES_TO(gsio_hmp_encode, f, data, size, "HMP");
 	gsio_scene *s = checked(gsio_hmp_to_scene(f, "syn4.hmp", NULL, &err));
 	assert_non_null(s);
 	assert_string_equal(s->format, "HMP4");
@@ -973,7 +961,7 @@ static void test_synthetic_hmp7(void **state)
 	assert_int_equal(f->skins[0].type, 7);
 	assert_int_equal(f->skins[0].pixels_size, 10);
 	assert_string_equal((const char *)f->skins[0].pixels, "grass.pcx");
-	assert_reencodes(f, data, size);
+	T_ASSERT_ENCODES_TO(gsio_hmp_encode, f, data, size, "HMP");
 	gsio_scene *s = scene_ok(gsio_hmp_to_scene(f, "syn7.hmp", NULL, &err), "scene", &err);
 	assert_string_equal(s->format, "HMP7");
 	assert_int_equal(s->images_count, 1); // the external one is named, not loaded

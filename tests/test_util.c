@@ -57,6 +57,18 @@ void t_assert_pixels(const uint8_t *px, const uint8_t *want, size_t n)
 			         want[4 * i + 3]);
 }
 
+void t_assert_same_bytes(uint8_t *got, size_t got_size, const uint8_t *want, size_t want_size,
+                         const char *what)
+{
+	if (got_size != want_size || memcmp(got, want, want_size)) {
+		size_t i = 0;
+		while (i < got_size && i < want_size && got[i] == want[i]) i++;
+		fail_msg("%s: the bytes differ first at offset %zu (%zu bytes, %zu expected)", what, i,
+		         got_size, want_size);
+	}
+	free(got);
+}
+
 void t_write_file(const char *path, const uint8_t *data, size_t size)
 {
 	FILE *f = fopen(path, "wb");

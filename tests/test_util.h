@@ -60,6 +60,21 @@ void t_assert_px(const uint8_t *px, unsigned r, unsigned g, unsigned b, unsigned
 /** Fails the test unless the n RGBA pixels at px are want's (4 n bytes),
  *  naming the first that is not. */
 void t_assert_pixels(const uint8_t *px, const uint8_t *want, size_t n);
+/** Fails the test unless got (got_size bytes, freed here) is exactly want:
+ *  `what` and the first byte that differs named. */
+void t_assert_same_bytes(uint8_t *got, size_t got_size, const uint8_t *want, size_t want_size,
+                         const char *what);
+/** A codec's promise: `encode` (a gsio_<codec>_encode) writes `file` as
+ *  exactly the `want_size` bytes at want (`what` names them). */
+#define T_ASSERT_ENCODES_TO(encode, file, want, want_size, what)                            \
+	do {                                                                                    \
+		uint8_t *t_out_;                                                                    \
+		size_t t_out_size_;                                                                 \
+		gsio_error t_err_;                                                                  \
+		if (encode((file), &t_out_, &t_out_size_, &t_err_))                                 \
+			fail_msg("%s: encode: %s", (what), t_err_.message);                             \
+		t_assert_same_bytes(t_out_, t_out_size_, (want), (want_size), (what));              \
+	} while (0)
 /** Writes bytes to a file; fails the test when it cannot. */
 void t_write_file(const char *path, const uint8_t *data, size_t size);
 /** The unique name gsio gives element i of a run of elements named "s",

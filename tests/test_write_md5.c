@@ -7,7 +7,6 @@
 
 #include "gsio_md5_write.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,18 +30,6 @@ static const char *fresh_dir(const char *name)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -p '%s'", path, path);
 	assert_int_equal(system(cmd), 0);
 	return path;
-}
-
-static size_t count_files(const char *dir)
-{
-	DIR *d = opendir(dir);
-	assert_non_null(d);
-	size_t n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.') n++;
-	closedir(d);
-	return n;
 }
 
 static gsio_scene *load(const char *path, uint32_t flags)
@@ -288,7 +275,7 @@ static void test_camera_round_trip(void **state)
 	char out[1200];
 	snprintf(out, sizeof(out), "%s/shot.md5camera", dir);
 	write_or_fail(a, out, 0);
-	assert_int_equal(count_files(dir), 1);
+	assert_int_equal(t_scan_dir(dir, NULL, NULL, 0), 1);
 	gsio_scene *b = load(out, 0);
 	assert_int_equal(b->cameras_count, 1);
 	assert_int_equal(b->animations_count, 1);
@@ -378,7 +365,7 @@ static void test_morph_refused(void **state)
 	assert_int_equal(err.code, GSIO_ERR_UNSUPPORTED);
 	assert_non_null(strstr(err.message, "morph"));
 	print_message("  morph into MD5: %s\n", err.message);
-	assert_int_equal(count_files(dir), 0);
+	assert_int_equal(t_scan_dir(dir, NULL, NULL, 0), 0);
 	// The base pose alone is written, and reads back with its triangles.
 	write_or_fail(s, out, GSIO_MD5_WRITE_NO_ANIMATION);
 	gsio_scene *b = load(out, 0);
@@ -412,7 +399,7 @@ static void test_bad_scenes(void **state)
 	s->meshes[m].positions[4] = 0;
 	snprintf(out, sizeof(out), "%s/x.md5camera", dir);
 	assert_int_not_equal(gsio_md5_write_file(s, out, NULL, &err), 0);
-	assert_int_equal(count_files(dir), 0);
+	assert_int_equal(t_scan_dir(dir, NULL, NULL, 0), 0);
 	gsio_scene_free(s);
 }
 
@@ -470,7 +457,7 @@ static void test_rigid_animation(void **state)
 	char out[1200];
 	snprintf(out, sizeof(out), "%s/arm.md5mesh", dir);
 	write_or_fail(s, out, 0);
-	assert_int_equal(count_files(dir), 2); // arm.md5mesh, arm_swing.md5anim
+	assert_int_equal(t_scan_dir(dir, NULL, NULL, 0), 2); // arm.md5mesh, arm_swing.md5anim
 	gsio_scene *b = load(out, 0);
 	assert_int_equal(b->animations_count, 1);
 	assert_string_equal(b->animations[0].name, "arm_swing");

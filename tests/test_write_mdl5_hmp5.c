@@ -11,7 +11,6 @@
 #include "gsio_mdl.h"
 #include "gsio_write.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -373,18 +372,6 @@ static void test_mdl_bake_skeleton(void **state)
 	gsio_scene_free(s);
 }
 
-static size_t files_in(const char *dir)
-{
-	DIR *d = opendir(dir);
-	assert_non_null(d);
-	size_t n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.') n++;
-	closedir(d);
-	return n;
-}
-
 /* Refused with a clear error, and nothing left on disk. */
 static void expect_refused(const gsio_scene *s, const char *needle, gsio_error_code code)
 {
@@ -397,7 +384,7 @@ static void expect_refused(const gsio_scene *s, const char *needle, gsio_error_c
 	print_message("  refused: %s\n", err.message);
 	assert_int_equal(err.code, code);
 	if (!strstr(err.message, needle)) fail_msg("'%s' does not say '%s'", err.message, needle);
-	assert_int_equal(files_in(dir), 0);
+	assert_int_equal(t_scan_dir(dir, NULL, NULL, 0), 0);
 	rmdir(dir);
 }
 

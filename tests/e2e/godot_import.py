@@ -71,7 +71,7 @@ import subprocess
 import sys
 import time
 
-from e2e_common import skip  # noqa: E402
+from e2e_common import skip, gltf_parents  # noqa: E402
 
 # (project name, path under the corpus, mdl2gltf options)
 CASES = [
@@ -330,10 +330,7 @@ def sample(doc, binary, anim, t):
 def world_matrices(doc, overrides):
     """Every node's matrix in its scene's space, with animated TRS."""
     nodes = doc.get("nodes", [])
-    parent = {}
-    for i, n in enumerate(nodes):
-        for c in n.get("children", []):
-            parent[c] = i
+    parent = gltf_parents(nodes)
     memo = {}
 
     def world(i):
