@@ -59,6 +59,8 @@ static void colour_block(uint8_t *b, uint16_t c0, uint16_t c1, const uint8_t idx
 	put32(b, 4, bits);
 }
 
+static const char *const dxt_codes[3] = {"DXT1", "DXT3", "DXT5"};
+
 static const uint8_t idx0123[16] = {0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3};
 
 // -- Blocks
@@ -216,10 +218,9 @@ static void test_partial_blocks(void **state)
 static void test_one_pixel_each_format(void **state)
 {
 	(void)state;
-	const char *ccs[3] = {"DXT1", "DXT3", "DXT5"};
 	for (int f = 0; f < 3; f++) {
 		size_t size;
-		uint8_t *d = make_dds(1, 1, ccs[f], &size);
+		uint8_t *d = make_dds(1, 1, dxt_codes[f], &size);
 		size_t at = 128 + (f ? 8 : 0);
 		colour_block(d + at, 0x07E0, 0, idx0123); // pixel 0: index 0, green
 		if (f == 1) d[128] = 0x07;                 // DXT3 alpha 7 * 17
@@ -237,15 +238,11 @@ static void test_one_pixel_each_format(void **state)
 static void test_truncated_at_every_byte(void **state)
 {
 	(void)state;
-	const char *ccs[3] = {"DXT1", "DXT3", "DXT5"};
 	for (int f = 0; f < 3; f++) {
 		size_t size;
-		uint8_t *d = make_dds(6, 7, ccs[f], &size);
+		uint8_t *d = make_dds(6, 7, dxt_codes[f], &size);
 		for (size_t n = 0; n < size; n++) {
-			// A copy of exactly n bytes, so ASan sees any read past it.
-			uint8_t *cut = malloc(n ? n : 1);
-			assert_non_null(cut);
-			memcpy(cut, d, n);
+			uint8_t *cut = t_prefix_copy(d, n);
 			dds_run r = dds_decode(cut, n, "m.mdl", 1000, 0, false);
 			assert_false(r.ok);
 			assert_int_equal(r.err.code, GSIO_ERR_TRUNCATED);
@@ -281,21 +278,27 @@ static void test_huge_claims(void **state)
 	(void)state;
 	size_t size;
 	uint8_t *d = make_dds(4, 4, "DXT5", &size);
-	// 16384 x 16384 DXT5 would need 256 MiB of blocks: refused as truncated
-	// before anything is allocated (expect_fail's arena allows 1 MiB, and
-	// test_truncated_at_every_byte shows nothing is allocated on that path).
-	put32(d, 12, 16384);
-	put32(d, 16, 16384);
-	expect_fail(d, size, GSIO_ERR_TRUNCATED, "needs 268435456 bytes");
-	// Beyond the dimension limit, and the largest u32.
-	put32(d, 16, 16385);
-	expect_fail(d, size, GSIO_ERR_LIMIT, "16385");
-	put32(d, 12, 0xFFFFFFFF);
-	put32(d, 16, 0xFFFFFFFF);
-	expect_fail(d, size, GSIO_ERR_LIMIT, "limit");
-	put32(d, 12, 0);
-	put32(d, 16, 4);
-	expect_fail(d, size, GSIO_ERR_CORRUPT, "4 x 0");
+	// Height and width claimed in the header of 16 bytes of blocks.
+	static const struct {
+		uint32_t h, w;
+		gsio_error_code code;
+		const char *text;
+	} claims[] = {
+	    // 16384 x 16384 DXT5 would need 256 MiB of blocks: refused as
+	    // truncated before anything is allocated (expect_fail's arena allows
+	    // 1 MiB, and test_truncated_at_every_byte shows nothing is allocated
+	    // on that path).
+	    {16384, 16384, GSIO_ERR_TRUNCATED, "needs 268435456 bytes"},
+	    // Beyond the dimension limit, and the largest u32.
+	    {16384, 16385, GSIO_ERR_LIMIT, "16385"},
+	    {0xFFFFFFFF, 0xFFFFFFFF, GSIO_ERR_LIMIT, "limit"},
+	    {0, 4, GSIO_ERR_CORRUPT, "4 x 0"},
+	};
+	for (size_t i = 0; i < sizeof(claims) / sizeof(claims[0]); i++) {
+		put32(d, 12, claims[i].h);
+		put32(d, 16, claims[i].w);
+		expect_fail(d, size, claims[i].code, claims[i].text);
+	}
 	free(d);
 	// All blocks present, but the RGBA image (4 MiB) exceeds the arena's
 	// 1 MiB limit: the arena's limit error.

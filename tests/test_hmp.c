@@ -439,8 +439,7 @@ static void test_shadow5_truncated(void **state)
 	for (size_t i = 0; i < 1300; i++) {
 		size_t n = i < 300 ? i : 300 + (size - 301) * (i - 300) / 999;
 		if (n >= size) continue;
-		uint8_t *cut = malloc(n ? n : 1);
-		memcpy(cut, data, n);
+		uint8_t *cut = t_prefix_copy(data, n);
 		gsio_error err;
 		gsio_scene *s = checked(gsio_load_memory(cut, n, "t.hmp", NULL, &err));
 		if (s) fail_msg("prefix of %zu bytes loaded", n);
@@ -717,8 +716,7 @@ static void test_hmp7_corpus(void **state)
 		size_t cuts = size < 1300 ? size : 1300;
 		for (size_t k = 0; k < cuts; k++) {
 			size_t n = size < 1300 ? k : (k < 300 ? k : 300 + (size - 301) * (k - 300) / 999);
-			uint8_t *cut = malloc(n ? n : 1);
-			memcpy(cut, data, n);
+			uint8_t *cut = t_prefix_copy(data, n);
 			f = gsio_hmp_decode(cut, n, "t.hmp", NULL, &err);
 			if (f) fail_msg("%s: prefix of %zu bytes decoded", files[i].file, n);
 			free(cut);
@@ -820,8 +818,7 @@ static void test_synthetic_hmp5(void **state)
 	// Every prefix fails (the 3 trailing bytes are optional: prefixes that cut
 	// only them load, with fewer trailing bytes).
 	for (size_t n = 0; n < size; n++) {
-		uint8_t *cut = malloc(n ? n : 1);
-		memcpy(cut, data, n);
+		uint8_t *cut = t_prefix_copy(data, n);
 		f = gsio_hmp_decode(cut, n, "t.hmp", NULL, &err);
 		if (n < size - 3)
 			assert_null(f);
@@ -1123,30 +1120,6 @@ static uint8_t *make_png_bomb(size_t repeats, size_t *size)
 	return png.d;
 }
 
-typedef struct one_file_io {
-	const uint8_t *data;
-	size_t size;
-} one_file_io;
-
-static int one_file_read(void *user, const char *path, uint8_t **data, size_t *size,
-                         gsio_error *err)
-{
-	(void)path;
-	(void)err;
-	const one_file_io *f = user;
-	*data = malloc(f->size);
-	assert_non_null(*data);
-	memcpy(*data, f->data, f->size);
-	*size = f->size;
-	return 0;
-}
-
-static void one_file_free(void *user, uint8_t *data)
-{
-	(void)user;
-	free(data);
-}
-
 /* An external texture that inflates to 16 MiB for one pixel is refused with
  * a warning, not decoded outside the memory limit (stb_image allocates on its
  * own; found by fuzzing: 200 KiB became 200 MiB). The same PNG without the
@@ -1164,8 +1137,8 @@ static void test_hmp7_external_png_bomb(void **state)
 	for (int bomb = 0; bomb < 2; bomb++) {
 		size_t png_size;
 		uint8_t *png = make_png_bomb(bomb ? ((size_t)16 << 20) / 258 : 0, &png_size);
-		one_file_io file = {png, png_size};
-		gsio_io io = {one_file_read, one_file_free, NULL, NULL, &file};
+		t_blob file = {.data = png, .size = png_size}; // for every path
+		gsio_io io = t_blob_io(&file);
 		gsio_opts opts;
 		memset(&opts, 0, sizeof(opts));
 		opts.io = &io;

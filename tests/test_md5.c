@@ -1225,12 +1225,6 @@ static int logging_read(void *user, const char *path, uint8_t **data, size_t *si
 	return gsio_read_whole_file(path, data, size, 0, err);
 }
 
-static void logging_free(void *user, uint8_t *data)
-{
-	(void)user;
-	free(data);
-}
-
 static void test_anim_selection(void **state)
 {
 	(void)state;
@@ -1294,7 +1288,7 @@ static void test_anim_selection(void **state)
 
 	// A custom io that cannot list folders: no sibling animation is looked for.
 	io_log log = {0};
-	gsio_io io = {logging_read, logging_free, NULL, NULL, &log};
+	gsio_io io = {logging_read, t_io_free, NULL, NULL, &log};
 	gsio_opts iopts = {0};
 	iopts.io = &io;
 	s = load_ok(mesh, &iopts);

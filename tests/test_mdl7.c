@@ -60,8 +60,10 @@ typedef struct cfile {
 	size_t size;
 } cfile;
 
+/* Reads a corpus file; skips the test when the corpus is absent. */
 static void load(const char *rel, cfile *c)
 {
+	T_REQUIRE_CORPUS();
 	snprintf(c->path, sizeof(c->path), "%s", t_corpus_path(rel));
 	c->base = gsioi_path_base(c->path);
 	c->data = t_read_file(c->path, &c->size);
@@ -103,7 +105,6 @@ static gsio_mdl7_file *decoded(const char *rel, cfile *c)
 static void test_corpus_conformance(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
 	for (size_t i = 0; i < CORPUS_COUNT; i++) {
 		const expect *e = &corpus[i];
 		cfile c;
@@ -165,7 +166,6 @@ static void test_corpus_conformance(void **state)
 static void test_materials(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
 	cfile c;
 	load("mdl/Sphere_DiffPinkBlueSpec_Alpha90.mdl", &c);
 	gsio_scene *s = scene_of(&c, NULL);
@@ -221,7 +221,6 @@ static void file_frame_positions(const gsio_mdl7_group *g, const gsio_mdl7_frame
 static void test_partial_frames(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
 	cfile c;
 	gsio_mdl7_file *f = decoded("lottershock/Game/Assets/tile-floor-turret.mdl", &c);
 	const gsio_mdl7_group *g = &f->groups[0];
@@ -295,7 +294,6 @@ static bool stored_normal(const gsio_mdl7_vertex *v, size_t vsize, float out[3])
 static void test_frame_normals(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
 	cfile c;
 	gsio_mdl7_file *f = decoded("lottershock/Game/Assets/tile-floor-turret.mdl", &c);
 	gsio_mdl7_group *g = &f->groups[0];
@@ -403,7 +401,6 @@ static void skinned(const gsio_scene *s, const gsio_animation *a, size_t k, cons
 static void test_frame_records(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
 	size_t with_records = 0, frames_checked = 0, saved = 0;
 	for (size_t i = 0; i < CORPUS_COUNT; i++) {
 		cfile c;
@@ -463,7 +460,6 @@ static void test_frame_records(void **state)
 static void test_bone_animation(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
 	const char *files[] = {"lottershock/Game/Assets/griechin.mdl",
 	                       "lottershock/Game/Assets/cEselslerche.mdl",
 	                       "lottershock/Game/Assets/sputnik.mdl",
@@ -522,7 +518,6 @@ static void expect_clean_failure(const uint8_t *d, size_t n, const char *what, s
 static void test_truncation(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
 	size_t small = 0, large = 0;
 	for (size_t i = 0; i < CORPUS_COUNT; i++) {
 		cfile c;
@@ -552,7 +547,6 @@ static void put32(uint8_t *p, uint32_t v)
 static void test_corrupt_header(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
 	const char *files[] = {"mdl/Sphere_DiffPinkBlueSpec_Alpha90.mdl", "mdl/mdl7-tree2.mdl",
 	                       "lottershock/Game/Assets/griechin.mdl"};
 	for (size_t fi = 0; fi < 3; fi++) {
@@ -704,7 +698,6 @@ static size_t alloc_failure_loop(const cfile *c, uint32_t flags)
 static void test_allocation_failures(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
 	const char *files[] = {"mdl/Sphere_DiffPinkBlueSpec_Alpha90.mdl", "mdl/PhosphoricAcid_MDl7.mdl",
 	                       "mdl/mdl7-tree2.mdl", "lottershock/Game/Assets/tile-floor-turret.mdl",
 	                       "lottershock/Game/Assets/whiskas.mdl",
@@ -740,7 +733,6 @@ static void test_allocation_failures(void **state)
 static void test_load_scratch(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
 	static const struct {
 		const char *rel;
 		size_t min_meshes;
@@ -784,7 +776,6 @@ static void test_load_scratch(void **state)
 static void test_stored_skins_own_bytes(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
 	size_t stored = 0;
 	for (size_t i = 0; i < CORPUS_COUNT; i++) {
 		cfile c;
@@ -829,7 +820,6 @@ static void test_stored_skins_own_bytes(void **state)
 static void test_no_animation(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
 	cfile c;
 	load("lottershock/Game/Assets/cEselslerche.mdl", &c);
 	gsio_opts opts = {0};
@@ -894,7 +884,6 @@ static void aimed_change(const cfile *c, size_t at, const uint8_t *bytes, size_t
 static void test_first_frame_checks_every_frame(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
 	size_t checks = 0, frame_failures = 0;
 	for (size_t i = 0; i < CORPUS_COUNT; i++) {
 		cfile c;

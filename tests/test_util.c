@@ -69,6 +69,59 @@ void t_assert_same_bytes(uint8_t *got, size_t got_size, const uint8_t *want, siz
 	free(got);
 }
 
+uint8_t *t_prefix_copy(const uint8_t *data, size_t n)
+{
+	uint8_t *p = malloc(n ? n : 1);
+	assert_non_null(p);
+	if (n) memcpy(p, data, n);
+	return p;
+}
+
+static bool blob_serves(const t_blob *b, const char *path)
+{
+	if (b->path) return !strcmp(path, b->path);
+	if (!b->names) return true;
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < b->names_count; i++)
+		if (!strcasecmp(base, b->names[i])) return true;
+	return false;
+}
+
+static int blob_read(void *user, const char *path, uint8_t **data, size_t *size, gsio_error *err)
+{
+	t_blob *b = user;
+	b->reads++;
+	if (blob_serves(b, path)) {
+		b->served++;
+		*data = malloc(b->size ? b->size : 1);
+		assert_non_null(*data);
+		if (b->size) memcpy(*data, b->data, b->size);
+		*size = b->size;
+		return 0;
+	}
+	if (b->others_from_disk) return gsio_default_io()->read_file(gsio_default_io()->user, path, data, size, err);
+	snprintf(err->message, sizeof(err->message), "no such file");
+	err->code = GSIO_ERR_IO;
+	return -1;
+}
+
+void t_io_free(void *user, uint8_t *data)
+{
+	(void)user;
+	free(data);
+}
+
+gsio_io t_blob_io(t_blob *b)
+{
+	gsio_io io;
+	memset(&io, 0, sizeof(io));
+	io.read_file = blob_read;
+	io.free_data = t_io_free;
+	io.user = b;
+	return io;
+}
+
 void t_write_file(const char *path, const uint8_t *data, size_t size)
 {
 	FILE *f = fopen(path, "wb");

@@ -75,6 +75,28 @@ void t_assert_same_bytes(uint8_t *got, size_t got_size, const uint8_t *want, siz
 			fail_msg("%s: encode: %s", (what), t_err_.message);                             \
 		t_assert_same_bytes(t_out_, t_out_size_, (want), (want_size), (what));              \
 	} while (0)
+/** The first n bytes of data in a heap block of exactly n bytes (1 when n
+ *  is 0): a decoder that reads past a cut reads past the block, which
+ *  AddressSanitizer reports. */
+uint8_t *t_prefix_copy(const uint8_t *data, size_t n);
+/** What a test's io (t_blob_io) serves: a copy of the size bytes at data
+ *  for the path `path`; with path NULL, for the paths whose base name is one
+ *  of `names` (case-insensitive); with neither, for every path. Other paths
+ *  are read from disk when others_from_disk, else fail (GSIO_ERR_IO, "no such
+ *  file"). reads counts the reads asked for, served those it served. */
+typedef struct t_blob {
+	const uint8_t *data;
+	size_t size;
+	const char *path;
+	const char *const *names;
+	size_t names_count;
+	bool others_from_disk;
+	size_t reads, served;
+} t_blob;
+/** An io (read_file and free_data only) serving b. */
+gsio_io t_blob_io(t_blob *b);
+/** free_data of an io whose blocks come from malloc. */
+void t_io_free(void *user, uint8_t *data);
 /** Writes bytes to a file; fails the test when it cannot. */
 void t_write_file(const char *path, const uint8_t *data, size_t size);
 /** The unique name gsio gives element i of a run of elements named "s",
