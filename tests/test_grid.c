@@ -514,8 +514,7 @@ static void test_grid_level(void **state)
 		o.search_paths_count = 2;
 		o.flags = grid ? GSIO_OPT_GRID : 0;
 		gsio_error err;
-		sc[grid] = gsio_load_file(path, &o, &err);
-		if (!sc[grid]) fail_msg("level: %s", err.message);
+		sc[grid] = t_load_ok(path, &o);
 		if (gsio_scene_validate(sc[grid], &err)) fail_msg("level fails validation: %s", err.message);
 	}
 	size_t grids = 0;

@@ -388,8 +388,7 @@ static void test_custom_io(void **state)
 	gsio_io mio = t_blob_io(&mm);
 	gsio_opts mopts = {0};
 	mopts.io = &mio;
-	gsio_scene *s = gsio_load_file("virtual/m.md5mesh", &mopts, &err);
-	assert_non_null(s);
+	gsio_scene *s = t_load_ok("virtual/m.md5mesh", &mopts);
 	assert_valid(s);
 	assert_int_equal(mm.reads, 1);
 	gsio_scene_free(s);

@@ -940,10 +940,7 @@ static void test_packed_bad_normals(void **state)
 static void test_load_file_registry(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
-	gsio_error err;
-	gsio_scene *s = gsio_load_file(t_corpus_path("mdl/trashcan.mdl"), NULL, &err);
-	if (!s) fail_msg("gsio_load_file: %s", err.message);
+	gsio_scene *s = t_load_corpus("mdl/trashcan.mdl", NULL);
 	validate_ok(s, "trashcan.mdl");
 	assert_string_equal(s->nodes[0].name, "trashcan");
 	assert_string_equal(s->format, "MDL5");

@@ -471,8 +471,7 @@ static void test_model_with_pcx_texture(void **state)
 	t_write_file(tex, pcx, pn);
 	gsio_error err;
 	gsio_error_clear(&err);
-	gsio_scene *sc = gsio_load_file(path, NULL, &err);
-	if (!sc) fail_msg("%s", err.message);
+	gsio_scene *sc = t_load_ok(path, NULL);
 	bool found = false;
 	for (size_t i = 0; i < sc->images_count; i++)
 		if (sc->images[i].rgba && sc->images[i].width == 64 && sc->images[i].height == 32) {

@@ -199,6 +199,29 @@ void t_free_list(char **list, size_t n)
 	free(list);
 }
 
+const char *const t_model_dirs[3][2] = {{"mdl", ".mdl"}, {"hmp", ".hmp"}, {"md5", ".md5mesh"}};
+
+size_t t_corpus_files(const char *const dirs[][2], size_t count, char ***out)
+{
+	T_REQUIRE_CORPUS();
+	char **all = NULL;
+	size_t total = 0;
+	for (size_t d = 0; d < count; d++) {
+		char **list;
+		char dir[4096];
+		snprintf(dir, sizeof(dir), "%s", t_corpus_path(dirs[d][0]));
+		size_t n = t_list_files(dir, dirs[d][1], &list);
+		if (!n) continue;
+		all = realloc(all, (total + n) * sizeof(*all));
+		assert_non_null(all);
+		memcpy(all + total, list, n * sizeof(*list));
+		total += n;
+		free(list);
+	}
+	*out = all;
+	return total;
+}
+
 typedef struct {
 	size_t size;
 	size_t pad_;
@@ -408,6 +431,20 @@ gsio_scene *t_morph_scene(uint32_t nv, uint32_t frames, bool packed, bool normal
 	s->nodes[n].mesh = mi;
 	if (gsio_scene_validate(s, &err)) fail_msg("invalid scene: %s", err.message);
 	return s;
+}
+
+gsio_scene *t_load_ok(const char *path, const gsio_opts *opts)
+{
+	gsio_error err;
+	gsio_scene *s = gsio_load_file(path, opts, &err);
+	if (!s) fail_msg("%s: %s", path, err.message);
+	return s;
+}
+
+gsio_scene *t_load_corpus(const char *rel, const gsio_opts *opts)
+{
+	T_REQUIRE_CORPUS();
+	return t_load_ok(t_corpus_path(rel), opts);
 }
 
 uint64_t t_load_outcome(const uint8_t *data, size_t size, const char *name, unsigned flags, gsio_error *err)

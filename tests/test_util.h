@@ -48,6 +48,13 @@ bool t_thp_on(char *mode, size_t n);
  *  count, paths malloc'd (free with t_free_list). */
 size_t t_list_files(const char *dir, const char *ext, char ***out);
 void t_free_list(char **list, size_t n);
+/** The corpus folders of the models gsio reads on their own, with their
+ *  files' ending: mdl/ *.mdl, hmp/ *.hmp, md5/ *.md5mesh. */
+extern const char *const t_model_dirs[3][2];
+/** The files of the corpus folders dirs[i][0] ending in dirs[i][1], each
+ *  folder's sorted, the folders in order (t_list_files); returns the count,
+ *  *out malloc'd (t_free_list). Skips the test without the corpus. */
+size_t t_corpus_files(const char *const dirs[][2], size_t count, char ***out);
 /** Files in dir (names starting with '.' only when they hold ".tmp"): all
  *  of them, or those whose name contains `part`; the first one's path into
  *  `first` when it is not NULL (empty: none). Fails the test when dir
@@ -103,6 +110,12 @@ void t_write_file(const char *path, const uint8_t *data, size_t size);
  *  element 2 named "s.3" and element 5 unnamed (`unnamed`: the name it gets):
  *  s, s.2, s.3, s.4, s.5, unnamed, s.6, s.7, ... (the first free suffix). */
 void t_suffixed_name(size_t i, const char *unnamed, char *out, size_t size);
+
+/** gsio_load_file() that must succeed: fails the test naming the path and
+ *  the error when it does not. */
+gsio_scene *t_load_ok(const char *path, const gsio_opts *opts);
+/** t_load_ok() of "<corpus>/<rel>"; skips the test without the corpus. */
+gsio_scene *t_load_corpus(const char *rel, const gsio_opts *opts);
 
 /** Loads data (named `name`) with `flags`: 0 and err set when it fails,
  *  else a non-zero hash of every mesh's positions (the scene is freed).

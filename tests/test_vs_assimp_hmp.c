@@ -29,8 +29,7 @@ static void test_shadow5_vs_assimp(void **state)
 	T_REQUIRE_CORPUS();
 	const char *path = t_corpus_path("hmp/shadow-5.hmp");
 	gsio_error err;
-	gsio_scene *s = gsio_load_file(path, NULL, &err);
-	if (!s) fail_msg("gsio: %s", err.message);
+	gsio_scene *s = t_load_ok(path, NULL);
 	if (gsio_scene_validate(s, &err)) fail_msg("gsio scene fails validation: %s", err.message);
 	const struct aiScene *as = aiImportFile(path, 0);
 	if (!as) fail_msg("assimp: %s", aiGetErrorString());

@@ -25,11 +25,9 @@
 static void compare_file(const char *rel)
 {
 	const char *path = t_corpus_path(rel);
-	gsio_error err;
 	gsio_opts opts = {0};
 	opts.flags = GSIO_OPT_NO_ANIMATION;
-	gsio_scene *s = gsio_load_file(path, &opts, &err);
-	assert_non_null(s);
+	gsio_scene *s = t_load_ok(path, &opts);
 	gsio_error verr;
 	gsio_error_clear(&verr);
 	assert_int_equal(gsio_scene_validate(s, &verr), 0);

@@ -283,8 +283,7 @@ static gsio_scene *load_level(const char *path_in, bool with_assets)
 	gsio_opts o = {0};
 	if (with_assets) o.search_paths = paths, o.search_paths_count = 1;
 	gsio_error err;
-	gsio_scene *s = gsio_load_file(path, &o, &err);
-	if (!s) fail_msg("%s: %s", path, err.message);
+	gsio_scene *s = t_load_ok(path, &o);
 	if (gsio_scene_validate(s, &err)) fail_msg("%s: scene fails validation: %s", path, err.message);
 	return s;
 }
@@ -1079,9 +1078,7 @@ static gsio_scene *load_level_with_wad_opts(const char *dir_template, const char
 	         "object 0 { (0 0 0) (0 0 0) (1 1 1) block 0 }\n",
 	         wad_ref, tex);
 	t_write_file(lvl, (const uint8_t *)text, strlen(text));
-	gsio_error err;
-	gsio_scene *s = gsio_load_file(lvl, opts, &err);
-	if (!s) fail_msg("%s", err.message);
+	gsio_scene *s = t_load_ok(lvl, opts);
 	remove(wad);
 	remove(lvl);
 	rmdir(dir);

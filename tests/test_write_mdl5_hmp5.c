@@ -212,10 +212,8 @@ static void test_mdl_round_trip(void **state)
 static void test_mdl_pixel_types(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
 	gsio_error err;
-	gsio_scene *a = gsio_load_file(t_corpus_path("mdl/mdl5-earth.mdl"), NULL, &err);
-	if (!a) fail_msg("%s", err.message);
+	gsio_scene *a = t_load_corpus("mdl/mdl5-earth.mdl", NULL);
 	static const gsio_skin_encoding encs[] = {GSIO_SKIN_PAL8, GSIO_SKIN_RGB565, GSIO_SKIN_ARGB4444,
 	                                          GSIO_SKIN_BGR888, GSIO_SKIN_BGRA8888};
 	static const int types[] = {0, 2, 3, 4, 5};
@@ -447,17 +445,14 @@ static int try_hmp5_write(void *ctx, gsio_allocator *al, gsio_error *err)
 static void test_mdl_alloc_failures(void **state)
 {
 	(void)state;
-	gsio_error err;
-	gsio_scene *s = gsio_load_file(GSIO_SOURCE_DIR "/samples/two_skins.mdl", NULL, &err);
-	if (!s) fail_msg("%s", err.message);
+	gsio_scene *s = t_load_ok(GSIO_SOURCE_DIR "/samples/two_skins.mdl", NULL);
 	size_t k = t_each_alloc_fails("MDL5 write", try_mdl5_write, s, T_NOMEM_OR_LIMIT, 1).calls;
 	print_message("MDL5 write: %zu allocations, each failure handled\n", k);
 	assert_true(k > 1);
 	// HMP5 too.
 	gsio_scene_free(s);
 	if (!t_corpus_dir()) return;
-	s = gsio_load_file(t_corpus_path("hmp/shadow-5.hmp"), NULL, &err);
-	assert_non_null(s);
+	s = t_load_corpus("hmp/shadow-5.hmp", NULL);
 	k = t_each_alloc_fails("HMP5 write", try_hmp5_write, s, T_NOMEM_OR_LIMIT, 1).calls;
 	print_message("HMP5 write: %zu allocations, each failure handled\n", k);
 	gsio_scene_free(s);
@@ -468,10 +463,8 @@ static void test_mdl_alloc_failures(void **state)
 static void test_hmp_round_trip(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
 	gsio_error err;
-	gsio_scene *a = gsio_load_file(t_corpus_path("hmp/shadow-5.hmp"), NULL, &err);
-	if (!a) fail_msg("%s", err.message);
+	gsio_scene *a = t_load_corpus("hmp/shadow-5.hmp", NULL);
 	uint8_t *out;
 	size_t size;
 	if (gsio_hmp5_write(a, NULL, &out, &size, &err)) fail_msg("%s", err.message);

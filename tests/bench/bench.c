@@ -536,6 +536,17 @@ static const char *load_path(const bench_file *f, file_kind k)
 	return k == K_MD5MESH ? NULL : f->path;
 }
 
+/* Within run_contender: decodes f with `decode` into a `type` (freed with
+ * free_fn) and returns the time it took, NAN when it failed. */
+#define TIMED_DECODE(type, decode, free_fn)                                                   \
+	do {                                                                                  \
+		type *m = decode(f->data, f->size, f->path, NULL, &err);                          \
+		t = now_ms() - t0;                                                                \
+		bool ok_ = m != NULL;                                                             \
+		free_fn(m);                                                                       \
+		return ok_ ? t : NAN;                                                             \
+	} while (0)
+
 /** Runs one contender once; returns its time in ms, or NAN when it failed or
  *  does not apply. *out_bytes gets the glTF size for C_WRITE. */
 static double run_contender(int c, const bench_file *f, file_kind k, uint8_t *scratch,
@@ -552,30 +563,10 @@ static double run_contender(int c, const bench_file *f, file_kind k, uint8_t *sc
 		__asm__ volatile("" ::"r"(scratch) : "memory");
 		return t;
 	case C_DECODE:
-		if (k == K_MDL) {
-			gsio_mdl_file *m = gsio_mdl_decode(f->data, f->size, f->path, NULL, &err);
-			t = now_ms() - t0;
-			gsio_mdl_file_free(m);
-			return m ? t : NAN;
-		}
-		if (k == K_HMP) {
-			gsio_hmp_file *m = gsio_hmp_decode(f->data, f->size, f->path, NULL, &err);
-			t = now_ms() - t0;
-			gsio_hmp_file_free(m);
-			return m ? t : NAN;
-		}
-		if (k == K_MD5MESH) {
-			gsio_md5_mesh *m = gsio_md5_mesh_decode(f->data, f->size, f->path, NULL, &err);
-			t = now_ms() - t0;
-			gsio_md5_mesh_free(m);
-			return m ? t : NAN;
-		}
-		if (k == K_MD5ANIM) {
-			gsio_md5_anim *m = gsio_md5_anim_decode(f->data, f->size, f->path, NULL, &err);
-			t = now_ms() - t0;
-			gsio_md5_anim_free(m);
-			return m ? t : NAN;
-		}
+		if (k == K_MDL) TIMED_DECODE(gsio_mdl_file, gsio_mdl_decode, gsio_mdl_file_free);
+		if (k == K_HMP) TIMED_DECODE(gsio_hmp_file, gsio_hmp_decode, gsio_hmp_file_free);
+		if (k == K_MD5MESH) TIMED_DECODE(gsio_md5_mesh, gsio_md5_mesh_decode, gsio_md5_mesh_free);
+		if (k == K_MD5ANIM) TIMED_DECODE(gsio_md5_anim, gsio_md5_anim_decode, gsio_md5_anim_free);
 		return NAN;
 	case C_LOAD:
 	case C_FIRST:
