@@ -139,6 +139,16 @@ static void b_header(buf *b, const char *magic, int32_t numskins, int32_t nu8, i
 	b_i32(b, 13);                     // nu12
 }
 
+/* An HMP7 skin of type 7: no pixels, the name of an external texture
+ * file (width 0, height 1, the name and its NUL). */
+static void b_external_skin(buf *b, const char *name)
+{
+	b_i32(b, 7);
+	b_i32(b, 0);
+	b_i32(b, 1);
+	b_put(b, name, strlen(name) + 1);
+}
+
 static void b_frame(buf *b, int frame, const char *name)
 {
 	b_i32(b, 2);
@@ -928,10 +938,7 @@ static uint8_t *make_hmp7(size_t *size, int32_t second_type)
 {
 	buf b = {0};
 	b_header(&b, "HMP7", 2, 0, 0, 1);
-	b_i32(&b, 7);
-	b_i32(&b, 0);
-	b_i32(&b, 1);
-	b_put(&b, "grass.pcx", 10);
+	b_external_skin(&b, "grass.pcx");
 	b_i32(&b, second_type);
 	b_i32(&b, 2);
 	b_i32(&b, 2);
@@ -1129,10 +1136,7 @@ static void test_hmp7_external_png_bomb(void **state)
 	(void)state;
 	buf b = {0};
 	b_header(&b, "HMP7", 1, 0, 0, 1);
-	b_i32(&b, 7);
-	b_i32(&b, 0);
-	b_i32(&b, 1);
-	b_put(&b, "bomb.png", 9);
+	b_external_skin(&b, "bomb.png");
 	b_frame(&b, 0, "");
 	for (int bomb = 0; bomb < 2; bomb++) {
 		size_t png_size;

@@ -37,6 +37,16 @@ static void count_warning(void *user, const char *msg)
 }
 
 #ifdef GSIO_HAVE_ASSIMP
+/* Stock Assimp reads the bytes gsio wrote (`ext`: the format hint) as one
+ * mesh. */
+static const struct aiScene *assimp_read(const uint8_t *data, size_t size, const char *ext, const char *what)
+{
+	const struct aiScene *as = aiImportFileFromMemory((const char *)data, (unsigned)size, 0, ext);
+	if (!as) fail_msg("%s: Assimp cannot read gsio's %s: %s", what, ext, aiGetErrorString());
+	assert_int_equal(as->mNumMeshes, 1);
+	return as;
+}
+
 /* Stock Assimp reads the MDL5 bytes; every vertex of its first frame is one
  * of gsio's first-frame positions (decoded from the same bytes) within one
  * quantisation step. Assimp keeps the file's axes in the mesh (see
@@ -46,9 +56,7 @@ static void assimp_check_mdl(const uint8_t *data, size_t size, const char *what)
 	gsio_error err;
 	gsio_mdl_file *f = gsio_mdl_decode(data, size, what, NULL, &err);
 	if (!f) fail_msg("%s: %s", what, err.message);
-	const struct aiScene *as = aiImportFileFromMemory((const char *)data, (unsigned)size, 0, "mdl");
-	if (!as) fail_msg("%s: Assimp cannot read gsio's MDL5: %s", what, aiGetErrorString());
-	assert_int_equal(as->mNumMeshes, 1);
+	const struct aiScene *as = assimp_read(data, size, "mdl", what);
 	const struct aiMesh *am = as->mMeshes[0];
 	assert_int_equal(am->mNumFaces, f->triangles_count);
 	const gsio_mdl_header *h = &f->header;
@@ -84,9 +92,7 @@ static void assimp_check_hmp(const uint8_t *data, size_t size, const char *what)
 	gsio_error err;
 	gsio_hmp_file *f = gsio_hmp_decode(data, size, what, NULL, &err);
 	if (!f) fail_msg("%s: %s", what, err.message);
-	const struct aiScene *as = aiImportFileFromMemory((const char *)data, (unsigned)size, 0, "hmp");
-	if (!as) fail_msg("%s: Assimp cannot read gsio's HMP5: %s", what, aiGetErrorString());
-	assert_int_equal(as->mNumMeshes, 1);
+	const struct aiScene *as = assimp_read(data, size, "hmp", what);
 	const struct aiMesh *am = as->mMeshes[0];
 	assert_int_equal(am->mNumFaces, (f->columns - 1) * (f->rows - 1));
 	const gsio_hmp_header *h = &f->header;
