@@ -523,11 +523,14 @@ static file_kind kind_of(const bench_file *f)
 	return K_OTHER;
 }
 
+#ifdef GSIO_HAVE_ASSIMP
+/** The file's extension, Assimp's format hint. */
 static const char *kind_ext(const bench_file *f)
 {
 	const char *dot = strrchr(base_name(f->path), '.');
 	return dot ? dot + 1 : "";
 }
+#endif
 
 /** The path the importers see: MD5 meshes get none, so no sibling .md5anim is
  *  read from disk (the in-process figures are on the bytes in memory only). */
