@@ -60,11 +60,7 @@ static void colour_block(uint8_t *b, uint16_t c0, uint16_t c1, const uint8_t idx
 	put32(b, 4, bits);
 }
 
-static void assert_px(const uint8_t *p, int r, int g, int b, int a)
-{
-	if (p[0] != r || p[1] != g || p[2] != b || p[3] != a)
-		fail_msg("pixel %d,%d,%d,%d, expected %d,%d,%d,%d", p[0], p[1], p[2], p[3], r, g, b, a);
-}
+static const char *const dxt_codes[3] = {"DXT1", "DXT3", "DXT5"};
 
 static const uint8_t idx0123[16] = {0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3};
 
@@ -77,18 +73,14 @@ static void test_dxt1_four_colours(void **state)
 	// Red > blue: 4 colours, thirds rounded down; all opaque.
 	colour_block(b, 0xF800, 0x001F, idx0123);
 	gsioi_dds_decode_block(GSIOI_DDS_DXT1, b, px);
-	assert_px(px + 0, 255, 0, 0, 255);
-	assert_px(px + 4, 0, 0, 255, 255);
-	assert_px(px + 8, 170, 0, 85, 255);
-	assert_px(px + 12, 85, 0, 170, 255);
-	assert_px(px + 60, 85, 0, 170, 255);
+	t_assert_pixels(px, (const uint8_t[]){255, 0, 0, 255, 0, 0, 255, 255, 170, 0, 85, 255,
+	                                      85, 0, 170, 255}, 4);
+	t_assert_px(px + 60, 85, 0, 170, 255);
 	// Bit replication: 0xFFE0 is yellow 255 (not 248/252), 0x0841 is (8, 8, 8).
 	colour_block(b, 0xFFE0, 0x0841, idx0123);
 	gsioi_dds_decode_block(GSIOI_DDS_DXT1, b, px);
-	assert_px(px + 0, 255, 255, 0, 255);
-	assert_px(px + 4, 8, 8, 8, 255);
-	assert_px(px + 8, 172, 172, 2, 255);
-	assert_px(px + 12, 90, 90, 5, 255);
+	t_assert_pixels(px, (const uint8_t[]){255, 255, 0, 255, 8, 8, 8, 255, 172, 172, 2, 255,
+	                                      90, 90, 5, 255}, 4);
 }
 
 static void test_dxt1_three_colours_and_transparent(void **state)
@@ -98,15 +90,12 @@ static void test_dxt1_three_colours_and_transparent(void **state)
 	// Blue <= red: 3 colours (midpoint) and transparent black at index 3.
 	colour_block(b, 0x001F, 0xF800, idx0123);
 	gsioi_dds_decode_block(GSIOI_DDS_DXT1, b, px);
-	assert_px(px + 0, 0, 0, 255, 255);
-	assert_px(px + 4, 255, 0, 0, 255);
-	assert_px(px + 8, 127, 0, 127, 255);
-	assert_px(px + 12, 0, 0, 0, 0);
+	t_assert_pixels(px, (const uint8_t[]){0, 0, 255, 255, 255, 0, 0, 255, 127, 0, 127, 255, 0, 0, 0, 0}, 4);
 	// Equal end points also take the 3-colour mode.
 	colour_block(b, 0xFFFF, 0xFFFF, idx0123);
 	gsioi_dds_decode_block(GSIOI_DDS_DXT1, b, px);
-	assert_px(px + 8, 255, 255, 255, 255);
-	assert_px(px + 12, 0, 0, 0, 0);
+	t_assert_px(px + 8, 255, 255, 255, 255);
+	t_assert_px(px + 12, 0, 0, 0, 0);
 }
 
 static void test_dxt3_explicit_alpha(void **state)
@@ -120,9 +109,9 @@ static void test_dxt3_explicit_alpha(void **state)
 	colour_block(b + 8, 0x001F, 0xF800, idx0123);
 	gsioi_dds_decode_block(GSIOI_DDS_DXT3, b, px);
 	for (int i = 0; i < 16; i++) assert_int_equal(px[4 * i + 3], 17 * i);
-	assert_px(px + 0, 0, 0, 255, 0);
-	assert_px(px + 8, 85, 0, 170, 34);
-	assert_px(px + 12, 170, 0, 85, 51);
+	t_assert_px(px + 0, 0, 0, 255, 0);
+	t_assert_px(px + 8, 85, 0, 170, 34);
+	t_assert_px(px + 12, 170, 0, 85, 51);
 }
 
 static void dxt5_alpha_block(uint8_t *b, uint8_t a0, uint8_t a1, const uint8_t idx[16])
@@ -145,8 +134,8 @@ static void test_dxt5_interpolated_alpha(void **state)
 	gsioi_dds_decode_block(GSIOI_DDS_DXT5, b, px);
 	const int eight[8] = {255, 0, 218, 182, 145, 109, 72, 36};
 	for (int i = 0; i < 16; i++) assert_int_equal(px[4 * i + 3], eight[idx[i]]);
-	assert_px(px + 0, 255, 255, 255, 255);
-	assert_px(px + 12, 85, 85, 85, 182);
+	t_assert_px(px + 0, 255, 255, 255, 255);
+	t_assert_px(px + 12, 85, 85, 85, 182);
 	// a0 <= a1: 6 levels, fifths, then the constants 0 and 255.
 	dxt5_alpha_block(b, 0, 255, idx);
 	gsioi_dds_decode_block(GSIOI_DDS_DXT5, b, px);
@@ -169,6 +158,28 @@ static gsio_arena *arena_of(size_t limit)
 	return a;
 }
 
+/* One gsioi_dds_decode() into a fresh arena (`limit`, 0: none): the image,
+ * the info (when `with_info`; the decoder takes NULL too), the error and
+ * whether it decoded; the caller destroys the arena. */
+typedef struct dds_run {
+	gsio_arena *arena;
+	gsio_image im;
+	gsioi_dds_info info;
+	gsio_error err;
+	bool ok;
+} dds_run;
+
+static dds_run dds_decode(const uint8_t *d, size_t size, const char *name, int64_t at, size_t limit,
+                          bool with_info)
+{
+	dds_run r;
+	memset(&r, 0, sizeof(r));
+	r.arena = arena_of(limit);
+	gsio_error_clear(&r.err);
+	r.ok = gsioi_dds_decode(d, size, name, at, r.arena, &r.im, with_info ? &r.info : NULL, &r.err);
+	return r;
+}
+
 static void test_partial_blocks(void **state)
 {
 	(void)state;
@@ -184,53 +195,43 @@ static void test_partial_blocks(void **state)
 		for (int i = 0; i < 16; i++) idx[i] = i == 15 ? 1 : 0;
 		colour_block(d + 128 + 8 * k, colour[k], 0x0000, idx);
 	}
-	gsio_arena *a = arena_of(0);
-	gsio_image im;
-	memset(&im, 0, sizeof(im));
-	gsioi_dds_info info;
-	gsio_error err;
-	gsio_error_clear(&err);
-	assert_true(gsioi_dds_decode(d, size, "t.dds", 0, a, &im, &info, &err));
-	assert_int_equal(im.width, 5);
-	assert_int_equal(im.height, 6);
-	assert_int_equal(info.format, GSIOI_DDS_DXT1);
-	assert_int_equal(info.mip_count, 1);
-	assert_int_equal(info.top_size, 32);
+	dds_run r = dds_decode(d, size, "t.dds", 0, 0, true);
+	assert_true(r.ok);
+	assert_int_equal(r.im.width, 5);
+	assert_int_equal(r.im.height, 6);
+	assert_int_equal(r.info.format, GSIOI_DDS_DXT1);
+	assert_int_equal(r.info.mip_count, 1);
+	assert_int_equal(r.info.top_size, 32);
 	const uint8_t rgb[4][3] = {{255, 0, 0}, {0, 255, 0}, {0, 0, 255}, {255, 255, 255}};
 	for (uint32_t y = 0; y < 6; y++)
 		for (uint32_t x = 0; x < 5; x++) {
-			const uint8_t *p = im.rgba + (y * 5 + x) * 4;
+			const uint8_t *p = r.im.rgba + (y * 5 + x) * 4;
 			int k = (y >= 4) * 2 + (x >= 4);
 			if (x == 3 && y == 3) // the only visible (3, 3) of a block
-				assert_px(p, 0, 0, 0, 255);
+				t_assert_px(p, 0, 0, 0, 255);
 			else
-				assert_px(p, rgb[k][0], rgb[k][1], rgb[k][2], 255);
+				t_assert_px(p, rgb[k][0], rgb[k][1], rgb[k][2], 255);
 		}
-	gsioi_arena_destroy(a);
+	gsioi_arena_destroy(r.arena);
 	free(d);
 }
 
 static void test_one_pixel_each_format(void **state)
 {
 	(void)state;
-	const char *ccs[3] = {"DXT1", "DXT3", "DXT5"};
 	for (int f = 0; f < 3; f++) {
 		size_t size;
-		uint8_t *d = make_dds(1, 1, ccs[f], &size);
+		uint8_t *d = make_dds(1, 1, dxt_codes[f], &size);
 		size_t at = 128 + (f ? 8 : 0);
 		colour_block(d + at, 0x07E0, 0, idx0123); // pixel 0: index 0, green
 		if (f == 1) d[128] = 0x07;                 // DXT3 alpha 7 * 17
 		if (f == 2) d[128] = 99;                   // DXT5 a0, index 0
-		gsio_arena *a = arena_of(0);
-		gsio_image im;
-		memset(&im, 0, sizeof(im));
-		gsio_error err;
-		gsio_error_clear(&err);
-		assert_true(gsioi_dds_decode(d, size, "t.dds", 0, a, &im, NULL, &err));
-		assert_int_equal(im.width, 1);
-		assert_int_equal(im.height, 1);
-		assert_px(im.rgba, 0, 255, 0, f == 0 ? 255 : f == 1 ? 119 : 99);
-		gsioi_arena_destroy(a);
+		dds_run r = dds_decode(d, size, "t.dds", 0, 0, false);
+		assert_true(r.ok);
+		assert_int_equal(r.im.width, 1);
+		assert_int_equal(r.im.height, 1);
+		t_assert_px(r.im.rgba, 0, 255, 0, f == 0 ? 255 : f == 1 ? 119 : 99);
+		gsioi_arena_destroy(r.arena);
 		free(d);
 	}
 }
@@ -238,54 +239,39 @@ static void test_one_pixel_each_format(void **state)
 static void test_truncated_at_every_byte(void **state)
 {
 	(void)state;
-	const char *ccs[3] = {"DXT1", "DXT3", "DXT5"};
 	for (int f = 0; f < 3; f++) {
 		size_t size;
-		uint8_t *d = make_dds(6, 7, ccs[f], &size);
+		uint8_t *d = make_dds(6, 7, dxt_codes[f], &size);
 		for (size_t n = 0; n < size; n++) {
-			// A copy of exactly n bytes, so ASan sees any read past it.
-			uint8_t *cut = malloc(n ? n : 1);
-			assert_non_null(cut);
-			memcpy(cut, d, n);
-			gsio_arena *a = arena_of(0);
-			gsio_image im;
-			memset(&im, 0, sizeof(im));
-			gsio_error err;
-			gsio_error_clear(&err);
-			assert_false(gsioi_dds_decode(cut, n, "m.mdl", 1000, a, &im, NULL, &err));
-			assert_int_equal(err.code, GSIO_ERR_TRUNCATED);
+			uint8_t *cut = t_prefix_copy(d, n);
+			dds_run r = dds_decode(cut, n, "m.mdl", 1000, 0, false);
+			assert_false(r.ok);
+			assert_int_equal(r.err.code, GSIO_ERR_TRUNCATED);
 			// Offsets point into the containing file: the DDS's start for
 			// its header, the blocks' start for the blocks.
-			assert_int_equal(err.offset, n < 128 ? 1000 : 1128);
-			assert_null(im.rgba);
-			assert_int_equal(gsioi_arena_used(a), 0);
-			gsioi_arena_destroy(a);
+			assert_int_equal(r.err.offset, n < 128 ? 1000 : 1128);
+			assert_null(r.im.rgba);
+			assert_int_equal(gsioi_arena_used(r.arena), 0);
+			gsioi_arena_destroy(r.arena);
 			free(cut);
 		}
 		// Whole: decodes; extra bytes (mips, padding) after the top level are fine.
-		gsio_arena *a = arena_of(0);
-		gsio_image im;
-		gsio_error err;
-		gsio_error_clear(&err);
-		assert_true(gsioi_dds_decode(d, size, "m.mdl", 1000, a, &im, NULL, &err));
-		gsioi_arena_destroy(a);
+		dds_run r = dds_decode(d, size, "m.mdl", 1000, 0, false);
+		assert_true(r.ok);
+		gsioi_arena_destroy(r.arena);
 		free(d);
 	}
 }
 
 static void expect_fail(const uint8_t *d, size_t size, gsio_error_code code, const char *text)
 {
-	gsio_arena *a = arena_of((size_t)1 << 20);
-	gsio_image im;
-	memset(&im, 0, sizeof(im));
-	gsio_error err;
-	gsio_error_clear(&err);
-	assert_false(gsioi_dds_decode(d, size, "t.dds", 0, a, &im, NULL, &err));
-	if (err.code != code) fail_msg("code %d, expected %d: %s", err.code, code, err.message);
-	if (text && !strstr(err.message, text))
-		fail_msg("message '%s' does not say '%s'", err.message, text);
-	assert_null(im.rgba);
-	gsioi_arena_destroy(a);
+	dds_run r = dds_decode(d, size, "t.dds", 0, (size_t)1 << 20, false);
+	assert_false(r.ok);
+	if (r.err.code != code) fail_msg("code %d, expected %d: %s", r.err.code, code, r.err.message);
+	if (text && !strstr(r.err.message, text))
+		fail_msg("message '%s' does not say '%s'", r.err.message, text);
+	assert_null(r.im.rgba);
+	gsioi_arena_destroy(r.arena);
 }
 
 static void test_huge_claims(void **state)
@@ -293,21 +279,27 @@ static void test_huge_claims(void **state)
 	(void)state;
 	size_t size;
 	uint8_t *d = make_dds(4, 4, "DXT5", &size);
-	// 16384 x 16384 DXT5 would need 256 MiB of blocks: refused as truncated
-	// before anything is allocated (expect_fail's arena allows 1 MiB, and
-	// test_truncated_at_every_byte shows nothing is allocated on that path).
-	put32(d, 12, 16384);
-	put32(d, 16, 16384);
-	expect_fail(d, size, GSIO_ERR_TRUNCATED, "needs 268435456 bytes");
-	// Beyond the dimension limit, and the largest u32.
-	put32(d, 16, 16385);
-	expect_fail(d, size, GSIO_ERR_LIMIT, "16385");
-	put32(d, 12, 0xFFFFFFFF);
-	put32(d, 16, 0xFFFFFFFF);
-	expect_fail(d, size, GSIO_ERR_LIMIT, "limit");
-	put32(d, 12, 0);
-	put32(d, 16, 4);
-	expect_fail(d, size, GSIO_ERR_CORRUPT, "4 x 0");
+	// Height and width claimed in the header of 16 bytes of blocks.
+	static const struct {
+		uint32_t h, w;
+		gsio_error_code code;
+		const char *text;
+	} claims[] = {
+	    // 16384 x 16384 DXT5 would need 256 MiB of blocks: refused as
+	    // truncated before anything is allocated (expect_fail's arena allows
+	    // 1 MiB, and test_truncated_at_every_byte shows nothing is allocated
+	    // on that path).
+	    {16384, 16384, GSIO_ERR_TRUNCATED, "needs 268435456 bytes"},
+	    // Beyond the dimension limit, and the largest u32.
+	    {16384, 16385, GSIO_ERR_LIMIT, "16385"},
+	    {0xFFFFFFFF, 0xFFFFFFFF, GSIO_ERR_LIMIT, "limit"},
+	    {0, 4, GSIO_ERR_CORRUPT, "4 x 0"},
+	};
+	for (size_t i = 0; i < sizeof(claims) / sizeof(claims[0]); i++) {
+		put32(d, 12, claims[i].h);
+		put32(d, 16, claims[i].w);
+		expect_fail(d, size, claims[i].code, claims[i].text);
+	}
 	free(d);
 	// All blocks present, but the RGBA image (4 MiB) exceeds the arena's
 	// 1 MiB limit: the arena's limit error.
@@ -346,14 +338,10 @@ static void test_header_errors(void **state)
 	// The header with a mip count: counted, only the top level decoded.
 	put32(d, 8, 0x81007 | 0x20000);
 	put32(d, 28, 3);
-	gsio_arena *a = arena_of(0);
-	gsio_image im;
-	gsioi_dds_info info;
-	gsio_error err;
-	gsio_error_clear(&err);
-	assert_true(gsioi_dds_decode(d, size, "t.dds", 0, a, &im, &info, &err));
-	assert_int_equal(info.mip_count, 3);
-	gsioi_arena_destroy(a);
+	dds_run r = dds_decode(d, size, "t.dds", 0, 0, true);
+	assert_true(r.ok);
+	assert_int_equal(r.info.mip_count, 3);
+	gsioi_arena_destroy(r.arena);
 	free(d);
 }
 
@@ -439,32 +427,26 @@ static void test_corpus_skins(void **state)
 		uint8_t *file;
 		uint32_t bytes;
 		const uint8_t *dds = corpus_dds(c, &file, &bytes);
-		gsio_arena *a = arena_of(0);
-		gsio_image im;
-		memset(&im, 0, sizeof(im));
-		gsioi_dds_info info;
-		gsio_error err;
-		gsio_error_clear(&err);
-		if (!gsioi_dds_decode(dds, bytes, c->path, (int64_t)c->record + 28, a, &im, &info, &err))
-			fail_msg("%s: %s", c->path, err.message);
-		assert_int_equal(im.width, c->w);
-		assert_int_equal(im.height, c->h);
-		assert_int_equal(info.format, GSIOI_DDS_DXT1);
-		assert_int_equal(info.mip_count, 1);
-		assert_int_equal(128 + info.top_size, bytes); // nothing after the top level
-		size_t n = (size_t)im.width * im.height;
+		dds_run r = dds_decode(dds, bytes, c->path, (int64_t)c->record + 28, 0, true);
+		if (!r.ok) fail_msg("%s: %s", c->path, r.err.message);
+		assert_int_equal(r.im.width, c->w);
+		assert_int_equal(r.im.height, c->h);
+		assert_int_equal(r.info.format, GSIOI_DDS_DXT1);
+		assert_int_equal(r.info.mip_count, 1);
+		assert_int_equal(128 + r.info.top_size, bytes); // nothing after the top level
+		size_t n = (size_t)r.im.width * r.im.height;
 		for (size_t i = 0; i < n; i++)
-			if (im.rgba[4 * i + 3] != 255) fail_msg("%s: pixel %zu not opaque", c->path, i);
-		assert_true(distinct_colours(im.rgba, n) >= c->colours_min);
-		const uint8_t *p = im.rgba + ((size_t)c->y * im.width + c->x) * 4;
-		assert_px(p, c->px[0], c->px[1], c->px[2], c->px[3]);
-		uint64_t h = fnv1a(im.rgba, n * 4);
+			if (r.im.rgba[4 * i + 3] != 255) fail_msg("%s: pixel %zu not opaque", c->path, i);
+		assert_true(distinct_colours(r.im.rgba, n) >= c->colours_min);
+		const uint8_t *p = r.im.rgba + ((size_t)c->y * r.im.width + c->x) * 4;
+		t_assert_px(p, c->px[0], c->px[1], c->px[2], c->px[3]);
+		uint64_t h = fnv1a(r.im.rgba, n * 4);
 		if (h != c->fnv)
 			fail_msg("%s: image hash 0x%llx, tests/dds_ref.py says 0x%llx", c->path,
 			         (unsigned long long)h, (unsigned long long)c->fnv);
-		print_message("%s: DXT1 %u x %u, %zu colours\n", c->path, im.width, im.height,
-		              distinct_colours(im.rgba, n));
-		gsioi_arena_destroy(a);
+		print_message("%s: DXT1 %u x %u, %zu colours\n", c->path, r.im.width, r.im.height,
+		              distinct_colours(r.im.rgba, n));
+		gsioi_arena_destroy(r.arena);
 		free(file);
 	}
 }
@@ -475,23 +457,19 @@ static void test_corpus_skins(void **state)
  * decoded pixels, byte for byte. */
 static void expect_same_png(const uint8_t *dds, size_t size, int colour_type)
 {
-	gsio_arena *a = arena_of(0);
-	gsio_image im;
-	memset(&im, 0, sizeof(im));
-	gsio_error err;
-	gsio_error_clear(&err);
-	if (!gsioi_dds_decode(dds, size, NULL, 0, a, &im, NULL, &err)) fail_msg("%s", err.message);
+	dds_run r = dds_decode(dds, size, NULL, 0, 0, false);
+	if (!r.ok) fail_msg("%s", r.err.message);
 	uint8_t *want, *got;
 	size_t want_size, got_size;
-	if (gsioi_png_encode(im.rgba, im.width, im.height, &want, &want_size, &err))
-		fail_msg("%s", err.message);
-	if (gsioi_png_encode_dds(dds, size, &got, &got_size, &err)) fail_msg("%s", err.message);
+	if (gsioi_png_encode(r.im.rgba, r.im.width, r.im.height, &want, &want_size, &r.err))
+		fail_msg("%s", r.err.message);
+	if (gsioi_png_encode_dds(dds, size, &got, &got_size, &r.err)) fail_msg("%s", r.err.message);
 	assert_int_equal(got_size, want_size);
 	assert_memory_equal(got, want, want_size);
 	assert_int_equal(got[25], colour_type);
 	free(want);
 	free(got);
-	gsioi_arena_destroy(a);
+	gsioi_arena_destroy(r.arena);
 }
 
 static void test_png_from_dds(void **state)

@@ -399,26 +399,20 @@ static void check_corpus_scene(const char *path, const gsio_scene *s)
 static void test_corpus(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
-	static const char *const dirs[][2] = {{"mdl", ".mdl"}, {"hmp", ".hmp"}, {"md5", ".md5mesh"}};
-	size_t done = 0, refused = 0;
-	for (size_t d = 0; d < 3; d++) {
-		char **list;
-		size_t n = t_list_files(t_corpus_path(dirs[d][0]), dirs[d][1], &list);
-		for (size_t i = 0; i < n; i++) {
-			gsio_error err;
-			gsio_scene *s = gsio_load_file(list[i], NULL, &err);
-			if (!s) {
-				refused++;
-			} else {
-				check_corpus_scene(list[i], s);
-				gsio_scene_free(s);
-				done++;
-			}
-			free(list[i]);
+	char **list;
+	size_t n = t_corpus_files(t_model_dirs, 3, &list), done = 0, refused = 0;
+	for (size_t i = 0; i < n; i++) {
+		gsio_error err;
+		gsio_scene *s = gsio_load_file(list[i], NULL, &err);
+		if (!s) {
+			refused++;
+		} else {
+			check_corpus_scene(list[i], s);
+			gsio_scene_free(s);
+			done++;
 		}
-		free(list);
 	}
+	t_free_list(list, n);
 	print_message("%zu corpus files written and read back, %zu not loaded\n", done, refused);
 	assert_true(done >= 9);
 }
@@ -1074,8 +1068,7 @@ static void test_png_pixels_corpus(void **state)
 {
 	(void)state;
 	gsio_error err;
-	gsio_scene *s = gsio_load_file(GSIO_SOURCE_DIR "/samples/pal8.mdl", NULL, &err);
-	if (!s) fail_msg("%s", err.message);
+	gsio_scene *s = t_load_ok(GSIO_SOURCE_DIR "/samples/pal8.mdl", NULL);
 	assert_non_null(s->images[0].indices);
 	assert_int_equal(s->images[0].palette_count, 256);
 	assert_int_equal(gsio_scene_validate(s, &err), 0);
@@ -1085,26 +1078,21 @@ static void test_png_pixels_corpus(void **state)
 	assert_int_not_equal(gsio_scene_validate(s, &err), 0);
 	gsio_scene_free(s);
 
-	T_REQUIRE_CORPUS();
 	static const char *const dirs[][2] = {
 	    {"mdl", ".mdl"}, {"hmp", ".hmp"}, {"wmp", ".wmp"}, {"lottershock/Game/Assets", ".mdl"},
 	    {"lottershock/Game/Level", ".mdl"}, {"lottershock/Game/Level", ".wmp"}};
-	size_t images = 0;
-	for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
-		char **list;
-		size_t n = t_list_files(t_corpus_path(dirs[d][0]), dirs[d][1], &list);
-		for (size_t i = 0; i < n; i++) {
-			s = gsio_load_file(list[i], NULL, &err);
-			if (s) {
-				assert_int_equal(gsio_scene_validate(s, &err), 0);
-				check_scene_pngs(list[i], s);
-				images += s->images_count;
-				gsio_scene_free(s);
-			}
-			free(list[i]);
+	char **list;
+	size_t n = t_corpus_files(dirs, sizeof(dirs) / sizeof(dirs[0]), &list), images = 0;
+	for (size_t i = 0; i < n; i++) {
+		s = gsio_load_file(list[i], NULL, &err);
+		if (s) {
+			assert_int_equal(gsio_scene_validate(s, &err), 0);
+			check_scene_pngs(list[i], s);
+			images += s->images_count;
+			gsio_scene_free(s);
 		}
-		free(list);
 	}
+	t_free_list(list, n);
 	// The WAD's 8-bit lumps, kept indexed as a level that uses them would.
 	size_t wad_size, pal8 = 0;
 	uint8_t *wad_bytes = t_read_file(t_corpus_path("lottershock/Game/Level/Texturset.wad"), &wad_size);
@@ -1246,6 +1234,23 @@ static void test_node_tree(void **state)
 	gsio_scene_free(s);
 }
 
+/* Weights for a triangle mesh (add_triangle): each vertex wholly on joint
+ * v % joints of its skin. */
+static void weigh_triangle(gsio_scene *s, gsio_mesh *m, uint32_t joints)
+{
+	gsio_error err;
+	m->weights.offsets = gsio_scene_alloc(s, 4, sizeof(uint32_t), &err);
+	m->weights.joints = gsio_scene_alloc(s, 3, sizeof(uint32_t), &err);
+	m->weights.values = gsio_scene_alloc(s, 3, sizeof(float), &err);
+	assert_true(m->weights.offsets && m->weights.joints && m->weights.values);
+	m->weights.count = 3;
+	for (uint32_t v = 0; v < 3; v++) {
+		m->weights.offsets[v + 1] = v + 1;
+		m->weights.joints[v] = v % joints;
+		m->weights.values[v] = 1;
+	}
+}
+
 /** Two skeletons, each with a skinned mesh: two glTF skins. */
 static void test_two_skins(void **state)
 {
@@ -1273,15 +1278,7 @@ static void test_two_skins(void **state)
 		s->skins[sk].skeleton = root;
 		gsio_mesh *m = &s->meshes[mi];
 		m->skin = sk;
-		m->weights.offsets = gsio_scene_alloc(s, 4, sizeof(uint32_t), &err);
-		m->weights.joints = gsio_scene_alloc(s, 3, sizeof(uint32_t), &err);
-		m->weights.values = gsio_scene_alloc(s, 3, sizeof(float), &err);
-		m->weights.count = 3;
-		for (uint32_t v = 0; v < 3; v++) {
-			m->weights.offsets[v + 1] = v + 1;
-			m->weights.joints[v] = v % 2;
-			m->weights.values[v] = 1;
-		}
+		weigh_triangle(s, m, 2);
 	}
 	glb g;
 	glb_write(&g, s, 0, 0);
@@ -1333,14 +1330,7 @@ static void test_shared_skinned_mesh(void **state)
 			*m = s->meshes[first];
 			m->name = keep;
 		} else {
-			m->weights.offsets = gsio_scene_alloc(s, 4, sizeof(uint32_t), &err);
-			m->weights.joints = gsio_scene_alloc(s, 3, sizeof(uint32_t), &err);
-			m->weights.values = gsio_scene_alloc(s, 3, sizeof(float), &err);
-			m->weights.count = 3;
-			for (uint32_t v = 0; v < 3; v++) {
-				m->weights.offsets[v + 1] = v + 1;
-				m->weights.values[v] = 1;
-			}
+			weigh_triangle(s, m, 1);
 			if (k == 0) first = mi;
 		}
 		m->skin = sk;
@@ -1804,8 +1794,7 @@ static void test_image_files_passed_through(void **state)
 
 	T_REQUIRE_CORPUS();
 	const char *bob = t_corpus_path("md5/bob/Bob.md5mesh");
-	gsio_scene *b = gsio_load_file(bob, NULL, &err);
-	if (!b) fail_msg("%s", err.message);
+	gsio_scene *b = t_load_ok(bob, NULL);
 	glb_write(&g, b, 0, 1);
 	size_t passed = 0;
 	for (size_t i = 0; i < b->images_count; i++) {
@@ -1901,8 +1890,7 @@ static void test_shared_image_files(void **state)
 	T_REQUIRE_CORPUS();
 	gsio_opts lo = {0};
 	lo.flags = GSIO_OPT_NO_PIXELS;
-	gsio_scene *b = gsio_load_file(t_corpus_path("wmp/block.wmp"), &lo, &err);
-	if (!b) fail_msg("%s", err.message);
+	gsio_scene *b = t_load_corpus("wmp/block.wmp", &lo);
 	glb_write(&g, b, 0, 1);
 	assert_int_equal(cJSON_GetArraySize(arr(g.doc, "images")), 4);
 	int v = num(item(g.doc, "images", 0), "bufferView", -1);

@@ -383,6 +383,37 @@ static void test_grid_synthetic(void **state)
 	}
 }
 
+static gsio_scene *grid_kept(gsio_scene *s)
+{
+	assert_non_null(s->meshes[0].grid);
+	return s;
+}
+
+/* One write of the scene at ctx with al: MDL5 (what 1) or HMP5 (what 2). */
+typedef struct grid_write {
+	const gsio_scene *s;
+	int what;
+} grid_write;
+
+static int try_grid_write(void *ctx, gsio_allocator *al, gsio_error *err)
+{
+	const grid_write *w = ctx;
+	uint8_t *out = NULL;
+	size_t out_size;
+	int rc;
+	if (w->what == 1) {
+		gsio_mdl5_write_opts o = {0};
+		o.allocator = al;
+		rc = gsio_mdl5_write(w->s, &o, &out, &out_size, err);
+	} else {
+		gsio_hmp5_write_opts o = {0};
+		o.allocator = al;
+		rc = gsio_hmp5_write(w->s, &o, &out, &out_size, err);
+	}
+	gsio_write_free(al, out);
+	return rc;
+}
+
 /* Every allocation of a grid load (and of the MDL5 and HMP5 writers, which
  * expand the grid in their work arena) failed in turn: each failure is a
  * NOMEM refusal without a leak. */
@@ -396,44 +427,11 @@ static void test_grid_alloc_failures(void **state)
 	gsio_error err;
 	gsio_scene *ok = gsio_load_memory(data, size, "t.hmp", &grid, &err);
 	assert_non_null(ok);
-	size_t loads = 0, writes[2] = {0, 0};
-	for (int what = 0; what < 3; what++) {
-		for (size_t n = 1;; n++) {
-			assert_true(n < 10000);
-			t_fail_alloc st = {n, 0, 0};
-			gsio_allocator al = t_fail_allocator(&st);
-			int rc;
-			if (what == 0) {
-				gsio_opts o = grid;
-				o.allocator = &al;
-				gsio_scene *s = gsio_load_memory(data, size, "t.hmp", &o, &err);
-				rc = s ? 0 : -1;
-				if (s) assert_non_null(s->meshes[0].grid);
-				gsio_scene_free(s);
-			} else {
-				uint8_t *out = NULL;
-				size_t out_size;
-				if (what == 1) {
-					gsio_mdl5_write_opts o = {0};
-					o.allocator = &al;
-					rc = gsio_mdl5_write(ok, &o, &out, &out_size, &err);
-				} else {
-					gsio_hmp5_write_opts o = {0};
-					o.allocator = &al;
-					rc = gsio_hmp5_write(ok, &o, &out, &out_size, &err);
-				}
-				gsio_write_free(&al, out);
-			}
-			if (rc && err.code != GSIO_ERR_NOMEM)
-				fail_msg("step %d, failing allocation %zu: %s", what, n, err.message);
-			assert_int_equal(st.live, 0);
-			if (!rc) {
-				if (what == 0) loads = n - 1;
-				else writes[what - 1] = n - 1;
-				break;
-			}
-		}
-	}
+	t_load_input in = {data, size, "t.hmp", &grid, grid_kept};
+	size_t loads = t_each_alloc_fails("grid load", t_try_load, &in, T_NOMEM, 1).failures;
+	grid_write mdl5 = {ok, 1}, hmp5 = {ok, 2};
+	size_t writes[2] = {t_each_alloc_fails("MDL5 write", try_grid_write, &mdl5, T_NOMEM, 1).failures,
+	                    t_each_alloc_fails("HMP5 write", try_grid_write, &hmp5, T_NOMEM, 1).failures};
 	print_message("grid load: %zu allocations, MDL5 write %zu, HMP5 write %zu; each failure "
 	              "refused, no leaks\n", loads, writes[0], writes[1]);
 	assert_true(loads > 3 && writes[0] > 3 && writes[1] > 3);
@@ -516,8 +514,7 @@ static void test_grid_level(void **state)
 		o.search_paths_count = 2;
 		o.flags = grid ? GSIO_OPT_GRID : 0;
 		gsio_error err;
-		sc[grid] = gsio_load_file(path, &o, &err);
-		if (!sc[grid]) fail_msg("level: %s", err.message);
+		sc[grid] = t_load_ok(path, &o);
 		if (gsio_scene_validate(sc[grid], &err)) fail_msg("level fails validation: %s", err.message);
 	}
 	size_t grids = 0;

@@ -44,6 +44,22 @@ static gsio_scene *checked(gsio_scene *s)
 	return s;
 }
 
+/* A decode that must succeed (the name is the file's in messages). */
+static gsio_hmp_file *decode_ok(const uint8_t *data, size_t size, const char *name)
+{
+	gsio_error err;
+	gsio_hmp_file *f = gsio_hmp_decode(data, size, name, NULL, &err);
+	if (!f) fail_msg("%s: decode: %s", name, err.message);
+	return f;
+}
+
+/* A scene that must load or build (checked()); `what` names it. */
+static gsio_scene *scene_ok(gsio_scene *s, const char *what, const gsio_error *err)
+{
+	if (!s) fail_msg("%s: %s", what, err->message);
+	return checked(s);
+}
+
 // -- A tiny byte builder, independent of the library's writer
 
 typedef struct buf {
@@ -123,6 +139,16 @@ static void b_header(buf *b, const char *magic, int32_t numskins, int32_t nu8, i
 	b_i32(b, 13);                     // nu12
 }
 
+/* An HMP7 skin of type 7: no pixels, the name of an external texture
+ * file (width 0, height 1, the name and its NUL). */
+static void b_external_skin(buf *b, const char *name)
+{
+	b_i32(b, 7);
+	b_i32(b, 0);
+	b_i32(b, 1);
+	b_put(b, name, strlen(name) + 1);
+}
+
 static void b_frame(buf *b, int frame, const char *name)
 {
 	b_i32(b, 2);
@@ -193,8 +219,7 @@ static void test_hmp4_pal8(void **state)
 	for (int i = 0; i < 4; i++) b_u8(&b, px[i]);
 	b_frame(&b, 0, "base");
 	gsio_error err;
-	gsio_scene *s = checked(gsio_load_memory(b.d, b.n, "pal8.hmp", NULL, &err));
-	if (!s) fail_msg("load: %s", err.message);
+	gsio_scene *s = scene_ok(gsio_load_memory(b.d, b.n, "pal8.hmp", NULL, &err), "load", &err);
 	assert_int_equal(s->images_count, 1);
 	assert_non_null(s->images[0].indices);
 	assert_memory_equal(s->images[0].indices, px, 4);
@@ -221,7 +246,7 @@ static void expect_error(const uint8_t *data, size_t size, const char *what)
 
 static uint8_t *read_shadow(size_t *size)
 {
-	return t_read_file(t_corpus_path("hmp/shadow-5.hmp"), size);
+	return t_read_corpus("hmp/shadow-5.hmp", size);
 }
 
 static void test_shadow5_grid(void **state)
@@ -229,8 +254,7 @@ static void test_shadow5_grid(void **state)
 	(void)state;
 	T_REQUIRE_CORPUS();
 	gsio_error err;
-	gsio_scene *s = checked(gsio_load_file(t_corpus_path("hmp/shadow-5.hmp"), NULL, &err));
-	if (!s) fail_msg("load: %s", err.message);
+	gsio_scene *s = scene_ok(gsio_load_file(t_corpus_path("hmp/shadow-5.hmp"), NULL, &err), "load", &err);
 	assert_string_equal(s->format, "HMP5");
 	assert_int_equal(s->meshes_count, 1);
 	const gsio_mesh *m = &s->meshes[0];
@@ -381,8 +405,7 @@ static void test_shadow5_colour_map_orientation(void **state)
 	(void)state;
 	T_REQUIRE_CORPUS();
 	gsio_error err;
-	gsio_scene *s = checked(gsio_load_file(t_corpus_path("hmp/shadow-5.hmp"), NULL, &err));
-	if (!s) fail_msg("load: %s", err.message);
+	gsio_scene *s = scene_ok(gsio_load_file(t_corpus_path("hmp/shadow-5.hmp"), NULL, &err), "load", &err);
 	static const char *names[] = {"as built", "u mirrored", "v mirrored", "rotated 180",
 	                              "transposed", "rotated 90", "rotated 270", "anti-transposed"};
 	double best = 0;
@@ -400,24 +423,16 @@ static void test_shadow5_colour_map_orientation(void **state)
 static void test_shadow5_roundtrip(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
 	size_t size;
 	uint8_t *data = read_shadow(&size);
-	gsio_error err;
-	gsio_hmp_file *f = gsio_hmp_decode(data, size, "shadow-5.hmp", NULL, &err);
-	if (!f) fail_msg("decode: %s", err.message);
+	gsio_hmp_file *f = decode_ok(data, size, "shadow-5.hmp");
 	assert_int_equal(f->version, 5);
 	assert_int_equal(f->columns, 65);
 	assert_int_equal(f->rows, 59);
 	assert_int_equal(f->skins_count, 1);
 	assert_int_equal(f->frames_count, 1);
 	assert_int_equal(f->trailing_size, 0);
-	uint8_t *out;
-	size_t out_size;
-	assert_int_equal(gsio_hmp_encode(f, &out, &out_size, &err), 0);
-	assert_int_equal(out_size, size);
-	assert_memory_equal(out, data, size);
-	free(out);
+	T_ASSERT_ENCODES_TO(gsio_hmp_encode, f, data, size, "HMP");
 	gsio_hmp_file_free(f);
 	free(data);
 }
@@ -428,15 +443,13 @@ static void test_shadow5_roundtrip(void **state)
 static void test_shadow5_truncated(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
 	size_t size;
 	uint8_t *data = read_shadow(&size);
 	size_t tried = 0;
 	for (size_t i = 0; i < 1300; i++) {
 		size_t n = i < 300 ? i : 300 + (size - 301) * (i - 300) / 999;
 		if (n >= size) continue;
-		uint8_t *cut = malloc(n ? n : 1);
-		memcpy(cut, data, n);
+		uint8_t *cut = t_prefix_copy(data, n);
 		gsio_error err;
 		gsio_scene *s = checked(gsio_load_memory(cut, n, "t.hmp", NULL, &err));
 		if (s) fail_msg("prefix of %zu bytes loaded", n);
@@ -454,7 +467,6 @@ static void test_shadow5_truncated(void **state)
 static void test_shadow5_corrupt_fields(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
 	size_t size;
 	uint8_t *data = read_shadow(&size);
 	uint8_t *d = malloc(size);
@@ -525,29 +537,11 @@ static void test_shadow5_corrupt_fields(void **state)
 }
 
 /* Fail the 1st, 2nd, ... allocation of a whole load until it succeeds: each
- * failure is a NOMEM error with every block freed. */
+ * failure is a NOMEM error with every block freed; each scene is checked. */
 static size_t alloc_failure_loop(const uint8_t *data, size_t size)
 {
-	size_t n;
-	for (n = 1;; n++) {
-		t_fail_alloc st = {n, 0, 0};
-		gsio_allocator al = t_fail_allocator(&st);
-		gsio_opts opts = {0};
-		opts.allocator = &al;
-		gsio_error err;
-		gsio_scene *s = checked(gsio_load_memory(data, size, "t.hmp", &opts, &err));
-		if (s) {
-			gsio_scene_free(s);
-			assert_int_equal(st.live, 0);
-			break;
-		}
-		if (err.code != GSIO_ERR_NOMEM)
-			fail_msg("failing allocation %zu: %s (%s)", n, gsio_error_code_name(err.code),
-			         err.message);
-		assert_int_equal(st.live, 0);
-		assert_true(n < 10000);
-	}
-	return n - 1;
+	t_load_input in = {data, size, "t.hmp", NULL, checked};
+	return t_each_alloc_fails("t.hmp", t_try_load, &in, T_NOMEM, 1).failures;
 }
 
 static void test_alloc_failures(void **state)
@@ -557,7 +551,7 @@ static void test_alloc_failures(void **state)
 	const char *files[] = {"hmp/shadow-5.hmp", "hmp/lgs-small.hmp", "hmp/assimp-terrain.hmp"};
 	for (size_t i = 0; i < 3; i++) {
 		size_t size;
-		uint8_t *data = t_read_file(t_corpus_path(files[i]), &size);
+		uint8_t *data = t_read_corpus(files[i], &size);
 		size_t n = alloc_failure_loop(data, size);
 		print_message("%s: loads with %zu allocations; each failure refused, no leaks\n",
 		              files[i], n);
@@ -612,7 +606,7 @@ static void gradient_agreement(const gsio_scene *s, double *corr_x, double *corr
  * (HMP7): both positive as well, i.e. inward in grid (a), the HMP5
  * convention. Reading (b) would need HMP7 mirrored against HMP5 and its
  * normal sign flipped, two changes nothing in the file shows. The top-down
- * render against the colour map (tests/e2e/hmp_blender.py, e2e_hmp_lgs-small)
+ * render against the colour map (tests/e2e/hmp_blender.py, hmp_glb_blender_lgs-small)
  * agrees: the map shows unmirrored from above (r +0.98; mirrored +0.28).
  * The colour map itself cannot decide: a mirror moves map and grid
  * together, and lgs-small's map does not follow its heights anyway
@@ -641,10 +635,8 @@ static void test_hmp_grid_orientation(void **state)
 	const char *names[] = {"hmp/shadow-5.hmp", "hmp/lgs-small.hmp"};
 	for (size_t i = 0; i < 2; i++) {
 		size_t size;
-		uint8_t *data = t_read_file(t_corpus_path(names[i]), &size);
-		gsio_error err;
-		gsio_hmp_file *f = gsio_hmp_decode(data, size, names[i], NULL, &err);
-		if (!f) fail_msg("%s: %s", names[i], err.message);
+		uint8_t *data = t_read_corpus(names[i], &size);
+		gsio_hmp_file *f = decode_ok(data, size, names[i]);
 		const gsio_hmp_header *h = &f->header;
 		uint32_t cols = f->columns, rows = f->rows;
 		size_t n = (size_t)(cols - 2) * (rows - 2), k = 0, inward_z = 0;
@@ -700,18 +692,12 @@ static void test_hmp7_corpus(void **state)
 	} files[] = {{"hmp/assimp-terrain.hmp", 33, 33, 0, -1}, {"hmp/lgs-small.hmp", 66, 66, 2, 1}};
 	for (size_t i = 0; i < 2; i++) {
 		size_t size;
-		uint8_t *data = t_read_file(t_corpus_path(files[i].file), &size);
+		uint8_t *data = t_read_corpus(files[i].file, &size);
 		gsio_error err;
-		gsio_hmp_file *f = gsio_hmp_decode(data, size, files[i].file, NULL, &err);
-		if (!f) fail_msg("%s: %s", files[i].file, err.message);
+		gsio_hmp_file *f = decode_ok(data, size, files[i].file);
 		assert_int_equal(f->version, 7);
 		assert_int_equal(f->trailing_size, 0);
-		uint8_t *out;
-		size_t out_size;
-		assert_int_equal(gsio_hmp_encode(f, &out, &out_size, &err), 0);
-		assert_int_equal(out_size, size);
-		assert_memory_equal(out, data, size);
-		free(out);
+		T_ASSERT_ENCODES_TO(gsio_hmp_encode, f, data, size, "HMP");
 		gsio_scene *s = checked(gsio_hmp_to_scene(f, files[i].file, NULL, &err));
 		if (!s) fail_msg("%s: %s", files[i].file, err.message);
 		assert_string_equal(s->format, "HMP7");
@@ -740,8 +726,7 @@ static void test_hmp7_corpus(void **state)
 		size_t cuts = size < 1300 ? size : 1300;
 		for (size_t k = 0; k < cuts; k++) {
 			size_t n = size < 1300 ? k : (k < 300 ? k : 300 + (size - 301) * (k - 300) / 999);
-			uint8_t *cut = malloc(n ? n : 1);
-			memcpy(cut, data, n);
+			uint8_t *cut = t_prefix_copy(data, n);
 			f = gsio_hmp_decode(cut, n, "t.hmp", NULL, &err);
 			if (f) fail_msg("%s: prefix of %zu bytes decoded", files[i].file, n);
 			free(cut);
@@ -777,8 +762,7 @@ static void test_synthetic_hmp5(void **state)
 	size_t size;
 	uint8_t *data = make_hmp5(&size);
 	gsio_error err;
-	gsio_hmp_file *f = gsio_hmp_decode(data, size, "syn.hmp", NULL, &err);
-	if (!f) fail_msg("decode: %s", err.message);
+	gsio_hmp_file *f = decode_ok(data, size, "syn.hmp");
 	assert_int_equal(f->header.nu1, 7);
 	assert_int_equal(f->header.nu6, 0x12345678);
 	assert_int_equal(f->header.nu12, 13);
@@ -787,15 +771,9 @@ static void test_synthetic_hmp5(void **state)
 	assert_int_equal(f->trailing_size, 3);
 	assert_int_equal(f->frames[1].heights[5].z, 15);
 	assert_int_equal(f->frames[1].heights[5].pad, 0xA5);
-	uint8_t *out;
-	size_t out_size;
-	assert_int_equal(gsio_hmp_encode(f, &out, &out_size, &err), 0);
-	assert_int_equal(out_size, size);
-	assert_memory_equal(out, data, size);
-	free(out);
+	T_ASSERT_ENCODES_TO(gsio_hmp_encode, f, data, size, "HMP");
 
-	gsio_scene *s = checked(gsio_hmp_to_scene(f, "syn.hmp", NULL, &err));
-	if (!s) fail_msg("scene: %s", err.message);
+	gsio_scene *s = scene_ok(gsio_hmp_to_scene(f, "syn.hmp", NULL, &err), "scene", &err);
 	const gsio_mesh *m = &s->meshes[0];
 	assert_int_equal(m->vertex_count, 6);
 	assert_int_equal(m->index_count, 12);
@@ -850,8 +828,7 @@ static void test_synthetic_hmp5(void **state)
 	// Every prefix fails (the 3 trailing bytes are optional: prefixes that cut
 	// only them load, with fewer trailing bytes).
 	for (size_t n = 0; n < size; n++) {
-		uint8_t *cut = malloc(n ? n : 1);
-		memcpy(cut, data, n);
+		uint8_t *cut = t_prefix_copy(data, n);
 		f = gsio_hmp_decode(cut, n, "t.hmp", NULL, &err);
 		if (n < size - 3)
 			assert_null(f);
@@ -924,18 +901,12 @@ static void test_synthetic_hmp4(void **state)
 	size_t size;
 	uint8_t *data = make_hmp4(&size, 2);
 	gsio_error err;
-	gsio_hmp_file *f = gsio_hmp_decode(data, size, "syn4.hmp", NULL, &err);
-	if (!f) fail_msg("decode: %s", err.message);
+	gsio_hmp_file *f = decode_ok(data, size, "syn4.hmp");
 	assert_int_equal(f->version, 4);
 	assert_int_equal(f->skins[0].width, 2);
 	assert_int_equal(f->skins[0].height, 2);
 	assert_int_equal(f->trailing_size, 0);
-	uint8_t *out;
-	size_t out_size;
-	assert_int_equal(gsio_hmp_encode(f, &out, &out_size, &err), 0);
-	assert_int_equal(out_size, size);
-	assert_memory_equal(out, data, size);
-	free(out);
+	T_ASSERT_ENCODES_TO(gsio_hmp_encode, f, data, size, "HMP");
 	gsio_scene *s = checked(gsio_hmp_to_scene(f, "syn4.hmp", NULL, &err));
 	assert_non_null(s);
 	assert_string_equal(s->format, "HMP4");
@@ -967,10 +938,7 @@ static uint8_t *make_hmp7(size_t *size, int32_t second_type)
 {
 	buf b = {0};
 	b_header(&b, "HMP7", 2, 0, 0, 1);
-	b_i32(&b, 7);
-	b_i32(&b, 0);
-	b_i32(&b, 1);
-	b_put(&b, "grass.pcx", 10);
+	b_external_skin(&b, "grass.pcx");
 	b_i32(&b, second_type);
 	b_i32(&b, 2);
 	b_i32(&b, 2);
@@ -992,20 +960,13 @@ static void test_synthetic_hmp7(void **state)
 	// Vertex 3: nx = -60, ny = 50: outward (60, -50, sqrt(127^2 - 60^2 - 50^2)) / 127.
 	data[rec + 12 + 2] = (uint8_t)(int8_t)-60, data[rec + 12 + 3] = 50;
 	gsio_error err;
-	gsio_hmp_file *f = gsio_hmp_decode(data, size, "syn7.hmp", NULL, &err);
-	if (!f) fail_msg("decode: %s", err.message);
+	gsio_hmp_file *f = decode_ok(data, size, "syn7.hmp");
 	assert_int_equal(f->version, 7);
 	assert_int_equal(f->skins[0].type, 7);
 	assert_int_equal(f->skins[0].pixels_size, 10);
 	assert_string_equal((const char *)f->skins[0].pixels, "grass.pcx");
-	uint8_t *out;
-	size_t out_size;
-	assert_int_equal(gsio_hmp_encode(f, &out, &out_size, &err), 0);
-	assert_int_equal(out_size, size);
-	assert_memory_equal(out, data, size);
-	free(out);
-	gsio_scene *s = checked(gsio_hmp_to_scene(f, "syn7.hmp", NULL, &err));
-	if (!s) fail_msg("scene: %s", err.message);
+	T_ASSERT_ENCODES_TO(gsio_hmp_encode, f, data, size, "HMP");
+	gsio_scene *s = scene_ok(gsio_hmp_to_scene(f, "syn7.hmp", NULL, &err), "scene", &err);
 	assert_string_equal(s->format, "HMP7");
 	assert_int_equal(s->images_count, 1); // the external one is named, not loaded
 	assert_int_equal(s->images[0].rgba[2], 255);
@@ -1071,8 +1032,7 @@ static void test_hmp7_external_texture(void **state)
 	snprintf(hmp, sizeof(hmp), "%s/t.hmp", dir);
 	t_write_file(hmp, b.d, b.n);
 	gsio_error err;
-	gsio_scene *s = checked(gsio_load_file(hmp, NULL, &err));
-	if (!s) fail_msg("load: %s", err.message);
+	gsio_scene *s = scene_ok(gsio_load_file(hmp, NULL, &err), "load", &err);
 	assert_int_equal(s->images_count, 1);
 	const gsio_image *im = &s->images[0];
 	assert_int_equal(im->width, 2);
@@ -1167,30 +1127,6 @@ static uint8_t *make_png_bomb(size_t repeats, size_t *size)
 	return png.d;
 }
 
-typedef struct one_file_io {
-	const uint8_t *data;
-	size_t size;
-} one_file_io;
-
-static int one_file_read(void *user, const char *path, uint8_t **data, size_t *size,
-                         gsio_error *err)
-{
-	(void)path;
-	(void)err;
-	const one_file_io *f = user;
-	*data = malloc(f->size);
-	assert_non_null(*data);
-	memcpy(*data, f->data, f->size);
-	*size = f->size;
-	return 0;
-}
-
-static void one_file_free(void *user, uint8_t *data)
-{
-	(void)user;
-	free(data);
-}
-
 /* An external texture that inflates to 16 MiB for one pixel is refused with
  * a warning, not decoded outside the memory limit (stb_image allocates on its
  * own; found by fuzzing: 200 KiB became 200 MiB). The same PNG without the
@@ -1200,22 +1136,18 @@ static void test_hmp7_external_png_bomb(void **state)
 	(void)state;
 	buf b = {0};
 	b_header(&b, "HMP7", 1, 0, 0, 1);
-	b_i32(&b, 7);
-	b_i32(&b, 0);
-	b_i32(&b, 1);
-	b_put(&b, "bomb.png", 9);
+	b_external_skin(&b, "bomb.png");
 	b_frame(&b, 0, "");
 	for (int bomb = 0; bomb < 2; bomb++) {
 		size_t png_size;
 		uint8_t *png = make_png_bomb(bomb ? ((size_t)16 << 20) / 258 : 0, &png_size);
-		one_file_io file = {png, png_size};
-		gsio_io io = {one_file_read, one_file_free, NULL, NULL, &file};
+		t_blob file = {.data = png, .size = png_size}; // for every path
+		gsio_io io = t_blob_io(&file);
 		gsio_opts opts;
 		memset(&opts, 0, sizeof(opts));
 		opts.io = &io;
 		gsio_error err;
-		gsio_scene *s = checked(gsio_load_memory(b.d, b.n, "bomb.hmp", &opts, &err));
-		if (!s) fail_msg("load: %s", err.message);
+		gsio_scene *s = scene_ok(gsio_load_memory(b.d, b.n, "bomb.hmp", &opts, &err), "load", &err);
 		if (!bomb) {
 			assert_int_equal(s->images_count, 1);
 			assert_int_equal(s->images[0].width, 1);

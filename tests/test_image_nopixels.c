@@ -288,50 +288,6 @@ static void test_corpus_same_output(void **state)
 
 // -- Levels with PNG sprites and skins
 
-/* An io that reads real files, except those named in `swap` (by base name,
- * case-insensitively), which it serves as the bytes given: a PNG where the
- * corpus has a TGA or PCX, or a damaged file. */
-typedef struct swap_io {
-	const char *const *names;
-	size_t names_count;
-	const uint8_t *data;
-	size_t size;
-	size_t served;
-} swap_io;
-
-static int swap_read(void *user, const char *path, uint8_t **data, size_t *size, gsio_error *err)
-{
-	swap_io *w = user;
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	for (size_t i = 0; i < w->names_count; i++)
-		if (!strcasecmp(base, w->names[i])) {
-			*data = malloc(w->size);
-			if (!*data) return -1;
-			memcpy(*data, w->data, w->size);
-			*size = w->size;
-			w->served++;
-			return 0;
-		}
-	return gsio_default_io()->read_file(gsio_default_io()->user, path, data, size, err);
-}
-
-static void swap_free(void *user, uint8_t *data)
-{
-	(void)user;
-	free(data);
-}
-
-static gsio_io make_io(swap_io *w)
-{
-	gsio_io io;
-	memset(&io, 0, sizeof(io));
-	io.read_file = swap_read;
-	io.free_data = swap_free;
-	io.user = w;
-	return io;
-}
-
 /* A small opaque picture as a PNG (malloc'd). */
 static uint8_t *small_png(size_t *size)
 {
@@ -358,8 +314,9 @@ static void test_levels_with_png(void **state)
 	                                     "lottershock/Game/Level/assettest.wmp"};
 	size_t undecoded = 0;
 	for (size_t l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
-		swap_io w = {names, 2, png, png_size, 0};
-		gsio_io io = make_io(&w);
+		t_blob w = {.data = png, .size = png_size, .names = names, .names_count = 2,
+		            .others_from_disk = true};
+		gsio_io io = t_blob_io(&w);
 		gsio_error err;
 		char path[4200];
 		snprintf(path, sizeof(path), "%s", t_corpus_path(levels[l]));
@@ -491,8 +448,9 @@ static void test_jpeg(void **state)
 	assert_int_not_equal(stbi_write_jpg_to_func(append, &jpg, 24, 16, 3, rgb, 90), 0);
 	assert_true(jpg.size > 100 && jpg.data[0] == 0xFF && jpg.data[1] == 0xD8);
 	static const char *const names[] = {"guard1_body.png"};
-	swap_io w = {names, 1, jpg.data, jpg.size, 0};
-	gsio_io io = make_io(&w);
+	t_blob w = {.data = jpg.data, .size = jpg.size, .names = names, .names_count = 1,
+	            .others_from_disk = true};
+	gsio_io io = t_blob_io(&w);
 	char bob[4200];
 	snprintf(bob, sizeof(bob), "%s", t_corpus_path("md5/bob/Bob.md5mesh"));
 	gsio_error err;
@@ -556,8 +514,9 @@ static void test_damaged_header(void **state)
 		assert_non_null(bad);
 		memcpy(bad, good, size);
 		memcpy(bad + cases[c].at, cases[c].bytes, cases[c].count);
-		swap_io w = {names, 1, bad, size, 0};
-		gsio_io io = make_io(&w);
+		t_blob w = {.data = bad, .size = size, .names = names, .names_count = 1,
+		            .others_from_disk = true};
+		gsio_io io = t_blob_io(&w);
 		gsio_error e1, e2;
 		gsio_scene *normal = load(bob, 0, &io, &e1);
 		gsio_scene *flagged = load(bob, GSIO_OPT_NO_PIXELS, &io, &e2);

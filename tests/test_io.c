@@ -46,39 +46,45 @@ static void sc_make(scratch *d)
 	assert_non_null(mkdtemp(d->root));
 }
 
-static const char *sc_dir(scratch *d, const char *rel)
+/* Makes rel in the scratch folder: a folder, a file holding text, a FIFO or
+ * a symlink to target; its path. */
+enum sc_kind { SC_DIR, SC_TEXT, SC_FIFO, SC_LINK };
+
+static const char *sc_node(scratch *d, const char *rel, enum sc_kind kind, const char *arg)
 {
 	const char *p = sc_path(d, rel);
-	assert_int_equal(mkdir(p, 0700), 0);
+	if (kind == SC_TEXT) t_write_file(p, (const uint8_t *)arg, strlen(arg));
+	else assert_int_equal(kind == SC_DIR ? mkdir(p, 0700) : kind == SC_FIFO ? mkfifo(p, 0600) : symlink(arg, p), 0);
 	return p;
 }
 
-static const char *sc_text(scratch *d, const char *rel, const char *text)
-{
-	const char *p = sc_path(d, rel);
-	t_write_file(p, (const uint8_t *)text, strlen(text));
-	return p;
-}
-
-static const char *sc_fifo(scratch *d, const char *rel)
-{
-	const char *p = sc_path(d, rel);
-	assert_int_equal(mkfifo(p, 0600), 0);
-	return p;
-}
-
-static const char *sc_link(scratch *d, const char *rel, const char *target)
-{
-	const char *p = sc_path(d, rel);
-	assert_int_equal(symlink(target, p), 0);
-	return p;
-}
+static const char *sc_dir(scratch *d, const char *rel) { return sc_node(d, rel, SC_DIR, NULL); }
+static const char *sc_text(scratch *d, const char *rel, const char *text) { return sc_node(d, rel, SC_TEXT, text); }
+static const char *sc_fifo(scratch *d, const char *rel) { return sc_node(d, rel, SC_FIFO, NULL); }
+static const char *sc_link(scratch *d, const char *rel, const char *target) { return sc_node(d, rel, SC_LINK, target); }
 
 // Removes what was made, last first (files and links before their folders).
 static void sc_remove(scratch *d)
 {
 	for (size_t i = d->count; i-- > 0;) remove(d->paths[i]);
 	remove(d->root);
+}
+
+/* cmocka fixtures: a scratch folder for the test (*state), removed after. */
+static int sc_setup(void **state)
+{
+	scratch *d = malloc(sizeof(*d));
+	if (!d) return -1;
+	sc_make(d);
+	*state = d;
+	return 0;
+}
+
+static int sc_teardown(void **state)
+{
+	sc_remove(*state);
+	free(*state);
+	return 0;
 }
 
 static double now_ms(void)
@@ -158,12 +164,10 @@ static int setup(void **state)
 // (opening it without O_NONBLOCK would wait for a writer forever).
 static void test_fifo_model(void **state)
 {
-	(void)state;
-	scratch d;
-	sc_make(&d);
+	scratch *d = *state;
 	const char *names[] = {"x.mdl", "x.md5mesh", "x.hmp"};
 	for (size_t i = 0; i < 3; i++) {
-		const char *p = sc_fifo(&d, names[i]);
+		const char *p = sc_fifo(d, names[i]);
 		gsio_error err;
 		double t0 = now_ms();
 		gsio_scene *s = gsio_load_file(p, NULL, &err);
@@ -177,44 +181,41 @@ static void test_fifo_model(void **state)
 		assert_string_equal(err.file, p);
 		assert_true(ms < 1000.0);
 	}
-	sc_remove(&d);
 }
 
 static void test_default_io(void **state)
 {
-	(void)state;
-	scratch d;
-	sc_make(&d);
+	scratch *d = *state;
 	const gsio_io *io = gsio_default_io();
 	assert_non_null(io);
 	assert_non_null(io->read_file);
 	assert_non_null(io->free_data);
 	assert_non_null(io->list_dir);
 	assert_non_null(io->free_list);
-	sc_text(&d, "b.txt", "bee");
-	sc_text(&d, "a.txt", "a");
-	sc_dir(&d, "sub");
-	sc_fifo(&d, "pipe");
-	sc_link(&d, "link.txt", "a.txt");    // a link to a regular file counts
-	sc_link(&d, "dangling", "nowhere"); // one to nothing does not
+	sc_text(d, "b.txt", "bee");
+	sc_text(d, "a.txt", "a");
+	sc_dir(d, "sub");
+	sc_fifo(d, "pipe");
+	sc_link(d, "link.txt", "a.txt");    // a link to a regular file counts
+	sc_link(d, "dangling", "nowhere"); // one to nothing does not
 
 	// read_file: a regular file whole; a folder and a FIFO refused.
 	uint8_t *data;
 	size_t size;
 	gsio_error err;
 	char p[600];
-	snprintf(p, sizeof(p), "%s/b.txt", d.root);
+	snprintf(p, sizeof(p), "%s/b.txt", d->root);
 	assert_int_equal(io->read_file(io->user, p, &data, &size, &err), 0);
 	assert_int_equal(size, 3);
 	assert_memory_equal(data, "bee", 3);
 	io->free_data(io->user, data);
-	snprintf(p, sizeof(p), "%s/sub", d.root);
+	snprintf(p, sizeof(p), "%s/sub", d->root);
 	gsio_error_clear(&err);
 	assert_int_not_equal(io->read_file(io->user, p, &data, &size, &err), 0);
 	assert_int_equal(err.code, GSIO_ERR_IO);
 	assert_non_null(strstr(err.message, "not a regular file"));
 	assert_non_null(strstr(err.message, "directory"));
-	snprintf(p, sizeof(p), "%s/pipe", d.root);
+	snprintf(p, sizeof(p), "%s/pipe", d->root);
 	gsio_error_clear(&err);
 	assert_int_not_equal(io->read_file(io->user, p, &data, &size, &err), 0);
 	assert_int_equal(err.code, GSIO_ERR_IO);
@@ -225,7 +226,7 @@ static void test_default_io(void **state)
 
 	// list_dir: the regular files only (a.txt, b.txt, link.txt), any order.
 	char **names = NULL;
-	assert_int_equal(io->list_dir(io->user, d.root, &names, &err), 0);
+	assert_int_equal(io->list_dir(io->user, d->root, &names, &err), 0);
 	assert_non_null(names);
 	size_t n = 0;
 	bool seen[3] = {false, false, false};
@@ -238,30 +239,27 @@ static void test_default_io(void **state)
 	assert_int_equal(n, 3);
 	assert_true(seen[0] && seen[1] && seen[2]);
 	io->free_list(io->user, names);
-	snprintf(p, sizeof(p), "%s/sub", d.root);
+	snprintf(p, sizeof(p), "%s/sub", d->root);
 	assert_int_equal(io->list_dir(io->user, p, &names, &err), 0); // empty folder: empty list
 	assert_null(names[0]);
 	io->free_list(io->user, names);
-	snprintf(p, sizeof(p), "%s/missing", d.root);
+	snprintf(p, sizeof(p), "%s/missing", d->root);
 	gsio_error_clear(&err);
 	assert_int_not_equal(io->list_dir(io->user, p, &names, &err), 0);
 	assert_int_equal(err.code, GSIO_ERR_IO);
-	sc_remove(&d);
 }
 
 static void test_path_inside(void **state)
 {
-	(void)state;
-	scratch d;
-	sc_make(&d);
-	const char *in = sc_dir(&d, "in");
-	const char *out = sc_dir(&d, "out");
+	scratch *d = *state;
+	const char *in = sc_dir(d, "in");
+	const char *out = sc_dir(d, "out");
 	char target[600];
 	snprintf(target, sizeof(target), "%s/secret.tga", out);
-	sc_text(&d, "out/secret.tga", "x");
-	sc_text(&d, "in/ok.tga", "x");
-	sc_link(&d, "in/leak.tga", target);
-	sc_link(&d, "in/up", "..");
+	sc_text(d, "out/secret.tga", "x");
+	sc_text(d, "in/ok.tga", "x");
+	sc_link(d, "in/leak.tga", target);
+	sc_link(d, "in/up", "..");
 	char p[600];
 	snprintf(p, sizeof(p), "%s/ok.tga", in);
 	assert_int_equal(gsioi_path_inside(in, p), 1);
@@ -275,7 +273,6 @@ static void test_path_inside(void **state)
 	assert_int_equal(gsioi_path_inside(in, p), -1); // missing
 	assert_int_equal(gsioi_path_inside(in, in), 0);  // the folder itself is not inside it
 	(void)out;
-	sc_remove(&d);
 }
 
 // -- MD5 sibling files through the default io
@@ -283,13 +280,11 @@ static void test_path_inside(void **state)
 // A FIFO where a shader points: a warning, and the load finishes.
 static void test_md5_fifo_texture(void **state)
 {
-	(void)state;
-	scratch d;
-	sc_make(&d);
-	sc_fifo(&d, "skin.tga");
+	scratch *d = *state;
+	sc_fifo(d, "skin.tga");
 	char text[2048];
 	mesh_text(text, sizeof(text), "skin.tga");
-	const char *model = sc_text(&d, "m.md5mesh", text);
+	const char *model = sc_text(d, "m.md5mesh", text);
 	gsio_error err;
 	double t0 = now_ms();
 	gsio_scene *s = gsio_load_file(model, NULL, &err);
@@ -304,26 +299,23 @@ static void test_md5_fifo_texture(void **state)
 	assert_true(has_warning(s, "not a regular file"));
 	assert_true(ms < 1000.0);
 	gsio_scene_free(s);
-	sc_remove(&d);
 }
 
 // A symlink in the model's folder to a texture outside it is not followed
 // (a warning); a symlink to one inside is.
 static void test_md5_symlink_texture(void **state)
 {
-	(void)state;
-	scratch d;
-	sc_make(&d);
-	sc_dir(&d, "outside");
-	sc_dir(&d, "model");
+	scratch *d = *state;
+	sc_dir(d, "outside");
+	sc_dir(d, "model");
 	uint8_t tga[24];
 	size_t n = make_tga(tga, 200);
-	const char *secret = sc_path(&d, "outside/secret.tga");
+	const char *secret = sc_path(d, "outside/secret.tga");
 	t_write_file(secret, tga, n);
-	sc_link(&d, "model/skin.tga", secret);
-	const char *inside = sc_path(&d, "model/real.tga");
+	sc_link(d, "model/skin.tga", secret);
+	const char *inside = sc_path(d, "model/real.tga");
 	t_write_file(inside, tga, n);
-	sc_link(&d, "model/alias.tga", "real.tga");
+	sc_link(d, "model/alias.tga", "real.tga");
 	char text[4096], one[2048];
 	mesh_text(text, sizeof(text), "skin.tga");
 	mesh_text(one, sizeof(one), "alias.tga");
@@ -332,10 +324,10 @@ static void test_md5_symlink_texture(void **state)
 	char *count = strstr(text, "numMeshes 1");
 	count[10] = '2';
 	strncat(text, second, sizeof(text) - strlen(text) - 1);
-	const char *model = sc_text(&d, "model/m.md5mesh", text);
+	const char *model = sc_text(d, "model/m.md5mesh", text);
 	// A sibling animation that leads out of the folder is not followed either.
-	const char *anim = sc_text(&d, "outside/walk.md5anim", anim_text);
-	sc_link(&d, "model/walk.md5anim", anim);
+	const char *anim = sc_text(d, "outside/walk.md5anim", anim_text);
+	sc_link(d, "model/walk.md5anim", anim);
 	gsio_scene *s = gsio_load_file(model, NULL, NULL);
 	assert_non_null(s);
 	print_warnings(s);
@@ -353,7 +345,7 @@ static void test_md5_symlink_texture(void **state)
 
 	// The same animation as a real file in the folder is found.
 	char inpath[600];
-	snprintf(inpath, sizeof(inpath), "%s/model/walk.md5anim", d.root);
+	snprintf(inpath, sizeof(inpath), "%s/model/walk.md5anim", d->root);
 	remove(inpath);
 	t_write_file(inpath, (const uint8_t *)anim_text, strlen(anim_text));
 	s = gsio_load_file(model, NULL, NULL);
@@ -362,46 +354,17 @@ static void test_md5_symlink_texture(void **state)
 	assert_int_equal(s->animations_count, 1);
 	assert_string_equal(s->animations[0].name, "walk");
 	gsio_scene_free(s);
-	sc_remove(&d);
 }
 
 // -- Through a custom io
-
-typedef struct mem_io {
-	const char *path;      // the one file it has
-	const uint8_t *data;
-	size_t size;
-	size_t reads;
-} mem_io;
-
-static int mem_read(void *user, const char *path, uint8_t **data, size_t *size, gsio_error *err)
-{
-	mem_io *m = user;
-	m->reads++;
-	if (strcmp(path, m->path)) {
-		snprintf(err->message, sizeof(err->message), "no such file");
-		err->code = GSIO_ERR_IO;
-		return -1;
-	}
-	*data = malloc(m->size);
-	memcpy(*data, m->data, m->size);
-	*size = m->size;
-	return 0;
-}
-
-static void mem_free(void *user, uint8_t *data)
-{
-	(void)user;
-	free(data);
-}
 
 static void test_custom_io(void **state)
 {
 	(void)state;
 	uint8_t pal[768];
 	for (size_t i = 0; i < 768; i++) pal[i] = (uint8_t)(i * 7);
-	mem_io m = {"virtual/pal.lmp", pal, sizeof(pal), 0};
-	gsio_io io = {mem_read, mem_free, NULL, NULL, &m};
+	t_blob m = {.data = pal, .size = sizeof(pal), .path = "virtual/pal.lmp"};
+	gsio_io io = t_blob_io(&m);
 	gsio_opts opts = {0};
 	opts.io = &io;
 	uint8_t out[768];
@@ -421,12 +384,11 @@ static void test_custom_io(void **state)
 	// gsio_load_file reads the model itself through the io: no disk.
 	char text[2048];
 	mesh_text(text, sizeof(text), "");
-	mem_io mm = {"virtual/m.md5mesh", (const uint8_t *)text, strlen(text), 0};
-	gsio_io mio = {mem_read, mem_free, NULL, NULL, &mm};
+	t_blob mm = {.data = (const uint8_t *)text, .size = strlen(text), .path = "virtual/m.md5mesh"};
+	gsio_io mio = t_blob_io(&mm);
 	gsio_opts mopts = {0};
 	mopts.io = &mio;
-	gsio_scene *s = gsio_load_file("virtual/m.md5mesh", &mopts, &err);
-	assert_non_null(s);
+	gsio_scene *s = t_load_ok("virtual/m.md5mesh", &mopts);
 	assert_valid(s);
 	assert_int_equal(mm.reads, 1);
 	gsio_scene_free(s);
@@ -435,11 +397,11 @@ static void test_custom_io(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fifo_model),
-	    cmocka_unit_test(test_default_io),
-	    cmocka_unit_test(test_path_inside),
-	    cmocka_unit_test(test_md5_fifo_texture),
-	    cmocka_unit_test(test_md5_symlink_texture),
+	    cmocka_unit_test_setup_teardown(test_fifo_model, sc_setup, sc_teardown),
+	    cmocka_unit_test_setup_teardown(test_default_io, sc_setup, sc_teardown),
+	    cmocka_unit_test_setup_teardown(test_path_inside, sc_setup, sc_teardown),
+	    cmocka_unit_test_setup_teardown(test_md5_fifo_texture, sc_setup, sc_teardown),
+	    cmocka_unit_test_setup_teardown(test_md5_symlink_texture, sc_setup, sc_teardown),
 	    cmocka_unit_test(test_custom_io),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);

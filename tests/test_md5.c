@@ -33,11 +33,6 @@ static char *corpus_file(const char *rel)
 	return copy;
 }
 
-static uint8_t *read_corpus(const char *rel, size_t *size)
-{
-	return t_read_file(t_corpus_path(rel), size);
-}
-
 static void print_err(const char *what, const gsio_error *err)
 {
 	char buf[600];
@@ -412,9 +407,8 @@ static void test_simplecube(void **state)
 static void test_bob(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
 	size_t size;
-	uint8_t *text = read_corpus(BOB_MESH, &size);
+	uint8_t *text = t_read_corpus(BOB_MESH, &size);
 	char *z = malloc(size + 1);
 	memcpy(z, text, size);
 	z[size] = 0;
@@ -551,7 +545,7 @@ static void check_mesh_equal(const gsio_md5_mesh *a, const gsio_md5_mesh *b)
 static void roundtrip_mesh(const char *rel)
 {
 	size_t size;
-	uint8_t *data = read_corpus(rel, &size);
+	uint8_t *data = t_read_corpus(rel, &size);
 	gsio_error err;
 	gsio_md5_mesh *a = gsio_md5_mesh_decode(data, size, rel, NULL, &err);
 	assert_non_null(a);
@@ -602,7 +596,7 @@ static void test_roundtrip(void **state)
 	roundtrip_mesh(CUBE);
 	roundtrip_mesh(BOB_MESH);
 	size_t size;
-	uint8_t *data = read_corpus(BOB_ANIM, &size);
+	uint8_t *data = t_read_corpus(BOB_ANIM, &size);
 	gsio_error err;
 	gsio_md5_anim *a = gsio_md5_anim_decode(data, size, BOB_ANIM, NULL, &err);
 	assert_non_null(a);
@@ -662,9 +656,8 @@ static void test_encode_refuses(void **state)
 static void test_pose(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
 	size_t size;
-	uint8_t *raw = read_corpus(BOB_ANIM, &size);
+	uint8_t *raw = t_read_corpus(BOB_ANIM, &size);
 	char *text = malloc(size + 1);
 	memcpy(text, raw, size);
 	text[size] = 0;
@@ -718,7 +711,7 @@ static void test_pose(void **state)
 
 	// The bind pose: parent-relative joints composed give the file's object space.
 	size_t msize;
-	uint8_t *mraw = read_corpus(BOB_MESH, &msize);
+	uint8_t *mraw = t_read_corpus(BOB_MESH, &msize);
 	char *mtext = malloc(msize + 1);
 	memcpy(mtext, mraw, msize);
 	mtext[msize] = 0;
@@ -783,7 +776,7 @@ static void test_lone_anim(void **state)
 	assert_int_equal(s->animations[0].channels_count, 66);
 	// The bind pose is the baseframe.
 	size_t size;
-	uint8_t *data = read_corpus(BOB_ANIM, &size);
+	uint8_t *data = t_read_corpus(BOB_ANIM, &size);
 	gsio_error err;
 	gsio_md5_anim *a = gsio_md5_anim_decode(data, size, NULL, NULL, &err);
 	assert_non_null(a);
@@ -978,7 +971,7 @@ static void test_mutations(void **state)
 	const char *files[] = {BOB_MESH, BOB_ANIM};
 	for (int f = 0; f < 2; f++) {
 		size_t size;
-		uint8_t *data = read_corpus(files[f], &size);
+		uint8_t *data = t_read_corpus(files[f], &size);
 		double t0 = now_ms();
 		size_t ok_t = mutate_run(data, size, f == 1, 500, true);
 		size_t ok_e = mutate_run(data, size, f == 1, 500, false);
@@ -989,7 +982,7 @@ static void test_mutations(void **state)
 	}
 	// A few edited meshes through the whole importer (textures, sibling anim).
 	size_t size;
-	uint8_t *data = read_corpus(BOB_MESH, &size);
+	uint8_t *data = t_read_corpus(BOB_MESH, &size);
 	char *path = corpus_file(BOB_MESH);
 	srand(99);
 	for (int r = 0; r < 20; r++) {
@@ -1010,25 +1003,9 @@ static void test_mutations(void **state)
 static void alloc_loop(const char *rel, const char *path)
 {
 	size_t size;
-	uint8_t *data = read_corpus(rel, &size);
-	size_t fail_at = 1, failures = 0;
-	for (;; fail_at++) {
-		t_fail_alloc st = {fail_at, 0, 0};
-		gsio_allocator al = t_fail_allocator(&st);
-		gsio_opts opts = {0};
-		opts.allocator = &al;
-		gsio_error err;
-		gsio_scene *s = gsio_load_memory(data, size, path, &opts, &err);
-		if (s) {
-			gsio_scene_free(s);
-			assert_int_equal(st.live, 0);
-			break;
-		}
-		assert_int_equal(err.code, GSIO_ERR_NOMEM);
-		assert_int_equal(st.live, 0); // nothing leaks on any failure path
-		failures++;
-		assert_true(fail_at < 10000);
-	}
+	uint8_t *data = t_read_corpus(rel, &size);
+	t_load_input in = {data, size, path, NULL, NULL};
+	size_t failures = t_each_alloc_fails(rel, t_try_load, &in, T_NOMEM, 1).failures;
 	print_message("  %s: a load fails cleanly at each of its first %zu allocations\n", rel,
 	              failures);
 	assert_true(failures > 2);
@@ -1051,9 +1028,8 @@ static void test_alloc_failures(void **state)
 static void test_memory_limit(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
 	size_t size;
-	uint8_t *data = read_corpus(BOB_ANIM, &size);
+	uint8_t *data = t_read_corpus(BOB_ANIM, &size);
 	gsio_opts opts = {0};
 	opts.memory_limit = 64 * 1024;
 	gsio_error err;
@@ -1249,12 +1225,6 @@ static int logging_read(void *user, const char *path, uint8_t **data, size_t *si
 	return gsio_read_whole_file(path, data, size, 0, err);
 }
 
-static void logging_free(void *user, uint8_t *data)
-{
-	(void)user;
-	free(data);
-}
-
 static void test_anim_selection(void **state)
 {
 	(void)state;
@@ -1318,7 +1288,7 @@ static void test_anim_selection(void **state)
 
 	// A custom io that cannot list folders: no sibling animation is looked for.
 	io_log log = {0};
-	gsio_io io = {logging_read, logging_free, NULL, NULL, &log};
+	gsio_io io = {logging_read, t_io_free, NULL, NULL, &log};
 	gsio_opts iopts = {0};
 	iopts.io = &io;
 	s = load_ok(mesh, &iopts);

@@ -1,6 +1,9 @@
 #include "test_util.h"
 
+#include "gsio_mdl.h"
+
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,12 +28,98 @@ const char *t_corpus_path(const char *rel)
 	return buf;
 }
 
+uint8_t *t_read_corpus(const char *rel, size_t *size)
+{
+	T_REQUIRE_CORPUS();
+	return t_read_file(t_corpus_path(rel), size);
+}
+
 uint8_t *t_read_file(const char *path, size_t *size)
 {
 	uint8_t *data = NULL;
 	gsio_error err;
 	if (gsio_read_whole_file(path, &data, size, 0, &err)) fail_msg("cannot read %s: %s", path, err.message);
 	return data;
+}
+
+void t_assert_px(const uint8_t *px, unsigned r, unsigned g, unsigned b, unsigned a)
+{
+	if (px[0] != r || px[1] != g || px[2] != b || px[3] != a)
+		fail_msg("pixel %u,%u,%u,%u, expected %u,%u,%u,%u", px[0], px[1], px[2], px[3], r, g, b, a);
+}
+
+void t_assert_pixels(const uint8_t *px, const uint8_t *want, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (memcmp(px + 4 * i, want + 4 * i, 4))
+			fail_msg("pixel %zu is %u,%u,%u,%u, expected %u,%u,%u,%u", i, px[4 * i], px[4 * i + 1],
+			         px[4 * i + 2], px[4 * i + 3], want[4 * i], want[4 * i + 1], want[4 * i + 2],
+			         want[4 * i + 3]);
+}
+
+void t_assert_same_bytes(uint8_t *got, size_t got_size, const uint8_t *want, size_t want_size,
+                         const char *what)
+{
+	if (got_size != want_size || memcmp(got, want, want_size)) {
+		size_t i = 0;
+		while (i < got_size && i < want_size && got[i] == want[i]) i++;
+		fail_msg("%s: the bytes differ first at offset %zu (%zu bytes, %zu expected)", what, i,
+		         got_size, want_size);
+	}
+	free(got);
+}
+
+uint8_t *t_prefix_copy(const uint8_t *data, size_t n)
+{
+	uint8_t *p = malloc(n ? n : 1);
+	assert_non_null(p);
+	if (n) memcpy(p, data, n);
+	return p;
+}
+
+static bool blob_serves(const t_blob *b, const char *path)
+{
+	if (b->path) return !strcmp(path, b->path);
+	if (!b->names) return true;
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < b->names_count; i++)
+		if (!strcasecmp(base, b->names[i])) return true;
+	return false;
+}
+
+static int blob_read(void *user, const char *path, uint8_t **data, size_t *size, gsio_error *err)
+{
+	t_blob *b = user;
+	b->reads++;
+	if (blob_serves(b, path)) {
+		b->served++;
+		*data = malloc(b->size ? b->size : 1);
+		assert_non_null(*data);
+		if (b->size) memcpy(*data, b->data, b->size);
+		*size = b->size;
+		return 0;
+	}
+	if (b->others_from_disk) return gsio_default_io()->read_file(gsio_default_io()->user, path, data, size, err);
+	snprintf(err->message, sizeof(err->message), "no such file");
+	err->code = GSIO_ERR_IO;
+	return -1;
+}
+
+void t_io_free(void *user, uint8_t *data)
+{
+	(void)user;
+	free(data);
+}
+
+gsio_io t_blob_io(t_blob *b)
+{
+	gsio_io io;
+	memset(&io, 0, sizeof(io));
+	io.read_file = blob_read;
+	io.free_data = t_io_free;
+	io.user = b;
+	return io;
 }
 
 void t_write_file(const char *path, const uint8_t *data, size_t size)
@@ -110,6 +199,29 @@ void t_free_list(char **list, size_t n)
 	free(list);
 }
 
+const char *const t_model_dirs[3][2] = {{"mdl", ".mdl"}, {"hmp", ".hmp"}, {"md5", ".md5mesh"}};
+
+size_t t_corpus_files(const char *const dirs[][2], size_t count, char ***out)
+{
+	T_REQUIRE_CORPUS();
+	char **all = NULL;
+	size_t total = 0;
+	for (size_t d = 0; d < count; d++) {
+		char **list;
+		char dir[4096];
+		snprintf(dir, sizeof(dir), "%s", t_corpus_path(dirs[d][0]));
+		size_t n = t_list_files(dir, dirs[d][1], &list);
+		if (!n) continue;
+		all = realloc(all, (total + n) * sizeof(*all));
+		assert_non_null(all);
+		memcpy(all + total, list, n * sizeof(*list));
+		total += n;
+		free(list);
+	}
+	*out = all;
+	return total;
+}
+
 typedef struct {
 	size_t size;
 	size_t pad_;
@@ -142,6 +254,94 @@ gsio_allocator t_fail_allocator(t_fail_alloc *state)
 {
 	gsio_allocator a = {t_alloc, t_free, state};
 	return a;
+}
+
+t_alloc_run t_each_alloc_fails(const char *what, t_alloc_try try, void *ctx, unsigned codes, size_t step)
+{
+	t_alloc_run run = {0, 0};
+	for (size_t k = 1; k < 100000; k += step ? step : 1) {
+		t_fail_alloc st = {.fail_at = k};
+		gsio_allocator al = t_fail_allocator(&st);
+		gsio_error err;
+		gsio_error_clear(&err);
+		if (try(ctx, &al, &err) == 0) {
+			if (st.calls >= k) fail_msg("%s: allocation %zu failed, yet it succeeded", what, k);
+			if (st.live != 0) fail_msg("%s: %ld blocks leak after a success", what, st.live);
+			run.calls = st.calls;
+			return run;
+		}
+		if (err.code == GSIO_OK || (codes && !(codes & T_ERR_BIT(err.code))))
+			fail_msg("%s: allocation %zu failed, but the error is %s (%s)", what, k,
+			         gsio_error_code_name(err.code), err.message);
+		if (st.live != 0) fail_msg("%s: allocation %zu failed: %ld blocks leak", what, k, st.live);
+		run.failures++;
+	}
+	fail_msg("%s: still failing after 100000 allocations", what);
+	return run;
+}
+
+int t_try_load(void *ctx, gsio_allocator *al, gsio_error *err)
+{
+	const t_load_input *in = ctx;
+	gsio_opts opts = {0};
+	if (in->opts) opts = *in->opts;
+	opts.allocator = al;
+	gsio_scene *s = in->data ? gsio_load_memory(in->data, in->size, in->name, &opts, err)
+	                         : gsio_load_file(in->name, &opts, err);
+	if (s && in->check) in->check(s);
+	gsio_scene_free(s);
+	return s ? 0 : -1;
+}
+
+int t_try_mdl_decode(void *ctx, gsio_allocator *al, gsio_error *err)
+{
+	const t_load_input *in = ctx;
+	gsio_opts opts = {0};
+	if (in->opts) opts = *in->opts;
+	opts.allocator = al;
+	gsio_scene *s = NULL;
+	gsio_mdl_file *f = gsio_mdl_decode(in->data, in->size, in->name, &opts, err);
+	if (f) {
+		s = gsio_mdl_to_scene(f, in->name, &opts, err);
+		gsio_mdl_file_free(f);
+	}
+	if (s && in->check) in->check(s);
+	gsio_scene_free(s);
+	return s ? 0 : -1;
+}
+
+static const char *skip_reason;
+
+static void skipped_in_this_build(void **state)
+{
+	(void)state;
+	print_message("SKIPPED: %s\n", skip_reason);
+	skip();
+}
+
+int t_skip_program(const char *why)
+{
+	skip_reason = why;
+	const struct CMUnitTest tests[] = {cmocka_unit_test(skipped_in_this_build)};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
+
+double t_one_way_distance(const float *a, size_t na, const float *b, size_t nb)
+{
+	double worst = 0;
+	for (size_t i = 0; i < na; i++) {
+		double best = INFINITY;
+		for (size_t j = 0; j < nb && best > 0; j++) {
+			double d = 0;
+			for (int k = 0; k < 3; k++) {
+				double e = (double)a[3 * i + (size_t)k] - b[3 * j + (size_t)k];
+				d += e * e;
+			}
+			if (d < best) best = d;
+		}
+		if (sqrt(best) > worst) worst = sqrt(best);
+	}
+	return worst;
 }
 
 const float t_morph_normals[6][3] = {{0, 0, 1}, {0, 1, 0}, {-1, 0, 0}, {0, 0, 0}, {0.6f, 0.8f, 0}, {1, 2, 2}};
@@ -231,6 +431,20 @@ gsio_scene *t_morph_scene(uint32_t nv, uint32_t frames, bool packed, bool normal
 	s->nodes[n].mesh = mi;
 	if (gsio_scene_validate(s, &err)) fail_msg("invalid scene: %s", err.message);
 	return s;
+}
+
+gsio_scene *t_load_ok(const char *path, const gsio_opts *opts)
+{
+	gsio_error err;
+	gsio_scene *s = gsio_load_file(path, opts, &err);
+	if (!s) fail_msg("%s: %s", path, err.message);
+	return s;
+}
+
+gsio_scene *t_load_corpus(const char *rel, const gsio_opts *opts)
+{
+	T_REQUIRE_CORPUS();
+	return t_load_ok(t_corpus_path(rel), opts);
 }
 
 uint64_t t_load_outcome(const uint8_t *data, size_t size, const char *name, unsigned flags, gsio_error *err)

@@ -77,21 +77,28 @@ static void world_bbox(const gsio_wmp_file *f, size_t obj, const double *t, doub
 	}
 }
 
+/* f encoded in `dialect` is exactly the bytes `want` (`what` names f). */
+static void assert_encodes_to(const gsio_wmp_file *f, gsio_wmp_dialect dialect, const uint8_t *want,
+                              size_t size, const char *what)
+{
+	uint8_t *out;
+	size_t out_size;
+	gsio_error err;
+	if (gsio_wmp_encode(f, dialect, &out, &out_size, &err)) fail_msg("%s: %s", what, err.message);
+	if (out_size != size || memcmp(out, want, size)) {
+		size_t i = 0;
+		while (i < size && i < out_size && out[i] == want[i]) i++;
+		fail_msg("%s: re-encoding differs at byte %zu (sizes %zu vs %zu)", what, i, out_size, size);
+	}
+	free(out);
+}
+
 static void roundtrip(const char *path)
 {
 	uint8_t *data;
 	size_t size;
 	gsio_wmp_file *f = decode_path(path, &data, &size);
-	uint8_t *out;
-	size_t out_size;
-	gsio_error err;
-	if (gsio_wmp_encode(f, f->dialect, &out, &out_size, &err)) fail_msg("%s: %s", path, err.message);
-	if (out_size != size || memcmp(out, data, size)) {
-		size_t i = 0;
-		while (i < size && i < out_size && out[i] == data[i]) i++;
-		fail_msg("%s: re-encoding differs at byte %zu (sizes %zu vs %zu)", path, i, out_size, size);
-	}
-	free(out);
+	assert_encodes_to(f, f->dialect, data, size, path);
 	gsio_wmp_file_free(f);
 	free(data);
 }
@@ -278,8 +285,7 @@ static gsio_scene *load_level(const char *path_in, bool with_assets)
 	gsio_opts o = {0};
 	if (with_assets) o.search_paths = paths, o.search_paths_count = 1;
 	gsio_error err;
-	gsio_scene *s = gsio_load_file(path, &o, &err);
-	if (!s) fail_msg("%s: %s", path, err.message);
+	gsio_scene *s = t_load_ok(path, &o);
 	if (gsio_scene_validate(s, &err)) fail_msg("%s: scene fails validation: %s", path, err.message);
 	return s;
 }
@@ -374,6 +380,34 @@ static void wmb_list(const uint8_t *d, size_t size, int i, uint32_t *off, uint32
 	assert_true(*off <= size && *len <= size - *off);
 }
 
+/* A lottershock .wmb (rel under Game/) read whole, and where its list i
+ * lies (wmb_list). */
+static uint8_t *read_wmb(const char *rel, int i, uint32_t *off, uint32_t *len)
+{
+	size_t size;
+	uint8_t *d = t_read_file(lottershock(rel), &size);
+	wmb_list(d, size, i, off, len);
+	return d;
+}
+
+/* The mesh node n places when it is a block's (named block_*), else NULL. */
+static const gsio_mesh *block_mesh(const gsio_scene *s, size_t n)
+{
+	if (s->nodes[n].mesh < 0) return NULL;
+	const gsio_mesh *m = &s->meshes[s->nodes[n].mesh];
+	return strncmp(m->name, "block_", 6) ? NULL : m;
+}
+
+/* The corners of triangle t (its first index) of m in world space (w: the
+ * placing node's world matrix). */
+static void world_triangle(const float w[16], const gsio_mesh *m, size_t t, float q[3][3])
+{
+	for (int c = 0; c < 3; c++) {
+		const float *l = m->positions + 3 * m->indices[t + (size_t)c];
+		for (int k = 0; k < 3; k++) q[c][k] = w[k] * l[0] + w[4 + k] * l[1] + w[8 + k] * l[2] + w[12 + k];
+	}
+}
+
 static uint32_t le32(const uint8_t *p)
 {
 	return (uint32_t)(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24);
@@ -448,6 +482,34 @@ static double point_triangle(const float *a, const float *b, const float *c, con
 	return sqrt(d);
 }
 
+/* A lottershock level (Game/Level/<name>.wmp) loaded with the game's
+ * assets, beside its compiled <name>.wmb and where the .wmb's list `list`
+ * lies (count: its first word). Skips the test without the corpus. */
+typedef struct compiled_level {
+	gsio_scene *s;
+	uint8_t *d;
+	uint32_t off, len, count;
+} compiled_level;
+
+static compiled_level open_compiled(const char *name, int list)
+{
+	T_REQUIRE_CORPUS();
+	char rel[64];
+	compiled_level lvl;
+	snprintf(rel, sizeof(rel), "Level/%s.wmp", name);
+	lvl.s = load_level(lottershock(rel), true);
+	snprintf(rel, sizeof(rel), "Level/%s.wmb", name);
+	lvl.d = read_wmb(rel, list, &lvl.off, &lvl.len);
+	lvl.count = le32(lvl.d + lvl.off);
+	return lvl;
+}
+
+static void close_compiled(compiled_level *c)
+{
+	free(c->d);
+	gsio_scene_free(c->s);
+}
+
 /* menue.wmb's compiled geometry against the scene's blocks. The compiler
  * drops faces that touch other blocks and clips where walls meet, so the
  * compiled surface is a part of the level's: every compiled triangle (its
@@ -458,55 +520,45 @@ static double point_triangle(const float *a, const float *b, const float *c, con
 static void test_geometry_against_wmb(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
-	gsio_scene *s = load_level(lottershock("Level/menue.wmp"), true);
-	size_t size;
-	uint8_t *d = t_read_file(lottershock("Level/menue.wmb"), &size);
-	uint32_t off, len;
-	wmb_list(d, size, 17, &off, &len);
-	uint32_t nb = le32(d + off);
+	compiled_level lvl = open_compiled("menue", 17);
 	// The scene's block triangles in world space, with their block.
 	size_t cap = 0;
-	for (size_t n = 0; n < s->nodes_count; n++)
-		if (s->nodes[n].mesh >= 0 && !strncmp(s->meshes[s->nodes[n].mesh].name, "block_", 6))
-			cap += s->meshes[s->nodes[n].mesh].index_count / 3;
+	for (size_t n = 0; n < lvl.s->nodes_count; n++)
+		if (block_mesh(lvl.s, n)) cap += block_mesh(lvl.s, n)->index_count / 3;
 	float(*tri)[3][3] = calloc(cap, sizeof(*tri));
 	int *tri_block = calloc(cap, sizeof(int));
 	assert_true(tri && tri_block);
 	size_t nt_scene = 0;
 	float box[16][6];
 	int blocks = 0;
-	for (size_t n = 0; n < s->nodes_count; n++) {
-		if (s->nodes[n].mesh < 0) continue;
-		const gsio_mesh *m = &s->meshes[s->nodes[n].mesh];
-		if (strncmp(m->name, "block_", 6)) continue;
+	for (size_t n = 0; n < lvl.s->nodes_count; n++) {
+		const gsio_mesh *m = block_mesh(lvl.s, n);
+		if (!m) continue;
 		assert_true(blocks < 16);
 		float w[16];
-		gsio_node_world_matrix(s, (int32_t)n, w);
+		gsio_node_world_matrix(lvl.s, (int32_t)n, w);
 		for (int k = 0; k < 3; k++) box[blocks][k] = 1e30f, box[blocks][3 + k] = -1e30f;
 		for (size_t t = 0; t < m->index_count; t += 3, nt_scene++) {
-			for (int c = 0; c < 3; c++) {
-				const float *l = m->positions + 3 * m->indices[t + c];
+			world_triangle(w, m, t, tri[nt_scene]);
+			for (int c = 0; c < 3; c++)
 				for (int k = 0; k < 3; k++) {
-					float v = w[k] * l[0] + w[4 + k] * l[1] + w[8 + k] * l[2] + w[12 + k];
-					tri[nt_scene][c][k] = v;
+					float v = tri[nt_scene][c][k];
 					if (v < box[blocks][k]) box[blocks][k] = v;
 					if (v > box[blocks][3 + k]) box[blocks][3 + k] = v;
 				}
-			}
 			tri_block[nt_scene] = blocks;
 		}
 		blocks++;
 	}
-	size_t p = off + 4, checked = 0;
+	size_t p = lvl.off + 4, checked = 0;
 	double worst = 0;
-	for (uint32_t b = 0; b < nb; b++) {
-		assert_true(p + 40 <= off + len);
-		float mins[3] = {lef(d + p), lef(d + p + 4), lef(d + p + 8)};
-		float maxs[3] = {lef(d + p + 12), lef(d + p + 16), lef(d + p + 20)};
-		uint32_t nv = le32(d + p + 28), nt = le32(d + p + 32), ns = le32(d + p + 36);
-		const uint8_t *verts = d + p + 40, *tris = verts + 28 * (size_t)nv;
-		assert_true((size_t)(tris + 12 * (size_t)nt + 20 * (size_t)ns - d) <= off + len);
+	for (uint32_t b = 0; b < lvl.count; b++) {
+		assert_true(p + 40 <= lvl.off + lvl.len);
+		float mins[3] = {lef(lvl.d + p), lef(lvl.d + p + 4), lef(lvl.d + p + 8)};
+		float maxs[3] = {lef(lvl.d + p + 12), lef(lvl.d + p + 16), lef(lvl.d + p + 20)};
+		uint32_t nv = le32(lvl.d + p + 28), nt = le32(lvl.d + p + 32), ns = le32(lvl.d + p + 36);
+		const uint8_t *verts = lvl.d + p + 40, *tris = verts + 28 * (size_t)nv;
+		assert_true((size_t)(tris + 12 * (size_t)nt + 20 * (size_t)ns - lvl.d) <= lvl.off + lvl.len);
 		int home = -1;
 		for (uint32_t t = 0; t < nt; t++) {
 			const uint8_t *tr = tris + 12 * (size_t)t;
@@ -569,13 +621,12 @@ static void test_geometry_against_wmb(void **state)
 		p += 40 + 28 * (size_t)nv + 12 * (size_t)nt + 20 * (size_t)ns;
 	}
 	print_message("%zu compiled triangles of %u blocks on the scene's %zu block triangles, worst %g quant\n",
-	              checked, nb, nt_scene, worst);
-	assert_int_equal(nb, 6);
+	              checked, lvl.count, nt_scene, worst);
+	assert_int_equal(lvl.count, 6);
 	assert_true(checked >= 12);
 	free(tri);
 	free(tri_block);
-	free(d);
-	gsio_scene_free(s);
+	close_compiled(&lvl);
 }
 
 /* menue.wmb's compiled blocks (world positions, tu/tv per vertex) against
@@ -585,36 +636,25 @@ static void test_geometry_against_wmb(void **state)
 static void test_uvs_against_wmb(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
-	gsio_scene *s = load_level(lottershock("Level/menue.wmp"), true);
-	size_t size;
-	uint8_t *d = t_read_file(lottershock("Level/menue.wmb"), &size);
-	uint32_t off, len;
-	wmb_list(d, size, 17, &off, &len);
-	uint32_t nb = le32(d + off);
-	size_t p = off + 4, checked = 0;
+	compiled_level lvl = open_compiled("menue", 17);
+	size_t p = lvl.off + 4, checked = 0;
 	float worst = 0;
-	for (uint32_t b = 0; b < nb; b++) {
-		assert_true(p + 40 <= off + len);
-		uint32_t nv = le32(d + p + 28), nt = le32(d + p + 32), ns = le32(d + p + 36);
+	for (uint32_t b = 0; b < lvl.count; b++) {
+		assert_true(p + 40 <= lvl.off + lvl.len);
+		uint32_t nv = le32(lvl.d + p + 28), nt = le32(lvl.d + p + 32), ns = le32(lvl.d + p + 36);
 		p += 40;
 		for (uint32_t v = 0; v < nv; v++, p += 28) {
-			float x[3] = {lef(d + p), lef(d + p + 4), lef(d + p + 8)};
-			float tu = lef(d + p + 12), tv = lef(d + p + 16);
+			float x[3] = {lef(lvl.d + p), lef(lvl.d + p + 4), lef(lvl.d + p + 8)};
+			float tu = lef(lvl.d + p + 12), tv = lef(lvl.d + p + 16);
 			float best = 1e30f;
-			for (size_t n = 0; n < s->nodes_count; n++) {
-				if (s->nodes[n].mesh < 0) continue;
-				const gsio_mesh *m = &s->meshes[s->nodes[n].mesh];
-				if (strncmp(m->name, "block_", 6)) continue;
+			for (size_t n = 0; n < lvl.s->nodes_count; n++) {
+				const gsio_mesh *m = block_mesh(lvl.s, n);
+				if (!m) continue;
 				float w[16];
-				gsio_node_world_matrix(s, (int32_t)n, w);
+				gsio_node_world_matrix(lvl.s, (int32_t)n, w);
 				for (size_t t = 0; t < m->index_count; t += 3) {
 					float q[3][3];
-					for (int c = 0; c < 3; c++) {
-						const float *l = m->positions + 3 * m->indices[t + c];
-						for (int k = 0; k < 3; k++)
-							q[c][k] = w[k] * l[0] + w[4 + k] * l[1] + w[8 + k] * l[2] + w[12 + k];
-					}
+					world_triangle(w, m, t, q);
 					float uv[2];
 					float dist = plane_uv(q[0], q[1], q[2], m->uvs + 2 * m->indices[t],
 					                      m->uvs + 2 * m->indices[t + 1], m->uvs + 2 * m->indices[t + 2],
@@ -630,10 +670,9 @@ static void test_uvs_against_wmb(void **state)
 		}
 		p += 12 * (size_t)nt + 20 * (size_t)ns;
 	}
-	print_message("checked %zu compiled UVs of %u blocks, worst |du|+|dv| %g\n", checked, nb, worst);
+	print_message("checked %zu compiled UVs of %u blocks, worst |du|+|dv| %g\n", checked, lvl.count, worst);
 	assert_true(checked >= 24);
-	free(d);
-	gsio_scene_free(s);
+	close_compiled(&lvl);
 }
 
 /* bestiary.wmb's compiled entities (name, position, pan/tilt/roll degrees,
@@ -641,16 +680,10 @@ static void test_uvs_against_wmb(void **state)
 static void test_entities_against_wmb(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
-	gsio_scene *s = load_level(lottershock("Level/bestiary.wmp"), true);
-	size_t size;
-	uint8_t *d = t_read_file(lottershock("Level/bestiary.wmb"), &size);
-	uint32_t off, len;
-	wmb_list(d, size, 15, &off, &len);
-	uint32_t n = le32(d + off);
+	compiled_level lvl = open_compiled("bestiary", 15);
 	size_t matched = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		const uint8_t *e = d + off + le32(d + off + 4 + 4 * i);
+	for (uint32_t i = 0; i < lvl.count; i++) {
+		const uint8_t *e = lvl.d + lvl.off + le32(lvl.d + lvl.off + 4 + 4 * i);
 		uint32_t type = le32(e);
 		if (type != 7 && type != 3) continue;
 		float v[9];
@@ -661,11 +694,11 @@ static void test_entities_against_wmb(void **state)
 		name[nl] = 0;
 		// Nodes with this entity name; the nearest one (names repeat).
 		float best = 1e30f, w[16] = {0};
-		for (size_t k = 0; k < s->nodes_count; k++) {
-			const gsio_extra *x = node_extra(s, k, "wmp:name");
+		for (size_t k = 0; k < lvl.s->nodes_count; k++) {
+			const gsio_extra *x = node_extra(lvl.s, k, "wmp:name");
 			if (!x || strcmp(x->s, name)) continue;
 			float m[16];
-			gsio_node_world_matrix(s, (int32_t)k, m);
+			gsio_node_world_matrix(lvl.s, (int32_t)k, m);
 			float dd = fabsf(m[12] - v[0]) + fabsf(m[13] - v[1]) + fabsf(m[14] - v[2]);
 			if (dd < best) best = dd, memcpy(w, m, sizeof(w));
 		}
@@ -687,8 +720,7 @@ static void test_entities_against_wmb(void **state)
 	}
 	print_message("matched %zu compiled entities\n", matched);
 	assert_int_equal(matched, 44);
-	free(d);
-	gsio_scene_free(s);
+	close_compiled(&lvl);
 }
 
 /* The entity node (wmp:element model) above node n, or -1. */
@@ -930,17 +962,14 @@ static void test_crafted(void **state)
 	f = gsio_wmp_decode((const uint8_t *)nul, sizeof(nul) - 1, "nul", NULL, &err);
 	assert_non_null(f);
 	assert_string_equal(f->comments, "// WMP2\n");
-	uint8_t *o1, *o2;
-	size_t n1, n2;
+	uint8_t *o1;
+	size_t n1;
 	assert_int_equal(gsio_wmp_encode(f, GSIO_WMP_TEXT_B, &o1, &n1, &err), 0);
 	gsio_wmp_file *g = gsio_wmp_decode(o1, n1, "nul2", NULL, &err);
 	assert_non_null(g);
-	assert_int_equal(gsio_wmp_encode(g, GSIO_WMP_TEXT_B, &o2, &n2, &err), 0);
-	assert_int_equal(n1, n2);
-	assert_memory_equal(o1, o2, n1);
+	assert_encodes_to(g, GSIO_WMP_TEXT_B, o1, n1, "nul2");
 	assert_non_null(strstr((const char *)o1, "// WMP2\nversion 710\r\n"));
 	free(o1);
-	free(o2);
 	gsio_wmp_file_free(g);
 	gsio_wmp_file_free(f);
 	// Two texture names that differ only in bytes the sanitizing replaces
@@ -973,11 +1002,8 @@ static void test_crafted(void **state)
 	g = gsio_wmp_decode(o1, n1, "far2", NULL, &err);
 	assert_non_null(g);
 	assert_true(g->blocks[0].vertices[0] == 1e70);
-	assert_int_equal(gsio_wmp_encode(g, GSIO_WMP_TEXT_B, &o2, &n2, &err), 0);
-	assert_int_equal(n1, n2);
-	assert_memory_equal(o1, o2, n1);
+	assert_encodes_to(g, GSIO_WMP_TEXT_B, o1, n1, "far2");
 	free(o1);
-	free(o2);
 	gsio_wmp_file_free(g);
 	gsio_wmp_file_free(f);
 }
@@ -1054,9 +1080,7 @@ static gsio_scene *load_level_with_wad_opts(const char *dir_template, const char
 	         "object 0 { (0 0 0) (0 0 0) (1 1 1) block 0 }\n",
 	         wad_ref, tex);
 	t_write_file(lvl, (const uint8_t *)text, strlen(text));
-	gsio_error err;
-	gsio_scene *s = gsio_load_file(lvl, opts, &err);
-	if (!s) fail_msg("%s", err.message);
+	gsio_scene *s = t_load_ok(lvl, opts);
 	remove(wad);
 	remove(lvl);
 	rmdir(dir);
@@ -1322,8 +1346,8 @@ static void test_colours_out_of_order(void **state)
 	lv->colors_count = 3;
 	lv->unknown = extra;
 	lv->unknown_count = 3;
-	uint8_t *b1, *b2;
-	size_t n1, n2;
+	uint8_t *b1;
+	size_t n1;
 	assert_int_equal(gsio_wmp_encode(f, GSIO_WMP_BINARY, &b1, &n1, &err), 0);
 	lv->unknown = NULL; // the file frees its own arrays, not these
 	lv->unknown_count = 0;
@@ -1332,12 +1356,9 @@ static void test_colours_out_of_order(void **state)
 	if (!g) fail_msg("%s", err.message);
 	assert_int_equal(g->levels[0].colors_count, 3);
 	assert_int_equal(g->levels[0].unknown_count, 3);
-	assert_int_equal(gsio_wmp_encode(g, GSIO_WMP_BINARY, &b2, &n2, &err), 0);
-	assert_int_equal(n1, n2);
-	assert_memory_equal(b1, b2, n1);
+	assert_encodes_to(g, GSIO_WMP_BINARY, b1, n1, "l.wmp");
 	gsio_wmp_file_free(g);
 	free(b1);
-	free(b2);
 }
 
 /* The header's counts size the decoded arrays, but only as a hint: a
@@ -1606,10 +1627,10 @@ static gsio_scene *objects_level(size_t objects, bool with_level)
 
 /* The scene's node array is made once at the count the level states: a
  * node an object, one more per element after an object's first, and the
- * sun's under a level element (build_level adds it). Before stop 35 the
- * sun was not counted, and its node doubled the array of 1 001 nodes into
- * 2 002 (the first array staying in the arena): the level element's cost
- * is now its sun node and the scene-wide facts, a few KB. */
+ * sun's under a level element (build_level adds it). A sun left out of the
+ * count would double the array of 1 001 nodes into 2 002 (the first array
+ * staying in the arena): the level element may cost its sun node and the
+ * scene-wide facts only, a few KB. */
 static void test_nodes_reserved(void **state)
 {
 	(void)state;
@@ -1631,8 +1652,8 @@ static void test_nodes_reserved(void **state)
 
 /* One sprite placed 201 times: one image and one material, a quad per
  * placement, and the file read and decoded once: the scene holds about
- * what one placement's does. A decoded copy each (16 KB here) went into
- * the scene: a level of 1 000 posters took 260 MB. */
+ * what one placement's does. A decoded copy per placement (16 KB here)
+ * would make a level of 1 000 posters 260 MB. */
 static void test_sprite_placed_often(void **state)
 {
 	(void)state;
@@ -1677,23 +1698,9 @@ static void test_alloc_failure(void **state)
 	if (t_corpus_dir()) path = t_corpus_path("lottershock/Game/Level/menue.wmp");
 	char p[1024];
 	snprintf(p, sizeof(p), "%s", path);
-	for (size_t n = 1;; n++) {
-		t_fail_alloc st = {n, 0, 0};
-		gsio_allocator a = t_fail_allocator(&st);
-		gsio_opts o = {0};
-		o.allocator = &a;
-		gsio_error err;
-		gsio_scene *s = gsio_load_file(p, &o, &err);
-		if (s) {
-			gsio_scene_free(s);
-			assert_int_equal(st.live, 0);
-			print_message("allocation failure: all %zu points handled\n", n - 1);
-			break;
-		}
-		assert_int_equal(st.live, 0);
-		assert_int_not_equal(err.code, GSIO_OK);
-		if (n > 5000) fail_msg("too many allocations");
-	}
+	t_load_input in = {NULL, 0, p, NULL, NULL};
+	print_message("allocation failure: all %zu points handled\n",
+	              t_each_alloc_fails(p, t_try_load, &in, T_ANY_ERROR, 1).failures);
 	// A level placing skinned models (bestiary with the game's Assets, 582
 	// allocations): every 3rd allocation point fails in turn (all of them
 	// take too long under ASan); nothing leaks, the error is clean.
@@ -1702,27 +1709,13 @@ static void test_alloc_failure(void **state)
 	char assets[1024];
 	snprintf(assets, sizeof(assets), "%s", lottershock("Assets"));
 	const char *paths[1] = {assets};
-	size_t points = 0;
-	for (size_t n = 1;; n += 3) {
-		t_fail_alloc st = {n, 0, 0};
-		gsio_allocator a = t_fail_allocator(&st);
-		gsio_opts o = {0};
-		o.allocator = &a;
-		o.search_paths = paths;
-		o.search_paths_count = 1;
-		gsio_error err;
-		gsio_scene *s = gsio_load_file(p, &o, &err);
-		if (s) {
-			gsio_scene_free(s);
-			assert_int_equal(st.live, 0);
-			print_message("bestiary: %zu of %zu allocation points failed in turn, all handled\n", points, st.calls);
-			break;
-		}
-		points++;
-		assert_int_equal(st.live, 0);
-		assert_int_not_equal(err.code, GSIO_OK);
-		if (n > 20000) fail_msg("too many allocations");
-	}
+	gsio_opts o = {0};
+	o.search_paths = paths;
+	o.search_paths_count = 1;
+	t_load_input level = {NULL, 0, p, &o, NULL};
+	t_alloc_run run = t_each_alloc_fails(p, t_try_load, &level, T_ANY_ERROR, 3);
+	print_message("bestiary: %zu of %zu allocation points failed in turn, all handled\n", run.failures,
+	              run.calls);
 }
 
 int main(void)

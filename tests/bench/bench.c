@@ -33,7 +33,7 @@
  * assimp export).
  *
  * Figures, not a test: nothing fails on a slow machine. The last table says
- * which of issue 14's goals the figures meet. */
+ * which of the project's performance goals the figures meet. */
 #define _GNU_SOURCE
 #include "gsio.h"
 #include "gsio_gltf.h"
@@ -523,11 +523,14 @@ static file_kind kind_of(const bench_file *f)
 	return K_OTHER;
 }
 
+#ifdef GSIO_HAVE_ASSIMP
+/** The file's extension, Assimp's format hint. */
 static const char *kind_ext(const bench_file *f)
 {
 	const char *dot = strrchr(base_name(f->path), '.');
 	return dot ? dot + 1 : "";
 }
+#endif
 
 /** The path the importers see: MD5 meshes get none, so no sibling .md5anim is
  *  read from disk (the in-process figures are on the bytes in memory only). */
@@ -535,6 +538,17 @@ static const char *load_path(const bench_file *f, file_kind k)
 {
 	return k == K_MD5MESH ? NULL : f->path;
 }
+
+/* Within run_contender: decodes f with `decode` into a `type` (freed with
+ * free_fn) and returns the time it took, NAN when it failed. */
+#define TIMED_DECODE(type, decode, free_fn)                                                   \
+	do {                                                                                  \
+		type *m = decode(f->data, f->size, f->path, NULL, &err);                          \
+		t = now_ms() - t0;                                                                \
+		bool ok_ = m != NULL;                                                             \
+		free_fn(m);                                                                       \
+		return ok_ ? t : NAN;                                                             \
+	} while (0)
 
 /** Runs one contender once; returns its time in ms, or NAN when it failed or
  *  does not apply. *out_bytes gets the glTF size for C_WRITE. */
@@ -552,30 +566,10 @@ static double run_contender(int c, const bench_file *f, file_kind k, uint8_t *sc
 		__asm__ volatile("" ::"r"(scratch) : "memory");
 		return t;
 	case C_DECODE:
-		if (k == K_MDL) {
-			gsio_mdl_file *m = gsio_mdl_decode(f->data, f->size, f->path, NULL, &err);
-			t = now_ms() - t0;
-			gsio_mdl_file_free(m);
-			return m ? t : NAN;
-		}
-		if (k == K_HMP) {
-			gsio_hmp_file *m = gsio_hmp_decode(f->data, f->size, f->path, NULL, &err);
-			t = now_ms() - t0;
-			gsio_hmp_file_free(m);
-			return m ? t : NAN;
-		}
-		if (k == K_MD5MESH) {
-			gsio_md5_mesh *m = gsio_md5_mesh_decode(f->data, f->size, f->path, NULL, &err);
-			t = now_ms() - t0;
-			gsio_md5_mesh_free(m);
-			return m ? t : NAN;
-		}
-		if (k == K_MD5ANIM) {
-			gsio_md5_anim *m = gsio_md5_anim_decode(f->data, f->size, f->path, NULL, &err);
-			t = now_ms() - t0;
-			gsio_md5_anim_free(m);
-			return m ? t : NAN;
-		}
+		if (k == K_MDL) TIMED_DECODE(gsio_mdl_file, gsio_mdl_decode, gsio_mdl_file_free);
+		if (k == K_HMP) TIMED_DECODE(gsio_hmp_file, gsio_hmp_decode, gsio_hmp_file_free);
+		if (k == K_MD5MESH) TIMED_DECODE(gsio_md5_mesh, gsio_md5_mesh_decode, gsio_md5_mesh_free);
+		if (k == K_MD5ANIM) TIMED_DECODE(gsio_md5_anim, gsio_md5_anim_decode, gsio_md5_anim_free);
 		return NAN;
 	case C_LOAD:
 	case C_FIRST:
@@ -1019,22 +1013,19 @@ static double data_ratio(const file_result *r)
 
 /* End to end, a file whose median paired ratio after the runs asked for
  * lies within a factor E2E_CLOSE of 1 (0.8 to 1.25: the same distance
- * either way for a ratio) gets paired runs up to E2E_CLOSE_RUNS in all: on
- * this machine one run's ratio moves by 10-20%, so a median of 3 from a
- * file at 0.9 lands over 1 now and then (human, gate-101 in stop 25's
- * runs; human at 1.20 after 3 runs in stop 26), and one at 1.1 under it.
- * More runs where the verdict is in doubt, the same rule both ways; the
- * report says which files got them.
+ * either way for a ratio) gets paired runs up to E2E_CLOSE_RUNS in all: one
+ * run's ratio moves by 10-20% on a shared machine, so a median of 3 from a
+ * file at 0.9 lands over 1 now and then, and one at 1.1 under it. More
+ * runs where the verdict is in doubt, the same rule both ways; the report
+ * says which files got them.
  *
  * A corpus file (the goal's files) gets at least E2E_CLOSE_RUNS whatever
- * its first runs say: this machine slows a process down now and then for
- * tens of milliseconds at a time (13-37 ms of system time in about 3% of
- * golem's conversions, in bursts), and in two of stop 27's five runs such
- * a burst took two of golem's three runs (ratios 2.66 and 1.42, outside
- * the window above, so never run again), where 15 paired runs gave 0.81-
- * 0.90 (a whole bench run took 83-93 s in stop 28, with every corpus
- * file at 15). The synthetic files, which take up to 6 s a run, keep the
- * rule above. */
+ * its first runs say: a shared machine slows a process down now and then
+ * for tens of milliseconds at a time, in bursts, and such a burst can take
+ * two of three runs (ratios far outside the window above, so never run
+ * again) where 15 paired runs agree within 10%. A whole bench run stays
+ * near 1.5 minutes with every corpus file at 15. The synthetic files, which
+ * take up to 6 s a run, keep the rule above. */
 #define E2E_CLOSE 1.25
 #define E2E_CLOSE_RUNS 15
 
@@ -1482,7 +1473,7 @@ int main(int argc, char **argv)
 		free(gargv);
 	}
 
-	// Goals (issue 14).
+	// The performance goals: each met, not met, or not measured in this run.
 	{
 		int n = 0, ok = 0, empty = 0;
 		double worst = 0;
@@ -1628,15 +1619,15 @@ int main(int argc, char **argv)
 		add_goal("compact output (--compact): golem.glb at most the size of golem.mdl", met, "%s",
 		         detail);
 	}
-	// -j 1 was one thread when the goal was set (1.92 then); since December
-	// 2026 a -j 1 conversion encodes its images on the second CPU, so the
-	// goal is taken against -j 1 on one CPU, and -j 1 itself is shown.
+	// A -j 1 conversion encodes its images on a second CPU when there is
+	// one, so the goal is taken against -j 1 held to one CPU (what one
+	// worker alone gives), and -j 1 itself is shown.
 	add_goal("-j 2 at least 1.8 times -j 1 (on one CPU) on a batch",
 	         isfinite(j2_over_one_cpu) ? j2_over_one_cpu >= 1.8 : -1,
 	         "%.2f times (%.2f times -j 1 on two; 2 shared cores: two compute-only processes %.2f times one)",
 	         j2_over_one_cpu, j2_speedup, spin_ceiling);
 
-	printf("\n%-78s %-12s %s\n", "goal (issue 14)", "status", "figures");
+	printf("\n%-78s %-12s %s\n", "goal", "status", "figures");
 	for (int g = 0; g < goals_count; g++)
 		printf("%-78s %-12s %s\n", goals[g].text,
 		       goals[g].met < 0 ? "not measured" : goals[g].met ? "met" : "NOT MET",

@@ -20,28 +20,28 @@ if(NOT GSIO_SANITIZE AND NOT GSIO_BUILD_FUZZERS AND TARGET gsio_tool)
   find_package(Python3 COMPONENTS Interpreter)
   set(gsio_ap_cache ${PROJECT_BINARY_DIR}/assimp-patched)
   set(gsio_ap_prefix ${gsio_ap_cache}/install)
-  add_test(NAME e2e_assimp_patched_build
+  add_test(NAME assimp_patched_build
     COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/assimp_patched_build.sh
             ${PROJECT_SOURCE_DIR}/assimp_patch/build-assimp.sh ${gsio_ap_cache} ${gsio_ap_prefix})
   # The first build on a loaded machine can take several minutes.
-  set_tests_properties(e2e_assimp_patched_build PROPERTIES
+  set_tests_properties(assimp_patched_build PROPERTIES
     SKIP_RETURN_CODE 77 TIMEOUT 2400 FIXTURES_SETUP gsio_assimp_patched
     RESOURCE_LOCK gsio_assimp_patched_build)
   if(Python3_FOUND)
     set(gsio_ap_checks info export_gate export_golem export_shadow export_bob obj gsio_writers)
     foreach(check ${gsio_ap_checks})
-      add_test(NAME e2e_assimp_patched_${check}
+      add_test(NAME assimp_patched_${check}
         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/assimp_patched.py ${check}
                 ${gsio_ap_prefix} $<TARGET_FILE:gsio_tool> ${GSIO_CORPUS_DIR}
                 ${CMAKE_CURRENT_SOURCE_DIR} ${CMAKE_CURRENT_BINARY_DIR}/assimp_patched_${check})
-      set_tests_properties(e2e_assimp_patched_${check} PROPERTIES
+      set_tests_properties(assimp_patched_${check} PROPERTIES
         SKIP_RETURN_CODE 77 TIMEOUT 300 FIXTURES_REQUIRED gsio_assimp_patched)
     endforeach()
   endif()
-  add_test(NAME e2e_assimp_patched_viewer
+  add_test(NAME assimp_patched_viewer
     COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/assimp_patched_viewer.sh
             ${gsio_ap_prefix} ${PROJECT_SOURCE_DIR}/assimp_patch/viewer ${GSIO_CORPUS_DIR}
             ${CMAKE_CURRENT_BINARY_DIR}/assimp_patched_viewer)
-  set_tests_properties(e2e_assimp_patched_viewer PROPERTIES
+  set_tests_properties(assimp_patched_viewer PROPERTIES
     SKIP_RETURN_CODE 77 TIMEOUT 300 FIXTURES_REQUIRED gsio_assimp_patched)
 endif()

@@ -16,7 +16,7 @@ CHECK is one of:
 - obj: `assimp export minigun_mdl5.mdl m.obj` writes an OBJ with gsio's
   vertex and face counts and its material file.
 Exit 0 on success, 1 on a failure, 77 (skipped) without the corpus, the
-patched build (see e2e_assimp_patched_build), node or the validator.
+patched build (see assimp_patched_build), node or the validator.
 """
 import json
 import os
@@ -296,7 +296,7 @@ def main():
         skip("corpus not found (%s)" % corpus)
     assimp = os.path.join(prefix, "bin", "assimp")
     if not os.access(assimp, os.X_OK):
-        skip("the patched Assimp is not built (%s; e2e_assimp_patched_build skipped or failed)" % assimp)
+        skip("the patched Assimp is not built (%s; assimp_patched_build skipped or failed)" % assimp)
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     if check == "info":

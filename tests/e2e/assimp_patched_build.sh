@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds (or incrementally rebuilds) the patched Assimp for the other
-# e2e_assimp_patched_* tests.
+# assimp_patched_* tests.
 # usage: assimp_patched_build.sh BUILD_ASSIMP_SH CACHE_DIR PREFIX
 # Exit 77 (skipped) when build-assimp.sh says the build cannot be made here
 # (its exit status 3: no network for apt-get source, a missing package).

@@ -13,7 +13,7 @@ skip() { echo "SKIPPED: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
 model=$corpus/mdl/gate-101.mdl
 [ -f "$model" ] || skip "corpus not found ($model)"
-[ -x "$prefix/bin/assimp" ] || skip "the patched Assimp is not built ($prefix; e2e_assimp_patched_build)"
+[ -x "$prefix/bin/assimp" ] || skip "the patched Assimp is not built ($prefix; assimp_patched_build)"
 qml=/usr/lib/qt6/bin/qml
 [ -x "$qml" ] || skip "Qt 6's qml runtime is not installed (qml-qt6)"
 ls /usr/lib/*/qt6/plugins/sceneparsers/libassimpsceneimport.so >/dev/null 2>&1 \

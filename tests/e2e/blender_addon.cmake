@@ -4,8 +4,8 @@
 # Blender using that folder runs blender_addon.py: imports and exports
 # through the add-on's operators. Skips (77) without Blender or the corpus.
 if(TARGET blender-addon)
-  add_test(NAME e2e_blender_addon
+  add_test(NAME blender_addon
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/blender_addon.sh ${PROJECT_BINARY_DIR}/gsio_blender.zip
             ${GSIO_CORPUS_DIR} ${CMAKE_CURRENT_BINARY_DIR}/blender_addon ${CMAKE_CURRENT_SOURCE_DIR}/blender_addon.py)
-  set_tests_properties(e2e_blender_addon PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900)
+  set_tests_properties(blender_addon PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900)
 endif()

@@ -11,6 +11,7 @@ report naming file and offset, the scene unchanged). Every failure is
 printed; the last line is "blender_addon: PASS" or "blender_addon: FAIL";
 the exit status follows.
 """
+import collections
 import json
 import os
 import subprocess
@@ -162,11 +163,9 @@ reset()
 res, err = run_op(gs, filepath=os.path.join(corpus, "lottershock/Game/Level/bestiary.wmp"),
                   search=os.path.join(corpus, "lottershock/Game/Assets"))
 if check(res == {"FINISHED"}, "bestiary.wmp: %s" % (err or res)):
-    kinds = {}
-    for o in bpy.data.objects:
-        k = o.get("wmp:element")
-        if k is not None:
-            kinds[k] = kinds.get(k, 0) + 1
+    # Objects per element kind (the "wmp:element" gsio writes into the extras).
+    kinds = dict(collections.Counter(o["wmp:element"] for o in bpy.data.objects
+                                     if o.get("wmp:element") is not None))
     entities = kinds.get("model", 0) + kinds.get("sprite", 0)
     check(entities == 44 and kinds.get("block", 0) == 0, "bestiary.wmp: kinds %s (expected 44 entities, 0 blocks)"
           % kinds)

@@ -36,9 +36,8 @@ import struct
 import subprocess
 import sys
 import time
-import zlib
 
-from e2e_common import skip, fail  # noqa: E402
+from e2e_common import skip, fail, png_decode  # noqa: E402
 
 
 def run(args, expect=None):
@@ -234,52 +233,6 @@ def glb_images(path):
     return out
 
 
-def png_rows(png):
-    # (width, height, channels, rows without filter bytes) of an 8-bit PNG;
-    # a palette PNG's rows are given as RGB (or RGBA with a tRNS chunk).
-    i, idat, plte, trns = 8, b"", b"", b""
-    while i < len(png):
-        n, kind = struct.unpack(">I4s", png[i:i + 8])
-        if kind == b"IHDR":
-            w, h, depth, ctype = struct.unpack(">IIBB", png[i + 8:i + 18])
-        elif kind == b"IDAT":
-            idat += png[i + 8:i + 8 + n]
-        elif kind == b"PLTE":
-            plte = png[i + 8:i + 8 + n]
-        elif kind == b"tRNS":
-            trns = png[i + 8:i + 8 + n]
-        i += 12 + n
-    ch = {2: 3, 3: 1, 6: 4}[ctype]
-    raw = zlib.decompress(idat)
-    stride = w * ch + 1
-    rows, prev = [], bytearray(w * ch)
-    for r in range(h):
-        kind, line = raw[r * stride], bytearray(raw[r * stride + 1:(r + 1) * stride])
-        for k in range(len(line)):  # undo the PNG filter of this row
-            a = line[k - ch] if k >= ch else 0
-            b = prev[k]
-            c = prev[k - ch] if k >= ch else 0
-            if kind == 1:
-                line[k] = (line[k] + a) & 255
-            elif kind == 2:
-                line[k] = (line[k] + b) & 255
-            elif kind == 3:
-                line[k] = (line[k] + (a + b) // 2) & 255
-            elif kind == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[k] = (line[k] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(bytes(line))
-        prev = line
-    if ctype == 3:
-        def entry(k):
-            rgb = plte[3 * k:3 * k + 3]
-            return rgb + bytes([trns[k] if k < len(trns) else 255]) if trns else rgb
-        rows = [b"".join(entry(k) for k in row) for row in rows]
-        ch = 4 if trns else 3
-    return w, h, ch, rows
-
-
 def bounds(doc):
     # min/max of every POSITION accessor, and the longest animation (s).
     acc = doc["accessors"]
@@ -340,7 +293,7 @@ def case_options():
                                                    [round(v, 2) for v in amn], [round(v, 2) for v in amx],
                                                    len(base.get("animations", [])), targets(base)))
         if tag == "hmp":
-            # Heights are source z: -229.08 .. 601.25 (issue 4).
+            # Heights are the source z, unscaled and unmoved: -229.08 .. 601.25.
             if not (abs(amn[2] + 229.08) < 0.01 and abs(amx[2] - 601.25) < 0.01):
                 fail("hmp --axes source: z range %s..%s" % (amn[2], amx[2]))
 
@@ -386,11 +339,11 @@ def case_options():
         b_img = glb_images(os.path.join(WORK, "pal_black.glb"))
         if len(d_img) != 1 or len(b_img) != 1 or d_img == b_img:
             fail("--palette did not change the 8-bit skin")
-        w, h, ch, rows = png_rows(b_img[0])
+        w, h, ch, rows = png_decode(b_img[0])
         lit = sum(1 for row in rows for k in range(0, len(row), ch) if any(row[k:k + 3]))
         if lit:
             fail("--palette black.raw: %d of %d texels are not black" % (lit, w * h))
-        w, h, ch, rows = png_rows(d_img[0])
+        w, h, ch, rows = png_decode(d_img[0])
         lit = sum(1 for row in rows for k in range(0, len(row), ch) if any(row[k:k + 3]))
         if not lit:
             fail("the built-in palette gives an all-black skin")

@@ -1,4 +1,4 @@
-# Double-sided faces render like single-sided ones (issue 8): a Cycles render
+# Double-sided faces render like single-sided ones: a Cycles render
 # of samples/double_sided.mdl against samples/pal8.mdl.
 if(TARGET mdl2gltf)
   add_test(NAME double_sided_render

@@ -5,6 +5,6 @@
 # (__start___sancov_*) to every shared object, and nobody ships that library.
 find_program(GSIO_NM nm)
 if(GSIO_NM AND TARGET gsio_shared AND NOT GSIO_BUILD_FUZZERS)
-  add_test(NAME exports
+  add_test(NAME libgsio_exports_public_api
     COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/exports.sh $<TARGET_FILE:gsio_shared> ${GSIO_PUBLIC_HEADERS})
 endif()

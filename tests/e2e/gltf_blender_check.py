@@ -41,7 +41,7 @@ def check_mdl(case):
     keys = me.shape_keys.key_blocks if me.shape_keys else []
     names = [k.name for k in keys]
     if want["frames"] <= 1:
-        # A static model (one frame) is a plain mesh: no morph target (issue 8).
+        # A static model (one frame) is a plain mesh: no morph target.
         check(len(keys) == 0, "%s: %d shape keys on a static model, expected none" % (name, len(keys)))
     else:
         check(len(keys) == want["frames"] + 1,

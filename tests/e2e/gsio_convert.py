@@ -29,13 +29,10 @@ import struct
 import subprocess
 import sys
 
+from e2e_common import fail
+
 TOOL, CORPUS, WORK = sys.argv[1:4] if len(sys.argv) == 4 else (None, None, None)
 notes = []
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
 
 
 def run(args, expect, stdin=None):
@@ -98,12 +95,21 @@ def glb_ok(path):
     return json.loads(data[20:20 + n])
 
 
-def case_convert():
+def corpus_case_dir(name, what):
+    """A fresh folder WORK/name for a case on corpus files, or None (with a
+    note that `what` is skipped) when the corpus is absent."""
     if not os.path.isdir(CORPUS):
-        notes.append("corpus absent: conversions skipped")
-        return
-    d = os.path.join(WORK, "convert")
+        notes.append("corpus absent: %s skipped" % what)
+        return None
+    d = os.path.join(WORK, name)
     os.makedirs(d)
+    return d
+
+
+def case_convert():
+    d = corpus_case_dir("convert", "conversions")
+    if not d:
+        return
     # glTF
     out = os.path.join(d, "gate.glb")
     run(["convert", corpus("mdl/gate-101.mdl"), "-o", out], 0)
@@ -248,11 +254,9 @@ def obj_triangles(path):
 
 
 def case_assimp_inputs():
-    if not os.path.isdir(CORPUS):
-        notes.append("corpus absent: Assimp inputs skipped")
+    d = corpus_case_dir("assimp", "Assimp inputs")
+    if not d:
         return
-    d = os.path.join(WORK, "assimp")
-    os.makedirs(d)
     # Does this gsio have the adapter? A GLB it wrote tells.
     glb = os.path.join(d, "cube.glb")
     run(["convert", corpus("md5/SimpleCube.md5mesh"), "-o", glb], 0)

@@ -26,10 +26,7 @@ import re
 import subprocess
 import sys
 
-
-def fail(msg):
-    print("FAIL: " + msg)
-    sys.exit(1)
+from e2e_common import fail
 
 
 def documented_keys(readme):

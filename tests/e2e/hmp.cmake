@@ -9,9 +9,9 @@ else()
   set(gsio_hmp_converter "")
 endif()
 foreach(gsio_hmp_case shadow-5 lgs-small)
-  add_test(NAME e2e_hmp_${gsio_hmp_case}
+  add_test(NAME hmp_glb_blender_${gsio_hmp_case}
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/hmp_e2e.sh "${gsio_hmp_converter}" ${GSIO_CORPUS_DIR}
             ${CMAKE_CURRENT_BINARY_DIR}/hmp-${gsio_hmp_case} ${CMAKE_CURRENT_SOURCE_DIR}
             hmp/${gsio_hmp_case}.hmp)
-  set_tests_properties(e2e_hmp_${gsio_hmp_case} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+  set_tests_properties(hmp_glb_blender_${gsio_hmp_case} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
 endforeach()

@@ -10,40 +10,13 @@
 set -u
 conv=$1 corpus=$2 out=$3 e2e=$4 rel=${5:-hmp/shadow-5.hmp}
 hmp=$corpus/$rel
-skip() { echo "SKIPPED: $*"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
+. "$e2e/e2e_common.sh"
 [ -f "$hmp" ] || skip "corpus not found ($hmp)"
-[ -n "$conv" ] && [ -x "$conv" ] || skip "mdl2gltf is not built (blender_bridge/)"
-command -v node >/dev/null 2>&1 || skip "node not installed (tools/setup-debian.sh)"
-[ -d "$e2e/node_modules/gltf-validator" ] || skip "gltf-validator not installed in $e2e/node_modules"
-command -v blender >/dev/null 2>&1 || skip "blender not installed"
+e2e_need_tools "$conv" "$e2e"
 
 rm -rf "$out" && mkdir -p "$out" || fail "cannot create $out"
-t0=$(date +%s%N)
 glb=$out/$(basename "$rel" .hmp).glb
-"$conv" -o "$glb" "$hmp" || fail "mdl2gltf failed on $hmp"
-t1=$(date +%s%N)
-[ -f "$glb" ] || fail "mdl2gltf wrote no $glb"
-echo "mdl2gltf: $(wc -c <"$glb") bytes in $(( (t1 - t0) / 1000000 )) ms"
-
-# The validator's report: every error and warning is printed, and counted.
-if [ -f "$e2e/gltf_validate.js" ]; then
-	node "$e2e/gltf_validate.js" "$glb" || fail "the validator rejects $glb"
-else
-	NODE_PATH=$e2e/node_modules node -e '
-const fs = require("fs"), v = require("gltf-validator");
-const file = process.argv[1];
-v.validateBytes(new Uint8Array(fs.readFileSync(file)), {uri: file, maxIssues: 100}).then((r) => {
-  const i = r.issues;
-  for (const m of i.messages) if (m.severity <= 1) console.log((m.severity ? "warning " : "error ") + m.code + " " + m.pointer + ": " + m.message);
-  console.log("validator: " + i.numErrors + " errors, " + i.numWarnings + " warnings, " + i.numInfos + " infos, " + i.numHints + " hints");
-  process.exit(i.numErrors || i.numWarnings ? 1 : 0);
-}).catch((e) => { console.log("validator: " + e); process.exit(1); });' "$glb" || fail "the validator rejects $glb"
-fi
-
-blender -b --factory-startup --python-exit-code 1 -P "$e2e/hmp_blender.py" -- "$glb" "$hmp" "$out" \
-	>"$out/blender.log" 2>&1
-status=$?
-grep -E "^hmp_blender|Error|Traceback" "$out/blender.log"
-[ $status -eq 0 ] || fail "Blender check failed (log: $out/blender.log)"
+e2e_convert "$glb" "$conv" -o "$glb" "$hmp"
+e2e_validate "$glb" "$e2e"
+e2e_blender hmp_blender "$out/blender.log" "$e2e/hmp_blender.py" "$glb" "$hmp" "$out"
 echo "PASS: render $out/hmp_top.png, colour map $out/hmp_colormap.png"

@@ -7,7 +7,31 @@ set -euo pipefail
 build=$1; corpus=${2:-}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+libdir=$(ls -d "$tmp"/prefix/lib* | head -n1)
 mkdir -p "$tmp/app"
+
+# find_package_consumer NAME ARGS...: (re)builds the consumer project and runs its
+# NAME_static and NAME_shared programs with ARGS.
+find_package_consumer() {
+  local name=$1
+  shift
+  cmake -S "$tmp/app" -B "$tmp/app/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
+  cmake --build "$tmp/app/build" >/dev/null
+  "$tmp/app/build/${name}_static" "$@"
+  LD_LIBRARY_PATH="$libdir" "$tmp/app/build/${name}_shared" "$@"
+}
+
+# pkg_config_consumer SOURCE PACKAGE OUT STATIC ARGS...: builds SOURCE with
+# pkg-config's flags for PACKAGE (STATIC: --static or "") and runs it.
+pkg_config_consumer() {
+  local src=$1 pkg=$2 out=$3 static=$4
+  shift 4
+  # shellcheck disable=SC2046,SC2086 # pkg-config's words, an optional flag
+  cc -o "$tmp/app/$out" "$tmp/app/$src" \
+    $(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs $static "$pkg")
+  LD_LIBRARY_PATH="$libdir" "$tmp/app/$out" "$@"
+}
+
 cat > "$tmp/app/main.c" <<'C'
 #include <gsio/gsio.h>
 #include <gsio/gsio_mdl.h>
@@ -35,17 +59,10 @@ target_link_libraries(app_static PRIVATE gsio::gsio)
 add_executable(app_shared main.c)
 target_link_libraries(app_shared PRIVATE gsio::gsio_shared)
 C
-cmake -S "$tmp/app" -B "$tmp/app/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
-cmake --build "$tmp/app/build" >/dev/null
 input=()
 [ -n "$corpus" ] && [ -f "$corpus/mdl/minigun_mdl5.mdl" ] && input=("$corpus/mdl/minigun_mdl5.mdl")
-"$tmp/app/build/app_static" "${input[@]}"
-LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/app/build/app_shared" "${input[@]}"
-# pkg-config
-libdir=$(ls -d "$tmp"/prefix/lib* | head -n1)
-PKG_CONFIG_PATH="$libdir/pkgconfig" cc -o "$tmp/app/pc" "$tmp/app/main.c" \
-  $(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs --static gsio)
-LD_LIBRARY_PATH="$libdir" "$tmp/app/pc" "${input[@]}"
+find_package_consumer app "${input[@]}"
+pkg_config_consumer main.c gsio pc --static "${input[@]}"
 # The glTF writer library: a built scene written to GLB, linked through
 # find_package (gsio::gsio_gltf, gsio::gsio_gltf_shared) and pkg-config.
 cat > "$tmp/app/gltf.c" <<'C'
@@ -82,14 +99,7 @@ target_link_libraries(gltf_static PRIVATE gsio::gsio_gltf)
 add_executable(gltf_shared gltf.c)
 target_link_libraries(gltf_shared PRIVATE gsio::gsio_gltf_shared)
 C
-cmake -S "$tmp/app" -B "$tmp/app/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
-cmake --build "$tmp/app/build" >/dev/null
-"$tmp/app/build/gltf_static"
-LD_LIBRARY_PATH="$libdir" "$tmp/app/build/gltf_shared"
-cc -o "$tmp/app/gltf_pc" "$tmp/app/gltf.c" \
-  $(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs --static gsio_gltf)
-LD_LIBRARY_PATH="$libdir" "$tmp/app/gltf_pc"
-cc -o "$tmp/app/gltf_pc_shared" "$tmp/app/gltf.c" \
-  $(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs gsio_gltf)
-LD_LIBRARY_PATH="$libdir" "$tmp/app/gltf_pc_shared"
+find_package_consumer gltf
+pkg_config_consumer gltf.c gsio_gltf gltf_pc --static
+pkg_config_consumer gltf.c gsio_gltf gltf_pc_shared ""
 echo "install: find_package (static, shared) and pkg-config consumers built and ran (gsio, gsio_gltf)"

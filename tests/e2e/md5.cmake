@@ -10,8 +10,8 @@ else()
   set(gsio_md5_converter "")
 endif()
 foreach(model cube bob)
-  add_test(NAME e2e_md5_${model}
+  add_test(NAME md5_glb_blender_${model}
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/md5_e2e.sh "${gsio_md5_converter}" ${GSIO_CORPUS_DIR}
             ${CMAKE_CURRENT_BINARY_DIR}/md5_${model} ${CMAKE_CURRENT_SOURCE_DIR} ${model})
-  set_tests_properties(e2e_md5_${model} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
+  set_tests_properties(md5_glb_blender_${model} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
 endforeach()

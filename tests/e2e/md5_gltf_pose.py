@@ -34,6 +34,8 @@ import sys
 
 import numpy as np
 
+from e2e_common import gltf_parents
+
 TOL = 1e-4
 LOOSE = "--loose" in sys.argv
 
@@ -192,10 +194,7 @@ def node_trs(node):
 def world_matrices(doc, overrides):
     """Global 4x4 matrix of every node; overrides[node] = (t, r, s)."""
     nodes = doc["nodes"]
-    parent = {}
-    for i, n in enumerate(nodes):
-        for c in n.get("children", []):
-            parent[c] = i
+    parent = gltf_parents(nodes)
     out = {}
 
     def get(i):

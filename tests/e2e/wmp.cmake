@@ -23,9 +23,9 @@ foreach(c ${gsio_wmp_cases})
   list(GET f 4 lights)
   list(GET f 5 meshes)
   list(GET f 6 arms)
-  add_test(NAME e2e_wmp_${name}
+  add_test(NAME wmp_glb_blender_${name}
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/wmp_e2e.sh "${gsio_wmp_converter}" ${GSIO_CORPUS_DIR}
             ${CMAKE_CURRENT_BINARY_DIR}/wmp-${name} ${CMAKE_CURRENT_SOURCE_DIR} ${level}
             ${ents} ${blocks} ${lights} ${meshes} ${arms})
-  set_tests_properties(e2e_wmp_${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 LABELS e2e)
+  set_tests_properties(wmp_glb_blender_${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 LABELS e2e)
 endforeach()

@@ -11,6 +11,7 @@ places it: the centre of its box within the box's size of the entity's
 origin). The last line is "wmp_blender: PASS" or "wmp_blender: FAIL"; the
 exit status follows.
 """
+import collections
 import sys
 
 import numpy
@@ -24,11 +25,9 @@ path = args[0]
 want_entities, want_blocks, want_lights, want_meshes, want_arms = (int(a) for a in args[1:6])
 bpy.ops.wm.read_factory_settings(use_empty=True)
 bpy.ops.import_scene.gltf(filepath=path)
-kinds = {}
-for o in bpy.data.objects:
-    k = o.get("wmp:element")
-    if k is not None:
-        kinds[k] = kinds.get(k, 0) + 1
+# Objects per element kind (the "wmp:element" gsio writes into the extras).
+kinds = dict(collections.Counter(o["wmp:element"] for o in bpy.data.objects
+                                 if o.get("wmp:element") is not None))
 entities = kinds.get("model", 0) + kinds.get("sprite", 0)
 lights = sum(1 for o in bpy.data.objects if o.type == "LIGHT")
 images = [im for im in bpy.data.images if im.type == "IMAGE"]

@@ -3,17 +3,16 @@
 # Khronos validator (0 errors, 0 warnings) -> Blender import (one object per
 # entity and block, the lights, images with pixels: wmp_blender.py).
 # usage: wmp_e2e.sh MDL2GLTF CORPUS OUTDIR E2EDIR LEVEL ENTITIES BLOCKS LIGHTS MESHES ARMATURES
-# Exit 77 (skipped) without the corpus, mdl2gltf, node or Blender.
+# Exit 77 (skipped) without the corpus, mdl2gltf, node, the validator or Blender.
 set -u
 conv=$1 corpus=$2 out=$3 e2e=$4 level=$5 ents=$6 blocks=$7 lights=$8 meshes=$9 arms=${10}
-[ -n "$conv" ] || { echo "SKIPPED: mdl2gltf not built"; exit 77; }
-[ -f "$corpus/$level" ] || { echo "SKIPPED: corpus not found at $corpus"; exit 77; }
-command -v node >/dev/null || { echo "SKIPPED: node not found"; exit 77; }
-command -v blender >/dev/null || { echo "SKIPPED: blender not found"; exit 77; }
-mkdir -p "$out" || exit 1
+. "$e2e/e2e_common.sh"
+[ -f "$corpus/$level" ] || skip "corpus not found at $corpus"
+e2e_need_tools "$conv" "$e2e"
+mkdir -p "$out" || fail "cannot create $out"
 glb="$out/$(basename "$level" .wmp).glb"
-"$conv" --force --path "$corpus/lottershock/Game/Assets" "$corpus/$level" -o "$glb" || exit 1
-node "$e2e/gltf_validate.js" "$glb" || exit 1
+e2e_convert "$glb" "$conv" --force --path "$corpus/lottershock/Game/Assets" "$corpus/$level" -o "$glb"
+e2e_validate "$glb" "$e2e"
 # Blender without a pyenv/virtualenv interpreter in the way.
 env -u PYTHONPATH -u PYTHONHOME -u VIRTUAL_ENV PATH=/usr/local/bin:/usr/bin:/bin \
   blender -b --factory-startup -P "$e2e/wmp_blender.py" -- "$glb" "$ents" "$blocks" "$lights" "$meshes" "$arms" 2>&1 |

@@ -7,8 +7,7 @@
  *   FUZZ_FILE_NAME       the name the input is reported under ("in.mdl")
  *   FUZZ_VALIDATE_SCENE  (optional, 1) every scene built must also validate
  * libFuzzer target with GSIO_LIBFUZZER, else a replay program (fuzz_replay.h). */
-#include <stdlib.h>
-#include <string.h>
+#include "fuzz_util.h"
 
 #ifndef FUZZ_VALIDATE_SCENE
 #define FUZZ_VALIDATE_SCENE 0
@@ -18,17 +17,13 @@
 #define FUZZ_PASTE(a, b, c) FUZZ_PASTE2(a, b, c)
 #define FUZZ_FN(suffix) FUZZ_PASTE(gsio_, FUZZ_CODEC, suffix)
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	gsio_opts opts;
-	memset(&opts, 0, sizeof(opts));
-	opts.memory_limit = (size_t)256 << 20;
+	gsio_opts opts = fuzz_opts();
 	gsio_error err;
 	FUZZ_FN(_file) *f = FUZZ_FN(_decode)(data, size, FUZZ_FILE_NAME, &opts, &err);
 	if (!f) {
-		if (err.code == GSIO_OK || !err.message[0]) abort();
+		fuzz_check_failure(&err);
 		return 0;
 	}
 	uint8_t *out = NULL;
@@ -37,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (out_size != size || memcmp(out, data, size)) abort(); // ... to the same bytes
 	free(out);
 	gsio_scene *s = FUZZ_FN(_to_scene)(f, FUZZ_FILE_NAME, &opts, &err);
-	if (!s && (err.code == GSIO_OK || !err.message[0])) abort();
+	if (!s) fuzz_check_failure(&err);
 #if FUZZ_VALIDATE_SCENE
 	if (s && gsio_scene_validate(s, &err)) abort(); // a built scene is always valid
 #endif

@@ -9,11 +9,10 @@
 #include "gsio.h"
 #include "gsioi_dds.h"
 #include "gsioi_png.h"
+#include "fuzz_util.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -21,19 +20,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	gsio_error_clear(&err);
 	gsioi_dds_info info;
 	bool parsed = gsioi_dds_parse(data, size, "in.dds", 7, &info, &err);
-	if (!parsed && (err.code == GSIO_OK || !err.message[0])) abort();
+	if (!parsed) fuzz_check_failure(&err);
 	gsio_error_code parse_code = err.code;
 
 	// 64 MiB: a 4096 x 4096 image; larger ones fail with the arena's limit.
 	gsio_arena *arena = gsioi_arena_create(NULL, (size_t)64 << 20);
 	if (!arena) return 0;
-	gsio_image im;
-	memset(&im, 0, sizeof(im));
+	gsio_image im = {0};
 	gsioi_dds_info info2;
 	gsio_error_clear(&err);
 	bool decoded = gsioi_dds_decode(data, size, "in.dds", 7, arena, &im, &info2, &err);
 	if (!decoded) {
-		if (err.code == GSIO_OK || !err.message[0] || im.rgba) abort();
+		fuzz_check_failure(&err);
+		if (im.rgba) abort();
 		// Only the arena may refuse what the header check accepted.
 		if (parsed ? err.code != GSIO_ERR_LIMIT && err.code != GSIO_ERR_NOMEM
 		           : err.code != parse_code)

@@ -29,13 +29,12 @@
 #include "gsio_gltf.h"
 #include "gsioi_png.h"
 #endif
+#include "fuzz_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 // -- A fake file system: one blob for every path, or nothing
 
@@ -379,9 +378,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!copy) abort();
 	if (file_size) memcpy(copy, file, file_size);
 	gsio_io io = {fuzz_read_file, fuzz_free_data, NULL, NULL, &st};
-	gsio_opts opts;
-	memset(&opts, 0, sizeof(opts));
-	opts.memory_limit = (size_t)256 << 20;
+	gsio_opts opts = fuzz_opts();
 	opts.io = &io;
 	if (data[0] & 16) opts.flags |= GSIO_OPT_NO_PIXELS;
 	if (data[0] & 32) opts.flags |= GSIO_OPT_GRID;
@@ -403,8 +400,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			         s->warnings[i]);
 		}
 		gsio_scene_free(s);
-	} else if (err.code == GSIO_OK || !err.message[0]) {
-		abort(); // a failure must always say why
+	} else {
+		fuzz_check_failure(&err); // a failure must always say why
 	}
 	free(copy);
 	return 0;

@@ -7,11 +7,10 @@
  * an error code. libFuzzer target with GSIO_LIBFUZZER, else a replay program
  * (fuzz_replay.h). */
 #include "gsio_md5.h"
+#include "fuzz_util.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 // A scene built from what was decoded must pass the validator; a build that
 // fails must say why.
@@ -58,7 +57,7 @@ static int round_trip(int kind, const uint8_t *in, size_t in_size, const gsio_op
 	if (rc) abort();
 	return 0;
 refused:
-	if (err.code == GSIO_OK || !err.message[0]) abort();
+	fuzz_check_failure(&err);
 	return 1;
 }
 
@@ -66,9 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1) return 0;
 	int kind = data[0] % 3;
-	gsio_opts opts;
-	memset(&opts, 0, sizeof(opts));
-	opts.memory_limit = (size_t)256 << 20;
+	gsio_opts opts = fuzz_opts();
 	uint8_t *y, *z;
 	size_t y_size, z_size;
 	if (round_trip(kind, data + 1, size - 1, &opts, &y, &y_size)) return 0;

@@ -7,11 +7,10 @@
  * the same frames and cuts. libFuzzer target with GSIO_LIBFUZZER, else a
  * replay program (fuzz_replay.h). */
 #include "gsio_md5_write.h"
+#include "fuzz_util.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check_written(const gsio_md5_output *out, size_t joints, size_t tris, size_t cam_frames,
                           size_t cam_cuts, const gsio_opts *opts)
@@ -53,9 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int kind = data[0] % 2;
 	data++;
 	size--;
-	gsio_opts opts;
-	memset(&opts, 0, sizeof(opts));
-	opts.memory_limit = (size_t)256 << 20;
+	gsio_opts opts = fuzz_opts();
 	gsio_error err;
 	gsio_scene *s = NULL;
 	size_t joints = 0, tris = 0, cam_frames = 0, cam_cuts = 0;
@@ -85,12 +82,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!s) return 0;
 	if (gsio_scene_validate(s, &err)) abort(); // the importer's promise
-	gsio_md5_write_opts wo;
-	memset(&wo, 0, sizeof(wo));
-	wo.memory_limit = (size_t)256 << 20;
+	gsio_md5_write_opts wo = {.memory_limit = FUZZ_MEMORY_LIMIT};
 	gsio_md5_output out;
 	if (gsio_md5_write(s, "out", &wo, &out, &err)) {
-		if (err.code == GSIO_OK || !err.message[0]) abort();
+		fuzz_check_failure(&err);
 	} else {
 		// The mesh keeps every joint (no mesh is unskinned: no "origin").
 		check_written(&out, joints, tris, cam_frames, cam_cuts, &opts);

@@ -6,11 +6,10 @@
  * fails its header check. libFuzzer target with GSIO_LIBFUZZER, else a
  * replay program (fuzz_replay.h). */
 #include "gsioi_pcx.h"
+#include "fuzz_util.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -18,18 +17,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	gsio_error_clear(&err);
 	gsioi_pcx_info info;
 	bool parsed = gsioi_pcx_parse(data, size, "in.pcx", &info, &err);
-	if (!parsed && (err.code == GSIO_OK || !err.message[0])) abort();
+	if (!parsed) fuzz_check_failure(&err);
 	gsio_error_code parse_code = err.code;
 
 	// 64 MiB: larger images fail with the arena's limit.
 	gsio_arena *arena = gsioi_arena_create(NULL, (size_t)64 << 20);
 	if (!arena) return 0;
-	gsio_image im;
-	memset(&im, 0, sizeof(im));
+	gsio_image im = {0};
 	gsio_error_clear(&err);
 	bool decoded = gsioi_pcx_decode(data, size, "in.pcx", arena, &im, &err);
 	if (!decoded) {
-		if (err.code == GSIO_OK || !err.message[0] || im.rgba) abort();
+		fuzz_check_failure(&err);
+		if (im.rgba) abort();
 		if (!parsed && (err.code != parse_code || gsioi_arena_used(arena) != 0)) abort();
 		if (parsed && err.code != GSIO_ERR_TRUNCATED && err.code != GSIO_ERR_LIMIT &&
 		    err.code != GSIO_ERR_NOMEM)

@@ -5,11 +5,10 @@
  * with a code and a message; the check-only call agrees with the decode.
  * libFuzzer target with GSIO_LIBFUZZER, else a replay program. */
 #include "gsio_wmp.h"
+#include "fuzz_util.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -19,13 +18,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!in) return 0;
 	memcpy(in, magic, 4);
 	if (size) memcpy(in + 4, data, size);
-	gsio_opts opts;
-	memset(&opts, 0, sizeof(opts));
-	opts.memory_limit = (size_t)256 << 20;
+	gsio_opts opts = fuzz_opts();
 	gsio_error err;
 	gsio_wad_file *w = gsio_wad_decode(in, 4 + size, "in.wad", &opts, &err);
 	if (!w) {
-		if (err.code == GSIO_OK || !err.message[0]) abort();
+		fuzz_check_failure(&err);
 		free(in);
 		return 0;
 	}
@@ -36,7 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint8_t *rgba = NULL;
 		gsio_error_clear(&err);
 		if (gsio_wad_decode_lump(w, i, NULL, &rgba, &err)) {
-			if (err.code == GSIO_OK || !err.message[0] || rgba) abort();
+			fuzz_check_failure(&err);
+			if (rgba) abort();
 			continue;
 		}
 		if (!rgba || !l->width || !l->height) abort();

@@ -6,6 +6,7 @@
  * encoding must be stable: encode(decode(encode(x))) == encode(x).
  * libFuzzer target with GSIO_LIBFUZZER, else a replay program. */
 #include "gsio_wmp.h"
+#include "fuzz_util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +14,6 @@
 #ifndef WMP_DIALECT
 #define WMP_DIALECT 2
 #endif
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *prefix(void)
 {
@@ -29,18 +28,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!in) return 0;
 	memcpy(in, pre, pn);
 	if (size) memcpy(in + pn, data, size);
-	gsio_opts opts;
-	memset(&opts, 0, sizeof(opts));
-	opts.memory_limit = (size_t)256 << 20;
+	gsio_opts opts = fuzz_opts();
 	gsio_error err;
 	gsio_wmp_file *f = gsio_wmp_decode(in, pn + size, "in.wmp", &opts, &err);
 	free(in);
 	if (!f) {
-		if (err.code == GSIO_OK || !err.message[0]) abort();
+		fuzz_check_failure(&err);
 		return 0;
 	}
 	gsio_scene *s = gsio_wmp_to_scene(f, NULL, &opts, &err);
-	if (!s && (err.code == GSIO_OK || !err.message[0])) abort();
+	if (!s) fuzz_check_failure(&err);
 	if (s && gsio_scene_validate(s, &err)) abort();
 	gsio_scene_free(s);
 	gsio_wmp_dialect d = f->dialect == GSIO_WMP_BINARY ? GSIO_WMP_BINARY : GSIO_WMP_TEXT_B;

@@ -4,30 +4,25 @@
  * a message. libFuzzer target with GSIO_LIBFUZZER, else a replay program. */
 #include "gsio_hmp.h"
 #include "gsio_write.h"
+#include "fuzz_util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	gsio_opts opts;
-	memset(&opts, 0, sizeof(opts));
-	opts.memory_limit = (size_t)256 << 20;
+	gsio_opts opts = fuzz_opts();
 	gsio_error err;
 	gsio_hmp_file *f = gsio_hmp_decode(data, size, "in.hmp", &opts, &err);
 	if (!f) return 0;
 	gsio_scene *s = gsio_hmp_to_scene(f, "in.hmp", &opts, &err);
 	gsio_hmp_file_free(f);
 	if (!s) return 0;
-	gsio_hmp5_write_opts wo;
-	memset(&wo, 0, sizeof(wo));
-	wo.memory_limit = (size_t)256 << 20;
+	gsio_hmp5_write_opts wo = {.memory_limit = FUZZ_MEMORY_LIMIT};
 	uint8_t *out = NULL;
 	size_t out_size = 0;
 	if (gsio_hmp5_write(s, &wo, &out, &out_size, &err)) {
-		if (err.code == GSIO_OK || !err.message[0]) abort();
+		fuzz_check_failure(&err);
 		gsio_scene_free(s);
 		return 0;
 	}

@@ -5,31 +5,26 @@
  * target with GSIO_LIBFUZZER, else a replay program (fuzz_replay.h). */
 #include "gsio_mdl.h"
 #include "gsio_write.h"
+#include "fuzz_util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	gsio_opts opts;
-	memset(&opts, 0, sizeof(opts));
-	opts.memory_limit = (size_t)256 << 20;
+	gsio_opts opts = fuzz_opts();
 	gsio_error err;
 	gsio_mdl_file *f = gsio_mdl_decode(data, size, "in.mdl", &opts, &err);
 	if (!f) return 0;
 	gsio_scene *s = gsio_mdl_to_scene(f, "in.mdl", &opts, &err);
 	gsio_mdl_file_free(f);
 	if (!s) return 0;
-	gsio_mdl5_write_opts wo;
-	memset(&wo, 0, sizeof(wo));
-	wo.memory_limit = (size_t)256 << 20;
+	gsio_mdl5_write_opts wo = {.memory_limit = FUZZ_MEMORY_LIMIT};
 	wo.mipmaps = size & 1; // both ways, picked by the input
 	uint8_t *out = NULL;
 	size_t out_size = 0;
 	if (gsio_mdl5_write(s, &wo, &out, &out_size, &err)) {
-		if (err.code == GSIO_OK || !err.message[0]) abort();
+		fuzz_check_failure(&err);
 		gsio_scene_free(s);
 		return 0;
 	}
@@ -48,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (s->meshes_count && s->meshes[0].frames_count > 1) frames = s->meshes[0].frames_count;
 	if (g->triangles_count != tris || g->frames_count != frames || g->version != 5) abort();
 	gsio_scene *s2 = gsio_mdl_to_scene(g, "out.mdl", &opts, &err);
-	if (!s2 && (err.code == GSIO_OK || !err.message[0])) abort();
+	if (!s2) fuzz_check_failure(&err);
 	gsio_scene_free(s2);
 	gsio_mdl_file_free(g);
 	free(out);

@@ -12,6 +12,8 @@ refusals (truncated blocks, huge size, unknown FourCC, uncompressed)."""
 import os
 import struct
 
+import make_regress
+
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "regress", "dds")
 
 
@@ -32,9 +34,7 @@ def dxt5_alpha(a0, a1, bits):
 
 
 def write(name, data, what):
-    with open(os.path.join(HERE, name), "wb") as f:
-        f.write(data)
-    print(f"{name}: {len(data)} bytes: {what}")
+    make_regress.write(name, data, what, HERE)
 
 
 def main():

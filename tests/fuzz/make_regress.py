@@ -125,15 +125,16 @@ def big(directory):
     global HERE
     HERE = directory
     os.makedirs(HERE, exist_ok=True)
-    # Welding went quadratic: 100000 triangles on one position with 32767
-    # uvs took 18.5 s (1.3 MB); linear now (importers/mdl.c, "Welding").
+    # Welding must stay linear (importers/mdl.c, "Welding"): 100000
+    # triangles on one position with 32767 uvs (1.3 MB), seconds if it is not.
     write("mdl5-weld-one-position-32767-uvs.bin",
           b"\0" + mdl5_one_position_many_uvs(32767, 100000),
           "MDL5, one position, 32767 uvs, 100000 triangles")
 
 
-def write(name, data, what):
-    with open(os.path.join(HERE, name), "wb") as f:
+def write(name, data, what, directory=None):
+    """Writes one input into directory (HERE) and says what it is."""
+    with open(os.path.join(directory or HERE, name), "wb") as f:
         f.write(data)
     print(f"{name}: {len(data)} bytes: {what}")
 
@@ -200,8 +201,8 @@ def main():
     write("hmp7-jpeg-fill-dht-over-256.bin",
           with_sibling(1, hmp7_external(b"t.jpg"), b"\xff\xff" + jpeg[1:3] + b"\xff\xff" + jpeg[3:]),
           "HMP7 external texture, JPEG with fill bytes and a Huffman table of 272 codes")
-    # A PGM whose width has 14 digits: stb_image's PNM reader overflowed an
-    # int (UBSan); PNM is no longer compiled into gsio's stb_image.
+    # A PGM whose width has 14 digits: stb_image's PNM reader overflows an
+    # int on it (UBSan), so gsio's stb_image is compiled without PNM.
     write("hmp7-pgm-huge-width.bin",
           with_sibling(1, hmp7_external(b"t.pgm"), b"P5 33333333333333 1 255\n" + bytes(4)),
           "HMP7 external texture, PGM header with a 14-digit width")

@@ -8,7 +8,6 @@
 #include "gsio_md5_write.h"
 #include "gsioi_math.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,18 +31,6 @@ static const char *fresh_dir(const char *name)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -p '%s'", path, path);
 	assert_int_equal(system(cmd), 0);
 	return path;
-}
-
-static size_t count_files(const char *dir)
-{
-	DIR *d = opendir(dir);
-	assert_non_null(d);
-	size_t n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.') n++;
-	closedir(d);
-	return n;
 }
 
 static gsio_scene *load(const char *path, uint32_t flags)
@@ -289,7 +276,7 @@ static void test_camera_round_trip(void **state)
 	char out[1200];
 	snprintf(out, sizeof(out), "%s/shot.md5camera", dir);
 	write_or_fail(a, out, 0);
-	assert_int_equal(count_files(dir), 1);
+	assert_int_equal(t_scan_dir(dir, NULL, NULL, 0), 1);
 	gsio_scene *b = load(out, 0);
 	assert_int_equal(b->cameras_count, 1);
 	assert_int_equal(b->animations_count, 1);
@@ -379,7 +366,7 @@ static void test_morph_refused(void **state)
 	assert_int_equal(err.code, GSIO_ERR_UNSUPPORTED);
 	assert_non_null(strstr(err.message, "morph"));
 	print_message("  morph into MD5: %s\n", err.message);
-	assert_int_equal(count_files(dir), 0);
+	assert_int_equal(t_scan_dir(dir, NULL, NULL, 0), 0);
 	// The base pose alone is written, and reads back with its triangles.
 	write_or_fail(s, out, GSIO_MD5_WRITE_NO_ANIMATION);
 	gsio_scene *b = load(out, 0);
@@ -413,37 +400,32 @@ static void test_bad_scenes(void **state)
 	s->meshes[m].positions[4] = 0;
 	snprintf(out, sizeof(out), "%s/x.md5camera", dir);
 	assert_int_not_equal(gsio_md5_write_file(s, out, NULL, &err), 0);
-	assert_int_equal(count_files(dir), 0);
+	assert_int_equal(t_scan_dir(dir, NULL, NULL, 0), 0);
 	gsio_scene_free(s);
 }
 
 // -- Allocation failures
+
+static int try_md5_write(void *ctx, gsio_allocator *al, gsio_error *err)
+{
+	gsio_md5_write_opts o = {0};
+	o.allocator = al;
+	gsio_md5_output out;
+	int rc = gsio_md5_write(ctx, "cube", &o, &out, err);
+	assert_int_equal(((t_fail_alloc *)al->user)->live, 0); // the output is not the allocator's
+	if (rc == 0) gsio_md5_output_free(&out);
+	else assert_int_equal(out.files_count, 0);
+	return rc;
+}
 
 static void test_alloc_failures(void **state)
 {
 	(void)state;
 	T_REQUIRE_CORPUS();
 	gsio_scene *s = load(t_corpus_path("md5/SimpleCube.md5mesh"), 0);
-	size_t fail_at = 1;
-	for (;; fail_at++) {
-		t_fail_alloc st = {fail_at, 0, 0};
-		gsio_allocator al = t_fail_allocator(&st);
-		gsio_md5_write_opts o = {0};
-		o.allocator = &al;
-		gsio_md5_output out;
-		gsio_error err;
-		int rc = gsio_md5_write(s, "cube", &o, &out, &err);
-		assert_int_equal(st.live, 0);
-		if (rc == 0) {
-			gsio_md5_output_free(&out);
-			break;
-		}
-		assert_int_equal(err.code, GSIO_ERR_NOMEM);
-		assert_int_equal(out.files_count, 0);
-	}
-	print_message("  SimpleCube -> MD5 fails cleanly at each of its first %zu allocations\n",
-	              fail_at - 1);
-	assert_true(fail_at > 1);
+	size_t failures = t_each_alloc_fails("SimpleCube -> MD5", try_md5_write, s, T_NOMEM, 1).failures;
+	print_message("  SimpleCube -> MD5 fails cleanly at each of its first %zu allocations\n", failures);
+	assert_true(failures > 0);
 	gsio_scene_free(s);
 }
 
@@ -476,7 +458,7 @@ static void test_rigid_animation(void **state)
 	char out[1200];
 	snprintf(out, sizeof(out), "%s/arm.md5mesh", dir);
 	write_or_fail(s, out, 0);
-	assert_int_equal(count_files(dir), 2); // arm.md5mesh, arm_swing.md5anim
+	assert_int_equal(t_scan_dir(dir, NULL, NULL, 0), 2); // arm.md5mesh, arm_swing.md5anim
 	gsio_scene *b = load(out, 0);
 	assert_int_equal(b->animations_count, 1);
 	assert_string_equal(b->animations[0].name, "arm_swing");
@@ -684,25 +666,6 @@ static void test_skeleton_below_rotated_root(void **state)
 // -- Assimp 5.2.5 reads what gsio writes
 
 #ifdef GSIO_HAVE_ASSIMP
-// The largest distance from a point of a to its nearest point in b.
-static double one_way(const float *a, size_t na, const float *b, size_t nb)
-{
-	double worst = 0;
-	for (size_t i = 0; i < na; i++) {
-		double best = INFINITY;
-		for (size_t j = 0; j < nb && best > 0; j++) {
-			double d = 0;
-			for (int k = 0; k < 3; k++) {
-				double e = (double)a[3 * i + (size_t)k] - b[3 * j + (size_t)k];
-				d += e * e;
-			}
-			if (d < best) best = d;
-		}
-		if (sqrt(best) > worst) worst = sqrt(best);
-	}
-	return worst;
-}
-
 static void assimp_check(const char *rel, const char *stem, uint32_t flags)
 {
 	gsio_scene *src = load(t_corpus_path(rel), flags);
@@ -728,15 +691,15 @@ static void assimp_check(const char *rel, const char *stem, uint32_t flags)
 			ap[3 * v + 1] = am->mVertices[v].y;
 			ap[3 * v + 2] = am->mVertices[v].z;
 		}
-		worst = fmax(worst, one_way(gm->positions, gm->vertex_count, ap, am->mNumVertices));
-		worst = fmax(worst, one_way(ap, am->mNumVertices, gm->positions, gm->vertex_count));
+		worst = fmax(worst, t_one_way_distance(gm->positions, gm->vertex_count, ap, am->mNumVertices));
+		worst = fmax(worst, t_one_way_distance(ap, am->mNumVertices, gm->positions, gm->vertex_count));
 		verts += am->mNumVertices;
 		free(ap);
 	}
 	// And gsio's positions are the source's (the same vertices, bind pose).
 	double src_worst = 0;
 	for (size_t m = 0; m < s->meshes_count && s->meshes_count == src->meshes_count; m++)
-		src_worst = fmax(src_worst, one_way(src->meshes[m].positions, src->meshes[m].vertex_count,
+		src_worst = fmax(src_worst, t_one_way_distance(src->meshes[m].positions, src->meshes[m].vertex_count,
 		                                    s->meshes[m].positions, s->meshes[m].vertex_count));
 	print_message("  %s -> %s.md5mesh: Assimp reads %u meshes, %zu vertices; set distance to "
 	              "gsio's %.3g, gsio's to the source's %.3g\n",

@@ -22,33 +22,12 @@
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 
-// The largest distance from a point of a to its nearest point in b.
-static double one_way(const float *a, size_t na, const float *b, size_t nb)
-{
-	double worst = 0;
-	for (size_t i = 0; i < na; i++) {
-		double best = INFINITY;
-		for (size_t j = 0; j < nb && best > 0; j++) {
-			double d = 0;
-			for (int k = 0; k < 3; k++) {
-				double e = (double)a[3 * i + (size_t)k] - b[3 * j + (size_t)k];
-				d += e * e;
-			}
-			if (d < best) best = d;
-		}
-		if (sqrt(best) > worst) worst = sqrt(best);
-	}
-	return worst;
-}
-
 static void compare_file(const char *rel)
 {
 	const char *path = t_corpus_path(rel);
-	gsio_error err;
 	gsio_opts opts = {0};
 	opts.flags = GSIO_OPT_NO_ANIMATION;
-	gsio_scene *s = gsio_load_file(path, &opts, &err);
-	assert_non_null(s);
+	gsio_scene *s = t_load_ok(path, &opts);
 	gsio_error verr;
 	gsio_error_clear(&verr);
 	assert_int_equal(gsio_scene_validate(s, &verr), 0);
@@ -74,8 +53,8 @@ static void compare_file(const char *rel)
 			ap[3 * v + 1] = am->mVertices[v].y;
 			ap[3 * v + 2] = am->mVertices[v].z;
 		}
-		double d1 = one_way(gm->positions, gm->vertex_count, ap, am->mNumVertices);
-		double d2 = one_way(ap, am->mNumVertices, gm->positions, gm->vertex_count);
+		double d1 = t_one_way_distance(gm->positions, gm->vertex_count, ap, am->mNumVertices);
+		double d2 = t_one_way_distance(ap, am->mNumVertices, gm->positions, gm->vertex_count);
 		if (d1 > worst) worst = d1;
 		if (d2 > worst) worst = d2;
 		// UV convention, on Assimp's corner vertices: corner k of face f is
@@ -117,22 +96,4 @@ static void test_bind_pose_vs_assimp(void **state)
 }
 #endif
 
-static void test_assimp_present(void **state)
-{
-	(void)state;
-#ifndef GSIO_HAVE_ASSIMP
-	print_message("SKIPPED: built without Assimp (libassimp-dev)\n");
-	skip();
-#endif
-}
-
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_assimp_present),
-#ifdef GSIO_HAVE_ASSIMP
-	    cmocka_unit_test(test_bind_pose_vs_assimp),
-#endif
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+T_ASSIMP_MAIN(cmocka_unit_test(test_bind_pose_vs_assimp))

@@ -38,6 +38,37 @@ static std::vector<uint8_t> glb_of(const gsio_scene *s)
 	return glb;
 }
 
+/* A corpus model loaded by gsio (gs) and by Assimp through the adapter (a,
+ * owned by `ours`). */
+struct loaded_both_ways {
+	const char *rel;
+	gsio_scene *gs;
+	Assimp::Importer ours;
+	const aiScene *a;
+	explicit loaded_both_ways(const char *r) : rel(r)
+	{
+		std::string path = t_corpus() + "/" + rel;
+		gsio_error err;
+		gs = gsio_load_file(path.c_str(), nullptr, &err);
+		assert_non_null(gs);
+		gsio_assimp_register(ours);
+		a = ours.ReadFile(path, 0);
+		assert_non_null(a);
+	}
+	~loaded_both_ways() { gsio_scene_free(gs); }
+	loaded_both_ways(const loaded_both_ways &) = delete;
+	loaded_both_ways &operator=(const loaded_both_ways &) = delete;
+	/** gsio's GLB of the model as `stock` (Assimp's own glTF2 importer) reads it. */
+	const aiScene *glb_through(Assimp::Importer &stock) const
+	{
+		std::vector<uint8_t> glb = glb_of(gs);
+		const aiScene *b = stock.ReadFileFromMemory(glb.data(), glb.size(), 0, "glb");
+		if (!b) print_message("%s: %s\n", rel, stock.GetErrorString());
+		assert_non_null(b);
+		return b;
+	}
+};
+
 /* Compares every triangle corner of mesh a (gsio's aiScene, file axes) with
  * mesh b (Assimp's reading of the GLB), for the base pose and every frame. */
 static void compare_mesh(const aiMesh *a, const aiMesh *b, double *worst)
@@ -66,21 +97,11 @@ static void test_glb_agrees_with_aiscene(void **state)
 	(void)state;
 	T_REQUIRE_CORPUS();
 	for (const char *rel : models) {
-		std::string path = t_corpus() + "/" + rel;
-		gsio_error err;
-		gsio_scene *gs = gsio_load_file(path.c_str(), nullptr, &err);
-		assert_non_null(gs);
-
-		Assimp::Importer ours;
-		gsio_assimp_register(ours);
-		const aiScene *a = ours.ReadFile(path, 0);
-		assert_non_null(a);
-
-		std::vector<uint8_t> glb = glb_of(gs);
+		loaded_both_ways model(rel);
+		gsio_scene *gs = model.gs;
+		const aiScene *a = model.a;
 		Assimp::Importer stock; // Assimp's own glTF2 importer
-		const aiScene *b = stock.ReadFileFromMemory(glb.data(), glb.size(), 0, "glb");
-		if (!b) print_message("%s: %s\n", rel, stock.GetErrorString());
-		assert_non_null(b);
+		const aiScene *b = model.glb_through(stock);
 
 		assert_int_equal(a->mNumMeshes, b->mNumMeshes);
 		double worst = 0;
@@ -111,7 +132,6 @@ static void test_glb_agrees_with_aiscene(void **state)
 		              "position difference %.2g\n",
 		              rel, a->mNumMeshes, t_total_vertices(a), static_cast<size_t>(a->mMeshes[0]->mNumAnimMeshes),
 		              a->mNumAnimations, worst);
-		gsio_scene_free(gs);
 	}
 }
 
@@ -136,17 +156,12 @@ static void test_aiscene_to_gsio(void **state)
 	(void)state;
 	T_REQUIRE_CORPUS();
 	for (const char *rel : models) {
-		std::string path = t_corpus() + "/" + rel;
+		loaded_both_ways model(rel);
+		gsio_scene *gs = model.gs;
 		gsio_error err;
-		gsio_scene *gs = gsio_load_file(path.c_str(), nullptr, &err);
-		assert_non_null(gs);
 
 		// gsio's own aiScene back to gsio: the same scene.
-		Assimp::Importer ours;
-		gsio_assimp_register(ours);
-		const aiScene *a = ours.ReadFile(path, 0);
-		assert_non_null(a);
-		gsio_scene *back = gsio_scene_from_aiscene(a, nullptr, &err);
+		gsio_scene *back = gsio_scene_from_aiscene(model.a, nullptr, &err);
 		if (!back) print_message("%s: %s\n", rel, err.message);
 		assert_non_null(back);
 		assert_int_equal(back->meshes_count, gs->meshes_count);
@@ -172,10 +187,8 @@ static void test_aiscene_to_gsio(void **state)
 		gsio_scene_free(back);
 
 		// gsio's GLB read by Assimp's glTF2 importer, then to gsio.
-		std::vector<uint8_t> glb = glb_of(gs);
 		Assimp::Importer stock;
-		const aiScene *b = stock.ReadFileFromMemory(glb.data(), glb.size(), 0, "glb");
-		assert_non_null(b);
+		const aiScene *b = model.glb_through(stock);
 		gsio_scene *g2 = gsio_scene_from_aiscene(b, nullptr, &err);
 		if (!g2) print_message("%s: %s\n", rel, err.message);
 		assert_non_null(g2);
@@ -195,7 +208,6 @@ static void test_aiscene_to_gsio(void **state)
 		std::vector<uint8_t> glb2 = glb_of(g2);
 		assert_true(glb2.size() > 0);
 		gsio_scene_free(g2);
-		gsio_scene_free(gs);
 	}
 }
 

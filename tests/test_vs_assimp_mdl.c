@@ -252,30 +252,6 @@ static void test_assimp_samples(void **state)
 	assert_true(compared >= 5);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_assimp_first_frame),
-	    cmocka_unit_test(test_assimp_samples),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
-
-#else
-
-static void test_assimp_absent(void **state)
-{
-	(void)state;
-	print_message("SKIPPED: built without Assimp (libassimp-dev not found)\n");
-	skip();
-}
-
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_assimp_absent),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
-
 #endif
+
+T_ASSIMP_MAIN(cmocka_unit_test(test_assimp_first_frame), cmocka_unit_test(test_assimp_samples))

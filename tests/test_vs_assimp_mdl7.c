@@ -230,9 +230,7 @@ static void test_assimp_first_frame(void **state)
 	size_t compared = 0, crashed = 0, refused = 0, empty = 0;
 	for (size_t i = 0; i < mdl7s_count; i++) {
 		const char *base = gsioi_path_base(mdl7s[i]);
-		gsio_error err;
-		gsio_scene *s = gsio_load_file(mdl7s[i], NULL, &err);
-		if (!s) fail_msg("%s: gsio: %s", base, err.message);
+		gsio_scene *s = t_load_ok(mdl7s[i], NULL);
 		ai_result ai;
 		assimp_in_child(mdl7s[i], &ai);
 		if (ai.status) {
@@ -332,29 +330,6 @@ static void test_assimp_first_frame(void **state)
 	free(mdl7s);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_assimp_first_frame),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
-
-#else
-
-static void test_assimp_absent(void **state)
-{
-	(void)state;
-	print_message("SKIPPED: built without Assimp (libassimp-dev not found)\n");
-	skip();
-}
-
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_assimp_absent),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
-
 #endif
+
+T_ASSIMP_MAIN(cmocka_unit_test(test_assimp_first_frame))

@@ -11,7 +11,6 @@
 #include "gsio_mdl.h"
 #include "gsio_write.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,18 +37,26 @@ static void count_warning(void *user, const char *msg)
 }
 
 #ifdef GSIO_HAVE_ASSIMP
+/* Stock Assimp reads the bytes gsio wrote (`ext`: the format hint) as one
+ * mesh. */
+static const struct aiScene *assimp_read(const uint8_t *data, size_t size, const char *ext, const char *what)
+{
+	const struct aiScene *as = aiImportFileFromMemory((const char *)data, (unsigned)size, 0, ext);
+	if (!as) fail_msg("%s: Assimp cannot read gsio's %s: %s", what, ext, aiGetErrorString());
+	assert_int_equal(as->mNumMeshes, 1);
+	return as;
+}
+
 /* Stock Assimp reads the MDL5 bytes; every vertex of its first frame is one
  * of gsio's first-frame positions (decoded from the same bytes) within one
  * quantisation step. Assimp keeps the file's axes in the mesh (see
- * test_mdl_assimp.c) and emits three vertices per triangle. */
+ * test_vs_assimp_mdl.c) and emits three vertices per triangle. */
 static void assimp_check_mdl(const uint8_t *data, size_t size, const char *what)
 {
 	gsio_error err;
 	gsio_mdl_file *f = gsio_mdl_decode(data, size, what, NULL, &err);
 	if (!f) fail_msg("%s: %s", what, err.message);
-	const struct aiScene *as = aiImportFileFromMemory((const char *)data, (unsigned)size, 0, "mdl");
-	if (!as) fail_msg("%s: Assimp cannot read gsio's MDL5: %s", what, aiGetErrorString());
-	assert_int_equal(as->mNumMeshes, 1);
+	const struct aiScene *as = assimp_read(data, size, "mdl", what);
 	const struct aiMesh *am = as->mMeshes[0];
 	assert_int_equal(am->mNumFaces, f->triangles_count);
 	const gsio_mdl_header *h = &f->header;
@@ -79,15 +86,13 @@ static void assimp_check_mdl(const uint8_t *data, size_t size, const char *what)
 /* Stock Assimp reads the HMP5 bytes: one quad per cell, and each vertex's
  * height is Assimp's formula of the raw height gsio stored at that grid
  * point ((raw / 65535 - 0.5) * ftrisize_x * 8, x and y from 0, y growing with
- * the row; test_hmp_assimp.c). */
+ * the row; test_vs_assimp_hmp.c). */
 static void assimp_check_hmp(const uint8_t *data, size_t size, const char *what)
 {
 	gsio_error err;
 	gsio_hmp_file *f = gsio_hmp_decode(data, size, what, NULL, &err);
 	if (!f) fail_msg("%s: %s", what, err.message);
-	const struct aiScene *as = aiImportFileFromMemory((const char *)data, (unsigned)size, 0, "hmp");
-	if (!as) fail_msg("%s: Assimp cannot read gsio's HMP5: %s", what, aiGetErrorString());
-	assert_int_equal(as->mNumMeshes, 1);
+	const struct aiScene *as = assimp_read(data, size, "hmp", what);
 	const struct aiMesh *am = as->mMeshes[0];
 	assert_int_equal(am->mNumFaces, (f->columns - 1) * (f->rows - 1));
 	const gsio_hmp_header *h = &f->header;
@@ -213,10 +218,8 @@ static void test_mdl_round_trip(void **state)
 static void test_mdl_pixel_types(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
 	gsio_error err;
-	gsio_scene *a = gsio_load_file(t_corpus_path("mdl/mdl5-earth.mdl"), NULL, &err);
-	if (!a) fail_msg("%s", err.message);
+	gsio_scene *a = t_load_corpus("mdl/mdl5-earth.mdl", NULL);
 	static const gsio_skin_encoding encs[] = {GSIO_SKIN_PAL8, GSIO_SKIN_RGB565, GSIO_SKIN_ARGB4444,
 	                                          GSIO_SKIN_BGR888, GSIO_SKIN_BGRA8888};
 	static const int types[] = {0, 2, 3, 4, 5};
@@ -373,18 +376,6 @@ static void test_mdl_bake_skeleton(void **state)
 	gsio_scene_free(s);
 }
 
-static size_t files_in(const char *dir)
-{
-	DIR *d = opendir(dir);
-	assert_non_null(d);
-	size_t n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.') n++;
-	closedir(d);
-	return n;
-}
-
 /* Refused with a clear error, and nothing left on disk. */
 static void expect_refused(const gsio_scene *s, const char *needle, gsio_error_code code)
 {
@@ -397,7 +388,7 @@ static void expect_refused(const gsio_scene *s, const char *needle, gsio_error_c
 	print_message("  refused: %s\n", err.message);
 	assert_int_equal(err.code, code);
 	if (!strstr(err.message, needle)) fail_msg("'%s' does not say '%s'", err.message, needle);
-	assert_int_equal(files_in(dir), 0);
+	assert_int_equal(t_scan_dir(dir, NULL, NULL, 0), 0);
 	rmdir(dir);
 }
 
@@ -429,60 +420,47 @@ static void test_mdl_bad_scenes(void **state)
 	gsio_scene_free(s);
 }
 
+static int try_mdl5_write(void *ctx, gsio_allocator *al, gsio_error *err)
+{
+	gsio_mdl5_write_opts wo = {0};
+	wo.allocator = al;
+	wo.mipmaps = true;
+	wo.dither = true;
+	wo.skin_encoding = GSIO_SKIN_RGB565;
+	uint8_t *out;
+	size_t size;
+	int rc = gsio_mdl5_write(ctx, &wo, &out, &size, err);
+	if (rc) assert_null(out);
+	else gsio_write_free(al, out);
+	return rc;
+}
+
+static int try_hmp5_write(void *ctx, gsio_allocator *al, gsio_error *err)
+{
+	gsio_hmp5_write_opts wo = {0};
+	wo.allocator = al;
+	uint8_t *out;
+	size_t size;
+	int rc = gsio_hmp5_write(ctx, &wo, &out, &size, err);
+	if (!rc) gsio_write_free(al, out);
+	return rc;
+}
+
 /* An allocation failure at every index of one write (two-skin sample with
  * mips and dithering): NOMEM or LIMIT, never a leak, then success. */
 static void test_mdl_alloc_failures(void **state)
 {
 	(void)state;
-	gsio_error err;
-	gsio_scene *s = gsio_load_file(GSIO_SOURCE_DIR "/samples/two_skins.mdl", NULL, &err);
-	if (!s) fail_msg("%s", err.message);
-	size_t k;
-	for (k = 1; k < 100000; k++) {
-		t_fail_alloc st = {.fail_at = k};
-		gsio_allocator al = t_fail_allocator(&st);
-		gsio_mdl5_write_opts wo = {0};
-		wo.allocator = &al;
-		wo.mipmaps = true;
-		wo.dither = true;
-		wo.skin_encoding = GSIO_SKIN_RGB565;
-		uint8_t *out;
-		size_t size;
-		if (!gsio_mdl5_write(s, &wo, &out, &size, &err)) {
-			assert_true(st.calls < k);
-			gsio_write_free(&al, out);
-			assert_int_equal(st.live, 0);
-			break;
-		}
-		if (err.code != GSIO_ERR_NOMEM && err.code != GSIO_ERR_LIMIT)
-			fail_msg("allocation %zu failed, but the error is %s (%s)", k,
-			         gsio_error_code_name(err.code), err.message);
-		assert_null(out);
-		if (st.live != 0) fail_msg("allocation %zu failed: %ld blocks leak", k, st.live);
-	}
-	print_message("MDL5 write: %zu allocations, each failure handled\n", k - 1);
-	assert_true(k > 2);
+	gsio_scene *s = t_load_ok(GSIO_SOURCE_DIR "/samples/two_skins.mdl", NULL);
+	size_t k = t_each_alloc_fails("MDL5 write", try_mdl5_write, s, T_NOMEM_OR_LIMIT, 1).calls;
+	print_message("MDL5 write: %zu allocations, each failure handled\n", k);
+	assert_true(k > 1);
 	// HMP5 too.
 	gsio_scene_free(s);
 	if (!t_corpus_dir()) return;
-	s = gsio_load_file(t_corpus_path("hmp/shadow-5.hmp"), NULL, &err);
-	assert_non_null(s);
-	for (k = 1; k < 100000; k++) {
-		t_fail_alloc st = {.fail_at = k};
-		gsio_allocator al = t_fail_allocator(&st);
-		gsio_hmp5_write_opts wo = {0};
-		wo.allocator = &al;
-		uint8_t *out;
-		size_t size;
-		if (!gsio_hmp5_write(s, &wo, &out, &size, &err)) {
-			gsio_write_free(&al, out);
-			assert_int_equal(st.live, 0);
-			break;
-		}
-		assert_true(err.code == GSIO_ERR_NOMEM || err.code == GSIO_ERR_LIMIT);
-		if (st.live != 0) fail_msg("allocation %zu failed: %ld blocks leak", k, st.live);
-	}
-	print_message("HMP5 write: %zu allocations, each failure handled\n", k - 1);
+	s = t_load_corpus("hmp/shadow-5.hmp", NULL);
+	k = t_each_alloc_fails("HMP5 write", try_hmp5_write, s, T_NOMEM_OR_LIMIT, 1).calls;
+	print_message("HMP5 write: %zu allocations, each failure handled\n", k);
 	gsio_scene_free(s);
 }
 
@@ -491,10 +469,8 @@ static void test_mdl_alloc_failures(void **state)
 static void test_hmp_round_trip(void **state)
 {
 	(void)state;
-	T_REQUIRE_CORPUS();
 	gsio_error err;
-	gsio_scene *a = gsio_load_file(t_corpus_path("hmp/shadow-5.hmp"), NULL, &err);
-	if (!a) fail_msg("%s", err.message);
+	gsio_scene *a = t_load_corpus("hmp/shadow-5.hmp", NULL);
 	uint8_t *out;
 	size_t size;
 	if (gsio_hmp5_write(a, NULL, &out, &size, &err)) fail_msg("%s", err.message);

@@ -29,8 +29,7 @@ static void test_shadow5_vs_assimp(void **state)
 	T_REQUIRE_CORPUS();
 	const char *path = t_corpus_path("hmp/shadow-5.hmp");
 	gsio_error err;
-	gsio_scene *s = gsio_load_file(path, NULL, &err);
-	if (!s) fail_msg("gsio: %s", err.message);
+	gsio_scene *s = t_load_ok(path, NULL);
 	if (gsio_scene_validate(s, &err)) fail_msg("gsio scene fails validation: %s", err.message);
 	const struct aiScene *as = aiImportFile(path, 0);
 	if (!as) fail_msg("assimp: %s", aiGetErrorString());
@@ -155,23 +154,4 @@ static void test_hmp7_vs_assimp(void **state)
 }
 #endif
 
-static void test_assimp_available(void **state)
-{
-	(void)state;
-#ifndef GSIO_HAVE_ASSIMP
-	print_message("SKIPPED: built without Assimp (GSIO_WITH_ASSIMP off or libassimp-dev absent)\n");
-	skip();
-#endif
-}
-
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_assimp_available),
-#ifdef GSIO_HAVE_ASSIMP
-	    cmocka_unit_test(test_shadow5_vs_assimp),
-	    cmocka_unit_test(test_hmp7_vs_assimp),
-#endif
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+T_ASSIMP_MAIN(cmocka_unit_test(test_shadow5_vs_assimp), cmocka_unit_test(test_hmp7_vs_assimp))

@@ -6,7 +6,7 @@
  * load succeeds with a scene that passes Assimp's validation, or fails with
  * an error string that is gsio's message (it starts with the file's path).
  * The magic (first 4 bytes) is kept: which loader a file goes to is
- * test_assimp_import's matter. Assimp's own loaders are not registered
+ * test_adapter_import's matter. Assimp's own loaders are not registered
  * here: on such files they crash (the reason for gsio). */
 #include "ai_test_util.hpp"
 
