@@ -592,8 +592,8 @@ static void gradient_agreement(const gsio_scene *s, double *corr_x, double *corr
 		}
 }
 
-/* FORMATS-LEVELS-MDL7.md 13.2 left open which of two readings of HMP7 is
- * right: (a) rows run from +y to -y (image order), columns from -x to +x,
+/* docs/FORMATS.md §6.5: two readings of HMP7 fit its data: (a) rows run
+ * from +y to -y (image order), columns from -x to +x,
  * normals stored inward; or (b) the same grid mirrored in x with normals
  * stored outward. Both fit HMP7's two-component normals alone. HMP5 decides
  * it: its table normals are whole 3D vectors, so their z sign says inward or

@@ -476,7 +476,7 @@ static void test_bob(void **state)
 	assert_non_null(a->bounds);
 	print_message("  Bob.md5anim: %zu frames at %g fps\n", a->frames_count, (double)a->fps);
 	// Most triangles face away from the centroid after the winding is reversed
-	// (FORMATS.md: 748 of 1027 point toward it in the file's winding).
+	// (docs/FORMATS.md §9.6: 748 of 1027 point toward it in the file's winding).
 	double cen[3] = {0, 0, 0};
 	size_t nv = 0;
 	for (size_t i = 0; i < 6; i++)

@@ -166,7 +166,7 @@ static layout layout_of(const gsio_mdl_file *f)
 	return l;
 }
 
-// -- Facts from SOURCES.md and FORMATS.md (-1 / NULL: not stated there)
+// -- Facts from the corpus's SOURCES.md and docs/FORMATS.md §3.7 (-1 / NULL: not stated there)
 
 typedef struct fact {
 	const char *file;
@@ -730,7 +730,7 @@ static void test_corpus_scene(void **state)
 		}
 		const gsio_mesh *m = s->meshes_count ? &s->meshes[0] : NULL;
 		if (!strcmp(files[i].base, "minigun_mdl5.mdl") || !strcmp(files[i].base, "mdl5-earth.mdl")) {
-			// FORMATS.md: every stored triangle agrees with the table normals there.
+			// docs/FORMATS.md §2.2: every stored triangle agrees with the table normals there.
 			size_t deg;
 			assert_int_equal(ccw_agreeing(m, m->positions, m->normals, &deg),
 			                 f->triangles_count);

@@ -8,7 +8,7 @@
  *   uses the seed's scale[2] * raw + offset[2];
  * - x and y start at 0 (the header offsets are ignored) and y grows with the
  *   row, so its terrain is mirrored in y against the stored normals (row 0 is
- *   the +y edge, FORMATS.md);
+ *   the +y edge, docs/FORMATS.md §6.4);
  * - its normals are the table's as stored, which point down into the ground. */
 #include "test_util.h"
 
