@@ -97,8 +97,25 @@ static void usage(FILE *f)
 	        "                  case-insensitively; nothing outside these folders is opened)\n"
 	        "  --force         replace existing outputs (without it they are errors, found\n"
 	        "                  before the input is read, and are left untouched)\n"
+	        "  --update        convert only the inputs whose output is missing or older than\n"
+	        "                  the input or a file it is made from (--palette, --anim, the\n"
+	        "                  .md5anim files beside an .md5mesh, a level's WADs, models and\n"
+	        "                  sprites), replacing the older outputs; the others are up to\n"
+	        "                  date (not an error). Textures a model names and the options\n"
+	        "                  an output was made with are not compared: use --force after\n"
+	        "                  changing those. Not with --force\n"
+	        "  --files-from FILE  also convert the inputs FILE lists, one a line ('-':\n"
+	        "                  standard input). OUT is then a folder, and a listed input's\n"
+	        "                  output mirrors its path below the current folder (or --base):\n"
+	        "                  a list split into parts, each run on its own, writes the same\n"
+	        "                  files as the whole list in one run\n"
+	        "  -0, --null      the list is NUL-separated (find -print0)\n"
+	        "  --base DIR      outputs in the folder OUT mirror the inputs' paths below DIR,\n"
+	        "                  those on the command line too; an input outside DIR fails\n"
 	        "  --report FILE   write a JSON record per input (input, output, status, error,\n"
-	        "                  counts, warnings, seconds) to FILE\n"
+	        "                  counts, warnings, seconds) to FILE; a name ending in .jsonl\n"
+	        "                  gets one record a line, so that the reports of several runs\n"
+	        "                  joined with cat are the records of all\n"
 	        "  --quiet         print errors only\n"
 	        "  --verbose       print a line per converted file\n"
 	        "  --version       print the version and exit\n"
@@ -109,9 +126,10 @@ static void usage(FILE *f)
 	        "as it is. Other texture files and skins stored in the model are decoded.\n"
 	        "\n"
 	        "A progress bar is drawn on stderr when it is a terminal (not with --quiet).\n"
-	        "Exit status: 0 when every input was converted, 1 when any failed (or there was\n"
-	        "nothing to convert), 2 on a usage error (bad option, no input, unreadable\n"
-	        "palette, an -o file for several inputs, an -o extension other than .glb/.gltf).\n");
+	        "Exit status: 0 when every input was converted (or up to date, or the list was\n"
+	        "empty), 1 when any failed (or there was nothing to convert), 2 on a usage error\n"
+	        "(bad option, no input, unreadable palette or list, an -o file for several\n"
+	        "inputs, an -o extension other than .glb/.gltf).\n");
 }
 
 static const gsio_cli CLI = {
@@ -158,7 +176,7 @@ static int parse_options(cli *o, int argc, char **argv)
 	    {"jobs", required_argument, NULL, 'j'},
 	    {NULL, 0, NULL, 0},
 	};
-	int rc = gsio_cli_parse(&CLI, &o->cli, argc, argv, ":o:j:", longs, mdl2gltf_option, o);
+	int rc = gsio_cli_parse(&CLI, &o->cli, argc, argv, ":o:j:0", longs, mdl2gltf_option, o);
 	if (rc != GSIO_CLI_GO_ON) return rc;
 	if ((rc = gsio_cli_check_anim(&CLI, &o->cli)) != GSIO_CLI_GO_ON) return rc;
 	return gsio_cli_check_quiet_verbose(&CLI, &o->cli);
@@ -172,8 +190,8 @@ static int decide_output(const cli *o, char *const *inputs, size_t count, gsio_c
 {
 	const char *out = o->cli.out;
 	*to = (gsio_cli_outputs){out, false, o->gltf ? ".gltf" : ".glb", false};
-	if (!out) return GSIO_CLI_GO_ON;
-	bool several = count > 1 || gsio_cli_any_folder(&CLI, inputs, count);
+	if (!out) return gsio_cli_check_batch(&CLI, &o->cli, false, false, inputs, count);
+	const char *several = gsio_cli_several(&CLI, &o->cli, inputs, count);
 	bool named_dir = gsio_cli_names_folder(out);
 	bool has_ext = gsio_cli_has_extension(out);
 	to->folder = several || named_dir;
@@ -183,7 +201,7 @@ static int decide_output(const cli *o, char *const *inputs, size_t count, gsio_c
 		return gsio_cli_usage_error(&CLI,
 		                            "%s inputs need a folder as -o, and %s names a file (give an "
 		                            "existing folder or end it in '/')",
-		                            count > 1 ? "several" : "a folder of", out);
+		                            several, out);
 	const char *base = strrchr(out, '/');
 	const char *dot = strrchr(base ? base + 1 : out, '.');
 	if (!to->folder && has_ext && strcasecmp(dot, ".glb") && strcasecmp(dot, ".gltf"))
@@ -191,7 +209,8 @@ static int decide_output(const cli *o, char *const *inputs, size_t count, gsio_c
 		                            "mdl2gltf writes .glb or .gltf, not '%s' (-o %s); gsio convert "
 		                            "writes the other formats",
 		                            dot, out);
-	return GSIO_CLI_GO_ON;
+	to->base = o->cli.base;
+	return gsio_cli_check_batch(&CLI, &o->cli, to->folder, false, inputs, count);
 }
 
 // -- Conversion
@@ -418,21 +437,23 @@ int main(int argc, char **argv)
 	if (rc != GSIO_CLI_GO_ON) return rc;
 	// Ctrl-C or a kill during a batch leaves no temporary file behind.
 	gsioi_install_cleanup_handlers();
-	char **inputs = argv + optind;
 	size_t count = (size_t)(argc - optind);
-	if (!count) {
+	if (!count && !o.cli.files_from) {
 		fprintf(stderr, "mdl2gltf: no input files\n");
 		fprintf(stderr, "usage: mdl2gltf [options] INPUT... [-o OUT]   (see --help)\n");
 		return GSIO_CLI_EXIT_USAGE;
 	}
+	static gsio_cli_args args; // static: as o
 	gsio_cli_outputs to;
 	gsio_cli_jobs jobs;
 	if ((rc = gsio_cli_load_palette(&CLI, &o.cli)) != GSIO_CLI_GO_ON ||
-	    (rc = decide_output(&o, inputs, count, &to)) != GSIO_CLI_GO_ON ||
-	    (rc = gsio_cli_plan(&CLI, inputs, count, &to, &jobs)) != GSIO_CLI_GO_ON)
+	    (rc = gsio_cli_args_get(&CLI, &o.cli, argv + optind, count, &args)) != GSIO_CLI_GO_ON ||
+	    (rc = decide_output(&o, args.items, args.count, &to)) != GSIO_CLI_GO_ON ||
+	    (rc = gsio_cli_plan(&CLI, &args, &to, &jobs)) != GSIO_CLI_GO_ON)
 		return rc;
-	double seconds = run_jobs(&o, &jobs);
+	double seconds = jobs.count ? run_jobs(&o, &jobs) : 0;
 	rc = gsio_cli_finish(&CLI, &o.cli, &jobs, seconds);
+	gsio_cli_args_free(&args);
 	gsio_cli_opts_free(&o.cli);
 	return rc;
 }

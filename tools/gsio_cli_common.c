@@ -3,6 +3,8 @@
 
 #include "gsio_inputs.h"
 #include "gsio_record.h"
+#include "gsio_update.h"
+#include "gsioi_place.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -94,6 +96,10 @@ static int shared_option(const gsio_cli *c, gsio_cli_opts *o, int argc, int ch, 
 	case GSIO_CLI_OPT_NOANIM: o->no_animation = true; break;
 	case GSIO_CLI_OPT_PALETTE: o->palette = arg; break;
 	case GSIO_CLI_OPT_REPORT: o->report = arg; break;
+	case GSIO_CLI_OPT_UPDATE: o->update = true; break;
+	case GSIO_CLI_OPT_FILES_FROM: o->files_from = arg; break;
+	case '0': o->null_list = true; break;
+	case GSIO_CLI_OPT_BASE: o->base = arg; break;
 	case GSIO_CLI_OPT_ANIM: return add_to_list(c, &o->anims, &o->anims_count, argc, arg);
 	case GSIO_CLI_OPT_PATH: return add_to_list(c, &o->paths, &o->paths_count, argc, arg);
 	case GSIO_CLI_OPT_FPS:
@@ -155,6 +161,34 @@ int gsio_cli_check_anim(const gsio_cli *c, const gsio_cli_opts *o)
 	return GSIO_CLI_GO_ON;
 }
 
+// --files-from - and an input '-' would both read standard input.
+static int check_stdin_list(const gsio_cli *c, const gsio_cli_opts *o, char *const *inputs,
+                            size_t n)
+{
+	if (!c->reads_stdin || !o->files_from || strcmp(o->files_from, "-")) return GSIO_CLI_GO_ON;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(inputs[i], "-"))
+			return gsio_cli_usage_error(c, "%s", "--files-from - reads the list from standard "
+			                                     "input: '-' cannot be an input too");
+	return GSIO_CLI_GO_ON;
+}
+
+int gsio_cli_check_batch(const gsio_cli *c, const gsio_cli_opts *o, bool folder, bool to_stdout,
+                         char *const *inputs, size_t n)
+{
+	if (o->update && o->force)
+		return gsio_cli_usage_error(c, "%s", "--update and --force contradict each other "
+		                                     "(--force converts every input again)");
+	if (o->update && to_stdout)
+		return gsio_cli_usage_error(c, "%s", "--update compares output files: not standard output");
+	if (o->null_list && !o->files_from)
+		return gsio_cli_usage_error(c, "%s", "-0 (--null) applies to --files-from");
+	if (o->base && !folder)
+		return gsio_cli_usage_error(c, "--base applies to an output folder (-o DIR), and %s",
+		                            o->out ? "-o names a file" : "there is no -o");
+	return check_stdin_list(c, o, inputs, n);
+}
+
 int gsio_cli_load_palette(const gsio_cli *c, gsio_cli_opts *o)
 {
 	if (!o->palette) return GSIO_CLI_GO_ON;
@@ -187,7 +221,7 @@ void gsio_cli_gltf_opts(const gsio_cli_opts *o, gsio_gltf_opts *go)
 	memset(go, 0, sizeof(*go));
 	if (o->keep_axes) go->flags |= GSIO_GLTF_KEEP_AXES;
 	if (o->no_animation) go->flags |= GSIO_GLTF_NO_ANIMATION;
-	if (!o->force) go->flags |= GSIO_GLTF_NO_REPLACE;
+	if (!gsio_cli_replaces(o)) go->flags |= GSIO_GLTF_NO_REPLACE;
 	go->scale = o->scale;
 }
 
@@ -225,6 +259,40 @@ bool gsio_cli_any_folder(const gsio_cli *c, char *const *args, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (is_folder_input(c, args[i])) return true;
 	return false;
+}
+
+const char *gsio_cli_several(const gsio_cli *c, const gsio_cli_opts *o, char *const *args, size_t n)
+{
+	if (n > 1) return "several";
+	if (o->files_from) return "listed";
+	return gsio_cli_any_folder(c, args, n) ? "a folder of" : NULL;
+}
+
+int gsio_cli_args_get(const gsio_cli *c, const gsio_cli_opts *o, char **argv, size_t n,
+                      gsio_cli_args *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (o->files_from && gsio_list_read(o->files_from, o->null_list, &a->list)) {
+		fprintf(stderr, "%s: cannot read the list %s: %s\n", c->name,
+		        strcmp(o->files_from, "-") ? o->files_from : "on standard input", strerror(errno));
+		return GSIO_CLI_EXIT_USAGE;
+	}
+	if (!(a->items = malloc((n + a->list.count + 1) * sizeof(*a->items)))) {
+		gsio_list_free(&a->list);
+		return out_of_memory(c);
+	}
+	memcpy(a->items, argv, n * sizeof(*argv));
+	memcpy(a->items + n, a->list.items, a->list.count * sizeof(*a->items));
+	a->count = n + a->list.count;
+	a->given = n;
+	return GSIO_CLI_GO_ON;
+}
+
+void gsio_cli_args_free(gsio_cli_args *a)
+{
+	free(a->items);
+	gsio_list_free(&a->list);
+	memset(a, 0, sizeof(*a));
 }
 
 static void free_jobs(gsio_cli_jobs *jobs)
@@ -273,23 +341,71 @@ static void refuse_taken_output(const gsio_cli *c, gsio_cli_jobs *jobs, size_t i
 	}
 }
 
-static bool list_inputs(const gsio_cli *c, char *const *args, size_t n, bool assimp, gsio_inputs *in)
+// Puts arg's own path below the base folder in front of the paths of the
+// inputs found for it (in->items[from ..]), which the output folder then
+// mirrors; outside the base they are refused. False when out of memory.
+static bool rebase(gsio_inputs *in, size_t from, const char *base, const char *arg)
 {
-	for (size_t i = 0; i < n; i++) {
-		bool ok = is_folder_input(c, args[i]) ? gsio_inputs_add_dir(in, args[i], assimp)
-		                                       : gsio_inputs_add(in, args[i], assimp);
+	bool outside;
+	char *prefix = gsio_path_below(base, arg, &outside);
+	if (!prefix && !outside) return false;
+	for (size_t k = from; k < in->count; k++) {
+		gsio_input *item = &in->items[k];
+		item->outside_base = outside;
+		if (outside || !*prefix) continue;
+		char *rel = item->rel ? gsio_join(prefix, item->rel) : strdup(prefix);
+		if (!rel) {
+			free(prefix);
+			return false;
+		}
+		free(item->rel);
+		item->rel = rel;
+	}
+	free(prefix);
+	return true;
+}
+
+static bool list_inputs(const gsio_cli *c, const gsio_cli_args *a, const gsio_cli_outputs *to,
+                        gsio_inputs *in)
+{
+	for (size_t i = 0; i < a->count; i++) {
+		const char *arg = a->items[i];
+		size_t from = in->count;
+		bool ok = is_folder_input(c, arg) ? gsio_inputs_add_dir(in, arg, to->assimp)
+		                                  : gsio_inputs_add(in, arg, to->assimp);
+		bool mirrored = to->folder && (to->base || i >= a->given);
+		if (ok && mirrored) ok = rebase(in, from, to->base ? to->base : ".", arg);
 		if (!ok) return false;
 	}
 	return true;
 }
 
-int gsio_cli_plan(const gsio_cli *c, char *const *args, size_t n, const gsio_cli_outputs *to,
+// Why an input is refused before it is read: its folder cannot be listed,
+// or it is outside the base folder.
+static void refuse_input(const gsio_cli *c, const gsio_cli_outputs *to, const gsio_input *item,
+                         gsio_cli_job *j)
+{
+	char msg[sizeof(j->err.message)];
+	if (item->unreadable) {
+		snprintf(msg, sizeof(msg), "cannot read this %s", c->folder);
+		gsio_cli_set_error(&j->err, GSIO_ERR_IO, j->input, msg);
+	} else if (item->outside_base) {
+		snprintf(msg, sizeof(msg), "is not below %.150s%s, which the output %s mirrors (--base)",
+		         to->base ? to->base : "the current folder", to->base ? "" : " (.)", c->folder);
+		gsio_cli_set_error(&j->err, GSIO_ERR_ARGUMENT, j->input, msg);
+	}
+}
+
+int gsio_cli_plan(const gsio_cli *c, const gsio_cli_args *a, const gsio_cli_outputs *to,
                   gsio_cli_jobs *jobs)
 {
 	gsio_inputs in = {0};
 	int rc = GSIO_CLI_GO_ON;
 	memset(jobs, 0, sizeof(*jobs));
-	if (!list_inputs(c, args, n, to->assimp, &in)) {
+	// An empty list (--files-from) is a part of a split list with nothing
+	// in it: nothing to do, not an error.
+	if (!a->count) return GSIO_CLI_GO_ON;
+	if (!list_inputs(c, a, to, &in)) {
 		rc = out_of_memory(c);
 	} else if (!in.count) {
 		fprintf(stderr, "%s: nothing to convert (no file with a known extension found)\n", c->name);
@@ -308,11 +424,7 @@ int gsio_cli_plan(const gsio_cli *c, char *const *args, size_t n, const gsio_cli
 			rc = out_of_memory(c);
 			break;
 		}
-		if (item->unreadable) {
-			char msg[64];
-			snprintf(msg, sizeof(msg), "cannot read this %s", c->folder);
-			gsio_cli_set_error(&j->err, GSIO_ERR_IO, j->input, msg);
-		}
+		refuse_input(c, to, item, j);
 		refuse_taken_output(c, jobs, i);
 	}
 	gsio_inputs_free(&in);
@@ -337,10 +449,28 @@ void gsio_cli_job_warn(void *j, const char *message)
 	(void)add_warning(j, message);
 }
 
+bool gsio_cli_replaces(const gsio_cli_opts *o)
+{
+	return o->force || o->update;
+}
+
+// Whether --update leaves job j as it is: its output is current.
+static bool job_current(const gsio_cli_opts *o, const gsio_cli_job *j)
+{
+	gsio_update_deps d = {o->palette, o->made_from, o->anims, o->anims_count, o->paths,
+	                      o->paths_count};
+	return gsio_output_current(j->input, j->output, &d);
+}
+
 bool gsio_cli_job_ready(const gsio_cli_opts *o, gsio_cli_job *j, bool to_stdout)
 {
 	if (j->err.code != GSIO_OK) return false;
-	return o->force || to_stdout || !gsio_output_taken(j->output, &j->err);
+	// Standard input has no time to compare: it is always read.
+	if (o->update && strcmp(j->input, "-") && job_current(o, j)) {
+		j->ok = j->up_to_date = true;
+		return false;
+	}
+	return gsio_cli_replaces(o) || to_stdout || !gsio_output_taken(j->output, &j->err);
 }
 
 bool gsio_cli_job_loaded(const gsio_cli_opts *o, gsio_cli_job *j, const gsio_scene *s)
@@ -362,7 +492,8 @@ void gsio_cli_job_write(const gsio_cli *c, const gsio_cli_opts *o, gsio_cli_job 
 		gsio_cli_set_error(&j->err, GSIO_ERR_IO, j->output, msg);
 	} else if (write(user, s, j) == 0) {
 		j->ok = true;
-	} else if (!o->force && j->err.code == GSIO_ERR_IO && strstr(j->err.message, "exists")) {
+	} else if (!gsio_cli_replaces(o) && j->err.code == GSIO_ERR_IO &&
+	           strstr(j->err.message, "exists")) {
 		// The library says what happened; the command says what to do.
 		size_t len = strlen(j->err.message);
 		snprintf(j->err.message + len, sizeof(j->err.message) - len, "; use --force to replace it");
@@ -371,6 +502,10 @@ void gsio_cli_job_write(const gsio_cli *c, const gsio_cli_opts *o, gsio_cli_job 
 
 bool gsio_cli_job_print(const gsio_cli *c, const gsio_cli_opts *o, const gsio_cli_job *j)
 {
+	if (j->up_to_date) {
+		if (o->verbose) printf("%s -> %s up to date\n", j->input, j->output);
+		return false;
+	}
 	if (!j->ok) {
 		char buf[1024];
 		gsio_error_format(&j->err, buf, sizeof(buf));
@@ -390,34 +525,89 @@ bool gsio_cli_job_print(const gsio_cli *c, const gsio_cli_opts *o, const gsio_cl
 
 // -- The end
 
-// One record per input, the same as `gsio info --json` (tools/gsio_record.h;
-// the README's "Records").
-static int write_report(const gsio_cli *c, const char *path, gsio_cli_jobs *jobs, size_t failed)
+// How the jobs went.
+typedef struct tally {
+	size_t failed, current;
+} tally;
+
+// Job j's record, the same as `gsio info --json`'s (tools/gsio_record.h; the
+// README's "Records"); takes its scene.
+static cJSON *job_record(gsio_cli_job *j)
 {
+	cJSON *r = gsio_record_new(j->input, j->output, j->ok ? NULL : &j->err, j->scene, NULL,
+	                           j->warnings, j->warnings_count, j->seconds);
+	j->scene = NULL;
+	if (j->up_to_date) cJSON_ReplaceItemInObject(r, "status", cJSON_CreateString("up to date"));
+	return r;
+}
+
+static bool ends_with(const char *s, const char *end)
+{
+	size_t n = strlen(s), k = strlen(end);
+	return n >= k && !strcmp(s + n - k, end);
+}
+
+// The records one a line (a .jsonl report): the reports of several runs
+// joined by cat are the records of all. Placed atomically, like the other.
+static int write_record_lines(const char *path, gsio_cli_jobs *jobs)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f) return -1;
+	bool ok = true;
+	for (size_t i = 0; ok && i < jobs->count; i++) {
+		cJSON *r = job_record(&jobs->items[i]);
+		char *line = cJSON_PrintUnformatted(r);
+		ok = line && fprintf(f, "%s\n", line) >= 0;
+		free(line);
+		cJSON_Delete(r);
+	}
+	ok = !fclose(f) && ok;
+	gsio_error err;
+	gsioi_file_data out = {path, (const uint8_t *)text, len};
+	int rc = ok && !gsioi_place_files(&out, 1, false, &err) ? 0 : -1;
+	free(text);
+	return rc;
+}
+
+// The report: the records in an object with the tool and the counts.
+static int write_report(const gsio_cli *c, const gsio_cli_opts *o, gsio_cli_jobs *jobs, tally t)
+{
+	if (ends_with(o->report, ".jsonl")) return write_record_lines(o->report, jobs);
 	cJSON *root = cJSON_CreateObject();
 	cJSON_AddStringToObject(root, "tool", c->name);
 	cJSON_AddStringToObject(root, "version", GSIO_VERSION_STRING);
 	cJSON *arr = cJSON_AddArrayToObject(root, "inputs");
-	for (size_t i = 0; i < jobs->count; i++) {
-		gsio_cli_job *j = &jobs->items[i];
-		cJSON_AddItemToArray(arr, gsio_record_new(j->input, j->output, j->ok ? NULL : &j->err,
-		                                          j->scene, NULL, j->warnings, j->warnings_count,
-		                                          j->seconds));
-		j->scene = NULL; // taken by the record
-	}
-	cJSON_AddNumberToObject(root, "converted", (double)(jobs->count - failed));
-	cJSON_AddNumberToObject(root, "failed", (double)failed);
-	int rc = gsio_record_write_file(path, root);
+	for (size_t i = 0; i < jobs->count; i++) cJSON_AddItemToArray(arr, job_record(&jobs->items[i]));
+	cJSON_AddNumberToObject(root, "converted", (double)(jobs->count - t.failed - t.current));
+	cJSON_AddNumberToObject(root, "failed", (double)t.failed);
+	if (o->update) cJSON_AddNumberToObject(root, "up_to_date", (double)t.current);
+	int rc = gsio_record_write_file(o->report, root);
 	cJSON_Delete(root);
 	return rc;
 }
 
+// The summary line: "converted 3 of 5 files (1 failed, 1 up to date) in 0.20 s".
+static void print_summary(const gsio_cli *c, const gsio_cli_opts *o, size_t count, tally t,
+                          double seconds)
+{
+	char current[64] = "", took[64] = "";
+	if (o->update) snprintf(current, sizeof(current), ", %zu up to date", t.current);
+	if (c->batch_summary) snprintf(took, sizeof(took), " in %.2f s", seconds);
+	fprintf(stderr, "%s: converted %zu of %zu files (%zu failed%s)%s\n", c->name,
+	        count - t.failed - t.current, count, t.failed, current, took);
+}
+
 int gsio_cli_finish(const gsio_cli *c, const gsio_cli_opts *o, gsio_cli_jobs *jobs, double seconds)
 {
-	size_t failed = 0;
-	for (size_t i = 0; i < jobs->count; i++) failed += !jobs->items[i].ok;
-	int rc = failed ? GSIO_CLI_EXIT_FAILED : 0;
-	if (o->report && write_report(c, o->report, jobs, failed)) {
+	tally t = {0, 0};
+	for (size_t i = 0; i < jobs->count; i++) {
+		t.failed += !jobs->items[i].ok;
+		t.current += jobs->items[i].up_to_date;
+	}
+	int rc = t.failed ? GSIO_CLI_EXIT_FAILED : 0;
+	if (o->report && write_report(c, o, jobs, t)) {
 		if (c->report_error_says_why)
 			fprintf(stderr, "%s: cannot write the report %s: %s\n", c->name, o->report,
 			        strerror(errno));
@@ -425,12 +615,8 @@ int gsio_cli_finish(const gsio_cli *c, const gsio_cli_opts *o, gsio_cli_jobs *jo
 			fprintf(stderr, "%s: cannot write the report %s\n", c->name, o->report);
 		rc = GSIO_CLI_EXIT_FAILED;
 	}
-	if (!o->quiet && (c->batch_summary || jobs->count > 1)) {
-		char took[64] = "";
-		if (c->batch_summary) snprintf(took, sizeof(took), " in %.2f s", seconds);
-		fprintf(stderr, "%s: converted %zu of %zu files (%zu failed)%s\n", c->name,
-		        jobs->count - failed, jobs->count, failed, took);
-	}
+	if (!o->quiet && (c->batch_summary || jobs->count > 1))
+		print_summary(c, o, jobs->count, t, seconds);
 	free_jobs(jobs);
 	return rc;
 }

@@ -8,6 +8,7 @@
 
 #include "gsio.h"
 #include "gsio_gltf.h"
+#include "gsio_inputs.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -75,7 +76,13 @@ typedef struct gsio_cli_opts {
 	size_t anims_count;
 	const char **paths;      /**< --path, repeatable: folders searched for the files a level names */
 	size_t paths_count;
-	const char *report;      /**< --report */
+	const char *report;      /**< --report; a name ending in .jsonl: one record a line */
+	bool update;             /**< --update: only the inputs whose output is missing or older */
+	const char *files_from;  /**< --files-from: a list of inputs ("-": standard input) */
+	bool null_list;          /**< -0, --null: the list is NUL-separated */
+	const char *base;        /**< --base: outputs mirror the inputs' paths below it */
+	const char *made_from;   /**< another file every output is made from (--update compares
+	                              it): gsio convert's --color-map */
 } gsio_cli_opts;
 
 /** getopt_long values of the shared options; a command's own start at
@@ -92,10 +99,14 @@ enum {
 	GSIO_CLI_OPT_REPORT,
 	GSIO_CLI_OPT_HELP,
 	GSIO_CLI_OPT_VERSION,
+	GSIO_CLI_OPT_UPDATE,
+	GSIO_CLI_OPT_FILES_FROM,
+	GSIO_CLI_OPT_BASE,
 	GSIO_CLI_OPT_OWN
 };
 
-/** The shared entries of a command's getopt_long table. */
+/** The shared entries of a command's getopt_long table; a command names
+ *  the short ones it takes (-o, -q, -v, -0) in its own string. */
 #define GSIO_CLI_LONG_OPTIONS                                       \
 	{"output", required_argument, NULL, 'o'},                   \
 	{"fps", required_argument, NULL, GSIO_CLI_OPT_FPS},         \
@@ -110,7 +121,11 @@ enum {
 	{"quiet", no_argument, NULL, 'q'},                          \
 	{"verbose", no_argument, NULL, 'v'},                        \
 	{"help", no_argument, NULL, GSIO_CLI_OPT_HELP},             \
-	{"version", no_argument, NULL, GSIO_CLI_OPT_VERSION}
+	{"version", no_argument, NULL, GSIO_CLI_OPT_VERSION},       \
+	{"update", no_argument, NULL, GSIO_CLI_OPT_UPDATE},         \
+	{"files-from", required_argument, NULL, GSIO_CLI_OPT_FILES_FROM}, \
+	{"null", no_argument, NULL, '0'},                           \
+	{"base", required_argument, NULL, GSIO_CLI_OPT_BASE}
 
 /** A command's own option: GSIO_CLI_GO_ON, an exit status, or GSIO_CLI_UNKNOWN. */
 typedef int (*gsio_cli_option_fn)(void *user, int ch, const char *arg);
@@ -135,13 +150,19 @@ bool gsio_cli_parse_float(const gsio_cli *c, const char *s, float *out, bool pos
 int gsio_cli_check_quiet_verbose(const gsio_cli *c, const gsio_cli_opts *o);
 int gsio_cli_check_anim(const gsio_cli *c, const gsio_cli_opts *o);
 
+/** The usage errors of --update, --files-from, -0 and --base against the
+ *  output (`folder`: -o names a folder) and the inputs: GSIO_CLI_GO_ON
+ *  when there is none. */
+int gsio_cli_check_batch(const gsio_cli *c, const gsio_cli_opts *o, bool folder, bool to_stdout,
+                         char *const *inputs, size_t n);
+
 /** Loads --palette, when given: GSIO_CLI_GO_ON or a usage error. */
 int gsio_cli_load_palette(const gsio_cli *c, gsio_cli_opts *o);
 
 /** The load options the shared options ask for (terrains kept as grids). */
 void gsio_cli_load_opts(const gsio_cli_opts *o, gsio_opts *lo);
 /** The glTF options the shared options ask for (axes, animation, scale, no
- *  replacing without --force); the command adds its own. */
+ *  replacing without --force or --update); the command adds its own. */
 void gsio_cli_gltf_opts(const gsio_cli_opts *o, gsio_gltf_opts *go);
 
 // -- Inputs and outputs
@@ -152,6 +173,25 @@ bool gsio_cli_names_folder(const char *out);
 bool gsio_cli_has_extension(const char *path);
 /** Whether any of the n input arguments is a folder. */
 bool gsio_cli_any_folder(const gsio_cli *c, char *const *args, size_t n);
+/** Why the n inputs need an output folder, as the words before "inputs":
+ *  "several", "listed" (--files-from: a list holds any number, so that each
+ *  part of a split list goes to the same place), "a folder of"; NULL for
+ *  one file. */
+const char *gsio_cli_several(const gsio_cli *c, const gsio_cli_opts *o, char *const *args, size_t n);
+
+/** The inputs: the command line's, then those --files-from lists. */
+typedef struct gsio_cli_args {
+	char **items;
+	size_t count;
+	size_t given; /**< how many of them are the command line's */
+	gsio_list list;
+} gsio_cli_args;
+
+/** Gathers the inputs: the n of argv, then the list's. GSIO_CLI_GO_ON, or
+ *  the exit status after "cannot read the list". */
+int gsio_cli_args_get(const gsio_cli *c, const gsio_cli_opts *o, char **argv, size_t n,
+                      gsio_cli_args *a);
+void gsio_cli_args_free(gsio_cli_args *a);
 
 /** One input, its output and its results. */
 typedef struct gsio_cli_job {
@@ -159,6 +199,7 @@ typedef struct gsio_cli_job {
 	char *output;          /**< NULL: none (see unreadable_keeps_output) */
 	gsio_error err;        /**< set before converting when the job is refused */
 	bool ok;
+	bool up_to_date;       /**< --update found its output current: not converted (ok) */
 	double seconds;
 	cJSON *scene;          /**< with --report: what the input holds (gsio_record_scene) */
 	char **warnings;       /**< the scene's, then the writer's */
@@ -177,17 +218,27 @@ typedef struct gsio_cli_outputs {
 	bool folder;     /**< out is a folder that mirrors the input tree */
 	const char *ext; /**< the outputs' extension in a folder or beside the inputs */
 	bool assimp;     /**< folders are searched for Assimp's extensions too */
+	/** In a folder: the listed inputs' paths below this folder are
+	 *  mirrored (NULL: the current folder's), and with it given the
+	 *  command line's too (else a file goes in by its name, a folder's
+	 *  files by their path below it). */
+	const char *base;
 } gsio_cli_outputs;
 
 /** Lists the inputs (files as named, folders searched: gsio_inputs.h) with
- *  their outputs. An input whose folder cannot be listed, or whose output
- *  an earlier input has, is refused (its err set). GSIO_CLI_GO_ON, or the
- *  exit status after "nothing to convert" or "out of memory". */
-int gsio_cli_plan(const gsio_cli *c, char *const *args, size_t n, const gsio_cli_outputs *to,
+ *  their outputs. An input whose folder cannot be listed, whose output an
+ *  earlier input has, or that lies outside the base folder, is refused (its
+ *  err set). GSIO_CLI_GO_ON (no job for an empty list), or the exit status
+ *  after "nothing to convert" or "out of memory". */
+int gsio_cli_plan(const gsio_cli *c, const gsio_cli_args *a, const gsio_cli_outputs *to,
                   gsio_cli_jobs *jobs);
 
-/** Whether job j is to be loaded: not refused, and its output free (or
- *  --force; standard output always is). Else j->err says why. */
+/** Whether the writers may replace an existing output (--force, --update). */
+bool gsio_cli_replaces(const gsio_cli_opts *o);
+
+/** Whether job j is to be loaded: not refused, not current (--update: then
+ *  j->up_to_date), and its output free (or replaced; standard output
+ *  always is). Else j->err says why. */
 bool gsio_cli_job_ready(const gsio_cli_opts *o, gsio_cli_job *j, bool to_stdout);
 
 /** Keeps what the loaded scene s says for the job: its warnings and, with
@@ -206,12 +257,13 @@ void gsio_cli_job_write(const gsio_cli *c, const gsio_cli_opts *o, gsio_cli_job 
                         const gsio_scene *s, bool to_stdout, gsio_cli_write_fn write,
                         const void *user);
 
-/** Prints job j's error or (unless --quiet) its warnings. Returns j->ok. */
+/** Prints job j's error or (unless --quiet) its warnings; for a job left
+ *  up to date, its line with --verbose. Returns whether j was converted. */
 bool gsio_cli_job_print(const gsio_cli *c, const gsio_cli_opts *o, const gsio_cli_job *j);
 
 /** Writes --report, prints the summary line (unless --quiet; `seconds` the
  *  batch's time) and frees the jobs. Returns the exit status: 0 when every
- *  input was converted and the report written, else 1. */
+ *  input was converted (or up to date) and the report written, else 1. */
 int gsio_cli_finish(const gsio_cli *c, const gsio_cli_opts *o, gsio_cli_jobs *jobs, double seconds);
 
 /** Frees the option lists. */

@@ -100,15 +100,32 @@ static void convert_usage(FILE *f)
 	        "              and mirrors the input tree; -f says the format;\n"
 	        "  -           standard output: one input, written as GLB (default), MDL5 or\n"
 	        "              HMP5 (not a terminal).\n"
-	        "An existing output is an error unless --force (found before the input is\n"
-	        "read). Files are written under a temporary name and renamed into place,\n"
-	        "an .md5mesh and its .md5anim only when both are written: nothing is left\n"
-	        "and no old file is replaced when a write fails.\n"
+	        "An existing output is an error unless --force or --update (found before the\n"
+	        "input is read). Files are written under a temporary name and renamed into\n"
+	        "place, an .md5mesh and its .md5anim only when both are written: nothing is\n"
+	        "left and no old file is replaced when a write fails.\n"
 	        "\n"
 	        "options:\n"
 	        "  -o, --output OUT   the output file, folder or '-'\n"
 	        "  -f, --format FMT   glb, gltf, mdl5, hmp5 or md5 (required for a folder OUT)\n"
 	        "  --force            replace existing outputs\n"
+	        "  --update           convert only the inputs whose output is missing or older\n"
+	        "                     than the input or a file it is made from (--palette,\n"
+	        "                     --anim, --color-map, the .md5anim files beside an\n"
+	        "                     .md5mesh, a level's WADs, models and sprites), replacing\n"
+	        "                     the older outputs; the others are up to date (not an\n"
+	        "                     error). Textures a model names and the options an output\n"
+	        "                     was made with are not compared: use --force after changing\n"
+	        "                     those. Not with --force, nor with -o -\n"
+	        "  --files-from FILE  also convert the inputs FILE lists, one a line ('-':\n"
+	        "                     standard input). OUT is then a folder, and a listed\n"
+	        "                     input's output mirrors its path below the current folder\n"
+	        "                     (or --base): a list split into parts, each run on its own,\n"
+	        "                     writes the same files as the whole list in one run\n"
+	        "  -0, --null         the list is NUL-separated (find -print0)\n"
+	        "  --base DIR         outputs in the folder OUT mirror the inputs' paths below\n"
+	        "                     DIR, those on the command line too; an input outside DIR\n"
+	        "                     fails\n"
 	        "  --no-animation     the first frame / bind pose only (needed to write a\n"
 	        "                     vertex-animated model as MD5, which has no morph animation)\n"
 	        "  --fps F            frame rate given to vertex-animation clips when reading\n"
@@ -122,7 +139,8 @@ static void convert_usage(FILE *f)
 	        "                     base name, case-insensitively; nothing outside these\n"
 	        "                     folders is opened)\n"
 	        "  --report FILE      a JSON record per input (the README's \"Records\"), as\n"
-	        "                     mdl2gltf --report writes them\n"
+	        "                     mdl2gltf --report writes them; a name ending in .jsonl\n"
+	        "                     gets one record a line (reports joined with cat)\n"
 	        "  -q, --quiet        print errors only\n"
 	        "  -v, --verbose      print a line per converted input\n"
 	        "  --help             print this text and exit\n"
@@ -141,9 +159,10 @@ static void convert_usage(FILE *f)
 	        "  --height-range MIN:MAX  heights rescaled into this range\n"
 	        "  --color-map FILE   colour map for a heightmap image input (.png)\n"
 	        "\n"
-	        "Exit status: 0 when every input was converted, 1 when any failed, 2 on a usage\n"
-	        "error (bad option, no input, several inputs into one file, an OUT extension\n"
-	        "no writer has, a format to standard output that is several files).\n");
+	        "Exit status: 0 when every input was converted (or up to date, or the list was\n"
+	        "empty), 1 when any failed, 2 on a usage error (bad option, no input, an\n"
+	        "unreadable list, several inputs into one file, an OUT extension no writer has,\n"
+	        "a format to standard output that is several files).\n");
 }
 
 static const gsio_cli CLI = {
@@ -234,7 +253,7 @@ static int convert_option(void *user, int ch, const char *arg)
 			return usage_error("--cell-size needs a positive number, not '%s'", arg);
 		break;
 	case OPT_RANGE: o->hmp_only_used = true; return parse_height_range(o, arg);
-	case OPT_COLOR: o->hmp_only_used = true; o->color_map = arg; break;
+	case OPT_COLOR: o->hmp_only_used = true; o->color_map = o->cli.made_from = arg; break;
 	default: return GSIO_CLI_UNKNOWN;
 	}
 	return GSIO_CLI_GO_ON;
@@ -263,11 +282,11 @@ static int parse_options(conv_opts *o, int argc, char **argv, char ***inputs, si
 	args[0] = "gsio convert";
 	for (int i = 0; i < argc; i++) args[i + 1] = argv[i];
 	int ac = argc + 1;
-	int rc = gsio_cli_parse(&CLI, &o->cli, ac, args, ":o:f:qv", longs, convert_option, o);
+	int rc = gsio_cli_parse(&CLI, &o->cli, ac, args, ":o:f:qv0", longs, convert_option, o);
 	if (rc != GSIO_CLI_GO_ON) return rc;
 	*inputs = args + optind;
 	*count = (size_t)(ac - optind);
-	if (!*count) return usage_error("%s", "no INPUT given");
+	if (!*count && !o->cli.files_from) return usage_error("%s", "no INPUT given");
 	if (!o->cli.out)
 		return usage_error("%s", "no output: give -o OUT (a file, a folder, or - for standard "
 		                         "output)");
@@ -281,7 +300,7 @@ static int decide_output(conv_opts *o, char *const *inputs, size_t count)
 	const char *out = o->cli.out;
 	o->to_stdout = !strcmp(out, "-");
 	o->out_dir = !o->to_stdout && (gsio_cli_names_folder(out) || !gsio_cli_has_extension(out));
-	bool several = count > 1 || gsio_cli_any_folder(&CLI, inputs, count);
+	const char *several = gsio_cli_several(&CLI, &o->cli, inputs, count);
 	if (!o->fmt) {
 		if (o->to_stdout) {
 			o->fmt = FMT_GLB;
@@ -295,8 +314,7 @@ static int decide_output(conv_opts *o, char *const *inputs, size_t count)
 		}
 	}
 	if (several && !o->out_dir)
-		return usage_error("%s inputs need a folder as the output, and %s is %s",
-		                   count > 1 ? "several" : "a folder of", out,
+		return usage_error("%s inputs need a folder as the output, and %s is %s", several, out,
 		                   o->to_stdout ? "standard output"
 		                                : "a file (give an existing folder or end it in '/')");
 	if (o->to_stdout && (o->fmt == FMT_GLTF || o->fmt == FMT_MD5))
@@ -305,7 +323,7 @@ static int decide_output(conv_opts *o, char *const *inputs, size_t count)
 		                   format_name(o->fmt));
 	if (o->to_stdout && isatty(1))
 		return usage_error("%s", "standard output is a terminal: redirect it or give -o FILE");
-	return GSIO_CLI_GO_ON;
+	return gsio_cli_check_batch(&CLI, &o->cli, o->out_dir, o->to_stdout, inputs, count);
 }
 
 // The options of one output format given for another; '-' not alone.
@@ -326,8 +344,7 @@ static int check_options(const conv_opts *o, char *const *inputs, size_t count)
 		                   fmt);
 	size_t stdin_inputs = 0;
 	for (size_t i = 0; i < count; i++) stdin_inputs += !strcmp(inputs[i], "-");
-	bool several = count > 1 || gsio_cli_any_folder(&CLI, inputs, count);
-	if (stdin_inputs && (several || stdin_inputs > 1))
+	if (stdin_inputs && (gsio_cli_several(&CLI, &o->cli, inputs, count) || stdin_inputs > 1))
 		return usage_error("%s", "'-' (standard input) must be the only input");
 	return GSIO_CLI_GO_ON;
 }
@@ -434,7 +451,7 @@ static int write_mdl5(const conv_opts *o, const gsio_scene *s, gsio_cli_job *j)
 	mo.dither = o->dither;
 	mo.mipmaps = o->mipmaps;
 	mo.bake_fps = o->bake_fps;
-	mo.no_replace = !o->cli.force;
+	mo.no_replace = !gsio_cli_replaces(&o->cli);
 	mo.warn = gsio_cli_job_warn;
 	mo.warn_user = j;
 	if (!o->to_stdout) return gsio_mdl5_write_file(s, j->output, &mo, &j->err);
@@ -453,7 +470,7 @@ static int write_hmp5(const conv_opts *o, const gsio_scene *s, gsio_cli_job *j)
 	ho.dither = o->dither;
 	ho.mipmaps = o->mipmaps;
 	hmp5_grid_opts(o, &ho);
-	ho.no_replace = !o->cli.force;
+	ho.no_replace = !gsio_cli_replaces(&o->cli);
 	ho.warn = gsio_cli_job_warn;
 	ho.warn_user = j;
 	if (!o->to_stdout) return gsio_hmp5_write_file(s, j->output, &ho, &j->err);
@@ -468,7 +485,7 @@ static int write_md5(const conv_opts *o, const gsio_scene *s, gsio_cli_job *j)
 	gsio_md5_write_opts mo;
 	memset(&mo, 0, sizeof(mo));
 	if (o->cli.no_animation) mo.flags |= GSIO_MD5_WRITE_NO_ANIMATION;
-	if (!o->cli.force) mo.flags |= GSIO_MD5_WRITE_NO_REPLACE;
+	if (!gsio_cli_replaces(&o->cli)) mo.flags |= GSIO_MD5_WRITE_NO_REPLACE;
 	mo.commandline = "gsio convert " GSIO_VERSION_STRING;
 	mo.warn = gsio_cli_job_warn;
 	mo.warn_user = j;
@@ -521,20 +538,24 @@ int gsio_cmd_convert(int argc, char **argv)
 {
 	static conv_opts o; // static: what it points to stays reachable on an early return
 	memset(&o, 0, sizeof(o));
+	static gsio_cli_args args; // static: as o
 	char **inputs = NULL;
 	size_t count = 0;
 	int rc = parse_options(&o, argc, argv, &inputs, &count);
-	if (rc == GSIO_CLI_GO_ON) rc = decide_output(&o, inputs, count);
-	if (rc == GSIO_CLI_GO_ON) rc = check_options(&o, inputs, count);
+	if (rc == GSIO_CLI_GO_ON) rc = gsio_cli_args_get(&CLI, &o.cli, inputs, count, &args);
+	if (rc == GSIO_CLI_GO_ON) rc = decide_output(&o, args.items, args.count);
+	if (rc == GSIO_CLI_GO_ON) rc = check_options(&o, args.items, args.count);
 	if (rc == GSIO_CLI_GO_ON) rc = gsio_cli_load_palette(&CLI, &o.cli);
 	if (rc != GSIO_CLI_GO_ON) return rc;
 	gsioi_install_cleanup_handlers();
 
-	gsio_cli_outputs to = {o.cli.out, o.out_dir, format_ext(o.fmt), gsio_cli_have_assimp()};
+	gsio_cli_outputs to = {o.cli.out, o.out_dir, format_ext(o.fmt), gsio_cli_have_assimp(),
+	                       o.cli.base};
 	gsio_cli_jobs jobs;
-	if ((rc = gsio_cli_plan(&CLI, inputs, count, &to, &jobs)) != GSIO_CLI_GO_ON) return rc;
+	if ((rc = gsio_cli_plan(&CLI, &args, &to, &jobs)) != GSIO_CLI_GO_ON) return rc;
 	for (size_t i = 0; i < jobs.count; i++) convert_one(&o, &jobs.items[i]);
 	rc = gsio_cli_finish(&CLI, &o.cli, &jobs, 0);
+	gsio_cli_args_free(&args);
 	gsio_cli_opts_free(&o.cli);
 	return rc;
 }

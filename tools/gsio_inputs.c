@@ -5,11 +5,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 const char *const gsio_assimp_extensions =
     "gltf glb obj fbx dae 3ds blend ply stl x ms3d lwo lws ac ase md2 md3 smd";
@@ -204,6 +206,123 @@ void gsio_inputs_free(gsio_inputs *l)
 	}
 	free(l->items);
 	memset(l, 0, sizeof(*l));
+}
+
+// -- Lists (--files-from)
+
+// The whole of f, NUL-terminated, into *text; its length into *len.
+static int read_all(FILE *f, char **text, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *t = malloc(cap);
+	while (t) {
+		n += fread(t + n, 1, cap - n - 1, f);
+		if (ferror(f) || feof(f)) break;
+		char *more = realloc(t, cap * 2);
+		if (!more) free(t);
+		t = more;
+		cap *= 2;
+	}
+	if (!t) {
+		errno = ENOMEM;
+		return -1;
+	}
+	if (ferror(f)) {
+		free(t);
+		errno = EIO;
+		return -1;
+	}
+	t[n] = 0;
+	*text = t;
+	*len = n;
+	return 0;
+}
+
+// Cuts text into its entries (see gsio_list_read).
+static int split_list(gsio_list *l, size_t len, bool nul)
+{
+	char sep = nul ? '\0' : '\n';
+	size_t most = 1;
+	for (size_t i = 0; i < len; i++) most += l->text[i] == sep;
+	if (!(l->items = malloc(most * sizeof(*l->items)))) return -1;
+	for (size_t start = 0, i = 0; i <= len; i++) {
+		if (i < len && l->text[i] != sep) continue;
+		size_t end = i;
+		// A list written on Windows: "name\r\n".
+		if (!nul && end > start && l->text[end - 1] == '\r') end--;
+		l->text[end] = 0;
+		if (end > start) l->items[l->count++] = l->text + start;
+		start = i + 1;
+	}
+	return 0;
+}
+
+int gsio_list_read(const char *path, bool nul, gsio_list *l)
+{
+	memset(l, 0, sizeof(*l));
+	bool is_stdin = !strcmp(path, "-");
+	FILE *f = is_stdin ? stdin : fopen(path, "rb");
+	if (!f) return -1;
+	size_t len = 0;
+	int rc = read_all(f, &l->text, &len);
+	if (!is_stdin) fclose(f);
+	if (!rc && (rc = split_list(l, len, nul))) errno = ENOMEM;
+	if (rc) gsio_list_free(l);
+	return rc;
+}
+
+void gsio_list_free(gsio_list *l)
+{
+	free(l->items);
+	free(l->text);
+	memset(l, 0, sizeof(*l));
+}
+
+// -- Paths below a folder
+
+// path made absolute (the current folder before a relative one), "." and
+// empty components dropped and ".." taking away the one before it: "/" or
+// "/a/b". malloc'd; NULL when out of memory or the current folder is gone.
+static char *absolute_by_name(const char *path)
+{
+	char cwd[PATH_MAX];
+	char *full = path[0] == '/' ? strdup(path) : getcwd(cwd, sizeof(cwd)) ? gsio_join(cwd, path) : NULL;
+	char *out = full ? malloc(strlen(full) + 2) : NULL;
+	size_t n = 0;
+	for (char *c = full, *next; out && c; c = next) {
+		next = strchr(c, '/');
+		size_t len = next ? (size_t)(next++ - c) : strlen(c);
+		if (!len || (len == 1 && c[0] == '.')) continue;
+		if (len == 2 && c[0] == '.' && c[1] == '.') {
+			while (n > 0 && out[--n] != '/') {}
+			continue;
+		}
+		out[n++] = '/';
+		memcpy(out + n, c, len);
+		n += len;
+	}
+	if (out) {
+		if (!n) out[n++] = '/';
+		out[n] = 0;
+	}
+	free(full);
+	return out;
+}
+
+char *gsio_path_below(const char *base, const char *path, bool *outside)
+{
+	*outside = false;
+	char *b = absolute_by_name(base), *p = absolute_by_name(path), *rel = NULL;
+	if (b && p) {
+		size_t n = strcmp(b, "/") ? strlen(b) : 0;
+		if (!strncmp(p, b, n) && (p[n] == '/' || !p[n]))
+			rel = strdup(p[n] ? p + n + 1 : "");
+		else
+			*outside = true;
+	}
+	free(b);
+	free(p);
+	return rel;
 }
 
 bool gsio_output_taken(const char *path, gsio_error *err)

@@ -16,6 +16,7 @@ typedef struct gsio_input {
 	char *path;
 	char *rel;
 	bool unreadable;      /**< a folder that could not be listed */
+	bool outside_base;    /**< --base given or --files-from: not below the base folder */
 } gsio_input;
 
 typedef struct gsio_inputs {
@@ -39,6 +40,25 @@ bool gsio_inputs_add(gsio_inputs *l, const char *arg, bool assimp);
  *  of memory. */
 bool gsio_inputs_add_dir(gsio_inputs *l, const char *dir, bool assimp);
 void gsio_inputs_free(gsio_inputs *l);
+
+/** A list of inputs (--files-from): entries point into `text`. */
+typedef struct gsio_list {
+	char **items;
+	size_t count;
+	char *text;
+} gsio_list;
+
+/** Reads the list in file `path` ("-": standard input): one path a line
+ *  (a line's final '\r' dropped), or NUL-separated with `nul`; empty
+ *  entries are skipped. 0, or -1 with errno set. */
+int gsio_list_read(const char *path, bool nul, gsio_list *l);
+void gsio_list_free(gsio_list *l);
+
+/** path below the folder base, both taken as written (relative ones from
+ *  the current folder; "." and ".." resolved by name, links not followed):
+ *  malloc'd, "" for base itself. NULL with *outside set when path is not
+ *  below base, or not set when out of memory. */
+char *gsio_path_below(const char *base, const char *path, bool *outside);
 
 /** Whether an output path is taken already (anything there, a dangling link
  *  too): then err says so the way both commands say it ("exists (not

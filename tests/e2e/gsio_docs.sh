@@ -34,5 +34,9 @@ bash -c '
 	. "$1/tools/completion/mdl2gltf.bash"
 	COMP_WORDS=(mdl2gltf --gl); COMP_CWORD=1; _mdl2gltf
 	[ "${COMPREPLY[*]}" = --gltf ] || { echo "FAIL: mdl2gltf completion: ${COMPREPLY[*]}"; exit 1; }
+	COMP_WORDS=(mdl2gltf --upd); COMP_CWORD=1; _mdl2gltf
+	[ "${COMPREPLY[*]}" = --update ] || { echo "FAIL: mdl2gltf --update completion: ${COMPREPLY[*]}"; exit 1; }
+	COMP_WORDS=(gsio convert --files); COMP_CWORD=2; _gsio
+	[ "${COMPREPLY[*]}" = --files-from ] || { echo "FAIL: convert --files-from completion: ${COMPREPLY[*]}"; exit 1; }
 ' sh "$src" || exit 1
 echo "man pages and bash completions ok"

@@ -25,11 +25,12 @@ _gsio()
 		--axes) COMPREPLY=($(compgen -W "gltf source" -- "$cur")); return ;;
 		--skin-format) COMPREPLY=($(compgen -W "auto pal8 565 4444 888 8888" -- "$cur")); return ;;
 		--fps|--scale|--bake-fps|--grid|--cell-size|--height-range) return ;;
-		-o|--output|--palette|--anim|--report|--color-map) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-		--path) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+		-o|--output|--palette|--anim|--report|--color-map|--files-from) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+		--path|--base) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 		esac
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "-o --output -f --format --force --no-animation --fps --palette
+			COMPREPLY=($(compgen -W "-o --output -f --format --force --update --files-from -0 --null
+			    --base --no-animation --fps --palette
 			    --anim --path --report -q --quiet -v --verbose --help --version --scale --axes
 			    --skin-format --mipmaps --dither --bake-fps --grid --cell-size --height-range
 			    --color-map" -- "$cur"))

@@ -7,12 +7,13 @@ _mdl2gltf()
 	case $prev in
 	--axes) COMPREPLY=($(compgen -W "gltf source" -- "$cur")); return ;;
 	-j|--jobs|--fps|--scale) return ;;
-	-o|--output|--palette|--anim|--report) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	--path) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	-o|--output|--palette|--anim|--report|--files-from) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--path|--base) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "-o --output --gltf -j --jobs --fps --palette --scale --axes
-		    --no-animation --compact --anim --path --force --report --quiet --verbose --version --help" -- "$cur"))
+		    --no-animation --compact --anim --path --force --update --files-from -0 --null --base
+		    --report --quiet --verbose --version --help" -- "$cur"))
 	else
 		COMPREPLY=($(compgen -f -- "$cur"))
 	fi
