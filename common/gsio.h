@@ -319,7 +319,8 @@ typedef struct gsio_image {
 	 *  bytes are the picture (width and height still set); with the flag
 	 *  an embedded DDS skin (type 6) is kept so too. A writer may store
 	 *  these bytes instead of encoding rgba again (the glTF writer embeds a
-	 *  PNG or JPEG as it is, once for images that share the same bytes,
+	 *  PNG or JPEG as it is, less a PNG's colour-space chunks, once for
+	 *  images that share the same bytes,
 	 *  and turns a DDS into a PNG). In the scene's arena, except a
 	 *  placeholder's. */
 	const uint8_t *file_data;
