@@ -71,6 +71,26 @@ static bool image_is_embeddable(const uint8_t *d, size_t n, const char **mime, c
 	return false;
 }
 
+/** A PNG file as embedded (ext "png"): *data and *size become a malloc'd
+ *  copy without the chunks glTF does not take (gsioi_png_drop_chunks) when
+ *  it has any, and *owned true; any other file stays. False when out of
+ *  memory. */
+static bool embedded_png(gltf_ctx *c, const char *ext, uint8_t **data, size_t *size, bool *owned)
+{
+	if (strcmp(ext, "png")) return true;
+	uint8_t *clean;
+	size_t clean_size;
+	int rc = gsioi_png_drop_chunks(*data, *size, &clean, &clean_size);
+	if (rc < 0) return gsioi_gltf_fail_nomem(c, "an image file");
+	if (rc) {
+		if (*owned) free(*data);
+		*data = clean;
+		*size = clean_size;
+		*owned = true;
+	}
+	return true;
+}
+
 /** The PNG file name of image i beside a .gltf: "<model>_<stem>.png", with
  *  the index added when two images share a stem ("a.png" and "a.tga"). */
 static void image_file_name(gltf_ctx *c, size_t i, const char *ext, char *file, size_t size)
@@ -269,6 +289,11 @@ static bool write_uri_image(gltf_ctx *c, size_t i, int *index)
 		free(data);
 		return true;
 	}
+	bool owned = true;
+	if (!embedded_png(c, ext, &data, &size, &owned)) {
+		free(data);
+		return false;
+	}
 	int job = add_job(c, i, IMG_FILE, data, size, false, ext);
 	int view = gsioi_gltf_view_record(c, 0, 0, 0, 0, job);
 	if (view < 0) return false;
@@ -324,13 +349,20 @@ bool gsioi_gltf_write_images(gltf_ctx *c)
 		// are one job, stored once: each its own image, with its name and
 		// extras, naming the first one's view (or, beside a .gltf, file).
 		int job = -1;
-		for (size_t k = 0; passed && job < 0 && k < c->jobs_count; k++)
-			if (c->jobs[k].borrowed && c->jobs[k].data == im->file_data && c->jobs[k].size == im->file_size)
+		for (size_t k = 0; passed && job < 0 && k < c->jobs_count; k++) {
+			const gsio_image *first = &s->images[c->jobs[k].image];
+			if (c->jobs[k].how == IMG_FILE && first->file_data == im->file_data &&
+			    first->file_size == im->file_size)
 				job = (int)k;
+		}
 		const bool shared = job >= 0;
-		if (!shared)
-			job = add_job(c, i, how, passed ? (uint8_t *)(uintptr_t)im->file_data : NULL,
-			              passed ? im->file_size : 0, passed, ext);
+		if (!shared) {
+			uint8_t *bytes = passed ? (uint8_t *)(uintptr_t)im->file_data : NULL;
+			size_t size = passed ? im->file_size : 0;
+			bool owned = false;
+			if (passed && !embedded_png(c, ext, &bytes, &size, &owned)) return false;
+			job = add_job(c, i, how, bytes, size, passed && !owned, ext);
+		}
 		if (!passed) pixels += (double)im->width * (double)im->height * (c->compact ? 8 : 1);
 		// Names carry the model's stem: two converted models in one Godot
 		// project would otherwise share "skin0".

@@ -319,7 +319,8 @@ typedef struct gsio_image {
 	 *  bytes are the picture (width and height still set); with the flag
 	 *  an embedded DDS skin (type 6) is kept so too. A writer may store
 	 *  these bytes instead of encoding rgba again (the glTF writer embeds a
-	 *  PNG or JPEG as it is, once for images that share the same bytes,
+	 *  PNG or JPEG as it is, less a PNG's colour-space chunks, once for
+	 *  images that share the same bytes,
 	 *  and turns a DDS into a PNG). In the scene's arena, except a
 	 *  placeholder's. */
 	const uint8_t *file_data;
@@ -760,7 +761,11 @@ GSIO_API const gsio_importer *const *gsio_importers(void);
 /** The importer for these bytes: by magic first, then by extension. NULL if none. */
 GSIO_API const gsio_importer *gsio_find_importer(const uint8_t *head, size_t head_size, const char *path);
 
-/** Loads a scene from memory / from a file. NULL on failure, with err set. */
+/** Loads a scene from memory / from a file. NULL on failure, with err set.
+ *  gsio_load_file with the default io reads a regular file only, and its
+ *  first 4 KB before the rest: what they rule out (no format's magic, a
+ *  version gsio does not read) fails there, with the error the whole file
+ *  gives. */
 GSIO_API gsio_scene *gsio_load_memory(const uint8_t *data, size_t size, const char *path,
                              const gsio_opts *opts, gsio_error *err);
 GSIO_API gsio_scene *gsio_load_file(const char *path, const gsio_opts *opts, gsio_error *err);

@@ -387,6 +387,19 @@ GSIO_NODISCARD int gsioi_io_read(const gsio_opts *opts, const char *path, uint8_
                                  size_t *size, gsio_error *err);
 /** Frees what gsioi_io_read returned (NULL is fine). */
 void gsioi_io_free(const gsio_opts *opts, uint8_t *data);
+/** How many first bytes of a file gsioi_read_file_checked judges before it
+ *  reads the rest. */
+#define GSIOI_HEAD_SIZE 4096
+/** Judges a file's first n bytes (all of them when n == size): false, with
+ *  err set, refuses the file before the rest is read. */
+typedef bool (*gsioi_head_check)(void *user, const uint8_t *head, size_t n, uint64_t size,
+                                 gsio_error *err);
+/** gsio_read_whole_file, with the first GSIOI_HEAD_SIZE bytes (or the whole
+ *  file when shorter) given to check before the size limit and the rest;
+ *  check NULL reads on. 0, or -1 with err set. */
+GSIO_NODISCARD int gsioi_read_file_checked(const char *path, size_t max_size,
+                                           gsioi_head_check check, void *user, uint8_t **data,
+                                           size_t *size, gsio_error *err);
 /** A palette file read through the load's io (see gsio_palette_load). */
 GSIO_NODISCARD int gsioi_palette_load_io(const gsio_opts *opts, const char *path,
                                          uint8_t out[768], gsio_error *err);

@@ -14,6 +14,15 @@
 extern "C" {
 #endif
 
+/** A PNG file (png[0..n)) as glTF takes it: without its colour-space
+ *  chunks (iCCP, cHRM, gAMA, sRGB) and without a pHYs of non-square
+ *  pixels, every other byte as it is (png_chunks.c says why). 1 with *out a
+ *  malloc'd copy (free()) of *out_size bytes; 0 with *out NULL when nothing
+ *  is to be dropped or the chunks cannot be walked (the file is used as it
+ *  is); -1 when out of memory. */
+GSIO_NODISCARD int gsioi_png_drop_chunks(const uint8_t *png, size_t n, uint8_t **out,
+                                         size_t *out_size);
+
 /** Encodes RGBA8 pixels (top row first) as PNG into malloc'd memory (free()):
  *  a palette PNG when the image has at most 256 distinct colours (found by
  *  a scan that stops at the 257th, so photographic images pay little for

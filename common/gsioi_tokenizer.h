@@ -68,6 +68,17 @@ size_t gsioi_tok_remaining(const gsioi_tokenizer *t);
 
 /** True when the token is the word `word` (exact, case-sensitive). */
 bool gsioi_token_is(const gsioi_token *tok, const char *word);
+/** Whether a file's first n bytes (not all of it) hold its first token
+ *  whole, or a lexical failure: not when they are blank or a comment to
+ *  their end, or the token runs to their last byte. */
+bool gsioi_tok_head_decides(const char *data, size_t n, const char *punct);
+/** A text format's first token, judged on the file's first n bytes (whole:
+ *  all of it) before the rest is read: true when it is one of `words`
+ *  (NULL-terminated) or when the head cannot tell (blank or a comment to
+ *  its end, a token cut by it); else false with err set as a parser
+ *  expecting words[0] first fails on the whole file. */
+bool gsioi_tok_head_word(const char *data, size_t n, bool whole, const char *file,
+                         const char *punct, const char *const *words, gsio_error *err);
 
 /** Fails at the token's line and column with a formatted message; the
  *  message is followed by ", found <token>" when found_suffix is true.

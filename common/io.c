@@ -36,17 +36,15 @@
 #define READ_PREFAULT_BYTES ((size_t)64 << 10)
 
 #ifndef _WIN32
-int gsio_read_whole_file(const char *path, uint8_t **data, size_t *size, size_t max_size,
-                         gsio_error *err)
+/* Opens path for reading when it is a regular file: its descriptor and size,
+ * or -1 with err set. O_NONBLOCK: a FIFO without a writer would block open()
+ * forever. */
+static int open_regular(const char *path, uint64_t *size, gsio_error *err)
 {
-	*data = NULL;
-	*size = 0;
-	if (!max_size) max_size = GSIO_DEFAULT_MEMORY_LIMIT;
 	if (!path) {
 		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "no file name");
 		return -1;
 	}
-	// O_NONBLOCK: a FIFO without a writer would block open() forever.
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		GSIO_FAIL(err, GSIO_ERR_IO, path, -1, "cannot open: %s", strerror(errno));
@@ -68,65 +66,111 @@ int gsio_read_whole_file(const char *path, uint8_t **data, size_t *size, size_t 
 		                                                        : "");
 		return -1;
 	}
-	if (st.st_size < 0 || (uint64_t)st.st_size > max_size) {
-		close(fd);
-		GSIO_FAIL(err, GSIO_ERR_LIMIT, path, -1, "file is larger than %zu bytes", max_size);
-		return -1;
+	*size = st.st_size > 0 ? (uint64_t)st.st_size : 0;
+	return fd;
+}
+
+/* Reads into buf until it is full or the file ends: 0 with *got, or -1
+ * with err set. */
+static int read_up_to(int fd, uint8_t *buf, size_t cap, size_t *got, const char *path,
+                      gsio_error *err)
+{
+	size_t len = 0;
+	while (len < cap) {
+		ssize_t n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR) continue;
+		if (n < 0) {
+			GSIO_FAIL(err, GSIO_ERR_IO, path, -1, "read error: %s", strerror(errno));
+			return -1;
+		}
+		if (n == 0) break;
+		len += (size_t)n;
 	}
-	// One buffer of the stated size, +1 to see the end without growing; a
-	// file that grows while it is read is still bounded by max_size.
-	size_t cap = (size_t)st.st_size + 1, len = 0;
+	*got = len;
+	return 0;
+}
+
+static int fail_too_large(const char *path, size_t max_size, gsio_error *err)
+{
+	GSIO_FAIL(err, GSIO_ERR_LIMIT, path, -1, "file is larger than %zu bytes", max_size);
+	return -1;
+}
+
+/* The whole file into one malloc'd buffer, its first head_n bytes already
+ * read into head: a buffer of the stated size, +1 to see the end without
+ * growing; a file that grows while it is read is still bounded by max_size.
+ * Does not close fd. */
+static int read_rest(int fd, const char *path, uint64_t stated, const uint8_t *head,
+                     size_t head_n, size_t max_size, uint8_t **data, size_t *size,
+                     gsio_error *err)
+{
+	size_t cap = (size_t)stated + 1, len = head_n;
+	if (cap <= head_n) cap = head_n + 1; // it grew past its stated size
 	uint8_t *buf = malloc(cap);
 	if (!buf) {
-		close(fd);
 		GSIO_FAIL(err, GSIO_ERR_NOMEM, path, -1, "out of memory reading the file");
 		return -1;
 	}
 	// A large buffer is fresh memory (malloc maps it): its pages made in
 	// one go rather than a fault each as read() fills them.
 	if (cap >= READ_PREFAULT_BYTES) gsioi_prefault(buf, cap);
+	if (head_n) memcpy(buf, head, head_n);
 	for (;;) {
 		if (len == cap) {
 			size_t ncap = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
 			if (ncap > max_size + 1) ncap = max_size + 1;
-			if (ncap <= cap) {
-				free(buf);
-				close(fd);
-				GSIO_FAIL(err, GSIO_ERR_LIMIT, path, -1, "file is larger than %zu bytes",
-				          max_size);
-				return -1;
-			}
-			uint8_t *nb = realloc(buf, ncap);
+			uint8_t *nb = ncap > cap ? realloc(buf, ncap) : NULL;
 			if (!nb) {
 				free(buf);
-				close(fd);
+				if (ncap <= cap) return fail_too_large(path, max_size, err);
 				GSIO_FAIL(err, GSIO_ERR_NOMEM, path, -1, "out of memory reading the file");
 				return -1;
 			}
 			buf = nb;
 			cap = ncap;
 		}
-		ssize_t n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR) continue;
-		if (n < 0) {
-			int e = errno;
+		size_t got;
+		if (read_up_to(fd, buf + len, cap - len, &got, path, err)) {
 			free(buf);
-			close(fd);
-			GSIO_FAIL(err, GSIO_ERR_IO, path, -1, "read error: %s", strerror(e));
 			return -1;
 		}
-		if (n == 0) break;
-		len += (size_t)n;
+		len += got;
+		if (len < cap) break; // the end
 	}
-	close(fd);
 	if (len > max_size) {
 		free(buf);
-		GSIO_FAIL(err, GSIO_ERR_LIMIT, path, -1, "file is larger than %zu bytes", max_size);
-		return -1;
+		return fail_too_large(path, max_size, err);
 	}
 	*data = buf;
 	*size = len;
 	return 0;
+}
+
+int gsioi_read_file_checked(const char *path, size_t max_size, gsioi_head_check check, void *user,
+                            uint8_t **data, size_t *size, gsio_error *err)
+{
+	*data = NULL;
+	*size = 0;
+	if (!max_size) max_size = GSIO_DEFAULT_MEMORY_LIMIT;
+	uint64_t stated;
+	int fd = open_regular(path, &stated, err);
+	if (fd < 0) return -1;
+	// The first bytes before the size limit and the rest: a file that is
+	// not of a format it claims is refused for what it is, after a few KB.
+	uint8_t head[GSIOI_HEAD_SIZE];
+	size_t head_n = 0;
+	int rc = check ? read_up_to(fd, head, sizeof(head), &head_n, path, err) : 0;
+	if (!rc && check && !check(user, head, head_n, stated > head_n ? stated : head_n, err)) rc = -1;
+	if (!rc && stated > max_size) rc = fail_too_large(path, max_size, err);
+	if (!rc) rc = read_rest(fd, path, stated, head, head_n, max_size, data, size, err);
+	close(fd);
+	return rc;
+}
+
+int gsio_read_whole_file(const char *path, uint8_t **data, size_t *size, size_t max_size,
+                         gsio_error *err)
+{
+	return gsioi_read_file_checked(path, max_size, NULL, NULL, data, size, err);
 }
 #else
 int gsio_read_whole_file(const char *path, uint8_t **data, size_t *size, size_t max_size,
@@ -163,6 +207,19 @@ int gsio_read_whole_file(const char *path, uint8_t **data, size_t *size, size_t 
 	*data = buf;
 	*size = len;
 	return 0;
+}
+
+// Here the whole file is read first and its first bytes judged after.
+int gsioi_read_file_checked(const char *path, size_t max_size, gsioi_head_check check, void *user,
+                            uint8_t **data, size_t *size, gsio_error *err)
+{
+	if (gsio_read_whole_file(path, data, size, max_size, err)) return -1;
+	size_t n = *size < GSIOI_HEAD_SIZE ? *size : GSIOI_HEAD_SIZE;
+	if (!check || check(user, *data, n, *size, err)) return 0;
+	free(*data);
+	*data = NULL;
+	*size = 0;
+	return -1;
 }
 #endif
 

@@ -348,6 +348,43 @@ bool gsioi_token_is(const gsioi_token *tok, const char *word)
 	return tok->kind == GSIO_TOKEN_WORD && tok->len == n && !memcmp(tok->text, word, n);
 }
 
+/* Peeks the first token of a head into *tok (false on a lexical failure,
+ * in t's error); *decided: it, or the failure, ends before the head's last
+ * byte (else it is a word, string or comment the rest may go on with). */
+static bool head_peek(gsioi_tokenizer *t, gsioi_token *tok, bool *decided)
+{
+	bool ok = gsioi_tok_peek(t, tok);
+	*decided = t->pos + 1 < t->size;
+	return ok;
+}
+
+bool gsioi_tok_head_decides(const char *data, size_t n, const char *punct)
+{
+	gsio_error local;
+	gsioi_tokenizer t;
+	gsioi_tokenizer_init(&t, data, n, NULL, punct, &local);
+	gsioi_token tok;
+	bool decided;
+	(void)head_peek(&t, &tok, &decided);
+	return decided;
+}
+
+bool gsioi_tok_head_word(const char *data, size_t n, bool whole, const char *file,
+                         const char *punct, const char *const *words, gsio_error *err)
+{
+	gsio_error local;
+	gsio_error_clear(&local);
+	gsioi_tokenizer t;
+	gsioi_tokenizer_init(&t, data, n, file, punct, &local);
+	gsioi_token tok;
+	bool decided, ok = head_peek(&t, &tok, &decided);
+	if (!whole && !decided) return true;
+	for (size_t i = 0; ok && words[i]; i++)
+		if (gsioi_token_is(&tok, words[i])) return true;
+	if (!gsioi_tok_expect_word(&t, words[0]) && err) *err = local;
+	return false;
+}
+
 // Describes a token for "found ..." in an error: short, printable.
 static void describe(const gsioi_token *tok, char *buf, size_t size)
 {

@@ -41,6 +41,7 @@
 
 #include "gsioi_image_file.h"
 #include "gsioi_dds.h"
+#include "gsioi_head.h"
 #include "gsioi_internal.h"
 #include "gsioi_scene_util.h"
 
@@ -79,6 +80,15 @@ static bool check_magic(gsioi_reader *r, gsio_hmp_header *h, int *version)
 		          "not a GameStudio terrain: magic %02x %02x %02x %02x is not HMP4/5/7", m[0],
 		          m[1], m[2], m[3]);
 	return false;
+}
+
+bool gsioi_hmp_head_ok(const uint8_t *head, size_t n, const char *path, gsio_error *err)
+{
+	if (n < 4) return true; // too short: the decoder says so
+	gsioi_reader r = gsioi_reader_make(head, n, path, err);
+	gsio_hmp_header h;
+	int version;
+	return check_magic(&r, &h, &version);
 }
 
 static bool decode_header(gsioi_reader *r, gsio_hmp_file *f)

@@ -4,6 +4,7 @@
  * and read by md5_siblings.c. */
 #include "md5_internal.h"
 
+#include "gsioi_head.h"
 #include "gsioi_tokenizer.h"
 
 #include <float.h>
@@ -167,11 +168,13 @@ static bool mesh_normals(gsio_scene *s, gsio_arena *tmp, gsio_mesh *mesh, size_t
 	return true;
 }
 
+/* The file's mesh mi as the scene's mesh si, with material si (the meshes
+ * left out leave no gap); named after mi. */
 static bool build_mesh(gsio_scene *s, gsio_arena *tmp, const gsio_md5_mesh *m, size_t mi,
-                       const md5_quat *jq, size_t *degenerate, gsio_error *err)
+                       size_t si, const md5_quat *jq, size_t *degenerate, gsio_error *err)
 {
 	const gsio_md5_submesh *sm = &m->meshes[mi];
-	gsio_mesh *mesh = &s->meshes[mi];
+	gsio_mesh *mesh = &s->meshes[si];
 	gsio_arena *a = s->arena;
 	char name[32];
 	snprintf(name, sizeof(name), "mesh%zu", mi);
@@ -179,7 +182,7 @@ static bool build_mesh(gsio_scene *s, gsio_arena *tmp, const gsio_md5_mesh *m, s
 	mesh->skin = 0; // the one skin lists joint j as its joint j
 	GSIO_CHECK((mesh->parts = GSIO_NEW_ARRAY(a, gsio_mesh_part, 1, err)));
 	mesh->parts_count = 1;
-	mesh->parts[0].material = (int32_t)mi;
+	mesh->parts[0].material = (int32_t)si;
 	size_t nv = sm->verts_count;
 	mesh->vertex_count = nv;
 	size_t total = 0;
@@ -561,7 +564,6 @@ static bool mesh_scene(gsio_scene *s, gsio_arena *tmp, const gsio_md5_mesh *m, c
 	s->meshes = GSIO_NEW_ARRAY(s->arena, gsio_mesh, nm, err);
 	s->materials = GSIO_NEW_ARRAY(s->arena, gsio_material, nm, err);
 	GSIO_CHECK(s->meshes && s->materials);
-	s->meshes_count = nm;
 	gsioi_unique names; // material names: a scan per suffix tried was cubic in one shader's meshes
 	gsioi_unique_init(&names, tmp);
 	md5_candidates *candidates = NULL; // made for the first shader
@@ -570,17 +572,27 @@ static bool mesh_scene(gsio_scene *s, gsio_arena *tmp, const gsio_md5_mesh *m, c
 		const gsio_md5_submesh *sm = &m->meshes[i];
 		s->source.vertices += sm->verts_count;
 		s->source.triangles += sm->tris_count;
-		GSIO_CHECK(build_mesh(s, tmp, m, i, jq, &degenerate, err));
+		// A mesh without vertices has nothing to draw, and a glTF, MDL or
+		// Assimp mesh needs at least one vertex: left out (exporters write
+		// such meshes for empty groups). Its triangles, if any, were
+		// refused by mesh_valid.
+		if (!sm->verts_count) {
+			GSIO_CHECK(gsioi_scene_warn(s, err, "mesh %zu (shader \"%.200s\") has no vertices: left out",
+			                            i, sm->shader));
+			continue;
+		}
+		size_t si = s->meshes_count++;
+		GSIO_CHECK(build_mesh(s, tmp, m, i, si, jq, &degenerate, err));
 		// The node placing it: a root at the model's origin.
 		gsio_node *n = &s->nodes[s->nodes_count++];
-		n->name = s->meshes[i].name;
-		n->mesh = (int32_t)i;
+		n->name = s->meshes[si].name;
+		n->mesh = (int32_t)si;
 		// Its material: the shader kept, its texture resolved beside the model.
-		gsio_material *mat = &s->materials[i];
+		gsio_material *mat = &s->materials[si];
 		char name[32];
 		snprintf(name, sizeof(name), "material%zu", i);
 		mat->name = gsioi_unique_name(&names, s->arena, *sm->shader ? sm->shader : name, 300, err);
-		s->materials_count = i + 1;
+		s->materials_count = si + 1;
 		mat->shader = gsioi_arena_strdup(s->arena, sm->shader, err);
 		GSIO_CHECK(mat->name && mat->shader);
 		for (int k = 0; k < 4; k++) mat->base_color[k] = 1.0f;
@@ -733,6 +745,21 @@ static int md5_can_read(const uint8_t *head, size_t n, const char *ext)
 	if (ext && (!strcmp(ext, "md5mesh") || !strcmp(ext, "md5anim") || !strcmp(ext, "md5camera")))
 		return 1;
 	return 0;
+}
+
+bool gsioi_md5_head_ok(const uint8_t *head, size_t n, bool whole, const char *path,
+                       gsio_error *err)
+{
+	static const char *const words[] = {"MD5Version", NULL};
+	size_t skip = gsioi_md5_bom_size(head, n);
+	return gsioi_tok_head_word((const char *)head + skip, n - skip, whole, path, "{}()", words,
+	                           err);
+}
+
+bool gsioi_md5_head_undecided(const uint8_t *head, size_t n)
+{
+	size_t skip = gsioi_md5_bom_size(head, n);
+	return !gsioi_tok_head_decides((const char *)head + skip, n - skip, "{}()");
 }
 
 static gsio_scene *md5_read(const uint8_t *data, size_t size, const char *path,

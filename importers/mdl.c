@@ -16,6 +16,7 @@
 #include "gsio_mdl7.h"
 
 #include "gsioi_dds.h"
+#include "gsioi_head.h"
 #include "gsioi_internal.h"
 #include "gsioi_scene_util.h"
 
@@ -105,6 +106,31 @@ static gsio_error_code unsupported_magic(const uint8_t *m, const char **what)
 	return GSIO_ERR_UNSUPPORTED;
 }
 
+/* Whether m (4 bytes) is a magic this decoder reads, MDL2..MDL5; else the
+ * error its header gives, for the whole file and for its first bytes
+ * alike (gsioi_mdl_head_ok). */
+static bool magic_ok(const uint8_t *m, const char *file, gsio_error *err)
+{
+	if (!memcmp(m, "MDL2", 4) || !memcmp(m, "MDL3", 4) || !memcmp(m, "MDL4", 4) ||
+	    !memcmp(m, "MDL5", 4))
+		return true;
+	const char *what = NULL;
+	gsio_error_code code = unsupported_magic(m, &what);
+	if (code == GSIO_ERR_UNSUPPORTED)
+		GSIO_FAIL(err, code, file, 0, "format %s is not supported yet", what);
+	else
+		GSIO_FAIL(err, code, file, 0,
+		          "not a GameStudio model: magic %02x %02x %02x %02x is not MDL2..MDL5", m[0],
+		          m[1], m[2], m[3]);
+	return false;
+}
+
+bool gsioi_mdl_head_ok(const uint8_t *head, size_t n, const char *path, gsio_error *err)
+{
+	if (n < 4 || !memcmp(head, "MDL7", 4)) return true; // too short: the decoder says so
+	return magic_ok(head, path ? path : "", err);
+}
+
 static bool check_count(gsioi_reader *r, int32_t count, const char *what, size_t offset)
 {
 	if (count < 0) {
@@ -121,18 +147,7 @@ static bool decode_header(gsioi_reader *r, gsio_mdl_header *h, int *version)
 	const uint8_t *magic = gsioi_read_bytes(r, 4, "the MDL header");
 	GSIO_CHECK(magic);
 	memcpy(h->version, magic, 4);
-	if (memcmp(magic, "MDL2", 4) && memcmp(magic, "MDL3", 4) && memcmp(magic, "MDL4", 4) &&
-	    memcmp(magic, "MDL5", 4)) {
-		const char *what = NULL;
-		gsio_error_code code = unsupported_magic(magic, &what);
-		if (code == GSIO_ERR_UNSUPPORTED)
-			GSIO_FAIL(r->err, code, r->file, 0, "format %s is not supported yet", what);
-		else
-			GSIO_FAIL(r->err, code, r->file, 0,
-			          "not a GameStudio model: magic %02x %02x %02x %02x is not MDL2..MDL5",
-			          magic[0], magic[1], magic[2], magic[3]);
-		return false;
-	}
+	GSIO_CHECK(magic_ok(magic, r->file, r->err));
 	*version = magic[3] - '0';
 	GSIO_CHECK(gsioi_reader_need(r, GSIO_MDL_HEADER_SIZE - 4, "the MDL header"));
 	bool ok = gsioi_read_i32(r, &h->final, "final");

@@ -5,6 +5,9 @@
  * files it is split into (wmp_internal.h lists them). */
 #include "wmp_internal.h"
 
+#include "gsioi_head.h"
+#include "gsioi_tokenizer.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -40,6 +43,34 @@ static int sniff(const uint8_t *d, size_t n)
 	return 0;
 }
 
+bool gsioi_wmp_not_read(const uint8_t *head, size_t n, const char *path, gsio_error *err)
+{
+	if (n < 4 || head[3] < '0' || head[3] > '9') return false;
+	if (!memcmp(head, "WMB", 3))
+		GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, path, 0,
+		          "a compiled GameStudio level (WMB, version %c): gsio does not read compiled "
+		          "levels yet; convert the .wmp level it was compiled from instead, with --path "
+		          "naming the folder that holds the level's WAD files",
+		          head[3]);
+	else if (!memcmp(head, "WAD", 3))
+		GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, path, 0,
+		          "a WAD texture archive (WAD%c): gsio reads its textures only for a level; "
+		          "convert the .wmp level that uses it, with --path naming this file's folder",
+		          head[3]);
+	else
+		return false;
+	return true;
+}
+
+bool gsioi_wmp_head_ok(const uint8_t *head, size_t n, bool whole, const char *path,
+                       gsio_error *err)
+{
+	static const char *const words[] = {"blocks", "version", NULL};
+	if (sniff(head, n)) return true;
+	if (gsioi_wmp_not_read(head, n, path, err)) return false;
+	return gsioi_tok_head_word((const char *)head, n, whole, path, WMP_TEXT_PUNCT, words, err);
+}
+
 /* borrow: the decoded file points into `data` (binary chunks, text elements
  * kept verbatim) instead of a copy of it, and the caller keeps data alive
  * for as long as the file lives. */
@@ -57,9 +88,7 @@ static gsio_wmp_file *wmp_decode(const uint8_t *data, size_t size, const char *n
 	bool ok;
 	if (size >= 4 && !memcmp(bytes, "WMPB", 4)) {
 		ok = gsioi_wmp_decode_binary(f, bytes, size, name, err);
-	} else if (size >= 4 && (!memcmp(bytes, "WMB", 3))) {
-		GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, name, 0,
-		          "this is a compiled level (WMB), not a WMP level source");
+	} else if (gsioi_wmp_not_read(bytes, size, name, err)) {
 		ok = false;
 	} else {
 		ok = gsioi_wmp_decode_text(f, bytes, size, name, err);

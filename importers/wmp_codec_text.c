@@ -602,7 +602,7 @@ bool gsioi_wmp_decode_text(gsio_wmp_file *f, const uint8_t *data, size_t size, c
                            gsio_error *err)
 {
 	tctx c = {.f = f, .name = name, .err = err};
-	gsioi_tokenizer_init(&c.t, (const char *)data, size, name, "{}():,<", err);
+	gsioi_tokenizer_init(&c.t, (const char *)data, size, name, WMP_TEXT_PUNCT, err);
 	gsioi_token tok;
 	GSIO_CHECK(gsioi_tok_peek(&c.t, &tok));
 	// The header comments, verbatim up to a NUL byte if one is there; then

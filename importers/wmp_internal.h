@@ -95,6 +95,8 @@ static inline const char *gsioi_wmp_str(const gsio_wmp_string *s)
 // WAD textures (wmp_textures.c), blocks (wmp_blocks.c), placed models
 // (wmp_graft.c), the other elements (wmp_elements.c).
 
+/** The punctuation of text levels (A and B) for the tokenizer. */
+#define WMP_TEXT_PUNCT "{}():,<"
 #define WMP_CHECKER_SIZE 64 /**< a placeholder texture's width and height */
 #ifndef M_PI
 #define M_PI 3.14159265358979323846

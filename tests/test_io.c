@@ -183,6 +183,132 @@ static void test_fifo_model(void **state)
 	}
 }
 
+// -- First bytes before the rest
+
+/* Bytes this process has read so far (Linux: /proc/self/io's rchar); -1
+ * where that is not known. */
+static long long bytes_read(void)
+{
+	FILE *f = fopen("/proc/self/io", "r");
+	if (!f) return -1;
+	char line[128];
+	long long n = -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "rchar: %lld", &n) == 1) break;
+	fclose(f);
+	return n;
+}
+
+/* Makes rel in the scratch folder: `head` (n bytes) then zeros up to size
+ * bytes, without writing the zeros (a sparse file). */
+static const char *sc_sized(scratch *d, const char *rel, const void *head, size_t n, off_t size)
+{
+	const char *p = sc_path(d, rel);
+	t_write_file(p, head, n);
+	assert_int_equal(truncate(p, size), 0);
+	return p;
+}
+
+static void assert_same_error(const gsio_error *a, const gsio_error *b)
+{
+	char ta[600], tb[600];
+	gsio_error_format(a, ta, sizeof(ta));
+	gsio_error_format(b, tb, sizeof(tb));
+	assert_string_equal(ta, tb);
+	assert_int_equal(a->code, b->code);
+	assert_true(a->offset == b->offset && a->line == b->line && a->column == b->column);
+}
+
+/* A 100 MB file whose first bytes no importer reads (or an unsupported
+ * version of one it does) is refused after its first few KB, with the error
+ * a load of the whole file gives, before the size limit is looked at
+ * (measured by the bytes this process read). */
+static void test_refused_by_first_bytes(void **state)
+{
+	scratch *d = *state;
+	static const struct {
+		const char *name, *head;
+		gsio_error_code code;
+	} cases[] = {
+	    {"zeros.mdl", "", GSIO_ERR_BAD_MAGIC},
+	    {"v6.mdl", "MDL6", GSIO_ERR_UNSUPPORTED},
+	    {"quake.mdl", "IDPO", GSIO_ERR_UNSUPPORTED},
+	    {"zeros.hmp", "", GSIO_ERR_BAD_MAGIC},
+	    {"zeros.md5mesh", "", GSIO_ERR_SYNTAX},
+	    {"words.md5anim", "hello world\n", GSIO_ERR_SYNTAX},
+	    {"zeros.wmp", "", GSIO_ERR_SYNTAX},
+	    {"zeros.bin", "", GSIO_ERR_BAD_MAGIC},
+	    {"level.wmb", "WMB7", GSIO_ERR_UNSUPPORTED},
+	    {"level.wmp", "WMB6", GSIO_ERR_UNSUPPORTED},
+	    {"textures.wad", "WAD7", GSIO_ERR_UNSUPPORTED},
+	};
+	const off_t size = (off_t)100 << 20;
+	gsio_opts small = {.memory_limit = (size_t)1 << 20}; // the file is past it
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *p = sc_sized(d, cases[i].name, cases[i].head, strlen(cases[i].head), size);
+		for (int limit = 0; limit < 2; limit++) {
+			gsio_error err;
+			long long before = bytes_read();
+			assert_null(gsio_load_file(p, limit ? &small : NULL, &err));
+			long long read = bytes_read() - before;
+			char buf[600];
+			gsio_error_format(&err, buf, sizeof(buf));
+			print_message("  %s: %s (%lld bytes read)\n", cases[i].name, buf, read);
+			assert_int_equal(err.code, cases[i].code);
+			if (before >= 0) assert_true(read <= 16384);
+			// The same error as the whole file's, in memory (its first 64 KB
+			// stand for it: the rest is zeros too).
+			uint8_t *whole = calloc(1, 65536);
+			assert_non_null(whole);
+			memcpy(whole, cases[i].head, strlen(cases[i].head));
+			gsio_error mem;
+			assert_null(gsio_load_memory(whole, 65536, p, NULL, &mem));
+			free(whole);
+			assert_same_error(&err, &mem);
+		}
+	}
+}
+
+/* What the first bytes cannot rule out is read whole: a text whose first
+ * token lies past them (blanks or a comment first), and files that fail
+ * later on. Each file, of 64 KB, fails or loads as gsio_load_memory does on
+ * its bytes. */
+static void test_first_bytes_agree(void **state)
+{
+	scratch *d = *state;
+	char mesh[1024];
+	mesh_text(mesh, sizeof(mesh), "");
+	static const char *const names[] = {"a.md5mesh", "b.md5mesh", "c.wmp", "d.md5mesh",
+	                                    "e.mdl", "f.txt", "g.md5mesh", "h.wmp"};
+	const size_t n = 65536;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *text = malloc(n);
+		assert_non_null(text);
+		memset(text, ' ', n);
+		const char *put = i == 0 ? mesh : i == 1 ? "hello" : i == 2 ? "// WMP2\nblocks 0" : i == 3 ? "/* c */ x"
+		                  : i == 4 ? "MDL5" : i == 5 ? mesh : i == 6 ? "\"unterminated" : "version 710 blocks";
+		size_t at = i == 4 ? 0 : i % 2 ? 4090 : 5000; // past the head, or cut by its end
+		memcpy(text + at, put, strlen(put));
+		if (i == 0 || i == 5) { // the mesh whole, spaces after it
+			memset(text, ' ', n);
+			memcpy(text + 4100, mesh, strlen(mesh));
+		}
+		const char *p = sc_path(d, names[i]);
+		t_write_file(p, (const uint8_t *)text, n);
+		gsio_error ef, em;
+		gsio_scene *sf = gsio_load_file(p, NULL, &ef);
+		gsio_scene *sm = gsio_load_memory((const uint8_t *)text, n, p, NULL, &em);
+		free(text);
+		char buf[600];
+		gsio_error_format(&ef, buf, sizeof(buf));
+		print_message("  %s: %s\n", names[i], sf ? "loaded" : buf);
+		assert_true(!sf == !sm);
+		if (!sf) assert_same_error(&ef, &em);
+		gsio_scene_free(sf);
+		gsio_scene_free(sm);
+	}
+}
+
 static void test_default_io(void **state)
 {
 	scratch *d = *state;
@@ -398,6 +524,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_fifo_model, sc_setup, sc_teardown),
+	    cmocka_unit_test_setup_teardown(test_refused_by_first_bytes, sc_setup, sc_teardown),
+	    cmocka_unit_test_setup_teardown(test_first_bytes_agree, sc_setup, sc_teardown),
 	    cmocka_unit_test_setup_teardown(test_default_io, sc_setup, sc_teardown),
 	    cmocka_unit_test_setup_teardown(test_path_inside, sc_setup, sc_teardown),
 	    cmocka_unit_test_setup_teardown(test_md5_fifo_texture, sc_setup, sc_teardown),

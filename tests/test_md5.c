@@ -1466,9 +1466,66 @@ static void test_locale_independent(void **state)
 	gsio_scene_free(b);
 }
 
+static size_t warnings_with(const gsio_scene *s, const char *needle)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < s->warnings_count; i++) n += strstr(s->warnings[i], needle) != NULL;
+	return n;
+}
+
+/* Meshes without vertices, triangles or weights (an exporter writes them
+ * for empty groups; tests/data/empty_meshes.md5mesh has two before a
+ * triangle) are left out with a warning each: the scene keeps the triangle
+ * (named after its place in the file, with its own material) and is valid,
+ * and the codec keeps all three. A file of empty meshes only gives a
+ * scene of its joints. */
+static void test_empty_meshes(void **state)
+{
+	(void)state;
+	const char *path = GSIO_SOURCE_DIR "/tests/data/empty_meshes.md5mesh";
+	gsio_scene *s = t_load_ok(path, NULL);
+	assert_int_equal(s->meshes_count, 1);
+	assert_string_equal(s->meshes[0].name, "mesh2");
+	assert_int_equal(s->meshes[0].vertex_count, 3);
+	assert_int_equal(s->materials_count, 1);
+	assert_string_equal(s->materials[0].name, "triangle");
+	assert_int_equal(s->meshes[0].parts[0].material, 0);
+	assert_int_equal(warnings_with(s, "has no vertices: left out"), 2);
+	assert_int_equal(warnings_with(s, "mesh 1 (shader \"empty_b\")"), 1);
+	gsio_scene_free(s);
+
+	size_t n;
+	uint8_t *text = t_read_file(path, &n);
+	gsio_error err;
+	gsio_md5_mesh *m = gsio_md5_mesh_decode(text, n, path, NULL, &err);
+	assert_non_null(m);
+	assert_int_equal(m->meshes_count, 3);
+	gsio_md5_mesh_free(m);
+	// Only the empty meshes: cut before the third.
+	const char *third = strstr((const char *)text, "mesh {\n\t// meshes: triangle");
+	assert_non_null(third);
+	char *two = malloc(n);
+	assert_non_null(two);
+	size_t cut = (size_t)(third - (const char *)text);
+	memcpy(two, text, cut);
+	char *count = strstr(two, "numMeshes 3");
+	assert_true(count && count < two + cut);
+	count[10] = '2';
+	s = gsio_load_memory((const uint8_t *)two, cut, "two.md5mesh", NULL, &err);
+	if (!s) fail_msg("%s", err.message);
+	assert_int_equal(s->meshes_count, 0);
+	assert_int_equal(s->skins_count, 1);
+	assert_int_equal(s->skins[0].joints_count, 2);
+	assert_int_equal(gsio_scene_validate(s, &err), 0);
+	gsio_scene_free(s);
+	free(two);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_empty_meshes),
 	    cmocka_unit_test(test_simplecube),     cmocka_unit_test(test_bob),
 	    cmocka_unit_test(test_roundtrip),      cmocka_unit_test(test_encode_refuses),
 	    cmocka_unit_test(test_pose),           cmocka_unit_test(test_lone_anim),
