@@ -12,7 +12,7 @@
  * subnormals, tiny and huge values, a compiler without 128-bit integers)
  * goes to printf. Hand-written because no C library in Debian prints
  * exactly printf's %.17g faster (Ryu and double-conversion print the
- * shortest text, or C++); test_gltf checks it against printf. */
+ * shortest text, or C++); test_gltf_morph checks it against printf. */
 #include "json_float.h"
 
 #include <math.h>

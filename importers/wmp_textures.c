@@ -56,15 +56,15 @@ bool gsioi_wmp_load_wads(wmp_sctx *c)
 }
 
 /* The placeholder, a grey checker of 8x8 squares, as a PNG file made once
- * for all (tools/placeholder_png.py prints this array; test_wmp decodes it
- * and compares it with the checker): every placeholder of every level
- * points to these 98 bytes as its file_data, and the glTF writer embeds
- * them as they are, once for all the placeholders that share them. With
- * GSIO_OPT_NO_PIXELS that file is the picture: nothing is made, and no PNG
- * is encoded (a level whose textures were all placeholders, as block.wmp
- * and prefab.wmp, ran the deflate encoder for each: 240 bytes a
- * placeholder, and the encoder's state was those conversions' data peak,
- * 64-68 KB over a model without images). */
+ * for all (tools/placeholder_png.py prints this array; test_wmp_scene
+ * decodes it and compares it with the checker): every placeholder of every
+ * level points to these 98 bytes as its file_data, and the glTF writer
+ * embeds them as they are, once for all the placeholders that share them.
+ * With GSIO_OPT_NO_PIXELS that file is the picture: nothing is made, and no
+ * PNG is encoded (a level whose textures were all placeholders, as block.wmp
+ * and prefab.wmp, ran the deflate encoder for each: 240 bytes a placeholder,
+ * and the encoder's state was those conversions' data peak, 64-68 KB over a
+ * model without images). */
 static const uint8_t placeholder_png[98] = {
 	0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d,
 	0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x40,

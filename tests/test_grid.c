@@ -15,9 +15,7 @@
 #include "gsioi_internal.h"
 #include "gsio_md5_write.h"
 #include "gsio_write.h"
-#ifdef GSIO_HAVE_GLTF
 #include "gsio_gltf.h"
-#endif
 
 #include <dirent.h>
 #include <math.h>
@@ -115,7 +113,6 @@ static void write_all(const gsio_scene *s, outputs *o)
 {
 	gsio_error err;
 	memset(o, 0, sizeof(*o));
-#ifdef GSIO_HAVE_GLTF
 	for (int form = 0; form < 3; form++) { // GLB, compact GLB, .gltf + .bin + PNGs
 		gsio_gltf_opts go = {0};
 		go.name = "t";
@@ -127,7 +124,6 @@ static void write_all(const gsio_scene *s, outputs *o)
 		for (size_t i = 0; i < g.files_count; i++) keep(o, g.files[i].data, g.files[i].size);
 		gsio_gltf_output_free(&g);
 	}
-#endif
 	uint8_t *out;
 	size_t n;
 	// MDL5 holds at most 32768 vertices: then the refusal is compared.
@@ -439,7 +435,6 @@ static void test_grid_alloc_failures(void **state)
 	free(data);
 }
 
-#ifdef GSIO_HAVE_GLTF
 /* The same GLB files on disk, where the binary buffer beyond 256 KiB (the
  * share asked for here) goes through the spill file (the strips then land
  * on both sides of it). */
@@ -476,7 +471,6 @@ static void test_grid_glb_file(void **state)
 	free(bytes[1]);
 	free(data);
 }
-#endif
 
 /* A level placing a terrain: menue.wmp of the corpus with its entity file
  * "milk.mdl" renamed "milk.hmp" (same length), a synthetic terrain of that
@@ -536,7 +530,6 @@ static void test_grid_level(void **state)
 		free(ix);
 	}
 	assert_int_equal(grids, 1);
-#ifdef GSIO_HAVE_GLTF
 	gsio_gltf_output out[2];
 	for (int grid = 0; grid < 2; grid++) {
 		gsio_gltf_opts go = {0};
@@ -548,7 +541,6 @@ static void test_grid_level(void **state)
 	assert_memory_equal(out[0].files[0].data, out[1].files[0].data, out[0].files[0].size);
 	gsio_gltf_output_free(&out[0]);
 	gsio_gltf_output_free(&out[1]);
-#endif
 	gsio_scene_free(sc[0]);
 	gsio_scene_free(sc[1]);
 	unlink(path);
@@ -677,9 +669,7 @@ int main(void)
 	    cmocka_unit_test(test_grid_validator),
 	    cmocka_unit_test(test_grid_synthetic),
 	    cmocka_unit_test(test_grid_alloc_failures),
-#ifdef GSIO_HAVE_GLTF
 	    cmocka_unit_test(test_grid_glb_file),
-#endif
 	    cmocka_unit_test(test_grid_corpus),
 	    cmocka_unit_test(test_grid_level),
 	};

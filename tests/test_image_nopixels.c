@@ -45,7 +45,7 @@
 // -- Loading and writing
 
 /* Loads path with flags (and, for the lottershock levels, their Assets
- * folder as a search path, as test_wmp does); io may be NULL. */
+ * folder as a search path, as the WMP tests do); io may be NULL. */
 static gsio_scene *load(const char *path, uint32_t flags, const gsio_io *io, gsio_error *err)
 {
 	static char assets[4200];

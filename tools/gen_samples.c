@@ -15,9 +15,9 @@
  *   gsio_gen_samples DIR          write DIR/<sample>.mdl
  *   gsio_gen_samples --check DIR  exit 1 unless DIR holds exactly these bytes
  *
- * tests/test_mdl.c includes this file (with GSIO_GEN_SAMPLES_NO_MAIN) to
- * regenerate the samples in memory and to know the pixels each skin was
- * meant to have. */
+ * tests/test_mdl_samples.c includes this file (with
+ * GSIO_GEN_SAMPLES_NO_MAIN) to regenerate the samples in memory and to know
+ * the pixels each skin was meant to have. */
 #include "gsio.h"
 #include "gsio_mdl.h"
 
@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-// -- Interface (also used by tests/test_mdl.c)
+// -- Interface (also used by tests/test_mdl_samples.c)
 
 /** A skin as the generator means it. */
 typedef struct gen_skin {

@@ -2,8 +2,8 @@
 """Prints the C array of the PNG file a level's placeholder texture is
 (importers/wmp_textures.c: placeholder_png): 64 x 64, 1 bit a pixel through a
 palette of two opaque greys (90 and 200), squares of 8 x 8, the top left one
-dark; rows unfiltered, deflated by zlib at level 9 (98 bytes). test_wmp's
-test_placeholder_png decodes the array and compares it with the checker."""
+dark; rows unfiltered, deflated by zlib at level 9 (98 bytes). test_wmp_scene's
+test_placeholders_shared decodes the array and compares it with the checker."""
 import struct
 import zlib
 

@@ -11,8 +11,8 @@ key per frame (+ Basis), one action per clip named after it, every image
 loaded with a non-zero size, a UV layer when the model has a skin, every
 skin present (variants for the earth). Concrete numbers are checked too:
 gate-101 30 frames, mdl4-golem 231, mdl4-human 249, minigun_mdl5 8 in clip
-`shot`. SYNTH_DIR may hold the synthetic skinned GLBs written by test_gltf
-(GSIO_GLTF_DUMP_DIR): their armature, weights and actions are checked too.
+`shot`. SYNTH_DIR may hold the synthetic skinned GLBs written by
+test_gltf_scene and test_gltf_morph (GSIO_GLTF_DUMP_DIR): their armature, weights and actions are checked too.
 Every model under corpus/lottershock (27 MDL7 files and the game's
 MDL3/4/5) is converted as well and checked against the counts `gsio info`
 reports: mesh objects, shape keys (frames + Basis), armature bones (joints),
@@ -112,7 +112,7 @@ def main():
         if p and os.path.isfile(p):
             cases.append({"file": p, "kind": name.split(".")[0]})
         elif synth:
-            print("note: %s not found (test_gltf writes it with GSIO_GLTF_DUMP_DIR)" % p)
+            print("note: %s not found (test_gltf_scene writes it with GSIO_GLTF_DUMP_DIR)" % p)
     missing = [c for c in CONCRETE if not any(os.path.basename(x["file"]).startswith(c + ".") for x in cases)]
     if missing:
         fail("corpus files missing: %s" % missing)

@@ -25,10 +25,8 @@
  * The io is always the fake one below, so a load never touches the disk. */
 #define _POSIX_C_SOURCE 200809L // clock_gettime
 #include "gsio.h"
-#ifdef GSIO_HAVE_GLTF
 #include "gsio_gltf.h"
 #include "gsioi_png.h"
-#endif
 #include "fuzz_util.h"
 
 #include <stdio.h>
@@ -323,7 +321,6 @@ static void check_scene(const gsio_scene *s)
  * (large ones in bands) while the meshes are written. */
 static void write_glb(const gsio_scene *s, unsigned threads)
 {
-#ifdef GSIO_HAVE_GLTF
 	gsio_gltf_output out;
 	gsio_error err;
 	gsio_gltf_opts o;
@@ -338,10 +335,6 @@ static void write_glb(const gsio_scene *s, unsigned threads)
 	}
 	if (out.files_count != 1 || out.files[0].size < 12) abort();
 	gsio_gltf_output_free(&out);
-#else
-	(void)s;
-	(void)threads;
-#endif
 }
 
 // -- The target

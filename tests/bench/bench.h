@@ -1,0 +1,122 @@
+/* gsio_bench's parts (bench.c says what it measures): the files it runs
+ * on, the in-process contenders, the end-to-end runs in child processes,
+ * and the small utilities they share. */
+#ifndef GSIO_BENCH_H
+#define GSIO_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+// -- Small utilities (bench_util.c)
+
+/** A monotonic clock, ms. */
+double now_ms(void);
+/** Median of n values (NAN when n is 0); v is reordered. */
+double median(double *v, int n);
+/** malloc() that exits the program when it fails. */
+void *xmalloc(size_t n);
+/** Whether s ends with suffix (any case). */
+bool ends_with(const char *s, const char *suffix);
+/** The file name after the last '/'. */
+const char *base_name(const char *p);
+/** The file's size, -1 when it cannot be stat()ed. */
+long file_size(const char *p);
+/** Writes size bytes to path; false when it cannot. */
+bool write_file(const char *path, const void *data, size_t size);
+
+// -- File list (bench_util.c)
+
+typedef struct bench_file {
+	char *path;
+	bool synthetic;
+	uint8_t *data;
+	size_t size;
+} bench_file;
+
+/** The files to run, corpus (or named) files first, then synthetic ones. */
+extern bench_file *files;
+extern size_t files_count;
+/** --match: only files whose name contains this (NULL: every file). */
+extern const char *match;
+
+/** Whether path's file name contains match. */
+bool matches(const char *path);
+/** Adds path to files when it matches. */
+void add_file(const char *path, bool synthetic);
+/** Adds the model files below dir, sorted, skipping folders named "invalid". */
+void walk(const char *dir);
+
+// -- Synthetic files (bench_synth.c)
+
+/** Writes the synthetic MDL5, HMP5 and MD5 files into dir and adds them. */
+void make_synthetic(const char *dir);
+
+// -- In-process contenders (bench_load.c)
+
+enum { C_MEMCPY, C_DECODE, C_LOAD, C_FIRST, C_BORROW, C_GRID, C_ASSIMP, C_WRITE, C_COUNT };
+
+typedef struct file_result {
+	bool read;              // gsio loads it
+	double med[C_COUNT];    // median ms per contender (NAN: n/a)
+	double load_vs_assimp;  // median of paired ratios, time / Assimp's time
+	double first_vs_assimp;
+	double borrow_vs_assimp;
+	double load_vs_memcpy;
+	double first_cold_ms;   // first-frame load with the caches cold (synthetic MDL5 only)
+	size_t gltf_bytes;
+	// end to end
+	bool e2e;
+	double e2e_gsio_ms, e2e_assimp_ms, e2e_ratio, e2e_cpu_ratio;
+	long gsio_rss_kb, assimp_rss_kb;
+	long gsio_data_kb; // data_peak_kb, the median of three more runs
+	long input;                      // input_bytes: every file the conversion reads
+	long gsio_out, assimp_out;
+	bool assimp_empty; // assimp export wrote a GLB without a mesh
+	int e2e_runs;      // paired end-to-end runs taken (more when close: E2E_CLOSE_RUNS)
+} file_result;
+
+/** Runs every contender on f's bytes `reps` times (rotated) into res. */
+void bench_in_process(bench_file *f, int reps, file_result *res);
+
+// -- End to end (bench_e2e.c)
+
+/* argv[0] ONE_CPU: the program in argv[1...] runs on one CPU only (the
+ * one its process starts on), as on a one-core machine. */
+#define ONE_CPU "@one-cpu"
+/* A file's paired end-to-end runs go up to E2E_CLOSE_RUNS while their
+ * median ratio lies within a factor E2E_CLOSE of 1 (bench_e2e.c says why). */
+#define E2E_CLOSE 1.25
+#define E2E_CLOSE_RUNS 15
+
+/** mdl2gltf to run (--mdl2gltf) and the folder of the outputs and
+ *  synthetic files. */
+extern const char *mdl2gltf;
+extern char tmpdir[256];
+// The process's fixed data (libc's, the stack's, the allocator's first
+// pages): the least data peak (data_peak_kb) of mdl2gltf over every file
+// converted, a tiny file's, taken off each data peak before comparing it
+// with input + output.
+extern long baseline_data_kb;
+extern const char *baseline_file; // whose data peak it is
+
+/** Forks the helper that starts the children (first thing in main). */
+void start_helper(void);
+/** Runs argv with stdout/stderr to /dev/null; returns wall ms (NAN on
+ *  failure) and the child's peak RSS in KB. */
+double run_child(char *const argv[], long *rss_kb);
+/** Counts to iters (the computing of spin_processes). */
+uint64_t spin(uint64_t iters);
+/** Wall ms of `n` (1 or 2) forked processes spinning `iters` each at once. */
+double spin_processes(int n, uint64_t iters);
+/** mdl2gltf's data peak less the fixed data, over input + output; NAN when
+ *  either was not measured. */
+double data_ratio(const file_result *r);
+/** mdl2gltf and assimp export on f, alternated, each in a child process. */
+void bench_e2e(bench_file *f, int reps, file_result *res);
+/** Bytes of every file a load of path reads. */
+long input_bytes(const char *path);
+/** Whether `tool --help` runs. */
+bool tool_works(const char *tool);
+
+#endif
