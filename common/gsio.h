@@ -663,7 +663,9 @@ GSIO_API int gsio_extras_set_floats(gsio_scene *s, gsio_extras *x, const char *k
                                     const float *v, size_t n, gsio_error *err);
 /** The extra called key, or NULL. */
 GSIO_API const gsio_extra *gsio_extras_get(const gsio_extras *x, const char *key);
-/** Appends a warning (printf-style) to the scene. Returns 0, or -1 on failure. */
+/** Appends a warning (printf-style) to the scene. A text the scene holds
+ *  already is not appended again: that warning becomes "TEXT (N times)" in
+ *  its place. Returns 0, or -1 on failure. */
 GSIO_API int gsio_scene_add_warning(gsio_scene *s, gsio_error *err, const char *fmt, ...)
 	GSIO_PRINTF(3, 4);
 
