@@ -600,6 +600,12 @@ typedef struct gsio_scene {
 		size_t vertices;   /**< 3D vertices (MDL numverts, HMP numverts, MD5 verts) */
 		size_t triangles;
 		size_t uvs;        /**< MDL skin vertices */
+		/** Frames, vertex or skeletal: MDL2-5 numframes, MDL7 the most of a
+		 *  group, HMP height frames, an .md5anim's or .md5camera's, an
+		 *  .md5mesh the frames of the animations read with it; counted
+		 *  whether or not the load keeps them (GSIO_OPT_NO_ANIMATION); 0 for
+		 *  a level. */
+		size_t frames;
 	} source;
 } gsio_scene;
 

@@ -1000,6 +1000,7 @@ gsio_scene *gsioi_mdl7_to_scene_lent(const gsio_mdl7_file *f, const char *name, 
 		s->source.vertices += f->groups[g].verts_count;
 		s->source.triangles += f->groups[g].triangles_count;
 		s->source.uvs += f->groups[g].uvs_count;
+		if (f->groups[g].frames_count > s->source.frames) s->source.frames = f->groups[g].frames_count;
 	}
 	if (!(b.tmp = gsioi_arena_for(opts, "MDL7 scratch", err))) goto fail;
 	size_t ng = f->groups_count;

@@ -113,7 +113,7 @@ static void test_corpus_conformance(void **state)
 		gsio_error err;
 		gsio_mdl7_file *f = gsio_mdl7_decode(c.data, c.size, c.base, NULL, &err);
 		if (!f) fail_msg("%s: %s", c.base, err.message);
-		size_t skins = 0, by_type[8] = {0}, tris = 0, verts = 0, frames = 0, defs = 0;
+		size_t skins = 0, by_type[8] = {0}, tris = 0, verts = 0, frames = 0, defs = 0, most = 0;
 		for (size_t g = 0; g < f->groups_count; g++) {
 			const gsio_mdl7_group *G = &f->groups[g];
 			skins += G->skins_count;
@@ -121,6 +121,7 @@ static void test_corpus_conformance(void **state)
 			tris += G->triangles_count;
 			verts += G->verts_count;
 			frames += G->frames_count;
+			most = G->frames_count > most ? G->frames_count : most;
 			defs += G->deformers_count;
 		}
 		assert_int_equal(f->groups_count, e->groups);
@@ -141,6 +142,15 @@ static void test_corpus_conformance(void **state)
 		assert_string_equal(s->format, "MDL7");
 		assert_int_equal(s->source.triangles, e->tris);
 		assert_int_equal(s->source.vertices, e->verts);
+		// The file's frames: each group stores them all (griechin: 175 of
+		// bone matrices, cEselslerche: 139 of vertices).
+		assert_int_equal(s->source.frames, most);
+		// Every corpus MDL7 stores float normals: no warning may speak of
+		// the normal table.
+		assert_int_equal(f->header.mainvertex_stc_size, 26);
+		for (size_t w = 0; w < s->warnings_count; w++)
+			if (strstr(s->warnings[w], "table") || strstr(s->warnings[w], ">= 162"))
+				fail_msg("%s: \"%s\"", c.base, s->warnings[w]);
 		// One material per skin, plus the double-sided copies of folded pairs.
 		assert_true(s->materials_count >= e->skins);
 		size_t tri_out = 0, pairs = 0;
