@@ -601,6 +601,12 @@ typedef struct gsio_scene {
 		size_t vertices;   /**< 3D vertices (MDL numverts, HMP numverts, MD5 verts) */
 		size_t triangles;
 		size_t uvs;        /**< MDL skin vertices */
+		/** Frames, vertex or skeletal: MDL2-5 numframes, MDL7 the most of a
+		 *  group, HMP height frames, an .md5anim's or .md5camera's, an
+		 *  .md5mesh the frames of the animations read with it; counted
+		 *  whether or not the load keeps them (GSIO_OPT_NO_ANIMATION); 0 for
+		 *  a level. */
+		size_t frames;
 	} source;
 } gsio_scene;
 
@@ -664,7 +670,9 @@ GSIO_API int gsio_extras_set_floats(gsio_scene *s, gsio_extras *x, const char *k
                                     const float *v, size_t n, gsio_error *err);
 /** The extra called key, or NULL. */
 GSIO_API const gsio_extra *gsio_extras_get(const gsio_extras *x, const char *key);
-/** Appends a warning (printf-style) to the scene. Returns 0, or -1 on failure. */
+/** Appends a warning (printf-style) to the scene. A text the scene holds
+ *  already is not appended again: that warning becomes "TEXT (N times)" in
+ *  its place. Returns 0, or -1 on failure. */
 GSIO_API int gsio_scene_add_warning(gsio_scene *s, gsio_error *err, const char *fmt, ...)
 	GSIO_PRINTF(3, 4);
 

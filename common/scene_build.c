@@ -26,6 +26,16 @@ typedef struct scene_impl {
 		void *ptr;
 		size_t cap;
 	} arr[ARR_COUNT];
+	// Each distinct warning is kept once, with how many times it was
+	// raised (see gsio_scene_add_warning): its first text -> its index.
+	struct {
+		gsioi_names index;
+		const char **keys;   /**< the first text of warnings[i] */
+		uint32_t *counts;    /**< how many times warnings[i] was raised */
+		size_t cap;          /**< room of keys and counts */
+		const char **array;  /**< the warnings array the index covers */
+		size_t covered;      /**< how many of its warnings */
+	} warn;
 } scene_impl;
 
 gsio_scene *gsio_scene_new(const gsio_opts *opts, gsio_error *err)
@@ -413,6 +423,65 @@ const gsio_extra *gsio_extras_get(const gsio_extras *x, const char *key)
 	return NULL;
 }
 
+/* Records warnings[covered] (already in the array) as first raised. */
+static bool warning_indexed(scene_impl *impl, const char *text, gsio_error *err)
+{
+	size_t i = impl->warn.covered;
+	if (i >= impl->warn.cap) {
+		size_t cap = impl->warn.cap < 8 ? 16 : 2 * impl->warn.cap;
+		const char **keys = gsioi_arena_regrow(impl->pub.arena, impl->warn.keys, impl->warn.cap,
+		                                       cap, sizeof(*keys), err);
+		uint32_t *counts = keys ? gsioi_arena_regrow(impl->pub.arena, impl->warn.counts,
+		                                             impl->warn.cap, cap, sizeof(*counts), err)
+		                        : NULL;
+		if (!counts) return false;
+		impl->warn.keys = keys, impl->warn.counts = counts, impl->warn.cap = cap;
+	}
+	impl->warn.keys[i] = text;
+	impl->warn.counts[i] = 1;
+	impl->warn.covered = i + 1;
+	return gsioi_names_add(&impl->warn.index, text, (uint32_t)i, err);
+}
+
+/* Index i of the warning whose first text is `text`, or -1; the index is
+ * rebuilt (each warning counted once) when the warnings are not the ones it
+ * covers (a caller changed the array or its count). */
+static int64_t warning_find(scene_impl *impl, const char *text, gsio_error *err, bool *ok)
+{
+	gsio_scene *s = &impl->pub;
+	*ok = true;
+	if (!impl->warn.index.arena || impl->warn.array != s->warnings ||
+	    impl->warn.covered != s->warnings_count) {
+		gsioi_names_init(&impl->warn.index, s->arena, false);
+		impl->warn.array = s->warnings;
+		impl->warn.covered = 0;
+		impl->warn.cap = 0;
+		for (size_t i = 0; i < s->warnings_count; i++)
+			if (!(*ok = warning_indexed(impl, s->warnings[i], err))) return -1;
+	}
+	return gsioi_names_find(&impl->warn.index, text);
+}
+
+/* Warning i raised once more: its text becomes "TEXT (N times)", written
+ * into a copy with room for any count made at the second time (the first
+ * text stays the key). */
+static bool warning_again(scene_impl *impl, size_t i, gsio_error *err)
+{
+	enum { ROOM = sizeof(" (4294967295 times)") };
+	gsio_scene *s = &impl->pub;
+	const char *key = impl->warn.keys[i];
+	if (impl->warn.counts[i] == UINT32_MAX) return true;
+	uint32_t n = ++impl->warn.counts[i];
+	char *text = (char *)s->warnings[i];
+	if (n == 2) {
+		size_t len = strlen(key);
+		if (!(text = gsioi_arena_alloc(s->arena, len + ROOM, err))) return false;
+		s->warnings[i] = text;
+	}
+	snprintf(text, strlen(key) + ROOM, "%s (%u times)", key, (unsigned)n);
+	return true;
+}
+
 int gsio_scene_add_warning(gsio_scene *s, gsio_error *err, const char *fmt, ...)
 {
 	if (!check_scene(s, err)) return -1;
@@ -422,13 +491,21 @@ int gsio_scene_add_warning(gsio_scene *s, gsio_error *err, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	gsioi_text_sanitize(buf); // warnings quote file bytes: keep them printable
+	// A warning raised again (a missing sprite placed 24 times) is one
+	// line with its count, so every command and record says it once.
+	scene_impl *impl = (scene_impl *)s;
+	bool ok;
+	int64_t seen = warning_find(impl, buf, err, &ok);
+	if (!ok) return -1;
+	if (seen >= 0) return warning_again(impl, (size_t)seen, err) ? 0 : -1;
 	// Grown as the other arrays (doubling): a level of 8 000 missing
 	// textures has a warning each, and a copy per warning took 250 MB.
 	char *text = gsioi_arena_strdup(s->arena, buf, err);
 	const char **w = text ? GROW(s, ARR_WARNINGS, warnings, err) : NULL;
 	if (!w) return -1;
 	*w = text;
-	return 0;
+	impl->warn.array = s->warnings; // the array may have moved as it grew
+	return warning_indexed(impl, text, err) ? 0 : -1;
 }
 
 // -- Transforms

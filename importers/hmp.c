@@ -747,6 +747,7 @@ static gsio_scene *hmp_to_scene(const gsio_hmp_file *f, const char *name, const 
 	s->source.vertices = (size_t)f->header.numverts;
 	s->source.triangles = 2 * (size_t)(f->columns - 1) * (f->rows - 1);
 	s->source.uvs = 0;
+	s->source.frames = f->frames_count;
 
 	// Temporaries of this load live in their own arena, freed here: the
 	// scene keeps only what it returns.

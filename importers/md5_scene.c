@@ -632,6 +632,7 @@ static bool anim_scene(gsio_scene *s, gsio_arena *tmp, const gsio_md5_anim *a, c
 	md5_pose *world = GSIO_NEW_ARRAY(tmp, md5_pose, a->joints_count, err);
 	GSIO_CHECK(world && alloc_nodes(s, a->joints_count, err));
 	GSIO_CHECK(joints_from_anim(s, a, world, err));
+	s->source.frames = a->frames_count;
 	if (opts && (opts->flags & GSIO_OPT_NO_ANIMATION)) return true;
 	char *name = gsioi_md5_stem(s, path, "anim", err);
 	return name && gsioi_md5_add_anim(s, a, name, err);
@@ -671,6 +672,7 @@ static bool camera_scene(gsio_scene *s, const gsio_md5_camera *c, const char *pa
 			return false;
 		}
 	char *name = gsioi_md5_stem(s, path, "camera", err);
+	s->source.frames = c->frames_count;
 	s->cameras = GSIO_NEW_ARRAY(a, gsio_camera, 1, err);
 	GSIO_CHECK(name && s->cameras);
 	s->cameras_count = 1;

@@ -256,6 +256,7 @@ static bool load_anim_data(gsio_scene *s, const gsio_md5_mesh *m, const char *fi
 	}
 	char *name = gsioi_md5_stem(s, file, "anim", err);
 	bool added = name && gsioi_md5_add_anim(s, a, name, err);
+	if (added) s->source.frames += a->frames_count; // the mesh's frames are its animations'
 	gsio_md5_anim_free(a);
 	return added;
 }

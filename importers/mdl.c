@@ -911,6 +911,7 @@ static gsio_scene *mdl_to_scene(const gsio_mdl_file *f, const uint8_t *const *ra
 	s->source.vertices = (size_t)h->numverts;
 	s->source.triangles = f->version == 2 ? f->mdl2_triangles_count : f->triangles_count;
 	s->source.uvs = f->version == 2 ? f->mdl2_uvs_count : f->uvs_count;
+	s->source.frames = (size_t)h->numframes;
 	// With GSIO_OPT_BORROW, stored skins may point into the caller's bytes
 	// (lend: mdl_read's data), as packed frames do.
 	bool lending = lend && opts && (opts->flags & GSIO_OPT_BORROW);

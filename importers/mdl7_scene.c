@@ -70,11 +70,17 @@ typedef struct build {
 	int32_t *mesh_of_group; /**< per group: mesh or -1 */
 	int32_t *node_of_group; /**< per group: node or -1 */
 	bool need_static;      /**< some vertex has no bone: an "unskinned" joint */
-	size_t bad_materials, bad_weights, bad_normals, bad_matrices;
+	size_t bad_materials, bad_weights, bad_matrices;
+	/** Bad stored normals by kind: [BAD_INDEX] a table index >= 162 (16-byte
+	 *  vertices), [BAD_ZERO] float normals zero or not finite (26-byte):
+	 *  each kind has its own warning, as each is replaced differently. */
+	size_t bad_normals[2];
 	const gsio_mdl7_group *main_group; /**< the group main_pos and main_nrm are of */
 	float *main_pos, *main_nrm; /**< its main vertices as frame_vertices() takes them */
-	size_t main_bad;       /**< bad normals among them */
+	size_t main_bad[2];    /**< bad normals among them, by kind */
 } build;
+
+enum { BAD_INDEX, BAD_ZERO };
 
 // -- Names
 
@@ -309,7 +315,7 @@ static void vertex_normal(build *b, const gsio_mdl7_vertex *v, size_t vsize, flo
 	if (vsize == 16) {
 		unsigned ni = v->normal_index;
 		if (ni >= GSIO_NORMAL_COUNT) {
-			b->bad_normals++;
+			b->bad_normals[BAD_INDEX]++;
 			ni = 0;
 		}
 		for (int k = 0; k < 3; k++) n[k] = gsio_anorms[ni][k];
@@ -317,8 +323,8 @@ static void vertex_normal(build *b, const gsio_mdl7_vertex *v, size_t vsize, flo
 		for (int k = 0; k < 3; k++) n[k] = v->normal[k];
 	}
 	double len = sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]);
-	if (!isfinite(len) || len < 1e-12) {
-		b->bad_normals++;
+	if (!isfinite(len) || len < 1e-12) { // a float normal: every table row is unit
+		b->bad_normals[BAD_ZERO]++;
 		out[0] = out[1] = 0;
 		out[2] = 1;
 		return;
@@ -344,16 +350,18 @@ static bool frame_vertices(build *b, const gsio_mdl7_group *g, const gsio_mdl7_f
 		b->main_pos = gsioi_arena_array_uninit(b->tmp, 3 * g->verts_count, sizeof(float), b->err);
 		b->main_nrm = gsioi_arena_array_uninit(b->tmp, 3 * g->verts_count, sizeof(float), b->err);
 		GSIO_CHECK(b->main_pos && b->main_nrm);
-		size_t bad = b->bad_normals;
+		size_t bad[2] = {b->bad_normals[0], b->bad_normals[1]};
 		for (size_t v = 0; v < g->verts_count; v++) {
 			memcpy(&b->main_pos[3 * v], g->verts[v].pos, 3 * sizeof(float));
 			vertex_normal(b, &g->verts[v], h->mainvertex_stc_size, &b->main_nrm[3 * v]);
 		}
-		b->main_bad = b->bad_normals - bad;
-		b->bad_normals = bad;
+		for (int k = 0; k < 2; k++) {
+			b->main_bad[k] = b->bad_normals[k] - bad[k];
+			b->bad_normals[k] = bad[k];
+		}
 		b->main_group = g;
 	}
-	b->bad_normals += b->main_bad;
+	for (int k = 0; k < 2; k++) b->bad_normals[k] += b->main_bad[k];
 	if (!fr || !fr->verts_count) {
 		pos = b->main_pos;
 		nrm = b->main_nrm;
@@ -992,6 +1000,7 @@ gsio_scene *gsioi_mdl7_to_scene_lent(const gsio_mdl7_file *f, const char *name, 
 		s->source.vertices += f->groups[g].verts_count;
 		s->source.triangles += f->groups[g].triangles_count;
 		s->source.uvs += f->groups[g].uvs_count;
+		if (f->groups[g].frames_count > s->source.frames) s->source.frames = f->groups[g].frames_count;
 	}
 	if (!(b.tmp = gsioi_arena_for(opts, "MDL7 scratch", err))) goto fail;
 	size_t ng = f->groups_count;
@@ -1030,9 +1039,14 @@ gsio_scene *gsioi_mdl7_to_scene_lent(const gsio_mdl7_file *f, const char *name, 
 	    !gsioi_scene_warn(s, err, "%zu deformer weights name a bone or vertex that does not exist "
 	                             "or are negative: skipped", b.bad_weights))
 		goto fail;
-	if (b.bad_normals &&
-	    !gsioi_scene_warn(s, err, "%zu vertex normals are zero or outside the table: used +z",
-	                      b.bad_normals))
+	// Worded as MDL2-5 word a bad table index; MDL7's float normals have no table.
+	if (b.bad_normals[BAD_INDEX] &&
+	    !gsioi_scene_warn(s, err, "%zu vertex normal indices are >= 162; used normal 0",
+	                      b.bad_normals[BAD_INDEX]))
+		goto fail;
+	if (b.bad_normals[BAD_ZERO] &&
+	    !gsioi_scene_warn(s, err, "%zu vertex normals are zero or not finite: used +z",
+	                      b.bad_normals[BAD_ZERO]))
 		goto fail;
 	if (any_skinned && !build_skin(&b)) goto fail;
 

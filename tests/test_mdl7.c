@@ -113,7 +113,7 @@ static void test_corpus_conformance(void **state)
 		gsio_error err;
 		gsio_mdl7_file *f = gsio_mdl7_decode(c.data, c.size, c.base, NULL, &err);
 		if (!f) fail_msg("%s: %s", c.base, err.message);
-		size_t skins = 0, by_type[8] = {0}, tris = 0, verts = 0, frames = 0, defs = 0;
+		size_t skins = 0, by_type[8] = {0}, tris = 0, verts = 0, frames = 0, defs = 0, most = 0;
 		for (size_t g = 0; g < f->groups_count; g++) {
 			const gsio_mdl7_group *G = &f->groups[g];
 			skins += G->skins_count;
@@ -121,6 +121,7 @@ static void test_corpus_conformance(void **state)
 			tris += G->triangles_count;
 			verts += G->verts_count;
 			frames += G->frames_count;
+			most = G->frames_count > most ? G->frames_count : most;
 			defs += G->deformers_count;
 		}
 		assert_int_equal(f->groups_count, e->groups);
@@ -141,6 +142,15 @@ static void test_corpus_conformance(void **state)
 		assert_string_equal(s->format, "MDL7");
 		assert_int_equal(s->source.triangles, e->tris);
 		assert_int_equal(s->source.vertices, e->verts);
+		// The file's frames: each group stores them all (griechin: 175 of
+		// bone matrices, cEselslerche: 139 of vertices).
+		assert_int_equal(s->source.frames, most);
+		// Every corpus MDL7 stores float normals: no warning may speak of
+		// the normal table.
+		assert_int_equal(f->header.mainvertex_stc_size, 26);
+		for (size_t w = 0; w < s->warnings_count; w++)
+			if (strstr(s->warnings[w], "table") || strstr(s->warnings[w], ">= 162"))
+				fail_msg("%s: \"%s\"", c.base, s->warnings[w]);
 		// One material per skin, plus the double-sided copies of folded pairs.
 		assert_true(s->materials_count >= e->skins);
 		size_t tri_out = 0, pairs = 0;
@@ -265,26 +275,25 @@ static void test_partial_frames(void **state)
 }
 
 /* The stored normal as the scene takes it (mdl7_scene.c): the table row or
- * the floats, unit, negated; +z when zero or out of the table. */
-static bool stored_normal(const gsio_mdl7_vertex *v, size_t vsize, float out[3])
+ * the floats, unit, negated; row 0 for an index past the table (counted in
+ * bad[0]), +z for floats zero or not finite (counted in bad[1]). */
+static void stored_normal(const gsio_mdl7_vertex *v, size_t vsize, float out[3], size_t bad[2])
 {
 	float n[3];
 	if (vsize == 16) {
-		if (v->normal_index >= GSIO_NORMAL_COUNT) {
-			out[0] = out[1] = 0, out[2] = 1;
-			return false;
-		}
-		for (int k = 0; k < 3; k++) n[k] = gsio_anorms[v->normal_index][k];
+		unsigned ni = v->normal_index;
+		if (ni >= GSIO_NORMAL_COUNT) bad[0]++, ni = 0;
+		for (int k = 0; k < 3; k++) n[k] = gsio_anorms[ni][k];
 	} else {
 		for (int k = 0; k < 3; k++) n[k] = v->normal[k];
 	}
 	double len = sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]);
 	if (!isfinite(len) || len < 1e-12) {
 		out[0] = out[1] = 0, out[2] = 1;
-		return false;
+		bad[1]++;
+		return;
 	}
 	for (int k = 0; k < 3; k++) out[k] = (float)(-n[k] / len);
-	return true;
 }
 
 /** Every frame's normals are the main vertices' with the frame's own
@@ -320,13 +329,13 @@ static void test_frame_normals(void **state)
 	float *nrm = malloc(3 * m->vertex_count * sizeof(float));
 	assert_non_null(want);
 	assert_non_null(nrm);
-	size_t bad = 0, checked = 0, at_bad = 0;
+	size_t bad[2] = {0, 0}, checked = 0, at_bad = 0;
 	for (size_t i = 0; i <= g->frames_count; i++) {
 		// i == frames_count: the base pose, frame 0 again (its own call).
 		const gsio_mdl7_frame *fr = &g->frames[i < g->frames_count ? i : 0];
-		for (size_t v = 0; v < g->verts_count; v++) bad += !stored_normal(&g->verts[v], msize, &want[3 * v]);
+		for (size_t v = 0; v < g->verts_count; v++) stored_normal(&g->verts[v], msize, &want[3 * v], bad);
 		for (size_t k = 0; k < fr->verts_count; k++)
-			bad += !stored_normal(&fr->verts[k], fsize, &want[3 * (size_t)fr->verts[k].bone]);
+			stored_normal(&fr->verts[k], fsize, &want[3 * (size_t)fr->verts[k].bone], bad);
 		if (i == g->frames_count) break;
 		assert_int_equal(gsio_mesh_frame_get(m, i, NULL, nrm), 1);
 		for (size_t v = 0; v < m->vertex_count; v++) {
@@ -340,14 +349,62 @@ static void test_frame_normals(void **state)
 		}
 	}
 	assert_true(at_bad >= g->frames_count);
+	// Its vertices are 26 bytes: float normals, no table index to be outside of.
+	assert_int_equal(bad[0], 0);
 	char text[128];
-	snprintf(text, sizeof(text), "%zu vertex normals are zero or outside the table: used +z", bad);
+	snprintf(text, sizeof(text), "%zu vertex normals are zero or not finite: used +z", bad[1]);
 	bool found = false;
-	for (size_t w = 0; w < s->warnings_count; w++) found = found || strstr(s->warnings[w], text);
+	for (size_t w = 0; w < s->warnings_count; w++) {
+		found = found || !strcmp(s->warnings[w], text);
+		if (strstr(s->warnings[w], "table") || strstr(s->warnings[w], ">= 162"))
+			fail_msg("a warning about a normal table: \"%s\"", s->warnings[w]);
+	}
 	if (!found) fail_msg("no warning \"%s\"", text);
-	print_message("tile-floor-turret: %zu normals checked, %zu bad stored normals counted\n", checked, bad);
+	print_message("tile-floor-turret: %zu normals checked, %zu bad stored normals counted\n", checked, bad[1]);
 	free(want);
 	free(nrm);
+	gsio_scene_free(s);
+	gsio_mdl7_file_free(f);
+	free(c.data);
+}
+
+/* 16-byte vertices store a normal table index: one past the table is
+ * normal 0 (as in MDL2-5) and said so in MDL2-5's words; nothing speaks of
+ * zero normals or +z. KisteA's vertices read as 16-byte ones. */
+static void test_table_normals(void **state)
+{
+	(void)state;
+	cfile c;
+	gsio_mdl7_file *f = decoded("lottershock/Game/Assets/KisteA.mdl", &c);
+	f->header.mainvertex_stc_size = f->header.framevertex_stc_size = 16;
+	gsio_mdl7_group *g = &f->groups[0];
+	for (size_t v = 0; v < g->verts_count; v++) g->verts[v].normal_index = (uint8_t)(v % 162);
+	for (size_t i = 0; i < g->frames_count; i++)
+		for (size_t k = 0; k < g->frames[i].verts_count; k++) g->frames[i].verts[k].normal_index = 7;
+	g->verts[1].normal_index = g->verts[5].normal_index = 200;
+	gsio_error err;
+	gsio_scene *s = gsio_mdl7_to_scene(f, c.base, NULL, &err);
+	if (!s) fail_msg("%s", err.message);
+	size_t said = 0;
+	for (size_t w = 0; w < s->warnings_count; w++) {
+		unsigned long n;
+		char rest[64];
+		if (sscanf(s->warnings[w], "%lu vertex normal indices are >= 162; used normal %63[^\n]", &n, rest) == 2) {
+			assert_string_equal(rest, "0");
+			assert_true(n >= 2 && n % 2 == 0);
+			said++;
+		}
+		if (strstr(s->warnings[w], "+z")) fail_msg("\"%s\"", s->warnings[w]);
+	}
+	assert_int_equal(said, 1);
+	const gsio_mesh *m = &s->meshes[0];
+	size_t shown = 0;
+	for (size_t v = 0; v < m->vertex_count; v++)
+		if (m->source_vertex[v] == 5) {
+			for (int k = 0; k < 3; k++) assert_float_equal(m->normals[3 * v + k], -gsio_anorms[0][k], 1e-6);
+			shown++;
+		}
+	assert_true(shown > 0);
 	gsio_scene_free(s);
 	gsio_mdl7_file_free(f);
 	free(c.data);
@@ -970,6 +1027,7 @@ int main(void)
 	    cmocka_unit_test(test_corpus_conformance), cmocka_unit_test(test_materials),
 	    cmocka_unit_test(test_load_scratch),
 	    cmocka_unit_test(test_partial_frames),     cmocka_unit_test(test_frame_normals),
+	    cmocka_unit_test(test_table_normals),
 	    cmocka_unit_test(test_frame_records),
 	    cmocka_unit_test(test_bone_animation),
 	    cmocka_unit_test(test_no_animation),

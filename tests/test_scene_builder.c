@@ -243,6 +243,49 @@ static void test_builder_growth(void **state)
 	gsio_scene_free(s);
 }
 
+/* A warning raised again is one warning with its count: "TEXT (N
+ * times)", in the place of its first raising; distinct ones keep their
+ * order and text. 100 000 raisings of one text cost its count, not a copy
+ * each. An array the caller replaced is indexed again, not overrun. */
+static void test_warnings_counted(void **state)
+{
+	(void)state;
+	gsio_error err;
+	t_fail_alloc st = {0};
+	gsio_allocator al = t_fail_allocator(&st);
+	gsio_opts opts = {.allocator = &al};
+	gsio_scene *s = gsio_scene_new(&opts, &err);
+	assert_non_null(s);
+	for (int i = 0; i < 24; i++) {
+		assert_int_equal(gsio_scene_add_warning(s, &err, "sprite \"%s\" not found", "beam.tga"), 0);
+		if (i < 3) assert_int_equal(gsio_scene_add_warning(s, &err, "other %d", i), 0);
+	}
+	assert_int_equal(s->warnings_count, 4);
+	assert_string_equal(s->warnings[0], "sprite \"beam.tga\" not found (24 times)");
+	assert_string_equal(s->warnings[1], "other 0");
+	assert_string_equal(s->warnings[3], "other 2");
+	size_t bytes = st.bytes;
+	for (int i = 0; i < 100000; i++) assert_int_equal(gsio_scene_add_warning(s, &err, "other 1"), 0);
+	assert_string_equal(s->warnings[2], "other 1 (100001 times)");
+	assert_true(st.bytes - bytes <= 64 * 1024); // a copy each: 2.3 MB
+	// Texts already counted are new texts (their count is part of them).
+	assert_int_equal(gsio_scene_add_warning(s, &err, "other 1 (100001 times)"), 0);
+	assert_int_equal(s->warnings_count, 5);
+	// The caller's own array: its texts counted, copied when it grows.
+	const char **mine = gsio_scene_alloc(s, 2, sizeof(*mine), &err);
+	mine[0] = "kept", mine[1] = "again";
+	s->warnings = mine;
+	s->warnings_count = 2;
+	assert_int_equal(gsio_scene_add_warning(s, &err, "again"), 0);
+	assert_int_equal(gsio_scene_add_warning(s, &err, "new"), 0);
+	assert_int_equal(s->warnings_count, 3);
+	assert_string_equal(s->warnings[0], "kept");
+	assert_string_equal(s->warnings[1], "again (2 times)");
+	assert_string_equal(s->warnings[2], "new");
+	assert_int_equal(gsio_scene_validate(s, &err), 0);
+	gsio_scene_free(s);
+}
+
 // -- Broken scenes, each refused with a message naming what
 
 typedef void (*breaker)(built *b);
@@ -714,6 +757,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_built_scene_valid),
 	    cmocka_unit_test(test_builder_growth),
+	    cmocka_unit_test(test_warnings_counted),
 	    cmocka_unit_test(test_broken_scenes_refused),
 	    cmocka_unit_test(test_undecoded_file_accepted),
 	    cmocka_unit_test(test_packed_frame_get),

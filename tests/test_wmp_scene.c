@@ -522,6 +522,21 @@ static void test_alloc_failure(void **state)
 	              run.calls);
 }
 
+/* A missing sprite placed 24 times is one warning with its count, not 24
+ * lines (each placement looks for the file and warns). */
+static void test_missing_sprite_warned_once(void **state)
+{
+	(void)state;
+	char dir[64] = "/tmp/gsio-sprites-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	gsio_scene *s = sprites_level(dir, 24);
+	rmdir(dir);
+	assert_int_equal(s->meshes_count, 0);
+	assert_int_equal(s->warnings_count, 1);
+	assert_string_equal(s->warnings[0], "sprite \"p.tga\" not found: an empty node (24 times)");
+	gsio_scene_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -531,6 +546,7 @@ int main(void)
 	    cmocka_unit_test(test_placeholders_shared),
 	    cmocka_unit_test(test_nodes_reserved),
 	    cmocka_unit_test(test_sprite_placed_often),
+	    cmocka_unit_test(test_missing_sprite_warned_once),
 	    cmocka_unit_test(test_alloc_failure),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,5 @@
 /* gsio: the command that fronts the library.
- *   gsio info [--json] [--] INPUT...     what each file holds
+ *   gsio info [--json] [-v] [--] INPUT... what each file holds (gsio_info_text.c)
  *   gsio convert INPUT... -o OUT [opts]  any format gsio reads to any it writes
  * (gsio_convert.c). */
 #include "gsio.h"
@@ -15,15 +15,17 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: gsio info [--json] [--path DIR]... [--] INPUT...\n"
+	        "usage: gsio info [--json] [-v] [--path DIR]... [--] INPUT...\n"
 	        "       gsio convert INPUT... -o OUT [options]   (gsio convert --help)\n"
 	        "       gsio --version | --help\n"
 	        "\n"
 	        "info     print what each file holds: format and version, vertices, triangles,\n"
 	        "         skin vertices, welded vertices, skins (type code, size), frames and\n"
 	        "         their names, clips, meshes, nodes, joints, animations, cameras,\n"
-	        "         lights, warnings; for levels, the elements per kind and the files\n"
-	        "         the level names, found or not.\n"
+	        "         lights, warnings; for levels, a summary: the level's own geometry,\n"
+	        "         the elements per kind, the models and sprites placed with how many\n"
+	        "         times each, and the files the level names, found or not\n"
+	        "         (gsio info --help).\n"
 	        "convert  write what gsio reads as glTF (.glb/.gltf), MDL5 (.mdl), HMP5 (.hmp)\n"
 	        "         or MD5 (.md5mesh + .md5anim + .md5camera).\n"
 	        "\n"
@@ -34,125 +36,43 @@ static void usage(FILE *out)
 static void info_usage(FILE *out)
 {
 	fprintf(out,
-	        "usage: gsio info [--json] [--path DIR]... [--] INPUT...\n"
+	        "usage: gsio info [--json] [-v] [--path DIR]... [--] INPUT...\n"
 	        "\n"
-	        "Prints what each input holds: format and version, vertices, triangles, skin\n"
-	        "vertices, welded vertices, skins (type code, size), frames and their names,\n"
-	        "clips, meshes, nodes, joints, animations, cameras, lights, warnings. For a\n"
-	        "level (.wmp): how many elements of each kind it holds (blocks, models,\n"
-	        "sprites, lights, starts, sounds, paths, regions) and every file it names\n"
-	        "(WADs, models, sprites, sounds, script, palette) with where it was found or\n"
-	        "\"not found\".\n"
+	        "Prints what each input holds: format and version, vertices and triangles as\n"
+	        "stored (and the triangles written, with the reason, where they differ), skin\n"
+	        "vertices, welded vertices, skins (type code, size), frames (vertex or\n"
+	        "skeletal) and their names, clips, meshes, nodes, joints, animations,\n"
+	        "cameras, lights, warnings (each once, with \"(N times)\" when it was raised\n"
+	        "again). Without --verbose, a list stops after 16 entries (warnings after\n"
+	        "10) with a line saying how many more there are.\n"
+	        "\n"
+	        "For a level (.wmp), a summary: its own geometry (blocks, their vertices and\n"
+	        "triangles; not its placed models'), how many elements of each kind it holds\n"
+	        "(blocks, models, sprites, lights, starts, sounds, paths, regions), the files\n"
+	        "its models and sprites place with how many times each, and how many of the\n"
+	        "files it names (WADs, models, sprites, sounds, script, palette) were found,\n"
+	        "naming those not found. --verbose adds the skins, clips and meshes of its\n"
+	        "placed models and a line per file named, with where it was found.\n"
 	        "\n"
 	        "INPUT is a file (any format gsio reads, whatever its extension), a folder\n"
 	        "(searched recursively for files with an extension gsio reads; an .md5anim\n"
-	        "beside an .md5mesh is read with the mesh), or '-' for standard input.\n"
-	        "'--' ends the options: later arguments are inputs even when they start\n"
-	        "with '-'.\n"
+	        "beside an .md5mesh is read with the mesh; a folder holding none is an\n"
+	        "error), or '-' for standard input. '--' ends the options: later arguments\n"
+	        "are inputs even when they start with '-'.\n"
 	        "\n"
 	        "options:\n"
-	        "  --json     one JSON record per input, one per line (the README's \"Records\"\n"
-	        "             section lists the keys; mdl2gltf --report writes the same records)\n"
-	        "  --path DIR (repeatable) for .wmp levels: a folder searched, after the\n"
-	        "             level's own, for the files the level names (by base name,\n"
-	        "             case-insensitively; nothing outside these folders is opened)\n"
-	        "  --version  print the version and exit\n"
-	        "  --help     print this text and exit\n"
+	        "  --json         one JSON record per input, one per line (the README's\n"
+	        "                 \"Records\" section lists the keys; mdl2gltf --report writes\n"
+	        "                 the same records)\n"
+	        "  -v, --verbose  text output: every list whole\n"
+	        "  --path DIR     (repeatable) for .wmp levels: a folder searched, after the\n"
+	        "                 level's own, for the files the level names (by base name,\n"
+	        "                 case-insensitively; nothing outside these folders is opened)\n"
+	        "  --version      print the version and exit\n"
+	        "  --help         print this text and exit\n"
 	        "\n"
-	        "Exit status: 0 when every input was read, 1 when any failed, 2 on a usage\n"
-	        "error.\n");
-}
-
-// -- info: text output
-
-static void print_text(const char *path, const gsio_scene *s)
-{
-	printf("%s: %s (version %d)\n", path, s->format ? s->format : "scene", (int)s->format_version);
-	size_t welded = 0;
-	for (size_t i = 0; i < s->meshes_count; i++) welded += s->meshes[i].vertex_count;
-	printf("  vertices %zu, triangles %zu, skin vertices %zu, welded vertices %zu\n",
-	       s->source.vertices, s->source.triangles, s->source.uvs, welded);
-	for (size_t i = 0; i < s->images_count; i++) {
-		const gsio_image *im = &s->images[i];
-		if (im->source_path)
-			printf("  image %zu: %u x %u, from %s\n", i, im->width, im->height, im->source_path);
-		else
-			printf("  skin %zu: type %d, %u x %u%s\n", i, (int)im->source_type, im->width,
-			       im->height, im->source_mip_count ? ", with mips" : "");
-	}
-	size_t nframes = s->meshes_count ? s->meshes[0].frames_count : 0;
-	if (nframes) {
-		// Long lists are cut in the middle; --json has every name.
-		printf("  frames %zu:", nframes);
-		for (size_t i = 0; i < nframes; i++) {
-			if (nframes > 12 && i == 6) {
-				printf(" ...");
-				i = nframes - 4;
-			}
-			printf(" %s", s->meshes[0].frames[i].name[0] ? s->meshes[0].frames[i].name : "\"\"");
-		}
-		printf("\n");
-	}
-	size_t joints = 0;
-	for (size_t i = 0; i < s->skins_count; i++) joints += s->skins[i].joints_count;
-	for (size_t i = 0; i < s->animations_count; i++) {
-		const gsio_animation *a = &s->animations[i];
-		const gsio_channel *ch = NULL;
-		bool skeletal = false, camera = false;
-		for (size_t c = 0; c < a->channels_count; c++) {
-			const gsio_channel *k = &a->channels[c];
-			if (k->path == GSIO_PATH_MORPH) {
-				if (!ch && k->frames) ch = k;
-			} else if (s->nodes[k->node].camera >= 0) {
-				camera = true;
-			} else {
-				skeletal = true;
-			}
-		}
-		if (ch && a->frames_count)
-			printf("  clip %s: frames %u..%u (%zu) at %g fps\n", a->name, ch->frames[0],
-			       ch->frames[a->frames_count - 1], a->frames_count, (double)a->fps);
-		else if (skeletal && !ch)
-			printf("  animation %s: %zu frames at %g fps\n", a->name, a->frames_count,
-			       (double)a->fps);
-		(void)camera;
-	}
-	if (s->meshes_count > 1 || joints)
-		for (size_t i = 0; i < s->meshes_count; i++)
-			printf("  mesh %zu %s: %zu vertices, %zu triangles, %zu weights\n", i,
-			       s->meshes[i].name, s->meshes[i].vertex_count, s->meshes[i].index_count / 3,
-			       s->meshes[i].weights.count);
-	if (s->nodes_count > 1) printf("  nodes %zu\n", s->nodes_count);
-	if (joints) printf("  joints %zu in %zu skins\n", joints, s->skins_count);
-	for (size_t i = 0; i < s->cameras_count; i++) {
-		const gsio_animation *a = NULL;
-		for (size_t k = 0; k < s->animations_count && !a; k++)
-			for (size_t c = 0; c < s->animations[k].channels_count; c++)
-				if (s->nodes[s->animations[k].channels[c].node].camera == (int32_t)i)
-					a = &s->animations[k];
-		printf("  camera %s: %zu frames at %g fps, %zu cuts\n", s->cameras[i].name,
-		       a ? a->frames_count : 0, a ? (double)a->fps : 0.0, a ? a->cuts_count : 0);
-	}
-	if (s->lights_count) printf("  lights %zu\n", s->lights_count);
-	if (s->terrain)
-		printf("  terrain %u x %u vertices, cell %g x %g\n", s->terrain->columns, s->terrain->rows,
-		       (double)s->terrain->cell_x, (double)s->terrain->cell_y);
-	// Levels: elements per kind, the files the level names.
-	size_t counts[GSIO_RECORD_ELEMENT_KINDS];
-	if (gsio_record_element_counts(s, counts)) {
-		printf("  elements:");
-		for (size_t k = 0, any = 0; k < GSIO_RECORD_ELEMENT_KINDS; k++)
-			if (counts[k]) printf("%s %s %zu", any++ ? "," : "", gsio_record_element_kinds[k], counts[k]);
-		printf("\n");
-	}
-	for (size_t i = 0; i < s->extras.count; i++) {
-		const gsio_extra *e = &s->extras.items[i];
-		char kind[32];
-		const char *name;
-		if (!gsio_record_file_ref(e, kind, sizeof(kind), &name)) continue;
-		printf("  file %s %s: %s\n", kind, name, e->s[0] ? e->s : "not found");
-	}
-	for (size_t i = 0; i < s->warnings_count; i++) printf("  warning: %s\n", s->warnings[i]);
+	        "Exit status: 0 when every input was read, 1 when any failed (or a folder\n"
+	        "held nothing to read), 2 on a usage error.\n");
 }
 
 // -- info
@@ -198,7 +118,7 @@ gsio_scene *gsio_cli_load_stdin(const gsio_opts *opts, gsio_error *err)
 
 static int cmd_info(int argc, char **argv)
 {
-	bool json = false;
+	bool json = false, verbose = false;
 	gsio_inputs in = {0};
 	int ninputs = 0, failed = 0;
 	bool opts_done = false, stdin_used = false;
@@ -219,6 +139,8 @@ static int cmd_info(int argc, char **argv)
 			opts_done = true;
 		} else if (!opts_done && !strcmp(a, "--json")) {
 			json = true;
+		} else if (!opts_done && (!strcmp(a, "--verbose") || !strcmp(a, "-v"))) {
+			verbose = true;
 		} else if (!opts_done && !strcmp(a, "--path")) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "gsio info: option --path needs a value\n");
@@ -255,18 +177,25 @@ static int cmd_info(int argc, char **argv)
 				stdin_used = true;
 			}
 			ninputs++;
+			size_t before = in.count;
 			if (!gsio_inputs_add(&in, a, gsio_cli_have_assimp())) {
 				fprintf(stderr, "gsio info: out of memory\n");
 				gsio_inputs_free(&in);
 				free(paths);
 				return 1;
 			}
+			// A file is added whatever it is: nothing added is a folder
+			// without a file gsio reads, which the user should hear of.
+			if (in.count == before) {
+				fprintf(stderr, "gsio: %s: nothing to read (no file with a known extension found)\n", a);
+				failed++;
+			}
 		}
 	}
 	lo.search_paths_count = paths_count;
 	if (!ninputs) {
 		fprintf(stderr, "gsio info: no INPUT given\n");
-		fprintf(stderr, "usage: gsio info [--json] [--path DIR]... [--] INPUT...   (see gsio info --help)\n");
+		fprintf(stderr, "usage: gsio info [--json] [-v] [--path DIR]... [--] INPUT...   (see gsio info --help)\n");
 		free(paths);
 		return 2;
 	}
@@ -300,7 +229,7 @@ static int cmd_info(int argc, char **argv)
 			free(t);
 			cJSON_Delete(r);
 		} else if (s) {
-			print_text(path, s);
+			gsio_info_print(path, s, verbose);
 		}
 		gsio_scene_free(s);
 	}

@@ -15,6 +15,10 @@ gsio_scene *gsio_cli_load_stdin(const gsio_opts *opts, gsio_error *err);
 /** Whether the Assimp adapter was built into this program. */
 bool gsio_cli_have_assimp(void);
 
+/** `gsio info`'s text for one loaded input (gsio_info_text.c): a summary,
+ *  or with `verbose` every list whole. */
+void gsio_info_print(const char *path, const gsio_scene *s, bool verbose);
+
 /** `gsio convert`: argv after the verb. Returns the exit status. */
 int gsio_cmd_convert(int argc, char **argv);
 

@@ -2,8 +2,11 @@
 #include "gsio_record.h"
 #include "gsioi_place.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 // -- What a scene holds, in the record's terms
 
@@ -48,17 +51,91 @@ static const gsio_animation *camera_animation(const gsio_scene *s, size_t cam)
 	return NULL;
 }
 
+/** The element kind a level's node carries ("wmp:element"), or NULL. */
+static const char *element_of(const gsio_node *n)
+{
+	const gsio_extra *e = gsio_extras_get(&n->extras, "wmp:element");
+	return e && e->type == GSIO_EXTRA_STRING ? e->s : NULL;
+}
+
+/** Adds mesh mi to the counts of the file's own meshes. */
+static void count_mesh(const gsio_scene *s, size_t mi, gsio_record_counts *c)
+{
+	const gsio_mesh *m = &s->meshes[mi];
+	c->welded_vertices += m->vertex_count;
+	c->triangles_written += m->index_count / 3;
+	const gsio_extra *x = gsio_extras_get(&m->extras, "gsio:double_sided_pairs");
+	if (x && x->type == GSIO_EXTRA_INT && x->i > 0) c->double_sided_pairs += (size_t)x->i;
+	if (m->frames_count && (c->names_mesh < 0 || m->frames_count > s->meshes[c->names_mesh].frames_count))
+		c->names_mesh = (int64_t)mi;
+}
+
+void gsio_record_count(const gsio_scene *s, gsio_record_counts *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->names_mesh = -1;
+	c->frames = s->source.frames;
+	size_t kinds[GSIO_RECORD_ELEMENT_KINDS];
+	c->level = gsio_record_element_counts(s, kinds);
+	if (c->level) {
+		// A block's node places its mesh; every other mesh is a placed
+		// model's or a sprite's.
+		for (size_t i = 0; i < s->nodes_count; i++) {
+			const char *k = element_of(&s->nodes[i]);
+			int32_t mi = s->nodes[i].mesh;
+			if (k && !strcmp(k, "block") && mi >= 0 && (size_t)mi < s->meshes_count)
+				count_mesh(s, (size_t)mi, c);
+		}
+		return; // the animations are the placed models'
+	}
+	for (size_t i = 0; i < s->meshes_count; i++) count_mesh(s, i, c);
+	if (c->names_mesh >= 0 && s->meshes[c->names_mesh].frames_count >= 2)
+		c->vertex_frames = s->meshes[c->names_mesh].frames_count;
+	for (size_t i = 0; i < s->animations_count; i++)
+		if (is_skeletal(s, &s->animations[i])) c->skeletal_frames += s->animations[i].frames_count;
+}
+
+bool gsio_record_triangles_note(const gsio_scene *s, const gsio_record_counts *c, char *buf,
+                                size_t size)
+{
+	size_t stored = s->source.triangles, written = c->triangles_written, pairs = c->double_sided_pairs;
+	buf[0] = 0;
+	if (stored == written) return false;
+	size_t len = 0;
+	if (!s->format) {
+		snprintf(buf, size, "the source's own counts are not known");
+		return true;
+	}
+	if (pairs && stored >= written + pairs)
+		len = (size_t)snprintf(buf, size, "%zu %s stored twice, once each way round, %s written "
+		                                  "once, double-sided", pairs, pairs == 1 ? "face" : "faces",
+		                       pairs == 1 ? "is" : "are");
+	size_t rest = stored >= written + pairs ? stored - written - pairs : 0;
+	if (len < size && rest)
+		snprintf(buf + len, size - len, "%s%zu %s not written (see the warnings)", len ? "; " : "",
+		         rest, rest == 1 ? "is" : "are");
+	else if (!len)
+		snprintf(buf, size, "%zu more written than stored", written > stored ? written - stored : 0);
+	return true;
+}
+
 cJSON *gsio_record_scene(const gsio_scene *s)
 {
+	gsio_record_counts n;
+	gsio_record_count(s, &n);
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "format", s->format ? s->format : "");
 	cJSON_AddNumberToObject(o, "version", s->format_version);
 	cJSON_AddNumberToObject(o, "vertices", (double)s->source.vertices);
 	cJSON_AddNumberToObject(o, "triangles", (double)s->source.triangles);
+	cJSON_AddNumberToObject(o, "triangles_written", (double)n.triangles_written);
+	char note[256];
+	if (gsio_record_triangles_note(s, &n, note, sizeof(note)))
+		cJSON_AddStringToObject(o, "triangles_note", note);
+	else
+		cJSON_AddNullToObject(o, "triangles_note");
 	cJSON_AddNumberToObject(o, "skin_vertices", (double)s->source.uvs);
-	size_t welded = 0;
-	for (size_t i = 0; i < s->meshes_count; i++) welded += s->meshes[i].vertex_count;
-	cJSON_AddNumberToObject(o, "welded_vertices", (double)welded);
+	cJSON_AddNumberToObject(o, "welded_vertices", (double)n.welded_vertices);
 	cJSON *skins = cJSON_AddArrayToObject(o, "skins");
 	for (size_t i = 0; i < s->images_count; i++) {
 		const gsio_image *im = &s->images[i];
@@ -71,11 +148,13 @@ cJSON *gsio_record_scene(const gsio_scene *s)
 		if (im->source_path) cJSON_AddStringToObject(k, "path", im->source_path);
 		cJSON_AddItemToArray(skins, k);
 	}
-	size_t nframes = s->meshes_count ? s->meshes[0].frames_count : 0;
-	cJSON_AddNumberToObject(o, "frames", (double)nframes);
+	cJSON_AddNumberToObject(o, "frames", (double)n.frames);
+	cJSON_AddNumberToObject(o, "vertex_frames", (double)n.vertex_frames);
+	cJSON_AddNumberToObject(o, "skeletal_frames", (double)n.skeletal_frames);
 	cJSON *names = cJSON_AddArrayToObject(o, "frame_names");
-	for (size_t i = 0; i < nframes; i++)
-		cJSON_AddItemToArray(names, cJSON_CreateString(s->meshes[0].frames[i].name));
+	const gsio_mesh *fm = n.names_mesh >= 0 ? &s->meshes[n.names_mesh] : NULL;
+	for (size_t i = 0; fm && i < fm->frames_count; i++)
+		cJSON_AddItemToArray(names, cJSON_CreateString(fm->frames[i].name ? fm->frames[i].name : ""));
 	cJSON *clips = cJSON_AddArrayToObject(o, "clips");
 	for (size_t i = 0; i < s->animations_count; i++) {
 		const gsio_animation *a = &s->animations[i];
@@ -137,6 +216,17 @@ cJSON *gsio_record_scene(const gsio_scene *s)
 		cJSON *el = cJSON_AddObjectToObject(o, "elements");
 		for (size_t k = 0; k < GSIO_RECORD_ELEMENT_KINDS; k++)
 			cJSON_AddNumberToObject(el, gsio_record_element_kinds[k], (double)counts[k]);
+		cJSON *placed = cJSON_AddArrayToObject(o, "placed");
+		size_t np;
+		gsio_record_placed *pl = gsio_record_placed_list(s, &np);
+		for (size_t i = 0; pl && i < np; i++) {
+			cJSON *p = cJSON_CreateObject();
+			cJSON_AddStringToObject(p, "kind", pl[i].kind);
+			cJSON_AddStringToObject(p, "name", pl[i].name);
+			cJSON_AddNumberToObject(p, "count", (double)pl[i].count);
+			cJSON_AddItemToArray(placed, p);
+		}
+		free(pl);
 		cJSON *files = cJSON_AddArrayToObject(o, "files");
 		for (size_t i = 0; i < s->extras.count; i++) {
 			const gsio_extra *e = &s->extras.items[i];
@@ -171,6 +261,67 @@ bool gsio_record_element_counts(const gsio_scene *s, size_t counts[GSIO_RECORD_E
 			if (!strcmp(e->s, gsio_record_element_kinds[k])) counts[k]++, any = true;
 	}
 	return any;
+}
+
+/** A stored file name's base name (after the last '/' or '\\'). */
+static const char *base_name(const char *path)
+{
+	const char *b = path;
+	for (const char *p = path; *p; p++)
+		if (*p == '/' || *p == '\\') b = p + 1;
+	return b;
+}
+
+static int cmp_placed(const void *pa, const void *pb)
+{
+	const gsio_record_placed *a = pa, *b = pb;
+	int k = strcmp(a->kind, b->kind);
+	if (!k) k = strcasecmp(a->name, b->name);
+	return k ? k : (a->first > b->first) - (a->first < b->first);
+}
+
+static int cmp_first(const void *pa, const void *pb)
+{
+	const gsio_record_placed *a = pa, *b = pb;
+	return (a->first > b->first) - (a->first < b->first);
+}
+
+/* Grouped by sorting (a level may place thousands of things): each
+ * placement an entry, sorted by kind, name and node, equal ones merged
+ * into the first, the groups put back in order of first placement. */
+gsio_record_placed *gsio_record_placed_list(const gsio_scene *s, size_t *count)
+{
+	size_t n = 0;
+	*count = 0;
+	for (size_t i = 0; i < s->nodes_count; i++) {
+		const char *k = element_of(&s->nodes[i]);
+		n += k && (!strcmp(k, "model") || !strcmp(k, "sprite"));
+	}
+	if (!n) return NULL;
+	gsio_record_placed *p = malloc(n * sizeof(*p));
+	if (!p) {
+		*count = SIZE_MAX;
+		return NULL;
+	}
+	n = 0;
+	for (size_t i = 0; i < s->nodes_count; i++) {
+		const char *k = element_of(&s->nodes[i]);
+		if (!k || (strcmp(k, "model") && strcmp(k, "sprite"))) continue;
+		const gsio_extra *f = gsio_extras_get(&s->nodes[i].extras, "wmp:file");
+		const char *file = f && f->type == GSIO_EXTRA_STRING && f->s ? f->s : "";
+		p[n++] = (gsio_record_placed){k, base_name(file), 1, i};
+	}
+	qsort(p, n, sizeof(*p), cmp_placed);
+	size_t groups = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (groups && !strcmp(p[groups - 1].kind, p[i].kind) && !strcasecmp(p[groups - 1].name, p[i].name))
+			p[groups - 1].count++;
+		else
+			p[groups++] = p[i];
+	}
+	qsort(p, groups, sizeof(*p), cmp_first);
+	*count = groups;
+	return p;
 }
 
 bool gsio_record_file_ref(const gsio_extra *e, char *kind, size_t kind_size, const char **name)

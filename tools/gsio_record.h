@@ -14,6 +14,42 @@
  *  (a new object; the caller owns it). */
 cJSON *gsio_record_scene(const gsio_scene *s);
 
+/** What the record's counts count (the README's "Records" table). A level's
+ *  own counts are its blocks': its placed models and sprites are listed by
+ *  gsio_record_placed_list(), not summed in. */
+typedef struct gsio_record_counts {
+	bool level;               /**< a level (.wmp): its nodes carry element kinds */
+	size_t welded_vertices;   /**< over the meshes counted (a level: its blocks') */
+	size_t triangles_written; /**< the triangles those meshes hold: what a writer writes */
+	size_t double_sided_pairs; /**< faces stored both ways round, held once ("gsio:double_sided_pairs") */
+	size_t frames;            /**< the file's, vertex or skeletal (source.frames) */
+	size_t vertex_frames;     /**< morph frames of the mesh with the most, when it moves (2 or more) */
+	size_t skeletal_frames;   /**< the skeletal animations' frames, summed */
+	int64_t names_mesh;       /**< the mesh whose frame names are the file's, -1 none */
+} gsio_record_counts;
+
+void gsio_record_count(const gsio_scene *s, gsio_record_counts *c);
+
+/** Why triangles_written differs from the stored count, into buf; false
+ *  (buf "") when they agree. */
+bool gsio_record_triangles_note(const gsio_scene *s, const gsio_record_counts *c, char *buf,
+                                size_t size);
+
+/** A file a level places (models, entity files, sprites), with how many
+ *  times it is placed. */
+typedef struct gsio_record_placed {
+	const char *kind;  /**< the element kind: "model" (any entity file but a sprite) or "sprite" */
+	const char *name;  /**< its base name as its first placement stores it */
+	size_t count;      /**< placements */
+	size_t first;      /**< node of the first placement (the list's order) */
+} gsio_record_placed;
+
+/** The files the level's elements place, one entry per kind and base name
+ *  (case-insensitively), in order of first placement. malloc'd (free());
+ *  NULL with *count 0 when there is none; NULL with *count SIZE_MAX when out
+ *  of memory. */
+gsio_record_placed *gsio_record_placed_list(const gsio_scene *s, size_t *count);
+
 /** Level element kinds ("wmp:element" of a level's nodes), in record order. */
 #define GSIO_RECORD_ELEMENT_KINDS 9
 extern const char *const gsio_record_element_kinds[GSIO_RECORD_ELEMENT_KINDS];

@@ -164,7 +164,7 @@ def check_export(assimp, tool, corpus, e2e, out, rel):
     if g["skins"] and not j.get("images"):
         fail("%s: gsio reads %d skins, the GLB has no image" % (rel, len(g["skins"])))
 
-    frames = g.get("frames", 0)
+    frames = g.get("vertex_frames", 0)  # morph targets come from vertex frames only
     targets = [len(p.get("targets", [])) for p in prims]
     anims = j.get("animations", [])
     for a in anims:

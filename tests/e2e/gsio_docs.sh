@@ -29,6 +29,8 @@ bash -c '
 	[ "${COMPREPLY[*]}" = "mdl5 md5" ] || { echo "FAIL: format completion: ${COMPREPLY[*]}"; exit 1; }
 	COMP_WORDS=(gsio info --pa); COMP_CWORD=2; _gsio
 	[ "${COMPREPLY[*]}" = --path ] || { echo "FAIL: info option completion: ${COMPREPLY[*]}"; exit 1; }
+	COMP_WORDS=(gsio info --verb); COMP_CWORD=2; _gsio
+	[ "${COMPREPLY[*]}" = --verbose ] || { echo "FAIL: info --verbose completion: ${COMPREPLY[*]}"; exit 1; }
 	COMP_WORDS=(gsio convert --pat); COMP_CWORD=2; _gsio
 	[ "${COMPREPLY[*]}" = --path ] || { echo "FAIL: convert option completion: ${COMPREPLY[*]}"; exit 1; }
 	. "$1/tools/completion/mdl2gltf.bash"

@@ -11,13 +11,20 @@ usage: gsio_info.py GSIO_TOOL README.md SAMPLES_DIR CORPUS_DIR
   input has only input, output, status, error, warnings, seconds): the
   README stays true. The same records are what --report writes.
 - Known numbers: samples/clips.mdl (three clips), and from the corpus
-  minigun_mdl5.mdl, shadow-5.hmp, Bob.md5mesh.
+  minigun_mdl5.mdl, shadow-5.hmp, Bob.md5mesh; `frames` counts the file's
+  frames, vertex or skeletal (griechin.mdl: 175 of bone matrices,
+  mdl4-golem.mdl: 231 of vertices); trashcan.mdl's 76 stored triangles are
+  38 written, with the reason.
 - Levels: bestiary.wmp and menue.wmp of lottershock with --path Game/Assets
-  list their elements per kind and every file they name, found or not
-  (menue's two models missing from the game's snapshot are not found);
-  without --path the Assets models are not found.
+  list their elements per kind, what they place by file with how many times
+  each, and every file they name, found or not (menue's two models missing
+  from the game's snapshot are not found); without --path the Assets models
+  are not found. The text is a summary: bestiary's at most 40 lines, naming
+  each model file placed with its count; --verbose has a line per file.
 - Exit status 0 when every file loads, 1 when any fails (the others are
-  still printed), 2 on a usage error; the text mode prints the format line.
+  still printed), 2 on a usage error; the text mode prints the format line;
+  a folder holding nothing gsio reads (a FIFO, a folder named x.mdl) is said
+  to and exits 1.
 The corpus part is skipped with a note when ../shared/corpus is absent.
 """
 import json
@@ -25,6 +32,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 from e2e_common import fail
 
@@ -60,7 +68,7 @@ def check_record(rec, keys, where):
         if k not in keys:
             fail("%s: key %r is not documented in the README" % (where, k))
     want = ({"input", "output", "status", "error", "warnings", "seconds"} if not ok
-            else set(keys) - {"terrain", "elements", "files"})
+            else set(keys) - {"terrain", "elements", "placed", "files"})
     for k in want:
         if k not in rec:
             fail("%s: documented key %r is missing" % (where, k))
@@ -145,6 +153,7 @@ def main():
     if "MDL5 (version 5)" not in t.stdout:
         fail("text output lacks the format line: %r" % t.stdout[:200])
     print("usage errors exit 2; text mode prints the format line")
+    nothing_to_read(tool)
 
     if not os.path.isdir(os.path.join(corpus, "mdl")):
         print("note: corpus not found at %s: corpus files not checked" % corpus)
@@ -172,8 +181,76 @@ def main():
     expect_eq("Bob images", len(bob["skins"]), 5)
     print("corpus: minigun_mdl5, shadow-5 (65 x 59), Bob (33 joints, 6 meshes, Bob 140 frames "
           "at 24 fps) as expected")
+    frames_and_triangles(tool, corpus, keys)
     levels(tool, corpus, keys)
     print("PASS")
+
+
+def nothing_to_read(tool):
+    """A folder with nothing gsio reads: said on stderr, exit 1, as mdl2gltf."""
+    with tempfile.TemporaryDirectory() as d:
+        os.mkfifo(os.path.join(d, "pipe.mdl"))
+        os.mkdir(os.path.join(d, "x.mdl"))
+        for arg in (d, os.path.join(d, "x.mdl")):
+            for extra in ([], ["--json"]):
+                r = run(tool, ["info"] + extra + [arg], 1)
+                if "nothing to read" not in r.stderr or arg not in r.stderr:
+                    fail("gsio info %s: stderr %r does not say there is nothing to read" % (arg, r.stderr))
+                if r.stdout:
+                    fail("gsio info %s: printed %r" % (arg, r.stdout))
+    print("a folder holding only a FIFO and a folder named x.mdl: exit 1, said on stderr")
+
+
+def frames_and_triangles(tool, corpus, keys):
+    """`frames` is the file's, vertex or skeletal; triangles as stored and as
+    written, with the reason where they differ."""
+    game = os.path.join(corpus, "lottershock", "Game", "Assets", "griechin.mdl")
+    files = [os.path.join(corpus, "mdl", n) for n in ("mdl4-golem.mdl", "trashcan.mdl")]
+    if os.path.isfile(game):
+        files.append(game)
+    recs = info(tool, files, keys)
+    golem, trash = recs[0], recs[1]
+    expect_eq("golem frames", (golem["frames"], golem["vertex_frames"], golem["skeletal_frames"]),
+              (231, 231, 0))
+    expect_eq("golem frame_names", len(golem["frame_names"]), 231)
+    expect_eq("trashcan triangles", (trash["triangles"], trash["triangles_written"]), (76, 38))
+    if "38 faces stored twice" not in (trash["triangles_note"] or ""):
+        fail("trashcan triangles_note: %r" % trash["triangles_note"])
+    expect_eq("golem triangles_note", golem["triangles_note"], None)
+    if len(recs) > 2:
+        g = recs[2]
+        expect_eq("griechin frames", (g["frames"], g["vertex_frames"], g["skeletal_frames"]), (175, 0, 175))
+        t = run(tool, ["info", game], 0).stdout
+        if "frames 175 (skeletal)" not in t:
+            fail("gsio info griechin.mdl: no 'frames 175 (skeletal)' in %r" % t)
+    print("frames: golem 231 vertex, griechin 175 skeletal; trashcan 76 triangles stored, 38 written")
+
+
+def level_summary(tool, level, assets, best):
+    """The text of a level is a summary: at most 40 lines, each model file
+    placed named with its count; --verbose lists every file named."""
+    t = run(tool, ["info", "--path", assets, level], 0).stdout
+    lines = t.splitlines()
+    if len(lines) > 40:
+        fail("gsio info bestiary.wmp: %d lines, want at most 40:\n%s" % (len(lines), t))
+    placed = [p for p in best["placed"] if p["kind"] == "model"]
+    expect_eq("bestiary models placed", sum(p["count"] for p in placed), 43)
+    expect_eq("bestiary corridor_01_end.mdl placed",
+              [p["count"] for p in placed if p["name"] == "corridor_01_end.mdl"], [9])
+    for p in placed:
+        if "%s x%d" % (p["name"], p["count"]) not in t:
+            fail("gsio info bestiary.wmp does not name %s x%d:\n%s" % (p["name"], p["count"], t))
+    if "models placed 43 times, from 14 files:" not in t:
+        fail("gsio info bestiary.wmp: no 'models placed 43 times, from 14 files:' in\n%s" % t)
+    if "level geometry: 0 blocks, 0 vertices, 0 triangles" not in t:
+        fail("gsio info bestiary.wmp: the level's own geometry is not its blocks':\n%s" % t)
+    v = run(tool, ["info", "-v", "--path", assets, level], 0).stdout
+    for f in best["files"]:
+        want = "  file %s %s: %s" % (f["kind"], f["name"], f["path"] or "not found")
+        if want not in v:
+            fail("gsio info -v bestiary.wmp lacks %r" % want)
+    print("bestiary: a summary of %d lines naming %d model files with their counts; -v: %d lines"
+          % (len(lines), len(placed), len(v.splitlines())))
 
 
 def levels(tool, corpus, keys):
@@ -195,6 +272,11 @@ def levels(tool, corpus, keys):
             fail("bestiary: model %s not found: %r" % (n, f))
     wads = {f["name"]: f["found"] for f in best["files"] if f["kind"] == "wad"}
     expect_eq("bestiary wads", wads, {"standard.wad": False})
+    expect_eq("menue placed", sorted((p["kind"], p["name"], p["count"]) for p in menue["placed"]),
+              [("model", "flamemother.mdl", 1), ("model", "milk.mdl", 1),
+               ("model", "shotgunshell.mdl", 7), ("model", "swordmenue.mdl", 1),
+               ("model", "trident_of_lightning.mdl", 1), ("model", "triple_shotgun.mdl", 1),
+               ("sprite", "menueB2.tga", 1)])
     mm = {f["name"]: f["found"] for f in menue["files"] if f["kind"] == "model"}
     expect_eq("menue missing models", sorted(n for n, ok in mm.items() if not ok),
               ["shotgunshell.mdl", "swordmenue.mdl"])
@@ -212,9 +294,15 @@ def levels(tool, corpus, keys):
     expect_eq("bestiary without --path: models not found", len(lost), 9)
     t = run(tool, ["info", "--path", assets, lv[1]], 0).stdout
     for want in ("elements: level 1, block 6, model 12, sprite 1, light 1, start 1",
-                 "file model swordmenue.mdl: not found", "file wad Texturset.wad: "):
+                 "swordmenue.mdl x1 (not found)", "shotgunshell.mdl x7 (not found)",
+                 "level geometry: 6 blocks, 48 vertices, 72 triangles"):
         if want not in t:
             fail("gsio info menue.wmp: text lacks %r" % want)
+    t = run(tool, ["info", "--verbose", "--path", assets, lv[1]], 0).stdout
+    for want in ("file model swordmenue.mdl: not found", "file wad Texturset.wad: "):
+        if want not in t:
+            fail("gsio info --verbose menue.wmp: text lacks %r" % want)
+    level_summary(tool, lv[0], assets, best)
     run(tool, ["info", lv[1], "--path"], 2)
     print("levels: bestiary (43 models of 14 files, all found with --path; 9 not found without), "
           "menue (6 blocks, 2 models not found, Texturset.wad found) as expected")

@@ -14,7 +14,7 @@ _gsio()
 		if [[ $prev == --path ]]; then
 			COMPREPLY=($(compgen -d -- "$cur"))
 		elif [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "--json --path --version --help --" -- "$cur"))
+			COMPREPLY=($(compgen -W "--json -v --verbose --path --version --help --" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -f -- "$cur"))
 		fi
