@@ -421,7 +421,7 @@ int gsio_scene_add_warning(gsio_scene *s, gsio_error *err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	gsioi_text_sanitize(buf); // warnings quote file bytes: keep them printable
+	gsioi_text_sanitize(buf, sizeof(buf)); // warnings quote file bytes: keep them printable
 	// Grown as the other arrays (doubling): a level of 8 000 missing
 	// textures has a warning each, and a copy per warning took 250 MB.
 	char *text = gsioi_arena_strdup(s->arena, buf, err);

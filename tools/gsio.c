@@ -53,9 +53,11 @@ static void info_usage(FILE *out)
 	        "options:\n"
 	        "  --json     one JSON record per input, one per line (the README's \"Records\"\n"
 	        "             section lists the keys; mdl2gltf --report writes the same records)\n"
-	        "  --path DIR (repeatable) for .wmp levels: a folder searched, after the\n"
-	        "             level's own, for the files the level names (by base name,\n"
-	        "             case-insensitively; nothing outside these folders is opened)\n"
+	        "  --path DIR (repeatable) a folder searched, after the input's own, for the\n"
+	        "             files a model or level names (textures; a level's WADs,\n"
+	        "             models, sprites): by base name, in any case, stored in CP1252\n"
+	        "             or UTF-8; nothing outside these folders is opened. An input\n"
+	        "             found in a folder INPUT searches that folder too\n"
 	        "  --version  print the version and exit\n"
 	        "  --help     print this text and exit\n"
 	        "\n"
@@ -283,7 +285,15 @@ static int cmd_info(int argc, char **argv)
 		} else if (!strcmp(path, "-") && !in.items[i].rel) {
 			s = gsio_cli_load_stdin(&lo, &err);
 		} else {
-			s = gsio_cli_load(path, &lo, &err);
+			// An input found in a folder: that folder is searched too.
+			const char *rel = in.items[i].rel;
+			void *owned;
+			gsio_opts one = lo;
+			if (gsio_cli_search_paths(&one, path, rel ? strlen(path) - strlen(rel) : 0, &owned))
+				s = gsio_cli_load(path, &one, &err);
+			else
+				gsio_cli_set_error(&err, GSIO_ERR_NOMEM, path, "out of memory");
+			free(owned);
 		}
 		double secs = gsio_cli_now() - t0;
 		if (!s) {
