@@ -92,9 +92,11 @@ static void usage(FILE *f)
 	        "  --anim FILE     (repeatable) for .md5mesh inputs: these .md5anim files become\n"
 	        "                  the animations, instead of every .md5anim beside the mesh; one\n"
 	        "                  whose skeleton does not match the mesh's fails that input\n"
-	        "  --path DIR      (repeatable) for .wmp levels: a folder searched, after the\n"
-	        "                  level's own, for the WADs and models it names (by base name,\n"
-	        "                  case-insensitively; nothing outside these folders is opened)\n"
+	        "  --path DIR      (repeatable) a folder searched, after the input's own, for\n"
+	        "                  the files a model or level names (textures; a level's WADs,\n"
+	        "                  models, sprites): by base name, in any case, stored in CP1252\n"
+	        "                  or UTF-8; nothing outside these folders is opened. An input\n"
+	        "                  found in a folder INPUT searches that folder too\n"
 	        "  --force         replace existing outputs (without it they are errors, found\n"
 	        "                  before the input is read, and are left untouched)\n"
 	        "  --update        convert only the inputs whose output is missing or older than\n"
@@ -351,8 +353,11 @@ static void convert(pool *p, size_t i, bool last)
 	// headers only saves decoding (Bob.md5mesh: five PNGs, most of the time
 	// left) and the whole RGBA copy of every skin.
 	lo.flags |= GSIO_OPT_NO_PIXELS;
+	void *owned;
+	if (!gsio_cli_search_paths(&lo, j->input, j->root_len, &owned)) out_of_memory();
 	gsio_scene *s = NULL;
 	if (gsio_cli_job_ready(&o->cli, j, false)) s = gsio_load_file(j->input, &lo, &j->err);
+	free(owned);
 	if (s) {
 		if (last) give_back_free_pages();
 		count_scene(s, &p->counts[i]);

@@ -45,16 +45,8 @@ int gsioi_fail_at(gsio_error *err, gsio_error_code code, const char *file, int64
 	va_start(ap, fmt);
 	vsnprintf(err->message, sizeof(err->message), fmt, ap);
 	va_end(ap);
-	gsioi_text_sanitize(err->message);
+	gsioi_text_sanitize(err->message, sizeof(err->message));
 	return 0;
-}
-
-void gsioi_text_sanitize(char *s)
-{
-	// Messages quote names and tokens from the file: keep them printable ASCII
-	// so every consumer (a terminal, a JSON report) gets valid text.
-	for (unsigned char *p = (unsigned char *)s; *p; p++)
-		if (*p < 0x20 || *p >= 0x7f) *p = '?';
 }
 
 size_t gsio_error_format(const gsio_error *err, char *buf, size_t buf_size)

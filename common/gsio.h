@@ -173,8 +173,11 @@ typedef struct gsio_opts {
 	const char *palette_path; /**< .pcx/.raw/.lmp palette; NULL: built-in palette */
 	const char *const *anim_paths; /**< MD5: animations to load instead of the siblings */
 	size_t anim_paths_count;
-	/** Folders searched (after the level's own) for the files a level names
-	 *  (WADs, models), by base name, case-insensitively. */
+	/** Folders searched, after the folder of the file that names them, for
+	 *  the files a model or level names (external textures; a level's WADs,
+	 *  models, sprites): by base name, in any case, a name stored in CP1252
+	 *  matching a file named in UTF-8; nothing outside these folders is
+	 *  read (docs/DESIGN.md, "Files a file names"). */
 	const char *const *search_paths;
 	size_t search_paths_count;
 } gsio_opts;

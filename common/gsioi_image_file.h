@@ -38,19 +38,21 @@ GSIO_NODISCARD bool gsioi_image_file_decode_gray16(const uint8_t *data, size_t s
                                                   gsio_error *err);
 
 /** An external texture (MDL7 and HMP7 skin type 7: a stored file name) as
- *  scene image `im`, looked for beside the model file `path` by its base
- *  name only: a stored folder (absolute, "..", the author's own disk) is
- *  never followed, and with the default io the file found must really lie
- *  in the model's folder (gsioi_path_inside: no symbolic link out of it).
- *  When the exact name is missing and the io can list the folder, a file
- *  whose name differs only in case is taken (the games were made on
- *  Windows). Read through opts->io, decoded by stb_image (or kept
- *  undecoded: gsioi_image_file_load); sets name (the base name),
- *  source_path, source_format RGBA8888 and the pixels (or the file), not
- *  source_type. Anything that fails is a scene warning and *loaded stays
- *  false; false is returned only for out-of-memory or the memory limit. */
+ *  scene image `im`, found by the rule of gsioi_files.h: its base name
+ *  beside the model file `path`, then in opts->search_paths, whatever the
+ *  case and whether the name is stored in CP1252 or UTF-8; a stored folder
+ *  (absolute, "..", the author's own disk) is never followed, and a file
+ *  that leads out of its folder or is not a regular file is refused before
+ *  it is read. Read through opts->io, decoded by stb_image (or kept
+ *  undecoded: gsioi_image_file_load); sets name (the file's base name as
+ *  UTF-8), source_path, source_format RGBA8888 and the pixels (or the
+ *  file), not source_type. With `same` not NULL, a file an image of the
+ *  scene was loaded from already is not loaded again: *same is that
+ *  image's index (else -1). Anything that fails is a scene warning (one,
+ *  naming the folders looked in) and *loaded stays false; false is
+ *  returned only for out-of-memory or the memory limit. */
 GSIO_NODISCARD bool gsioi_external_image_load(gsio_scene *s, const char *stored, const char *path,
                                              const gsio_opts *opts, gsio_image *im, bool *loaded,
-                                             gsio_error *err);
+                                             int32_t *same, gsio_error *err);
 
 #endif

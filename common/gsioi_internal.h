@@ -18,9 +18,25 @@ int gsioi_fail_at(gsio_error *err, gsio_error_code code, const char *file, int64
                  int32_t line, int32_t column, const char *src_file, int src_line,
                  const char *fmt, ...) GSIO_PRINTF(9, 10);
 
-/** Replaces every byte outside printable ASCII by '?', in place. Error
- *  messages and warnings pass through it (they quote bytes from files). */
-void gsioi_text_sanitize(char *s);
+// -- Text from files (text.c)
+
+/** Text from a file as UTF-8 (docs/DESIGN.md, Scene conventions): valid
+ *  UTF-8 sequences are kept, every other byte is read as CP1252 (0xFC "ü",
+ *  0x80 "€"), control characters become '?'. Reads up to n bytes or the
+ *  first NUL; writes whole characters, at most size - 1 bytes, and a NUL
+ *  (dst NULL: only counts). Returns the length of the text written. */
+size_t gsioi_text_utf8(char *dst, size_t size, const char *src, size_t n);
+/** gsioi_text_utf8() of up to n bytes of src into arena, at its length;
+ *  NULL (err set) when out of memory. Names enter the scene through it. */
+char *gsioi_text_utf8_dup(gsio_arena *arena, const char *src, size_t n, gsio_error *err);
+/** gsioi_text_utf8() in place, for messages and warnings (they quote bytes
+ *  from files): s holds a NUL-terminated text of at most 1023 bytes in a
+ *  buffer of `size` bytes; the result is cut at a character to fit. */
+void gsioi_text_sanitize(char *s, size_t size);
+/** Folds UTF-8 text (from gsioi_text_utf8) for comparing file names, in
+ *  place: ASCII and the Latin-1 and CP1252 capitals (À-Þ, Š, Œ, Ž, Ÿ) to
+ *  lower case, the same length. */
+void gsioi_text_fold(char *s);
 
 #define GSIO_FAIL(err, code, file, offset, ...) \
 	gsioi_fail_at((err), (code), (file), (offset), 0, 0, __FILE__, __LINE__, __VA_ARGS__)

@@ -490,7 +490,7 @@ int gsio_scene_add_warning(gsio_scene *s, gsio_error *err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	gsioi_text_sanitize(buf); // warnings quote file bytes: keep them printable
+	gsioi_text_sanitize(buf, sizeof(buf)); // warnings quote file bytes: keep them printable
 	// A warning raised again (a missing sprite placed 24 times) is one
 	// line with its count, so every command and record says it once.
 	scene_impl *impl = (scene_impl *)s;

@@ -22,7 +22,7 @@ int32_t gsioi_scene_add_model_node(gsio_scene *s, const char *path, int32_t mesh
 	const char *base = path ? gsioi_path_base(path) : "";
 	const char *dot = strrchr(base, '.');
 	size_t len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
-	const char *name = len ? gsioi_arena_strndup(s->arena, base, len, err) : "model";
+	const char *name = len ? gsioi_text_utf8_dup(s->arena, base, len, err) : "model";
 	gsio_node *nodes = GSIO_NEW_ARRAY(s->arena, gsio_node, s->nodes_count + 1, err);
 	if (!name || !nodes) return -1;
 	if (s->nodes_count) memcpy(nodes, s->nodes, s->nodes_count * sizeof(*nodes));

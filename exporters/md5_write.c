@@ -58,7 +58,7 @@ static void warn(md5w *w, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	gsioi_text_sanitize(buf);
+	gsioi_text_sanitize(buf, sizeof(buf));
 	w->o->warn(w->o->warn_user, buf);
 }
 

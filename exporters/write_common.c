@@ -18,7 +18,7 @@ void gsioi_wwarn(const gsioi_warner *w, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	gsioi_text_sanitize(buf);
+	gsioi_text_sanitize(buf, sizeof(buf));
 	w->fn(w->user, buf);
 }
 

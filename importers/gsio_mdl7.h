@@ -171,7 +171,8 @@ GSIO_API GSIO_NODISCARD int gsio_mdl7_encode(const gsio_mdl7_file *file, uint8_t
                                              size_t *out_size, gsio_error *err);
 
 /** Builds the neutral scene. `name` is the file's path: external textures
- *  are looked for beside it (through opts->io). */
+ *  are looked for beside it, then in opts->search_paths (through opts->io;
+ *  docs/DESIGN.md, "Files a file names"). */
 GSIO_API gsio_scene *gsio_mdl7_to_scene(const gsio_mdl7_file *file, const char *name,
                                         const gsio_opts *opts, gsio_error *err);
 

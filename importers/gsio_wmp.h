@@ -253,8 +253,9 @@ GSIO_API void gsio_wmp_file_free(gsio_wmp_file *file);
 GSIO_API GSIO_NODISCARD int gsio_wmp_encode(const gsio_wmp_file *file, gsio_wmp_dialect dialect,
                                             uint8_t **out, size_t *out_size, gsio_error *err);
 
-/** Builds the level scene. `path` names the level: referenced WADs and
- *  models are searched beside it and in opts->search_paths. */
+/** Builds the level scene. `path` names the level: referenced WADs,
+ *  models and sprites are searched beside it and in opts->search_paths
+ *  (docs/DESIGN.md, "Files a file names"). */
 GSIO_API gsio_scene *gsio_wmp_to_scene(const gsio_wmp_file *file, const char *path,
                                        const gsio_opts *opts, gsio_error *err);
 

@@ -470,7 +470,7 @@ static bool skins_to_images(gsio_scene *s, const gsio_hmp_file *f, const uint8_t
 		if (f->version == 7 && sk->type == GSIO_HMP_SKIN_EXTERNAL) {
 			bool loaded;
 			GSIO_CHECK(gsioi_external_image_load(s, (const char *)sk->pixels, path, opts,
-			                                     &s->images[ni], &loaded, err));
+			                                     &s->images[ni], &loaded, NULL, err));
 			if (loaded) s->images[ni].source_type = GSIO_HMP_SKIN_EXTERNAL;
 			if (loaded) image_of[i] = (int32_t)ni++;
 			continue;
@@ -699,7 +699,7 @@ static bool build_mesh(gsio_scene *s, const gsio_hmp_file *f, const gsio_opts *o
 	for (size_t i = 0; i < nframes; i++) {
 		const gsio_hmp_frame *fr = &f->frames[i];
 		gsio_morph_frame *mf = &m->frames[i];
-		GSIO_CHECK((mf->name = gsioi_arena_strndup(a, fr->name, 16, err)));
+		GSIO_CHECK((mf->name = gsioi_text_utf8_dup(a, fr->name, 16, err)));
 		if (i > 0)
 			split_heights(f, fr, nv, layer.raw_heights, layer.normal_indices, layer.normal_xy, &zlo,
 			              &zhi, &bad_normals);

@@ -78,7 +78,7 @@ unsigned gsioi_md5_popcount6(uint32_t flags);
 GSIO_NODISCARD bool gsioi_md5_add_anim(gsio_scene *s, const gsio_md5_anim *a, const char *name,
                                        gsio_error *err);
 bool gsioi_md5_anim_valid(const gsio_md5_anim *a, gsio_error *err);
-/** The file name of path without folder and extension, in the scene's arena. */
+/** The file name of path without folder and extension, as UTF-8, in the scene's arena. */
 char *gsioi_md5_stem(gsio_scene *s, const char *path, const char *fallback, gsio_error *err);
 /** Room for the file names one shader's texture may have (12 KB), made once
  *  per load in its temporary arena and reused for every shader. */

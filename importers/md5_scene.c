@@ -309,7 +309,7 @@ static bool joints_from_mesh(gsio_scene *s, const gsio_md5_mesh *m, md5_pose *wo
 	for (size_t i = 0; i < m->joints_count; i++) {
 		const gsio_md5_joint *mj = &m->joints[i];
 		gsio_node *n = &s->nodes[s->nodes_count++];
-		GSIO_CHECK((n->name = gsioi_arena_strdup(s->arena, mj->name, err)));
+		GSIO_CHECK((n->name = gsioi_text_utf8_dup(s->arena, mj->name, strlen(mj->name), err)));
 		n->parent = mj->parent;
 		md5_quat q = quat_from_xyz(mj->orient);
 		for (int k = 0; k < 3; k++) world[i].t[k] = mj->pos[k];
@@ -339,7 +339,7 @@ static bool joints_from_anim(gsio_scene *s, const gsio_md5_anim *a, md5_pose *wo
 		const gsio_md5_hierarchy *h = &a->hierarchy[i];
 		const gsio_md5_baseframe *b = &a->baseframe[i];
 		gsio_node *n = &s->nodes[s->nodes_count++];
-		GSIO_CHECK((n->name = gsioi_arena_strdup(s->arena, h->name, err)));
+		GSIO_CHECK((n->name = gsioi_text_utf8_dup(s->arena, h->name, strlen(h->name), err)));
 		n->parent = h->parent;
 		md5_quat q = quat_from_xyz(b->orient);
 		double p[3] = {b->pos[0], b->pos[1], b->pos[2]};
@@ -591,10 +591,14 @@ static bool mesh_scene(gsio_scene *s, gsio_arena *tmp, const gsio_md5_mesh *m, c
 		gsio_material *mat = &s->materials[si];
 		char name[32];
 		snprintf(name, sizeof(name), "material%zu", i);
-		mat->name = gsioi_unique_name(&names, s->arena, *sm->shader ? sm->shader : name, 300, err);
+		// Named after its shader, as UTF-8 (gsioi_text_utf8); the texture is
+		// looked for by the shader as stored.
+		mat->shader = gsioi_text_utf8_dup(s->arena, sm->shader, strlen(sm->shader), err);
+		GSIO_CHECK(mat->shader);
+		const char *base = *mat->shader ? mat->shader : name;
+		mat->name = gsioi_unique_name(&names, s->arena, base, 300, err);
 		s->materials_count = si + 1;
-		mat->shader = gsioi_arena_strdup(s->arena, sm->shader, err);
-		GSIO_CHECK(mat->name && mat->shader);
+		GSIO_CHECK(mat->name);
 		for (int k = 0; k < 4; k++) mat->base_color[k] = 1.0f;
 		mat->base_color_texture.image = -1;
 		mat->detail_texture.image = -1;

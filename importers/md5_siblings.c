@@ -212,7 +212,9 @@ bool gsioi_md5_resolve_texture(gsio_scene *s, md5_candidates *c, gsio_material *
 		im.source_type = -1;
 		im.source_format = GSIO_PIXEL_RGBA8888;
 		GSIO_CHECK((im.source_path = gsioi_arena_strdup(s->arena, c->paths[i], err)));
-		GSIO_CHECK((im.name = gsioi_md5_unique_image_name(s, gsioi_path_base(c->paths[i]), err)));
+		char name[256];
+		gsioi_text_utf8(name, sizeof(name), gsioi_path_base(c->paths[i]), 255);
+		GSIO_CHECK((im.name = gsioi_md5_unique_image_name(s, name, err)));
 		int32_t added = gsioi_scene_push_image(s, &im, err); // grows by doubling
 		GSIO_CHECK(added >= 0);
 		mat->base_color_texture.image = added;
@@ -224,13 +226,13 @@ bool gsioi_md5_resolve_texture(gsio_scene *s, md5_candidates *c, gsio_material *
 	                       shader, c->count, c->count ? c->paths[0] : "nothing");
 }
 
-// The file name without folder and extension, in the scene's arena.
+// The file name without folder and extension, as UTF-8, in the scene's arena.
 char *gsioi_md5_stem(gsio_scene *s, const char *path, const char *fallback, gsio_error *err)
 {
 	if (!path) return gsioi_arena_strdup(s->arena, fallback, err);
 	const char *b = gsioi_path_base(path);
 	const char *dot = strrchr(b, '.');
-	return gsioi_arena_strndup(s->arena, b, dot && dot != b ? (size_t)(dot - b) : strlen(b), err);
+	return gsioi_text_utf8_dup(s->arena, b, dot && dot != b ? (size_t)(dot - b) : strlen(b), err);
 }
 
 // Adds one animation file's bytes. required: failures are errors

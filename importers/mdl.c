@@ -561,7 +561,7 @@ int gsioi_mdl_encode_with(const gsio_mdl_file *f, const gsio_allocator *allocato
 static bool frame_name(const gsio_mdl_frame *fr, gsio_arena *a, gsio_error *err,
                        const char **out)
 {
-	*out = gsioi_arena_strndup(a, fr->name, 16, err);
+	*out = gsioi_text_utf8_dup(a, fr->name, 16, err); // as UTF-8 (gsioi_text_utf8)
 	return *out != NULL;
 }
 

@@ -91,17 +91,15 @@ static size_t bounded_len(const char *p, size_t n)
 	return z ? (size_t)(z - p) : n;
 }
 
-/* A name from up to n stored bytes (maybe unterminated), made printable;
- * `fallback` with the index when empty. */
+/* A name from up to n stored bytes (maybe unterminated), as UTF-8
+ * (gsioi_text_utf8); `fallback` with the index when empty. */
 static const char *stored_name(build *b, const char *raw, size_t n, const char *fallback,
                                size_t index)
 {
+	size_t len = bounded_len(raw, n < 63 ? n : 63);
+	if (len) return gsioi_text_utf8_dup(b->s->arena, raw, len, b->err);
 	char buf[64];
-	size_t len = bounded_len(raw, n < sizeof(buf) - 1 ? n : sizeof(buf) - 1);
-	memcpy(buf, raw, len);
-	buf[len] = 0;
-	gsioi_text_sanitize(buf);
-	if (!len) snprintf(buf, sizeof(buf), "%s%zu", fallback, index);
+	snprintf(buf, sizeof(buf), "%s%zu", fallback, index);
 	return gsioi_arena_strdup(b->s->arena, buf, b->err);
 }
 
@@ -132,16 +130,10 @@ static bool skin_image(build *b, const gsio_mdl7_skin *sk, size_t gidx, int32_t 
 		if (n >= sizeof(stored)) n = sizeof(stored) - 1;
 		memcpy(stored, sk->data, n);
 		stored[n] = 0;
-		gsioi_text_sanitize(stored);
 		// Two skins naming one file share its image.
-		const char *base = gsioi_path_base(stored);
-		for (size_t i = 0; i < s->images_count; i++)
-			if (s->images[i].source_path && !strcmp(gsioi_path_base(s->images[i].source_path), base)) {
-				*image = (int32_t)i;
-				return true;
-			}
 		bool loaded;
-		GSIO_CHECK(gsioi_external_image_load(s, stored, b->path, b->opts, im, &loaded, b->err));
+		GSIO_CHECK(gsioi_external_image_load(s, stored, b->path, b->opts, im, &loaded, image,
+		                                     b->err));
 		if (loaded) {
 			im->source_type = sk->type;
 			*image = (int32_t)s->images_count++;
@@ -205,11 +197,8 @@ static bool build_materials(build *b)
 			GSIO_CHECK(!gsio_extras_set_int(s, &mat->extras, "gsio:skin_type", sk->type, b->err));
 			if ((sk->type & 7u) == GSIO_MDL7_SKIN_EXTERNAL && image < 0) {
 				char stored[256];
-				size_t n = bounded_len((const char *)sk->data, sk->data_size);
-				if (n >= sizeof(stored)) n = sizeof(stored) - 1;
-				memcpy(stored, sk->data, n);
-				stored[n] = 0;
-				gsioi_text_sanitize(stored);
+				gsioi_text_utf8(stored, sizeof(stored), (const char *)sk->data,
+				                bounded_len((const char *)sk->data, sk->data_size));
 				GSIO_CHECK(!gsio_extras_set_string(s, &mat->extras, "gsio:external_texture",
 				                                   stored, b->err));
 			}

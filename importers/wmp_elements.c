@@ -25,12 +25,11 @@ static bool build_sprite(wmp_sctx *c, const char *stored, int32_t node)
 {
 	gsio_scene *s = c->s;
 	char clean[256];
-	snprintf(clean, sizeof(clean), "%s", stored);
-	gsioi_text_sanitize(clean);
-	char full[1024];
-	bool found;
-	GSIO_CHECK(gsioi_wmp_find_file(c, "sprite", stored, full, sizeof(full), &found));
-	if (!found) return gsioi_wmp_warn(c, "sprite \"%s\" not found: an empty node", clean);
+	gsioi_text_utf8(clean, sizeof(clean), stored, 255);
+	gsioi_found r;
+	GSIO_CHECK(gsioi_wmp_find_file(c, "sprite", stored, &r));
+	if (!r.found) return gsioi_wmp_warn_missing(c, "sprite", stored, &r, "an empty node");
+	const char *full = r.path;
 	char nm[300];
 	snprintf(nm, sizeof(nm), "sprite/%s", clean);
 	// A file placed again is read and decoded once: a level of 1 000
@@ -112,9 +111,8 @@ static bool sprite_quad(wmp_sctx *c, int32_t node, const char *nm, int32_t mat, 
 static bool set_str(wmp_sctx *c, gsio_extras *x, const char *key, const gsio_wmp_string *v)
 {
 	if (!v->s) return true;
-	char *t = gsioi_arena_strdup(c->tmp, v->s, c->err);
+	char *t = gsioi_text_utf8_dup(c->tmp, v->s, strlen(v->s), c->err);
 	GSIO_CHECK(t);
-	gsioi_text_sanitize(t);
 	return gsio_extras_set_string(c->s, x, key, t, c->err) == 0;
 }
 
@@ -152,10 +150,8 @@ static bool build_level(wmp_sctx *c, const gsio_wmp_level *lv, int32_t node)
 	const gsio_wmp_string *named[2] = {&lv->script, &lv->palette};
 	for (int i = 0; i < 2; i++)
 		if (named[i]->s && named[i]->s[0]) {
-			char full[1024];
-			bool found;
-			GSIO_CHECK(gsioi_wmp_find_file(c, i ? "palette" : "script", named[i]->s, full,
-			                               sizeof(full), &found));
+			gsioi_found found;
+			GSIO_CHECK(gsioi_wmp_find_file(c, i ? "palette" : "script", named[i]->s, &found));
 		}
 	// The sun: a directional light shining from azimuth (counter-clockwise
 	// from east = +X) and elevation (above the horizon) toward the level.
@@ -243,9 +239,8 @@ bool gsioi_wmp_build_element(wmp_sctx *c, gsio_wmp_ref r, int32_t node)
 		GSIO_CHECK(!gsio_extras_set_string(s, X, "wmp:element", "sound", c->err));
 		GSIO_CHECK(set_str(c, X, "wmp:file", &so->file));
 		if (so->file.s && so->file.s[0]) { // looked for (gsio info lists it), not read
-			char full[1024];
-			bool found;
-			GSIO_CHECK(gsioi_wmp_find_file(c, "sound", so->file.s, full, sizeof(full), &found));
+			gsioi_found found;
+			GSIO_CHECK(gsioi_wmp_find_file(c, "sound", so->file.s, &found));
 		}
 		GSIO_CHECK(!gsio_extras_set_int(s, X, "wmp:volume", so->head[2], c->err));
 		GSIO_CHECK(!gsio_extras_set_int(s, X, "wmp:range", so->head[5], c->err));

@@ -201,10 +201,9 @@ static bool graft_model(wmp_sctx *c, wmp_model *me, const char *file)
 bool gsioi_wmp_model_for(wmp_sctx *c, const char *stored, wmp_model **out)
 {
 	const char *base = gsioi_wmp_base_of(stored);
-	char key[256];
-	snprintf(key, sizeof(key), "%s", base ? base : "");
-	for (char *p = key; *p; p++)
-		if (*p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a');
+	char key[256]; // names compared as files are (gsioi_files.h)
+	gsioi_text_utf8(key, sizeof(key), base ? base : "", 255);
+	gsioi_text_fold(key);
 	for (size_t i = 0; i < c->models_count; i++)
 		if (!strcmp(c->models[i].key, key)) return *out = &c->models[i], true;
 	GSIO_CHECK(GSIOI_WMP_PUSH(c->tmp, c->models, c->models_count, c->models_cap, c->err));
@@ -213,26 +212,20 @@ bool gsioi_wmp_model_for(wmp_sctx *c, const char *stored, wmp_model **out)
 	GSIO_CHECK((me->key = gsioi_arena_strdup(c->tmp, key, c->err)));
 	*out = me;
 	char clean[256];
-	snprintf(clean, sizeof(clean), "%s", stored);
-	gsioi_text_sanitize(clean);
+	gsioi_text_utf8(clean, sizeof(clean), stored, 255);
 	char ext[16];
 	gsioi_path_ext(key, ext, sizeof(ext));
 	bool is_model = !strcmp(ext, "mdl") || !strcmp(ext, "hmp");
-	char full[1024];
-	bool found;
-	GSIO_CHECK(gsioi_wmp_find_file(c, is_model ? "model" : "entity", stored, full, sizeof(full),
-	                               &found));
+	gsioi_found r;
+	GSIO_CHECK(gsioi_wmp_find_file(c, is_model ? "model" : "entity", stored, &r));
 	if (!is_model)
 		return gsioi_wmp_warn(c, "entity file \"%s\": only models (.mdl, .hmp) are placed: an "
 		                         "empty node",
 		                      clean);
-	if (!found)
-		return gsioi_wmp_warn(c, "model \"%s\" not found beside the level or in the search "
-		                         "folders: an empty node",
-		                      clean);
+	if (!r.found) return gsioi_wmp_warn_missing(c, "model", stored, &r, "an empty node");
 	gsio_error sub;
 	gsio_error_clear(&sub);
-	me->ms = gsio_load_file(full, &c->sub_opts, &sub);
+	me->ms = gsio_load_file(r.path, &c->sub_opts, &sub);
 	if (!me->ms) {
 		if (gsioi_wmp_fatal(c, &sub)) return false;
 		return gsioi_wmp_warn(c, "model %s: %.200s: an empty node", clean, sub.message);

@@ -5,6 +5,7 @@
 #ifndef GSIO_WMP_INTERNAL_H
 #define GSIO_WMP_INTERNAL_H
 
+#include "gsioi_files.h"
 #include "gsioi_internal.h"
 #include "gsio_wmp.h"
 
@@ -102,12 +103,6 @@ static inline const char *gsioi_wmp_str(const gsio_wmp_string *s)
 #define M_PI 3.14159265358979323846
 #endif
 
-typedef struct wmp_folder {
-	char *dir;       /**< "" for the current directory, else without trailing '/' */
-	char **names;    /**< listing, NULL when the io cannot list */
-	bool listed;
-} wmp_folder;
-
 typedef struct wmp_model {
 	char *key;           /**< lower-case base name */
 	gsio_scene *ms;      /**< the loaded model (NULL: missing or unreadable) */
@@ -126,8 +121,7 @@ typedef struct wmp_sctx {
 	const char *path;
 	gsio_error *err;
 	gsio_arena *tmp;
-	wmp_folder *folders;
-	size_t folders_count;
+	gsioi_finder finder; /**< the level's folder, then opts->search_paths */
 	gsio_wad_file **wads;
 	uint8_t **wad_bytes;          /**< per WAD: the bytes its lumps point into */
 	size_t wads_count;
@@ -180,18 +174,17 @@ static inline float gsioi_wmp_clampf(double v)
 
 // Finding files (wmp_files.c)
 
-/** Adds a folder to look in, after those added before. */
-GSIO_NODISCARD bool gsioi_wmp_add_folder(wmp_sctx *c, const char *dir);
-/** Frees the folders' listings. */
-void gsioi_wmp_free_folders(wmp_sctx *c);
 /** The stored name's base name, or NULL when it has none. */
 const char *gsioi_wmp_base_of(const char *stored);
-/** Finds a file by base name, case-insensitively, beside the level and in
- *  the search folders, into out (*found false when not found), and records
- *  it in the scene's extras as "wmp:file:KIND:NAME". False (err set) only
- *  when out of memory. */
+/** Finds a file by the rule of gsioi_files.h (beside the level, then in the
+ *  search folders) into r, and records it in the scene's extras as
+ *  "wmp:file:KIND:NAME". False (err set) only when out of memory. */
 GSIO_NODISCARD bool gsioi_wmp_find_file(wmp_sctx *c, const char *kind, const char *stored,
-                                        char *out, size_t out_size, bool *found);
+                                        gsioi_found *r);
+/** The one warning for a file not found: `what` "stored" not found in the
+ *  folders (gsioi_finder_missing), then `consequence`. */
+GSIO_NODISCARD bool gsioi_wmp_warn_missing(wmp_sctx *c, const char *what, const char *stored,
+                                           const gsioi_found *r, const char *consequence);
 
 // WAD textures (wmp_textures.c)
 

@@ -79,9 +79,9 @@ static bool build_object(wmp_sctx *c, size_t idx, int32_t parent, unsigned depth
 	char name[256];
 	if (idx == 0) {
 		const char *b = c->path ? gsioi_path_base(c->path) : "";
-		snprintf(name, sizeof(name), "%s", *b ? b : "level");
+		gsioi_text_utf8(name, sizeof(name), *b ? b : "level", 255);
 	} else if (o->name.s && o->name.s[0]) {
-		snprintf(name, sizeof(name), "%s", o->name.s);
+		gsioi_text_utf8(name, sizeof(name), o->name.s, 255);
 	} else {
 		const char *kind = "object";
 		for (size_t i = 0; i < o->refs_count; i++)
@@ -93,7 +93,6 @@ static bool build_object(wmp_sctx *c, size_t idx, int32_t parent, unsigned depth
 			}
 		snprintf(name, sizeof(name), "%s_%zu", kind, idx);
 	}
-	gsioi_text_sanitize(name);
 	int32_t node = gsio_scene_add_node(s, name, parent, c->err);
 	GSIO_CHECK(node >= 0);
 	c->node_of[idx] = node;
@@ -113,6 +112,17 @@ static bool build_object(wmp_sctx *c, size_t idx, int32_t parent, unsigned depth
 	for (size_t i = 0; i < o->refs_count; i++)
 		if (o->refs[i].kind == GSIO_WMP_OBJECT)
 			GSIO_CHECK(build_object(c, o->refs[i].index, node, depth + 1));
+	return true;
+}
+
+// The placed models' search folders: the level's (c->finder's).
+static bool level_folders_for_models(wmp_sctx *c)
+{
+	const char **dirs = GSIO_NEW_ARRAY(c->tmp, const char *, c->finder.count, c->err);
+	GSIO_CHECK(dirs);
+	for (size_t i = 0; i < c->finder.count; i++) dirs[i] = gsioi_finder_dir(&c->finder, i);
+	c->sub_opts.search_paths = dirs;
+	c->sub_opts.search_paths_count = c->finder.count;
 	return true;
 }
 
@@ -140,14 +150,11 @@ gsio_scene *gsio_wmp_to_scene(const gsio_wmp_file *f, const char *path, const gs
 	c.s->format_version = f->dialect == GSIO_WMP_TEXT_A ? 4 : (int32_t)f->version;
 	c.tmp = gsioi_arena_for(opts, "WMP scratch", err);
 	bool ok = c.tmp != NULL;
-	if (ok) {
-		// Folders: the level's, then the search folders in order.
-		size_t dir = path ? (size_t)(gsioi_path_base(path) - path) : 0;
-		char *d = gsioi_arena_strndup(c.tmp, path ? path : "", dir, err);
-		ok = d && gsioi_wmp_add_folder(&c, d);
-		for (size_t i = 0; ok && opts && i < opts->search_paths_count; i++)
-			if (opts->search_paths[i]) ok = gsioi_wmp_add_folder(&c, opts->search_paths[i]);
-	}
+	if (ok) gsioi_finder_init(&c.finder, c.tmp, opts);
+	// Folders: the level's, then the search folders in order; a placed
+	// model looks for its own files beside itself, then in these.
+	ok = ok && gsioi_finder_add_defaults(&c.finder, path, "the level's folder", err) &&
+	     level_folders_for_models(&c);
 	// Models get the level's options; their own palette comes from the level.
 	if (ok && f->has_palette) {
 		memcpy(c.palette_buf, f->palette, 768);
@@ -192,7 +199,7 @@ gsio_scene *gsio_wmp_to_scene(const gsio_wmp_file *f, const char *path, const gs
 		gsio_wad_file_free(c.wads[i]);
 		gsioi_io_free(c.opts, c.wad_bytes[i]);
 	}
-	if (c.tmp) gsioi_wmp_free_folders(&c);
+	if (c.tmp) gsioi_finder_free(&c.finder);
 	gsioi_arena_destroy(c.tmp);
 	if (!ok) {
 		if (path && !err->file[0]) snprintf(err->file, sizeof(err->file), "%s", path);

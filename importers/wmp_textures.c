@@ -25,15 +25,14 @@ bool gsioi_wmp_load_wads(wmp_sctx *c)
 	wo.flags |= GSIO_OPT_BORROW;
 	for (size_t i = 0; i < f->wads_count; i++) {
 		const char *stored = gsioi_wmp_str(&f->wads[i].path);
-		char full[1024];
-		bool found;
-		GSIO_CHECK(gsioi_wmp_find_file(c, "wad", stored, full, sizeof(full), &found));
-		if (!found) {
-			GSIO_CHECK(gsioi_wmp_warn(c, "WAD \"%.300s\" not found beside the level or in the "
-			                             "search folders: its textures are placeholders",
-			                          stored));
+		gsioi_found r;
+		GSIO_CHECK(gsioi_wmp_find_file(c, "wad", stored, &r));
+		if (!r.found) {
+			GSIO_CHECK(
+			    gsioi_wmp_warn_missing(c, "WAD", stored, &r, "its textures are placeholders"));
 			continue;
 		}
+		const char *full = r.path;
 		uint8_t *data;
 		size_t size;
 		gsio_error sub;
@@ -158,17 +157,17 @@ bool gsioi_wmp_texture_material(wmp_sctx *c, const char *name, size_t *slot)
 	}
 	size_t i = c->tex_count;
 	char clean[64];
-	snprintf(clean, sizeof(clean), "%s", name);
-	gsioi_text_sanitize(clean);
-	// Names that differ only in bytes the sanitizing replaced, or past its
-	// 63 characters, are told apart by the texture's number (image and
-	// material names are unique in a scene; fuzz_wmp_a found two
+	gsioi_text_utf8(clean, sizeof(clean), name, 63);
+	// Names that differ only in control characters (made '?'), or past
+	// their 63 bytes of UTF-8, are told apart by the texture's number
+	// (image and material names are unique in a scene; fuzz_wmp_a found two
 	// "stone?all").
 	bool taken;
 	GSIO_CHECK(name_taken(c, clean, &taken));
 	for (size_t k = i; taken; k += c->tex_cap) {
 		char base[41];
 		size_t bl = strlen(clean) < 40 ? strlen(clean) : 40;
+		while (bl && ((unsigned char)clean[bl] & 0xC0) == 0x80) bl--; // a whole character
 		memcpy(base, clean, bl);
 		base[bl] = 0;
 		snprintf(clean, sizeof(clean), "%s~%zu", base, k);

@@ -65,9 +65,12 @@ static void info_usage(FILE *out)
 	        "                 \"Records\" section lists the keys; mdl2gltf --report writes\n"
 	        "                 the same records)\n"
 	        "  -v, --verbose  text output: every list whole\n"
-	        "  --path DIR     (repeatable) for .wmp levels: a folder searched, after the\n"
-	        "                 level's own, for the files the level names (by base name,\n"
-	        "                 case-insensitively; nothing outside these folders is opened)\n"
+	        "  --path DIR     (repeatable) a folder searched, after the input's own, for\n"
+	        "                 the files a model or level names (textures; a level's\n"
+	        "                 WADs, models, sprites): by base name, in any case, stored\n"
+	        "                 in CP1252 or UTF-8; nothing outside these folders is\n"
+	        "                 opened. An input found in a folder INPUT searches that\n"
+	        "                 folder too\n"
 	        "  --version      print the version and exit\n"
 	        "  --help         print this text and exit\n"
 	        "\n"
@@ -212,7 +215,15 @@ static int cmd_info(int argc, char **argv)
 		} else if (!strcmp(path, "-") && !in.items[i].rel) {
 			s = gsio_cli_load_stdin(&lo, &err);
 		} else {
-			s = gsio_cli_load(path, &lo, &err);
+			// An input found in a folder: that folder is searched too.
+			const char *rel = in.items[i].rel;
+			void *owned;
+			gsio_opts one = lo;
+			if (gsio_cli_search_paths(&one, path, rel ? strlen(path) - strlen(rel) : 0, &owned))
+				s = gsio_cli_load(path, &one, &err);
+			else
+				gsio_cli_set_error(&err, GSIO_ERR_NOMEM, path, "out of memory");
+			free(owned);
 		}
 		double secs = gsio_cli_now() - t0;
 		if (!s) {

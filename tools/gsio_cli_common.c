@@ -216,6 +216,25 @@ void gsio_cli_load_opts(const gsio_cli_opts *o, gsio_opts *lo)
 	lo->search_paths_count = o->paths_count;
 }
 
+bool gsio_cli_search_paths(gsio_opts *lo, const char *input, size_t root_len, void **owned)
+{
+	*owned = NULL;
+	if (!root_len) return true;
+	// One block: the list, then the folder's path.
+	size_t n = lo->search_paths_count;
+	const char **list = malloc((n + 1) * sizeof(*list) + root_len + 1);
+	if (!list) return false;
+	char *root = (char *)(list + n + 1);
+	memcpy(root, input, root_len);
+	root[root_len] = 0;
+	for (size_t i = 0; i < n; i++) list[i] = lo->search_paths[i];
+	list[n] = root;
+	lo->search_paths = list;
+	lo->search_paths_count = n + 1;
+	*owned = list;
+	return true;
+}
+
 void gsio_cli_gltf_opts(const gsio_cli_opts *o, gsio_gltf_opts *go)
 {
 	memset(go, 0, sizeof(*go));
@@ -419,6 +438,7 @@ int gsio_cli_plan(const gsio_cli *c, const gsio_cli_args *a, const gsio_cli_outp
 		gsio_error_clear(&j->err);
 		j->input = item->path;
 		item->path = NULL;
+		if (item->rel) j->root_len = strlen(j->input) - strlen(item->rel);
 		bool none = item->unreadable && !c->unreadable_keeps_output;
 		if (!none && !(j->output = output_of(to, j->input, item->rel))) {
 			rc = out_of_memory(c);

@@ -74,7 +74,7 @@ typedef struct gsio_cli_opts {
 	uint8_t palette_rgb[768];
 	const char **anims;      /**< --anim, repeatable: MD5 animations instead of the siblings */
 	size_t anims_count;
-	const char **paths;      /**< --path, repeatable: folders searched for the files a level names */
+	const char **paths;      /**< --path, repeatable: folders searched for the files a model or level names */
 	size_t paths_count;
 	const char *report;      /**< --report; a name ending in .jsonl: one record a line */
 	bool update;             /**< --update: only the inputs whose output is missing or older */
@@ -167,6 +167,12 @@ void gsio_cli_gltf_opts(const gsio_cli_opts *o, gsio_gltf_opts *go);
 
 // -- Inputs and outputs
 
+/** The search folders of one input's load: lo's (--path), then, for an
+ *  input found below a folder named on the command line (the first
+ *  root_len bytes of `input`), that folder. Sets lo->search_paths; *owned
+ *  is what to free after the load (NULL when nothing was allocated). False
+ *  when out of memory. */
+bool gsio_cli_search_paths(gsio_opts *lo, const char *input, size_t root_len, void **owned);
 /** Whether OUT names a folder by itself: an existing one, or ending in '/'. */
 bool gsio_cli_names_folder(const char *out);
 /** Whether path's base name has an extension (".glb"; not a leading dot). */
@@ -205,6 +211,9 @@ typedef struct gsio_cli_job {
 	char **warnings;       /**< the scene's, then the writer's */
 	size_t warnings_count;
 	size_t scene_warnings; /**< how many of them are the scene's */
+	/** For an input found below a folder named on the command line, the
+	 *  length of that folder's part of `input` (0: a file named as it is). */
+	size_t root_len;
 } gsio_cli_job;
 
 typedef struct gsio_cli_jobs {

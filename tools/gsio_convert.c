@@ -134,10 +134,12 @@ static void convert_usage(FILE *f)
 	        "                     8-bit skins and for writing --skin-format pal8\n"
 	        "  --anim FILE        (repeatable) .md5anim files to load with an .md5mesh input\n"
 	        "                     instead of the ones beside it\n"
-	        "  --path DIR         (repeatable) for .wmp levels: a folder searched, after the\n"
-	        "                     level's own, for the WADs, models and sprites it names (by\n"
-	        "                     base name, case-insensitively; nothing outside these\n"
-	        "                     folders is opened)\n"
+	        "  --path DIR         (repeatable) a folder searched, after the input's own, for\n"
+	        "                     the files a model or level names (textures; a level's\n"
+	        "                     WADs, models, sprites): by base name, in any case, stored\n"
+	        "                     in CP1252 or UTF-8; nothing outside these folders is\n"
+	        "                     opened. An input found in a folder INPUT searches that\n"
+	        "                     folder too\n"
 	        "  --report FILE      a JSON record per input (the README's \"Records\"), as\n"
 	        "                     mdl2gltf --report writes them; a name ending in .jsonl\n"
 	        "                     gets one record a line (reports joined with cat)\n"
@@ -391,9 +393,10 @@ static gsio_scene *load_heightmap(const conv_opts *o, const char *path, gsio_err
 	return s;
 }
 
-// Loads input (a heightmap image for HMP5 output).
-static gsio_scene *load_input(const conv_opts *o, const char *path, gsio_error *err)
+// Loads job j's input (a heightmap image for HMP5 output).
+static gsio_scene *load_input(const conv_opts *o, const gsio_cli_job *j, gsio_error *err)
 {
+	const char *path = j->input;
 	gsio_opts lo;
 	gsio_cli_load_opts(&o->cli, &lo);
 	// glTF embeds PNG/JPEG textures as they are: no need to decode them. The
@@ -401,7 +404,14 @@ static gsio_scene *load_input(const conv_opts *o, const char *path, gsio_error *
 	if (o->fmt == FMT_GLB || o->fmt == FMT_GLTF) lo.flags |= GSIO_OPT_NO_PIXELS;
 	if (!strcmp(path, "-")) return gsio_cli_load_stdin(&lo, err);
 	if (o->fmt == FMT_HMP5 && is_image_input(path)) return load_heightmap(o, path, err);
-	return gsio_cli_load(path, &lo, err);
+	void *owned;
+	if (!gsio_cli_search_paths(&lo, path, j->root_len, &owned)) {
+		gsio_cli_set_error(err, GSIO_ERR_NOMEM, path, "out of memory");
+		return NULL;
+	}
+	gsio_scene *s = gsio_cli_load(path, &lo, err);
+	free(owned);
+	return s;
 }
 
 static int write_stdout(const uint8_t *data, size_t size, gsio_error *err)
@@ -520,7 +530,7 @@ static void convert_one(const conv_opts *o, gsio_cli_job *j)
 {
 	double t0 = gsio_cli_now();
 	gsio_scene *s = NULL;
-	if (gsio_cli_job_ready(&o->cli, j, o->to_stdout)) s = load_input(o, j->input, &j->err);
+	if (gsio_cli_job_ready(&o->cli, j, o->to_stdout)) s = load_input(o, j, &j->err);
 	if (s) {
 		(void)gsio_cli_job_loaded(&o->cli, j, s);
 		gsio_cli_job_write(&CLI, &o->cli, j, s, o->to_stdout, write_output, o);

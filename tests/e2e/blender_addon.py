@@ -4,8 +4,8 @@ installed and enabled (blender_addon.cmake):
     blender -b -P blender_addon.py -- CORPUS OUTDIR
 
 Everything goes through the add-on's operators, as File > Import / Export
-would: imports of corpus files (MDL5, HMP5, MD5, MDL7 with bones, a WMP
-level with its search folder), exports (a shape-key cube -> MDL5, an
+would: imports of corpus files (MDL5, HMP5, MD5, MDL7 with bones, an MDL7
+whose texture lies in a search folder, a WMP level with its search folder), exports (a shape-key cube -> MDL5, an
 armature-animated mesh -> MD5 -> imported again), broken files (an error
 report naming file and offset, the scene unchanged). Every failure is
 printed; the last line is "blender_addon: PASS" or "blender_addon: FAIL";
@@ -157,6 +157,16 @@ if check(res == {"FINISHED"}, "griechin.mdl: %s" % (err or res)):
     check(len(bpy.data.actions) >= len(want["animations"]),
           "griechin.mdl: %d actions for %d animations" % (len(bpy.data.actions), len(want["animations"])))
     log("griechin.mdl: %d bones, %d actions" % (bones, len(bpy.data.actions)))
+
+# plank.mdl names room_atlas_01.pcx, which lies in the game's Level folder:
+# with it as a search folder the model comes in textured (the PCX's 256 x 256).
+reset()
+res, err = run_op(gs, filepath=os.path.join(corpus, "lottershock/Game/Assets/plank.mdl"),
+                  search=os.path.join(corpus, "lottershock/Game/Level"))
+if check(res == {"FINISHED"}, "plank.mdl: %s" % (err or res)):
+    sizes = [tuple(i.size) for i in images_with_pixels()]
+    check(sizes == [(256, 256)], "plank.mdl with the Level folder: images %s (expected one 256 x 256)" % sizes)
+    log("plank.mdl: images %s" % sizes)
 
 # bestiary.wmp with the game's Assets folder: one object per entity (44) and block (0).
 reset()

@@ -212,8 +212,9 @@ class IMPORT_OT_gsio_gamestudio(bpy.types.Operator, _ImportBase):
                             description="256-colour palette (.pcx, .lmp, .raw) for 8-bit skins; "
                                         "empty: gsio's built-in one")
     search: StringProperty(name="Search Folders", default="",
-                           description="Levels: folders searched after the level's own for the models "
-                                       "and WADs it names, separated by ';'")
+                           description="Folders searched after the file's own for the files it names "
+                                       "(a model's textures; a level's models, WADs and sprites), "
+                                       "separated by ';' (gsio's --path)")
 
     def common_args(self, context):
         args = super().common_args(context)
