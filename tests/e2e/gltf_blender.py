@@ -64,7 +64,7 @@ def main():
             fail("gsio info %s: %s" % (src, info.stderr))
         d = json.loads(info.stdout.splitlines()[0])
         want = {
-            "frames": d["frames"],
+            "frames": d["vertex_frames"],  # morph targets: the vertex frames
             "frame_names": d["frame_names"],
             "clips": [c["name"] for c in d["clips"]],
             "skins": len(d["skins"]),
@@ -94,7 +94,7 @@ def main():
         d = json.loads(info.stdout.splitlines()[0])
         want = {
             "meshes": len(d["meshes"]),
-            "frames": d["frames"],
+            "frames": d["vertex_frames"],  # morph targets: the vertex frames
             "joints": d["joints"],
             "animations": [a["name"] for a in d["animations"]] + [c["name"] for c in d["clips"]],
             "skin_sizes": [[sk["width"], sk["height"]] for sk in d["skins"]],
