@@ -300,8 +300,9 @@ int gsio_cli_args_get(const gsio_cli *c, const gsio_cli_opts *o, char **argv, si
 		gsio_list_free(&a->list);
 		return out_of_memory(c);
 	}
-	memcpy(a->items, argv, n * sizeof(*argv));
-	memcpy(a->items + n, a->list.items, a->list.count * sizeof(*a->items));
+	// memcpy's pointers must not be NULL even for no bytes (no list read).
+	if (n) memcpy(a->items, argv, n * sizeof(*argv));
+	if (a->list.count) memcpy(a->items + n, a->list.items, a->list.count * sizeof(*a->items));
 	a->count = n + a->list.count;
 	a->given = n;
 	return GSIO_CLI_GO_ON;
