@@ -140,7 +140,6 @@ static const gsio_cli CLI = {
     .usage = usage,
     .folder = "directory",
     .takes_1e30 = true,
-    .axes_last_wins = true,
     .report_error_says_why = true,
     .batch_summary = true,
 };

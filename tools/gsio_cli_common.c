@@ -115,9 +115,9 @@ static int shared_option(const gsio_cli *c, gsio_cli_opts *o, int argc, int ch, 
 		o->scale_or_axes = true;
 		if (!strcmp(arg, "source"))
 			o->keep_axes = true;
-		else if (!strcmp(arg, "gltf")) {
-			if (c->axes_last_wins) o->keep_axes = false;
-		} else
+		else if (!strcmp(arg, "gltf")) // of several, the last counts
+			o->keep_axes = false;
+		else
 			return gsio_cli_usage_error(c, "--axes takes 'source' or 'gltf', not '%s'", arg);
 		break;
 	case GSIO_CLI_OPT_HELP: c->usage(stdout); return 0;

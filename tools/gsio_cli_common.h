@@ -36,9 +36,6 @@ typedef struct gsio_cli {
 	bool try_help_always;
 	/** A number option may be 1e30 itself; otherwise it stays below. */
 	bool takes_1e30;
-	/** Of several --axes the last one counts; otherwise "source", once
-	 *  given, stays. */
-	bool axes_last_wins;
 	/** An input '-' is standard input (never searched as a folder). */
 	bool reads_stdin;
 	/** A folder that cannot be listed keeps the output it would have

@@ -126,6 +126,16 @@ def case_convert():
     if b"exists (not replaced)" not in r.stderr:
         fail("an existing output was not refused before the load: %s" % r.stderr)
     run(["convert", "--force", corpus("mdl/gate-101.mdl"), "-o", out], 0)
+    # Of several --axes the last counts (as in mdl2gltf): source then gltf
+    # is the default output, gltf then source the source's axes.
+    axes = {}
+    for order in (("source", "gltf"), ("gltf", "source")):
+        os.makedirs(os.path.join(d, order[1]), exist_ok=True)
+        o = os.path.join(d, order[1], "gate.glb")  # names come from the output's
+        run(["convert", corpus("mdl/gate-101.mdl"), "--axes", order[0], "--axes", order[1], "-o", o], 0)
+        axes[order[1]] = open(o, "rb").read()
+    if axes["gltf"] != open(out, "rb").read() or axes["source"] == axes["gltf"]:
+        fail("--axes given twice: the last one does not count")
     # ... and back through the Assimp adapter (when built): the same place
     # and orientation, not turned by the difference between gsio's glTF axes
     # and Assimp's own Z-up convention
