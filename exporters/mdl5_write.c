@@ -98,16 +98,6 @@ static bool has_morph_channel(const wctx *c, const gsio_animation *an)
 	return false;
 }
 
-static void stored_frame_name(char out[17], const gsio_mesh *m, size_t f)
-{
-	const char *n = f < m->frames_count ? m->frames[f].name : NULL;
-	if (!n || !*n) {
-		gsioi_clip_frame_name(out, "frame", f);
-		return;
-	}
-	snprintf(out, 17, "%s", n);
-}
-
 static bool plan_frames(wctx *c)
 {
 	const gsio_scene *s = c->s;
@@ -137,7 +127,7 @@ static bool plan_frames(wctx *c)
 			for (size_t f = 0; f < n; f++) {
 				c->frames[f].anim = -1;
 				c->frames[f].key = f;
-				stored_frame_name(c->frames[f].name, morph_pl->mesh, f);
+				gsioi_stored_frame_name(c->frames[f].name, morph_pl->mesh, f, "frame");
 			}
 		} else {
 			c->frames = GSIO_NEW_ARRAY(c->a, frame_spec, n, c->err);
@@ -197,7 +187,7 @@ static bool plan_frames(wctx *c)
 			c->frames = GSIO_NEW_ARRAY(c->a, frame_spec, 1, c->err);
 			GSIO_CHECK(c->frames);
 			c->frames[0].anim = -1;
-			stored_frame_name(c->frames[0].name, c->pl[0].mesh, 0);
+			gsioi_stored_frame_name(c->frames[0].name, c->pl[0].mesh, 0, "frame");
 		}
 	}
 	c->frames_count = n;
@@ -205,12 +195,6 @@ static bool plan_frames(wctx *c)
 }
 
 // -- Posing nodes
-
-static bool part_double_sided(const gsio_scene *s, const gsio_mesh_part *pt)
-{
-	return pt->material >= 0 && (size_t)pt->material < s->materials_count &&
-	       s->materials[pt->material].double_sided;
-}
 
 // -- Frames
 
@@ -238,28 +222,7 @@ static bool mesh_frame(wctx *c, const placement *p, const frame_spec *fs, float 
 				GSIO_CHECK((c->blend = GSIO_NEW_ARRAY(c->a, float, 4 * n3, c->err)));
 				c->blend_floats = 4 * n3;
 			}
-			float *f0p = c->blend, *f0n = f0p + n3, *fjp = f0n + n3, *fjn = fjp + n3;
-			bool nrm = gsio_mesh_frame_get(m, 0, f0p, f0n) == 1;
-			memcpy(tp, f0p, n3 * sizeof(float));
-			if (nrm) memcpy(tn, f0n, n3 * sizeof(float));
-			for (size_t j = 1; j < m->frames_count; j++) {
-				if (w[j] == 0) continue;
-				bool jn = gsio_mesh_frame_get(m, j, fjp, fjn) == 1;
-				for (size_t i = 0; i < n3; i++) tp[i] += w[j] * (fjp[i] - f0p[i]);
-				if (nrm && jn)
-					for (size_t i = 0; i < n3; i++) tn[i] += w[j] * (fjn[i] - f0n[i]);
-				else nrm = false;
-			}
-			if (!nrm) {
-				gsioi_face_normals(m, tp, tn);
-			} else {
-				for (size_t v = 0; v < nv; v++) {
-					float *n = tn + 3 * v;
-					float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-					if (len > 0) n[0] /= len, n[1] /= len, n[2] /= len;
-					else n[2] = 1;
-				}
-			}
+			gsioi_morph_blend(m, w, c->blend, tp, tn);
 			return true;
 		}
 		// Through the accessor: packed frames are expanded one at a time.
@@ -552,7 +515,7 @@ static bool build_file(wctx *c, gsio_mdl_file *f)
 	for (size_t p = 0; p < c->pl_count; p++) {
 		const gsio_mesh *m = c->pl[p].mesh;
 		for (size_t k = 0; k < m->parts_count; k++)
-			ntris += (m->parts[k].index_count / 3) * (part_double_sided(c->s, &m->parts[k]) ? 2 : 1);
+			ntris += (m->parts[k].index_count / 3) * (gsioi_part_double_sided(c->s, &m->parts[k]) ? 2 : 1);
 	}
 	if (ntris > INT32_MAX)
 		return GSIO_FAIL(c->err, GSIO_ERR_LIMIT, NULL, -1, "%zu triangles", ntris);
@@ -563,7 +526,7 @@ static bool build_file(wctx *c, gsio_mdl_file *f)
 		const gsio_mesh *m = c->pl[p].mesh;
 		for (size_t k = 0; k < m->parts_count; k++) {
 			const gsio_mesh_part *pt = &m->parts[k];
-			int sides = part_double_sided(c->s, pt) ? 2 : 1;
+			int sides = gsioi_part_double_sided(c->s, pt) ? 2 : 1;
 			for (size_t i = pt->first_index; i + 2 < pt->first_index + pt->index_count; i += 3)
 				for (int side = 0; side < sides; side++, t++) {
 					// Counter-clockwise in the scene, clockwise in the file: swap

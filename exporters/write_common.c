@@ -353,6 +353,49 @@ void gsioi_face_normals(const gsio_mesh *m, const float *pos, float *nrm)
 	}
 }
 
+void gsioi_morph_blend(const gsio_mesh *m, const float *w, float *scratch, float *tp, float *tn)
+{
+	size_t nv = m->vertex_count, n3 = nv * 3;
+	float *f0p = scratch, *f0n = f0p + n3, *fjp = f0n + n3, *fjn = fjp + n3;
+	bool nrm = gsio_mesh_frame_get(m, 0, f0p, f0n) == 1;
+	memcpy(tp, f0p, n3 * sizeof(float));
+	if (nrm) memcpy(tn, f0n, n3 * sizeof(float));
+	for (size_t j = 1; j < m->frames_count; j++) {
+		if (w[j] == 0) continue;
+		bool jn = gsio_mesh_frame_get(m, j, fjp, fjn) == 1;
+		for (size_t i = 0; i < n3; i++) tp[i] += w[j] * (fjp[i] - f0p[i]);
+		if (nrm && jn)
+			for (size_t i = 0; i < n3; i++) tn[i] += w[j] * (fjn[i] - f0n[i]);
+		else nrm = false;
+	}
+	if (!nrm) {
+		gsioi_face_normals(m, tp, tn);
+	} else {
+		for (size_t v = 0; v < nv; v++) {
+			float *n = tn + 3 * v;
+			float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+			if (len > 0) n[0] /= len, n[1] /= len, n[2] /= len;
+			else n[2] = 1;
+		}
+	}
+}
+
+void gsioi_stored_frame_name(char out[17], const gsio_mesh *m, size_t f, const char *stem)
+{
+	const char *n = f < m->frames_count ? m->frames[f].name : NULL;
+	if (!n || !*n) {
+		gsioi_clip_frame_name(out, stem, f);
+		return;
+	}
+	snprintf(out, 17, "%s", n);
+}
+
+bool gsioi_part_double_sided(const gsio_scene *s, const gsio_mesh_part *pt)
+{
+	return pt->material >= 0 && (size_t)pt->material < s->materials_count &&
+	       s->materials[pt->material].double_sided;
+}
+
 // -- Output
 
 gsio_arena *gsioi_write_arena(const gsio_allocator *allocator, size_t limit, gsio_error *err)

@@ -71,6 +71,12 @@ bool gsioi_has_node_channel(const gsio_animation *an);
 /** "<stem><index>" within 16 bytes (the stem cut so the index fits). */
 void gsioi_clip_frame_name(char out[17], const char *stem, size_t index);
 
+/** Mesh frame f's stored name within 16 bytes, "<stem><f>" when it has none. */
+void gsioi_stored_frame_name(char out[17], const gsio_mesh *m, size_t f, const char *stem);
+/** True when the part's material is double-sided (MDL writes such faces
+ *  both ways round: it has no double-sided flag). */
+bool gsioi_part_double_sided(const gsio_scene *s, const gsio_mesh_part *pt);
+
 /** World matrices (column-major, 16 floats a node) of every node: the rest
  *  pose, or with animation `anim` >= 0 sampled at `key` (in frames of the
  *  animation: an integer gives that key's values exactly; between keys
@@ -85,5 +91,10 @@ void gsioi_xform_normal(const float nm[9], const float n[3], float out[3]);
 /** Area-weighted face normals of m at positions pos into nrm (outward for
  *  the scene's counter-clockwise faces; +z for a vertex on no face). */
 void gsioi_face_normals(const gsio_mesh *m, const float *pos, float *nrm);
+/** Mesh m blended by morph weights w (frames_count of them, as glTF: frame
+ *  0 plus each frame's difference to it, weighted) into tp, tn (positions,
+ *  unit normals; face normals when a frame has none). scratch: 12 floats a
+ *  vertex. */
+void gsioi_morph_blend(const gsio_mesh *m, const float *w, float *scratch, float *tp, float *tn);
 
 #endif
