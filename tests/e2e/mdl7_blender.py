@@ -7,8 +7,8 @@ A rig made here (an armature of three bones, a mesh bound to it by vertex
 groups that blend by height, two actions in NLA tracks) goes out through File
 > Export > "GameStudio MDL7 (A7/A8, with bones)" (Blender's glTF exporter,
 then gsio convert -f mdl7) and comes back through the add-on's import. The
-imported armature must have the same bones and parents, an action per source
-action, and at the first, middle and last frame of each the same bone head
+imported armature must have the same bones and parents, the same vertex
+weights (within 1e-4), an action per source action, and at the first, middle and last frame of each the same bone head
 positions (within 1e-4) and deformed mesh bounds (within 1e-3). The glTF
 the export made is kept beside the MDL7 (OUTDIR/rig.glb). Every failure is
 printed; the last line is "blender_addon: PASS" or "blender_addon: FAIL" (the
@@ -128,6 +128,23 @@ def pose(rig, action, frame):
     return heads, lo, hi
 
 
+def posed_weights(rig, action, frame):
+    """Per deformed world position at `frame` of `action` (rounded to 1e-3)
+    of the mesh's vertices: their weights by bone name (non-zero ones). The
+    source's rest pose and the import's (MDL7's bind pose, joints without
+    rotation) differ, while their poses agree."""
+    pose(rig, action, frame)
+    out = {}
+    deps = bpy.context.evaluated_depsgraph_get()
+    for o in meshes():
+        names = {g.index: g.name for g in o.vertex_groups}
+        ev = o.evaluated_get(deps)
+        for v, e in zip(o.data.vertices, ev.data.vertices):
+            key = tuple(round(c, 3) + 0.0 for c in (ev.matrix_world @ e.co))
+            out[key] = {names[g.group]: g.weight for g in v.groups if g.weight > 0}
+    return out
+
+
 def keys_of(action):
     lo, hi = action.frame_range
     return int(round(lo)), int(round(hi))
@@ -139,6 +156,7 @@ for name, _, _, n in ACTIONS:
     act = bpy.data.actions[name]
     want[name] = [pose(rig, act, f) for f in (1, (n + 1) // 2, n)]
 parents = {b.name: b.parent.name if b.parent else None for b in rig.data.bones}
+want_weights = posed_weights(rig, bpy.data.actions["bend"], 1)
 for t in rig.animation_data.nla_tracks:
     t.mute = False
 rig.animation_data.action = None
@@ -169,6 +187,17 @@ if check(len(a) == 1, "rig.mdl: %d armatures" % len(a)):
     check(all(got_parents.get(n) == p for n, p in parents.items()),
           "bones and parents %s, expected %s" % (got_parents, parents))
     log("bones %s" % sorted(got_parents))
+    # Weights, vertex by position in the first frame of "bend" (the import
+    # splits vertices along normals: every one it has must be a source one).
+    bend = [x for x in bpy.data.actions if x.name.startswith("bend")]
+    got_weights = posed_weights(got, bend[0], keys_of(bend[0])[0]) if bend else {}
+    bad = [k for k, w in got_weights.items()
+           if k not in want_weights or set(w) != set(want_weights[k])
+           or any(abs(w[b] - want_weights[k][b]) > 1e-4 for b in w)]
+    check(got_weights and not bad, "weights of %d of %d vertices differ, e.g. %s: %s vs %s"
+          % (len(bad), len(got_weights), bad[:1], [got_weights[k] for k in bad[:1]],
+             [want_weights.get(k) for k in bad[:1]]))
+    log("weights of %d vertex positions as made" % len(got_weights))
     for name, _, _, n in ACTIONS:
         acts = [x for x in bpy.data.actions if x.name.startswith(name)]
         if not check(len(acts) == 1, "action '%s': %s" % (name, [x.name for x in bpy.data.actions])):
