@@ -1,7 +1,9 @@
 /* The MDL7 writer on other sources: every corpus MDL5 (vertex frames), MD5
  * Bob (33 joints, 140 frames) and a rig built here (three bones, two
  * animations, vertices with six influences, long bone names): bones and
- * weights kept, the poses of each clip within 1e-4 after reading back; bad
+ * weights kept, the poses of each clip within 1e-4 after reading back; every
+ * skin encoding (8-bit, 565, 4444, 888, 8888, with mips; an external name)
+ * read back with its type and pixels; bad
  * scenes refused with a clear error and no file left; an allocation failure
  * at every index of one write. */
 #define _POSIX_C_SOURCE 200809L
@@ -249,6 +251,74 @@ static void test_rig(void **state)
 	for (size_t i = 0; i < 6; i++) gsio_scene_free(all[i]);
 }
 
+// -- Skin types
+
+/* The rig with a 16 x 8 skin of varied pixels (alpha too) written with each
+ * encoding, with and without mips, and as an external name: read back with
+ * that type; 8888 pixel for pixel, the others as their decoder gives the
+ * encoded pixels. */
+static void test_skin_types(void **state)
+{
+	(void)state;
+	static const struct {
+		gsio_skin_encoding e;
+		int code;
+	} encodings[] = {{GSIO_SKIN_PAL8, 0}, {GSIO_SKIN_RGB565, 2}, {GSIO_SKIN_ARGB4444, 3},
+	                 {GSIO_SKIN_BGR888, 4}, {GSIO_SKIN_BGRA8888, 5}};
+	gsio_error err;
+	for (int mips = 0; mips < 2; mips++)
+		for (size_t i = 0; i < sizeof(encodings) / sizeof(encodings[0]); i++) {
+			gsio_scene *s = rig(true);
+			int32_t mat = gsio_scene_add_material(s, "skin", &err);
+			int32_t im = gsio_scene_add_image(s, "skin", 16, 8, NULL, &err);
+			uint8_t *px = s->images[im].rgba;
+			for (size_t k = 0; k < 16 * 8 * 4; k++) px[k] = (uint8_t)(k * 37 + k / 4);
+			s->materials[mat].base_color_texture.image = im;
+			s->meshes[0].parts[0].material = mat;
+			gsio_mdl7_write_opts wo = {0};
+			wo.skin_encoding = encodings[i].e;
+			wo.mipmaps = mips;
+			uint8_t *out;
+			size_t size;
+			if (gsio_mdl7_write(s, &wo, &out, &size, &err)) fail_msg("%s", err.message);
+			gsio_scene *b = gsio_load_memory(out, size, "skin.mdl", NULL, &err);
+			assert_non_null(b);
+			const gsio_extra *t = gsio_extras_get(&b->materials[0].extras, "gsio:skin_type");
+			assert_non_null(t);
+			assert_int_equal(t->i, encodings[i].code | (mips ? 8 : 0));
+			const gsio_image *got = &b->images[b->materials[0].base_color_texture.image];
+			assert_int_equal(got->width, 16);
+			assert_int_equal(got->height, 8);
+			uint8_t enc[16 * 8 * 4], want[16 * 8 * 4];
+			assert_int_equal(gsio_encode_pixels((gsio_pixel_format)encodings[i].code, px, 128, NULL, enc), 0);
+			assert_int_equal(gsio_decode_pixels((gsio_pixel_format)encodings[i].code, enc, 128, NULL, want), 0);
+			t_assert_pixels(got->rgba, want, 128);
+			if (encodings[i].code == 5) t_assert_pixels(got->rgba, px, 128);
+			gsio_write_free(NULL, out);
+			gsio_scene_free(b);
+			gsio_scene_free(s);
+		}
+	// An external name instead of the pixels.
+	gsio_scene *s = rig(true);
+	int32_t mat = gsio_scene_add_material(s, "skin", &err);
+	int32_t im = gsio_scene_add_image(s, "hero_body", 16, 8, NULL, &err);
+	s->materials[mat].base_color_texture.image = im;
+	s->meshes[0].parts[0].material = mat;
+	gsio_mdl7_write_opts wo = {0};
+	wo.skin_external = true;
+	uint8_t *out;
+	size_t size;
+	assert_int_equal(gsio_mdl7_write(s, &wo, &out, &size, &err), 0);
+	gsio_scene *b = gsio_load_memory(out, size, "/nonexistent/skin.mdl", NULL, &err);
+	assert_non_null(b);
+	const gsio_extra *x = gsio_extras_get(&b->materials[0].extras, "gsio:external_texture");
+	assert_non_null(x);
+	assert_string_equal(x->s, "hero_body.png");
+	gsio_write_free(NULL, out);
+	gsio_scene_free(b);
+	gsio_scene_free(s);
+}
+
 // -- Bad scenes
 
 /* Refused with a clear error, and nothing left on disk. */
@@ -344,6 +414,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_rig),
+	    cmocka_unit_test(test_skin_types),
 	    cmocka_unit_test(test_bad_scenes),
 	    cmocka_unit_test(test_alloc_failures),
 	    cmocka_unit_test(test_mdl5_sources),
