@@ -182,6 +182,19 @@ static size_t anim_frames(const wctx *c, const gsio_animation *an)
 	return (size_t)floor(dur * (double)c->o->bake_fps + 1e-6) + 1;
 }
 
+/* "<clip><k>", with a '_' between when the clip name ends in a digit (the
+ * reader cuts the trailing digits and the separators before them: "run2_0"
+ * gives the clip "run2" back, "run20" would give "run"). */
+static void clip_frame_name(char out[17], const char *clip, size_t k)
+{
+	char stem[64];
+	size_t n = clip ? strlen(clip) : 0;
+	if (n > 40) n = 40;
+	snprintf(stem, sizeof(stem), "%.*s%s", (int)n, clip ? clip : "",
+	         n && clip[n - 1] >= '0' && clip[n - 1] <= '9' ? "_" : "");
+	gsioi_clip_frame_name(out, stem, k);
+}
+
 static bool plan_frames(wctx *c)
 {
 	const gsio_scene *s = c->s;
@@ -232,7 +245,7 @@ static bool plan_frames(wctx *c)
 				if (fs->x > (double)(an->frames_count - 1)) fs->x = (double)(an->frames_count - 1);
 			}
 			if (in_order) gsioi_stored_frame_name(fs->name, morph_pl->mesh, f, "Frame");
-			else gsioi_clip_frame_name(fs->name, an->name, k);
+			else clip_frame_name(fs->name, an->name, k);
 		}
 	}
 	c->frames_count = n;
