@@ -9,7 +9,7 @@ groups that blend by height, two actions in NLA tracks) goes out through File
 then gsio convert -f mdl7) and comes back through the add-on's import. The
 imported armature must have the same bones and parents, the same vertex
 weights (within 1e-4), an action per source action, and at the first, middle and last frame of each the same bone head
-positions (within 1e-4) and deformed mesh bounds (within 1e-3). The glTF
+positions and deformed vertices (within 1e-4; mesh bounds within 1e-3). The glTF
 the export made is kept beside the MDL7 (OUTDIR/rig.glb). Every failure is
 printed; the last line is "blender_addon: PASS" or "blender_addon: FAIL" (the
 runner's protocol); the exit status follows.
@@ -106,8 +106,8 @@ def build_rig():
 
 
 def pose(rig, action, frame):
-    """Bone head world positions and the deformed meshes' bounds at frame
-    (the bones an action does not key in their rest pose)."""
+    """Bone head world positions, the deformed meshes' bounds and vertices
+    at frame (the bones an action does not key in their rest pose)."""
     for pb in rig.pose.bones:
         pb.location = (0, 0, 0)
         pb.rotation_quaternion = (1, 0, 0, 0)
@@ -125,7 +125,7 @@ def pose(rig, action, frame):
         pts += [ev.matrix_world @ v.co for v in ev.data.vertices]
     lo = Vector([min(p[i] for p in pts) for i in range(3)])
     hi = Vector([max(p[i] for p in pts) for i in range(3)])
-    return heads, lo, hi
+    return heads, lo, hi, pts
 
 
 def posed_weights(rig, action, frame):
@@ -205,14 +205,17 @@ if check(len(a) == 1, "rig.mdl: %d armatures" % len(a)):
         first, last = keys_of(acts[0])
         check(last - first + 1 == n, "action '%s' has frames %d..%d, expected %d" % (name, first, last, n))
         for k, f in enumerate((0, (n + 1) // 2 - 1, n - 1)):
-            heads, lo, hi = pose(got, acts[0], first + f)
-            wheads, wlo, whi = want[name][k]
+            heads, lo, hi, pts = pose(got, acts[0], first + f)
+            wheads, wlo, whi, wpts = want[name][k]
             worst = max((heads[b] - p).length for b, p in wheads.items() if b in heads)
             check(set(wheads) <= set(heads) and worst < 1e-4,
                   "'%s' key %d: bone heads %.6f apart" % (name, f, worst))
             check((lo - wlo).length < 1e-3 and (hi - whi).length < 1e-3,
                   "'%s' key %d: mesh bounds %s..%s, expected %s..%s" % (name, f, lo, hi, wlo, whi))
-            log("'%s' key %d: bone heads within %.2g" % (name, f, worst))
+            # Every deformed vertex of the import on one of the source's.
+            far = max(min((p - q).length for q in wpts) for p in pts)
+            check(far < 1e-4, "'%s' key %d: a deformed vertex %.6f from the source's" % (name, f, far))
+            log("'%s' key %d: bone heads within %.2g, vertices within %.2g" % (name, f, worst, far))
 
 print("blender_addon: " + ("PASS" if not failures else "FAIL"))
 sys.exit(1 if failures else 0)
