@@ -1,5 +1,5 @@
-/* gsio's writers as Assimp export formats: "gsio_mdl5", "gsio_hmp5" and
- * "gsio_md5". Each callback turns the aiScene into a gsio scene
+/* gsio's writers as Assimp export formats: "gsio_mdl5", "gsio_mdl7",
+ * "gsio_hmp5" and "gsio_md5". Each callback turns the aiScene into a gsio scene
  * (gsio_scene_from_aiscene), runs the writer into memory and writes the
  * result through the IOSystem Assimp hands it, so an Exporter with its own
  * IOSystem (a blob, an archive) gets the files. */
@@ -144,7 +144,17 @@ static std::string stem_of(const std::string &path, std::initializer_list<const 
 	return base;
 }
 
-// -- The three formats
+// -- The formats
+
+/* The end of a one-file export: the writer's rc (taken before data and size
+ * are read), then its bytes through io. */
+static void finish(int rc, const gsio_error &err, const char *path, Assimp::IOSystem *io, uint8_t *data,
+                   size_t size)
+{
+	if (rc) export_fail(err, path);
+	std::unique_ptr<uint8_t, void (*)(uint8_t *)> owned(data, [](uint8_t *d) { gsio_write_free(nullptr, d); });
+	write_through(io, path, data, size);
+}
 
 static void export_mdl5(const char *path, Assimp::IOSystem *io, const aiScene *ai,
                         const Assimp::ExportProperties *props)
@@ -161,9 +171,29 @@ static void export_mdl5(const char *path, Assimp::IOSystem *io, const aiScene *a
 	size_t size = 0;
 	gsio_error err;
 	gsio_error_clear(&err);
-	if (gsio_mdl5_write(s.get(), &mo, &data, &size, &err)) export_fail(err, path);
-	std::unique_ptr<uint8_t, void (*)(uint8_t *)> owned(data, [](uint8_t *d) { gsio_write_free(nullptr, d); });
-	write_through(io, path, data, size);
+	int rc = gsio_mdl5_write(s.get(), &mo, &data, &size, &err);
+	finish(rc, err, path, io, data, size);
+}
+
+/* MDL7: bones, weights and bone-matrix frames (an A7/A8 model). */
+static void export_mdl7(const char *path, Assimp::IOSystem *io, const aiScene *ai,
+                        const Assimp::ExportProperties *props)
+{
+	scene_ptr s = to_gsio(ai, props, path);
+	gsio_mdl7_write_opts mo;
+	memset(&mo, 0, sizeof(mo));
+	mo.skin_encoding = skin_encoding(props);
+	mo.mipmaps = prop_flag(props, GSIO_AI_EXPORT_MIPMAPS);
+	mo.dither = prop_flag(props, GSIO_AI_EXPORT_DITHER);
+	mo.bake_fps = prop_float(props, GSIO_AI_EXPORT_BAKE_FPS);
+	mo.skin_external = prop_flag(props, GSIO_AI_EXPORT_SKIN_EXTERNAL);
+	mo.warn = log_warning;
+	uint8_t *data = nullptr;
+	size_t size = 0;
+	gsio_error err;
+	gsio_error_clear(&err);
+	int rc = gsio_mdl7_write(s.get(), &mo, &data, &size, &err);
+	finish(rc, err, path, io, data, size);
 }
 
 static void export_hmp5(const char *path, Assimp::IOSystem *io, const aiScene *ai,
@@ -181,9 +211,8 @@ static void export_hmp5(const char *path, Assimp::IOSystem *io, const aiScene *a
 	size_t size = 0;
 	gsio_error err;
 	gsio_error_clear(&err);
-	if (gsio_hmp5_write(s.get(), &ho, &data, &size, &err)) export_fail(err, path);
-	std::unique_ptr<uint8_t, void (*)(uint8_t *)> owned(data, [](uint8_t *d) { gsio_write_free(nullptr, d); });
-	write_through(io, path, data, size);
+	int rc = gsio_hmp5_write(s.get(), &ho, &data, &size, &err);
+	finish(rc, err, path, io, data, size);
 }
 
 /* MD5 is several files (the .md5mesh, one .md5anim per animation, textures):
@@ -226,6 +255,8 @@ static void export_md5(const char *path, Assimp::IOSystem *io, const aiScene *ai
 void gsio_assimp_append_exporters(std::vector<Assimp::Exporter::ExportFormatEntry> &out)
 {
 	out.emplace_back(GSIO_AI_EXPORT_MDL5, "3D GameStudio model, MDL5 (gsio)", "mdl", gsioa::export_mdl5);
+	out.emplace_back(GSIO_AI_EXPORT_MDL7, "3D GameStudio model with bones, MDL7 for A7/A8 (gsio)", "mdl",
+	                 gsioa::export_mdl7);
 	out.emplace_back(GSIO_AI_EXPORT_HMP5, "3D GameStudio terrain, HMP5 (gsio)", "hmp", gsioa::export_hmp5);
 	out.emplace_back(GSIO_AI_EXPORT_MD5, "id Tech 4 MD5 mesh and animations (gsio)", "md5mesh",
 	                 gsioa::export_md5);

@@ -13,7 +13,7 @@
  * C programs call gsio_ai_import_file() / gsio_ai_release_import() instead of
  * aiImportFile() / aiReleaseImport().
  *
- * gsio's writers are Assimp export formats too ("gsio_mdl5", "gsio_hmp5",
+ * gsio's writers are Assimp export formats too ("gsio_mdl5", "gsio_mdl7", "gsio_hmp5",
  * "gsio_md5"), registered in one line:
  *
  *     Assimp::Exporter exporter;
@@ -95,15 +95,19 @@
 /* -- Export formats and their properties (Assimp::ExportProperties). */
 
 #define GSIO_AI_EXPORT_MDL5 "gsio_mdl5" /**< MDL5 (.mdl) */
+#define GSIO_AI_EXPORT_MDL7 "gsio_mdl7" /**< MDL7 (.mdl) with bones, for A7/A8 */
 #define GSIO_AI_EXPORT_HMP5 "gsio_hmp5" /**< HMP5 (.hmp) */
 #define GSIO_AI_EXPORT_MD5 "gsio_md5"   /**< .md5mesh + .md5anim */
-/** string: MDL5/HMP5 skin encoding: auto (default), pal8, 565, 4444, 888, 8888. */
+/** int: MDL7: non-zero stores skins as texture file names. */
+#define GSIO_AI_EXPORT_SKIN_EXTERNAL "GSIO_SKIN_EXTERNAL"
+/** string: MDL5/MDL7/HMP5 skin encoding: auto (default), pal8, 565, 4444, 888, 8888. */
 #define GSIO_AI_EXPORT_SKIN_FORMAT "GSIO_SKIN_FORMAT"
 /** int: non-zero stores three smaller mip levels (MDL5, HMP5). */
 #define GSIO_AI_EXPORT_MIPMAPS "GSIO_MIPMAPS"
 /** int: non-zero dithers when reducing colours (MDL5, HMP5). */
 #define GSIO_AI_EXPORT_DITHER "GSIO_DITHER"
-/** float: MDL5: rate at which skeletal animation is baked to frames; 0: its own. */
+/** float: MDL5: rate at which skeletal animation is baked to frames; MDL7:
+ *  rate animations are resampled at; 0: their own. */
 #define GSIO_AI_EXPORT_BAKE_FPS "GSIO_BAKE_FPS"
 /** float: HMP5: distance between vertices; 0: the source's. */
 #define GSIO_AI_EXPORT_CELL_SIZE "GSIO_CELL_SIZE"
@@ -134,7 +138,7 @@ GSIO_API void gsio_assimp_register(Assimp::Importer &importer);
  *  GetImporterInstanceList() in the patched build (Assimp deletes them). */
 GSIO_API void gsio_assimp_append_importers(std::vector<Assimp::BaseImporter *> &out);
 
-/** Registers gsio's export formats (gsio_mdl5, gsio_hmp5, gsio_md5) with an
+/** Registers gsio's export formats (gsio_mdl5, gsio_mdl7, gsio_hmp5, gsio_md5) with an
  *  Exporter. Registering twice is harmless (Assimp refuses a known id). */
 GSIO_API void gsio_assimp_register_exporters(Assimp::Exporter &exporter);
 

@@ -382,6 +382,10 @@ struct gsio_hmp_file;
 GSIO_NODISCARD int gsioi_mdl_encode_with(const struct gsio_mdl_file *f, const gsio_allocator *allocator,
                                          size_t limit, uint8_t **out, size_t *out_size,
                                          gsio_error *err);
+struct gsio_mdl7_file;
+GSIO_NODISCARD int gsioi_mdl7_encode_with(const struct gsio_mdl7_file *f, const gsio_allocator *allocator,
+                                          size_t limit, uint8_t **out, size_t *out_size,
+                                          gsio_error *err);
 GSIO_NODISCARD int gsioi_hmp_encode_with(const struct gsio_hmp_file *f, const gsio_allocator *allocator,
                                          size_t limit, uint8_t **out, size_t *out_size,
                                          gsio_error *err);

@@ -1,5 +1,5 @@
-/* gsio writers of GameStudio formats from any scene: MDL5 (models) and HMP5
- * (terrain). Both build the codec's file struct (gsio_mdl.h, gsio_hmp.h)
+/* gsio writers of GameStudio formats from any scene: MDL5 (models), MDL7
+ * (A7/A8 models with bones) and HMP5 (terrain). Each builds the codec's file struct (gsio_mdl.h, gsio_mdl7.h, gsio_hmp.h)
  * from the scene and let the codec encode it, so what they write is exactly
  * what the decoder reads back.
  *
@@ -65,6 +65,50 @@ GSIO_API GSIO_NODISCARD int gsio_mdl5_write(const gsio_scene *scene, const gsio_
 /** The same, placed atomically at path. */
 GSIO_API GSIO_NODISCARD int gsio_mdl5_write_file(const gsio_scene *scene, const char *path,
                                                  const gsio_mdl5_write_opts *opts, gsio_error *err);
+
+// -- MDL7
+
+/** MDL7 writer options. A zeroed struct (or NULL) gives the defaults.
+ *
+ *  What is written (exporters/README.md has the details): the A8 layout
+ *  (36-byte bones, 26-byte triangles and vertices with float normals); one
+ *  group per mesh placement; the scene's materials as global skins; the
+ *  joints of the placed meshes' skins as bones (bind pose: the translation
+ *  of each inverse bind's inverse), weights in a deformer (at most
+ *  max_weights a vertex); one frame per animation key named "<clip><k>"
+ *  with a matrix per bone and the vertices that move without bones
+ *  (morph frames, animated unskinned meshes) listed. */
+typedef struct gsio_mdl7_write_opts {
+	const gsio_allocator *allocator; /**< NULL: malloc/free */
+	size_t memory_limit;      /**< bytes the write may allocate; 0: 2 GiB */
+	gsio_skin_encoding skin_encoding; /**< AUTO also keeps a DDS image as DDS and
+	                                       the source's mip levels */
+	const uint8_t *palette;   /**< 768 bytes RGB for GSIO_SKIN_PAL8; NULL: built-in */
+	bool dither;
+	bool mipmaps;             /**< store three smaller mip levels (type | 8) */
+	bool skin_external;       /**< every skin as a texture file name (type 7):
+	                               the image's uri or source file's base name,
+	                               else "<image name>.png"; the file itself is
+	                               not written */
+	float bake_fps;           /**< animations resampled at this rate; 0: their own keys */
+	uint32_t max_weights;     /**< influences kept a vertex; 0: 4 (the engine's most) */
+	uint32_t max_skin_size;   /**< widest/tallest skin accepted; 0: 16384 */
+	bool no_replace;          /**< _write_file: fail if the file exists */
+	gsio_warn_fn warn;        /**< NULL: warnings are dropped */
+	void *warn_user;
+} gsio_mdl7_write_opts;
+
+/** The most bones an MDL7 holds (a vertex names its bone in 16 bits, 0xFFFF
+ *  being none). */
+#define GSIO_MDL7_MAX_BONES 65535u
+
+/** Writes the scene as an MDL7 file into *out (allocator's memory).
+ *  Returns 0, or non-zero with err set and *out NULL. */
+GSIO_API GSIO_NODISCARD int gsio_mdl7_write(const gsio_scene *scene, const gsio_mdl7_write_opts *opts,
+                                            uint8_t **out, size_t *out_size, gsio_error *err);
+/** The same, placed atomically at path (nothing is left on failure). */
+GSIO_API GSIO_NODISCARD int gsio_mdl7_write_file(const gsio_scene *scene, const char *path,
+                                                 const gsio_mdl7_write_opts *opts, gsio_error *err);
 
 // -- HMP5
 

@@ -91,50 +91,11 @@ static bool collect_placements(wctx *c)
 
 // -- Frame plan
 
-static const gsio_channel *morph_channel(const gsio_animation *an, int32_t node)
-{
-	for (size_t i = 0; i < an->channels_count; i++)
-		if (an->channels[i].path == GSIO_PATH_MORPH && an->channels[i].node == node)
-			return &an->channels[i];
-	return NULL;
-}
-
 static bool has_morph_channel(const wctx *c, const gsio_animation *an)
 {
 	for (size_t p = 0; p < c->pl_count; p++)
-		if (c->pl[p].node >= 0 && morph_channel(an, c->pl[p].node)) return true;
+		if (c->pl[p].node >= 0 && gsioi_morph_channel(an, c->pl[p].node)) return true;
 	return false;
-}
-
-static bool has_node_channel(const gsio_animation *an)
-{
-	for (size_t i = 0; i < an->channels_count; i++)
-		if (an->channels[i].path <= GSIO_PATH_SCALE) return true;
-	return false;
-}
-
-/* "<stem><index>" within 16 bytes, in CP1252 as the engine reads names
- * (gsioi_text_cp1252): the stem is cut so the index fits. */
-static void clip_frame_name(char out[17], const char *stem, size_t index)
-{
-	char num[24];
-	snprintf(num, sizeof(num), "%zu", index);
-	size_t ln = strlen(num);
-	if (ln > 16) ln = 16;
-	gsioi_text_cp1252(out, 17 - ln, stem ? stem : "");
-	size_t ls = strlen(out);
-	memcpy(out + ls, num, ln);
-	out[ls + ln] = 0;
-}
-
-static void stored_frame_name(char out[17], const gsio_mesh *m, size_t f)
-{
-	const char *n = f < m->frames_count ? m->frames[f].name : NULL;
-	if (!n || !*n) {
-		clip_frame_name(out, "frame", f);
-		return;
-	}
-	gsioi_text_cp1252(out, 17, n);
 }
 
 static bool plan_frames(wctx *c)
@@ -153,7 +114,7 @@ static bool plan_frames(wctx *c)
 		bool in_order = n == morph_pl->mesh->frames_count && morph_pl->node >= 0;
 		size_t next = 0;
 		for (size_t i = 0; i < s->animations_count && in_order; i++) {
-			const gsio_channel *ch = morph_channel(&s->animations[i], morph_pl->node);
+			const gsio_channel *ch = gsioi_morph_channel(&s->animations[i], morph_pl->node);
 			if (!ch) continue;
 			for (size_t k = 0; k < s->animations[i].frames_count && in_order; k++)
 				in_order = ch->frames && ch->frames[k] == next++;
@@ -166,7 +127,7 @@ static bool plan_frames(wctx *c)
 			for (size_t f = 0; f < n; f++) {
 				c->frames[f].anim = -1;
 				c->frames[f].key = f;
-				stored_frame_name(c->frames[f].name, morph_pl->mesh, f);
+				gsioi_stored_frame_name(c->frames[f].name, morph_pl->mesh, f, "frame");
 			}
 		} else {
 			c->frames = GSIO_NEW_ARRAY(c->a, frame_spec, n, c->err);
@@ -178,12 +139,12 @@ static bool plan_frames(wctx *c)
 				for (size_t k = 0; k < an->frames_count; k++, f++) {
 					c->frames[f].anim = (int32_t)i;
 					c->frames[f].key = k;
-					clip_frame_name(c->frames[f].name, an->name, k);
+					gsioi_clip_frame_name(c->frames[f].name, an->name, k);
 				}
 			}
 		}
 		for (size_t i = 0; i < s->animations_count; i++)
-			if (has_node_channel(&s->animations[i])) {
+			if (gsioi_has_node_channel(&s->animations[i])) {
 				gsioi_wwarn(&c->warner, "node animation is left out: the model's frames come "
 				                        "from its morph animation");
 				break;
@@ -191,7 +152,7 @@ static bool plan_frames(wctx *c)
 	} else {
 		for (size_t i = 0; i < s->animations_count; i++) {
 			const gsio_animation *an = &s->animations[i];
-			if (!has_node_channel(an)) continue;
+			if (!gsioi_has_node_channel(an)) continue;
 			double fps = c->o->bake_fps > 0 ? (double)c->o->bake_fps : (double)an->fps;
 			double dur = (double)(an->frames_count - 1) / (double)an->fps;
 			size_t k = (size_t)floor(dur * fps + 1e-6) + 1;
@@ -206,7 +167,7 @@ static bool plan_frames(wctx *c)
 			size_t f = 0;
 			for (size_t i = 0; i < s->animations_count; i++) {
 				const gsio_animation *an = &s->animations[i];
-				if (!has_node_channel(an)) continue;
+				if (!gsioi_has_node_channel(an)) continue;
 				double fps = c->o->bake_fps > 0 ? (double)c->o->bake_fps : (double)an->fps;
 				double dur = (double)(an->frames_count - 1) / (double)an->fps;
 				size_t count = (size_t)floor(dur * fps + 1e-6) + 1;
@@ -215,7 +176,7 @@ static bool plan_frames(wctx *c)
 					c->frames[f].key = k;
 					c->frames[f].time = (double)k / fps;
 					if (c->frames[f].time > dur) c->frames[f].time = dur;
-					clip_frame_name(c->frames[f].name, an->name, k);
+					gsioi_clip_frame_name(c->frames[f].name, an->name, k);
 				}
 				gsioi_wwarn(&c->warner, "animation '%s' baked to %zu frames at %g fps", an->name,
 				            count, fps);
@@ -226,7 +187,7 @@ static bool plan_frames(wctx *c)
 			c->frames = GSIO_NEW_ARRAY(c->a, frame_spec, 1, c->err);
 			GSIO_CHECK(c->frames);
 			c->frames[0].anim = -1;
-			stored_frame_name(c->frames[0].name, c->pl[0].mesh, 0);
+			gsioi_stored_frame_name(c->frames[0].name, c->pl[0].mesh, 0, "frame");
 		}
 	}
 	c->frames_count = n;
@@ -235,117 +196,7 @@ static bool plan_frames(wctx *c)
 
 // -- Posing nodes
 
-static void sample(const gsio_animation *an, const gsio_channel *ch, size_t width, double t,
-                   float *out)
-{
-	double x = t * (double)an->fps;
-	size_t last = an->frames_count - 1;
-	size_t i0 = x <= 0 ? 0 : (size_t)x;
-	if (i0 > last) i0 = last;
-	size_t i1 = i0 < last ? i0 + 1 : last;
-	float u = (float)(x - (double)i0);
-	if (u < 0) u = 0;
-	if (u > 1) u = 1;
-	for (size_t k = 0; k < an->cuts_count; k++)
-		if (an->cuts[k] == i1) u = 0; // a cut jumps: hold the frame before
-	const float *a = ch->values + i0 * width, *b = ch->values + i1 * width;
-	float sign = 1;
-	if (width == 4 && a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0) sign = -1;
-	for (size_t k = 0; k < width; k++) out[k] = a[k] + (sign * b[k] - a[k]) * u;
-	if (width == 4) gsioi_quat_normalize(out);
-}
-
-/* World matrices of every node: the rest pose, with animation `anim` (if
- * >= 0) sampled at time t. */
-static void pose_nodes(wctx *c, int32_t anim, double t)
-{
-	const gsio_scene *s = c->s;
-	for (size_t i = 0; i < s->nodes_count; i++) {
-		float *l = c->local + 10 * i;
-		memcpy(l, s->nodes[i].translation, 3 * sizeof(float));
-		memcpy(l + 3, s->nodes[i].rotation, 4 * sizeof(float));
-		memcpy(l + 7, s->nodes[i].scale, 3 * sizeof(float));
-	}
-	if (anim >= 0) {
-		const gsio_animation *an = &s->animations[anim];
-		for (size_t i = 0; i < an->channels_count; i++) {
-			const gsio_channel *ch = &an->channels[i];
-			if (ch->node < 0 || !ch->values) continue;
-			float *l = c->local + 10 * (size_t)ch->node;
-			if (ch->path == GSIO_PATH_TRANSLATION) sample(an, ch, 3, t, l);
-			else if (ch->path == GSIO_PATH_ROTATION) sample(an, ch, 4, t, l + 3);
-			else if (ch->path == GSIO_PATH_SCALE) sample(an, ch, 3, t, l + 7);
-		}
-	}
-	for (size_t i = 0; i < s->nodes_count; i++) {
-		float m[16];
-		const float *l = c->local + 10 * i;
-		gsioi_mat4_from_trs(l, l + 3, l + 7, m);
-		int32_t p = s->nodes[i].parent;
-		if (p >= 0) gsioi_mat4_mul(c->world + 16 * (size_t)p, m, c->world + 16 * i);
-		else memcpy(c->world + 16 * i, m, sizeof(m));
-	}
-}
-
-static void xform_point(const float m[16], const float p[3], float out[3])
-{
-	for (int r = 0; r < 3; r++)
-		out[r] = m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r];
-}
-
-/* Normals go through the inverse transpose (exact for non-uniform scale). */
-static void normal_matrix(const float m[16], float out[9])
-{
-	float inv[16];
-	if (gsioi_mat4_invert(m, inv)) {
-		for (int r = 0; r < 3; r++)
-			for (int k = 0; k < 3; k++) out[3 * r + k] = m[4 * k + r];
-		return;
-	}
-	for (int r = 0; r < 3; r++)
-		for (int k = 0; k < 3; k++) out[3 * r + k] = inv[4 * r + k]; // (inv^T)[r][k]
-}
-
-static void xform_normal(const float nm[9], const float n[3], float out[3])
-{
-	for (int r = 0; r < 3; r++) out[r] = nm[3 * r] * n[0] + nm[3 * r + 1] * n[1] + nm[3 * r + 2] * n[2];
-	float len = sqrtf(out[0] * out[0] + out[1] * out[1] + out[2] * out[2]);
-	if (len > 0) out[0] /= len, out[1] /= len, out[2] /= len;
-}
-
-static bool part_double_sided(const gsio_scene *s, const gsio_mesh_part *pt)
-{
-	return pt->material >= 0 && (size_t)pt->material < s->materials_count &&
-	       s->materials[pt->material].double_sided;
-}
-
 // -- Frames
-
-/* Normals from the faces when the mesh has none (area-weighted; the scene's
- * counter-clockwise front faces make them point outward). */
-static void face_normals(const gsio_mesh *m, const float *pos, float *nrm)
-{
-	memset(nrm, 0, m->vertex_count * 3 * sizeof(float));
-	for (size_t t = 0; t + 2 < m->index_count; t += 3) {
-		const float *a = pos + 3 * m->indices[t], *b = pos + 3 * m->indices[t + 1],
-		            *d = pos + 3 * m->indices[t + 2];
-		float e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-		float e2[3] = {d[0] - a[0], d[1] - a[1], d[2] - a[2]};
-		float cr[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
-		               e1[0] * e2[1] - e1[1] * e2[0]};
-		for (int k = 0; k < 3; k++) {
-			nrm[3 * m->indices[t] + (size_t)k] += cr[k];
-			nrm[3 * m->indices[t + 1] + (size_t)k] += cr[k];
-			nrm[3 * m->indices[t + 2] + (size_t)k] += cr[k];
-		}
-	}
-	for (size_t v = 0; v < m->vertex_count; v++) {
-		float *n = nrm + 3 * v;
-		float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-		if (len > 0) n[0] /= len, n[1] /= len, n[2] /= len;
-		else n[2] = 1;
-	}
-}
 
 /* The mesh's own positions/normals for one output frame (model space of its
  * node, before the node's transform). `tp`, `tn`: scratch of its size. */
@@ -358,7 +209,7 @@ static bool mesh_frame(wctx *c, const placement *p, const frame_spec *fs, float 
 		size_t f = 0;
 		const gsio_channel *ch = NULL;
 		if (fs->anim < 0) f = fs->key < m->frames_count ? fs->key : 0;
-		else if (p->node >= 0) ch = morph_channel(&c->s->animations[fs->anim], p->node);
+		else if (p->node >= 0) ch = gsioi_morph_channel(&c->s->animations[fs->anim], p->node);
 		if (ch && ch->frames) f = ch->frames[fs->key];
 		if (ch && !ch->frames && ch->values) {
 			// Blend weights, as glTF morph weights: frame 0 plus each
@@ -371,28 +222,7 @@ static bool mesh_frame(wctx *c, const placement *p, const frame_spec *fs, float 
 				GSIO_CHECK((c->blend = GSIO_NEW_ARRAY(c->a, float, 4 * n3, c->err)));
 				c->blend_floats = 4 * n3;
 			}
-			float *f0p = c->blend, *f0n = f0p + n3, *fjp = f0n + n3, *fjn = fjp + n3;
-			bool nrm = gsio_mesh_frame_get(m, 0, f0p, f0n) == 1;
-			memcpy(tp, f0p, n3 * sizeof(float));
-			if (nrm) memcpy(tn, f0n, n3 * sizeof(float));
-			for (size_t j = 1; j < m->frames_count; j++) {
-				if (w[j] == 0) continue;
-				bool jn = gsio_mesh_frame_get(m, j, fjp, fjn) == 1;
-				for (size_t i = 0; i < n3; i++) tp[i] += w[j] * (fjp[i] - f0p[i]);
-				if (nrm && jn)
-					for (size_t i = 0; i < n3; i++) tn[i] += w[j] * (fjn[i] - f0n[i]);
-				else nrm = false;
-			}
-			if (!nrm) {
-				face_normals(m, tp, tn);
-			} else {
-				for (size_t v = 0; v < nv; v++) {
-					float *n = tn + 3 * v;
-					float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-					if (len > 0) n[0] /= len, n[1] /= len, n[2] /= len;
-					else n[2] = 1;
-				}
-			}
+			gsioi_morph_blend(m, w, c->blend, tp, tn);
 			return true;
 		}
 		// Through the accessor: packed frames are expanded one at a time.
@@ -401,12 +231,12 @@ static bool mesh_frame(wctx *c, const placement *p, const frame_spec *fs, float 
 			GSIO_FAIL(c->err, GSIO_ERR_ARGUMENT, NULL, -1, "mesh frame %zu cannot be read", f);
 			return false;
 		}
-		if (got == 0) face_normals(m, tp, tn);
+		if (got == 0) gsioi_face_normals(m, tp, tn);
 		return true;
 	}
 	memcpy(tp, src_p, nv * 3 * sizeof(float));
 	if (src_n) memcpy(tn, src_n, nv * 3 * sizeof(float));
-	else face_normals(m, tp, tn);
+	else gsioi_face_normals(m, tp, tn);
 	return true;
 }
 
@@ -422,7 +252,7 @@ static bool skin_frame(wctx *c, const placement *p, const float *tp, const float
 	GSIO_CHECK(jm && jn);
 	for (size_t j = 0; j < sk->joints_count; j++) {
 		gsioi_mat4_mul(c->world + 16 * (size_t)sk->joints[j], sk->inverse_bind + 16 * j, jm + 16 * j);
-		normal_matrix(jm + 16 * j, jn + 9 * j);
+		gsioi_normal_matrix(jm + 16 * j, jn + 9 * j);
 	}
 	const gsio_weights *w = &m->weights;
 	for (size_t v = 0; v < m->vertex_count; v++) {
@@ -430,8 +260,8 @@ static bool skin_frame(wctx *c, const placement *p, const float *tp, const float
 		for (uint32_t k = w->offsets[v]; k < w->offsets[v + 1]; k++) {
 			float x[3], y[3];
 			uint32_t j = w->joints[k];
-			xform_point(jm + 16 * j, tp + 3 * v, x);
-			xform_normal(jn + 9 * j, tn + 3 * v, y);
+			gsioi_xform_point(jm + 16 * j, tp + 3 * v, x);
+			gsioi_xform_normal(jn + 9 * j, tn + 3 * v, y);
 			for (int i = 0; i < 3; i++) acc[i] += w->values[k] * x[i], nacc[i] += w->values[k] * y[i];
 			total += w->values[k];
 		}
@@ -467,8 +297,8 @@ static bool build_frames(wctx *c)
 	bool posed = false;
 	for (size_t f = 0; f < c->frames_count; f++) {
 		const frame_spec *fs = &c->frames[f];
-		if (c->mode == FRAMES_BAKED) pose_nodes(c, fs->anim, fs->time);
-		else if (!posed) pose_nodes(c, -1, 0);
+		if (c->mode == FRAMES_BAKED) gsioi_pose_nodes(c->s, fs->anim, fs->time * (double)c->s->animations[fs->anim].fps, c->local, c->world);
+		else if (!posed) gsioi_pose_nodes(c->s, -1, 0, c->local, c->world);
 		posed = true;
 		for (size_t p = 0; p < c->pl_count; p++) {
 			const placement *pl = &c->pl[p];
@@ -482,10 +312,10 @@ static bool build_frames(wctx *c)
 			float ident[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
 			const float *wm = pl->node >= 0 ? c->world + 16 * (size_t)pl->node : ident;
 			float nm[9];
-			normal_matrix(wm, nm);
+			gsioi_normal_matrix(wm, nm);
 			for (size_t v = 0; v < m->vertex_count; v++) {
-				xform_point(wm, tp + 3 * v, op + 3 * v);
-				xform_normal(nm, tn + 3 * v, on + 3 * v);
+				gsioi_xform_point(wm, tp + 3 * v, op + 3 * v);
+				gsioi_xform_normal(nm, tn + 3 * v, on + 3 * v);
 			}
 		}
 		for (size_t i = 0; i < per; i++)
@@ -685,7 +515,7 @@ static bool build_file(wctx *c, gsio_mdl_file *f)
 	for (size_t p = 0; p < c->pl_count; p++) {
 		const gsio_mesh *m = c->pl[p].mesh;
 		for (size_t k = 0; k < m->parts_count; k++)
-			ntris += (m->parts[k].index_count / 3) * (part_double_sided(c->s, &m->parts[k]) ? 2 : 1);
+			ntris += (m->parts[k].index_count / 3) * (gsioi_part_double_sided(c->s, &m->parts[k]) ? 2 : 1);
 	}
 	if (ntris > INT32_MAX)
 		return GSIO_FAIL(c->err, GSIO_ERR_LIMIT, NULL, -1, "%zu triangles", ntris);
@@ -696,7 +526,7 @@ static bool build_file(wctx *c, gsio_mdl_file *f)
 		const gsio_mesh *m = c->pl[p].mesh;
 		for (size_t k = 0; k < m->parts_count; k++) {
 			const gsio_mesh_part *pt = &m->parts[k];
-			int sides = part_double_sided(c->s, pt) ? 2 : 1;
+			int sides = gsioi_part_double_sided(c->s, pt) ? 2 : 1;
 			for (size_t i = pt->first_index; i + 2 < pt->first_index + pt->index_count; i += 3)
 				for (int side = 0; side < sides; side++, t++) {
 					// Counter-clockwise in the scene, clockwise in the file: swap

@@ -3,6 +3,7 @@
  * output file. */
 #include "write_internal.h"
 #include "gsioi_place.h"
+#include "gsioi_math.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -221,6 +222,186 @@ unsigned gsioi_quant(float x, float scale, float offset, unsigned qmax)
 	unsigned a = (unsigned)r, b = a + 1 > qmax ? qmax : a + 1;
 	float da = fabsf(scale * (float)a + offset - x), db = fabsf(scale * (float)b + offset - x);
 	return db < da ? b : a;
+}
+
+// -- Posing
+
+const gsio_channel *gsioi_morph_channel(const gsio_animation *an, int32_t node)
+{
+	for (size_t i = 0; i < an->channels_count; i++)
+		if (an->channels[i].path == GSIO_PATH_MORPH && an->channels[i].node == node)
+			return &an->channels[i];
+	return NULL;
+}
+
+bool gsioi_has_node_channel(const gsio_animation *an)
+{
+	for (size_t i = 0; i < an->channels_count; i++)
+		if (an->channels[i].path <= GSIO_PATH_SCALE) return true;
+	return false;
+}
+
+void gsioi_name_field(char *field, size_t size, const char *name)
+{
+	char buf[257];
+	gsioi_text_cp1252(buf, size < sizeof(buf) ? size + 1 : sizeof(buf), name ? name : "");
+	memset(field, 0, size);
+	memcpy(field, buf, strlen(buf));
+}
+
+void gsioi_clip_frame_name(char out[17], const char *stem, size_t index)
+{
+	char num[24];
+	snprintf(num, sizeof(num), "%zu", index);
+	size_t ln = strlen(num);
+	if (ln > 16) ln = 16;
+	gsioi_text_cp1252(out, 17 - ln, stem ? stem : ""); // as the engine reads names
+	size_t ls = strlen(out);
+	memcpy(out + ls, num, ln);
+	out[ls + ln] = 0;
+}
+
+static void sample(const gsio_animation *an, const gsio_channel *ch, size_t width, double x,
+                   float *out)
+{
+	size_t last = an->frames_count - 1;
+	size_t i0 = x <= 0 ? 0 : (size_t)x;
+	if (i0 > last) i0 = last;
+	size_t i1 = i0 < last ? i0 + 1 : last;
+	float u = (float)(x - (double)i0);
+	if (u < 0) u = 0;
+	if (u > 1) u = 1;
+	for (size_t k = 0; k < an->cuts_count; k++)
+		if (an->cuts[k] == i1) u = 0; // a cut jumps: hold the frame before
+	const float *a = ch->values + i0 * width, *b = ch->values + i1 * width;
+	float sign = 1;
+	if (width == 4 && a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0) sign = -1;
+	for (size_t k = 0; k < width; k++) out[k] = a[k] + (sign * b[k] - a[k]) * u;
+	if (width == 4) gsioi_quat_normalize(out);
+}
+
+void gsioi_pose_nodes(const gsio_scene *s, int32_t anim, double key, float *local, float *world)
+{
+	for (size_t i = 0; i < s->nodes_count; i++) {
+		float *l = local + 10 * i;
+		memcpy(l, s->nodes[i].translation, 3 * sizeof(float));
+		memcpy(l + 3, s->nodes[i].rotation, 4 * sizeof(float));
+		memcpy(l + 7, s->nodes[i].scale, 3 * sizeof(float));
+	}
+	if (anim >= 0) {
+		const gsio_animation *an = &s->animations[anim];
+		for (size_t i = 0; i < an->channels_count; i++) {
+			const gsio_channel *ch = &an->channels[i];
+			if (ch->node < 0 || !ch->values) continue;
+			float *l = local + 10 * (size_t)ch->node;
+			if (ch->path == GSIO_PATH_TRANSLATION) sample(an, ch, 3, key, l);
+			else if (ch->path == GSIO_PATH_ROTATION) sample(an, ch, 4, key, l + 3);
+			else if (ch->path == GSIO_PATH_SCALE) sample(an, ch, 3, key, l + 7);
+		}
+	}
+	for (size_t i = 0; i < s->nodes_count; i++) {
+		float m[16];
+		const float *l = local + 10 * i;
+		gsioi_mat4_from_trs(l, l + 3, l + 7, m);
+		int32_t p = s->nodes[i].parent;
+		if (p >= 0) gsioi_mat4_mul(world + 16 * (size_t)p, m, world + 16 * i);
+		else memcpy(world + 16 * i, m, sizeof(m));
+	}
+}
+
+void gsioi_xform_point(const float m[16], const float p[3], float out[3])
+{
+	for (int r = 0; r < 3; r++)
+		out[r] = m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r];
+}
+
+/* Normals go through the inverse transpose (exact for non-uniform scale). */
+void gsioi_normal_matrix(const float m[16], float out[9])
+{
+	float inv[16];
+	if (gsioi_mat4_invert(m, inv)) {
+		for (int r = 0; r < 3; r++)
+			for (int k = 0; k < 3; k++) out[3 * r + k] = m[4 * k + r];
+		return;
+	}
+	for (int r = 0; r < 3; r++)
+		for (int k = 0; k < 3; k++) out[3 * r + k] = inv[4 * r + k]; // (inv^T)[r][k]
+}
+
+void gsioi_xform_normal(const float nm[9], const float n[3], float out[3])
+{
+	for (int r = 0; r < 3; r++) out[r] = nm[3 * r] * n[0] + nm[3 * r + 1] * n[1] + nm[3 * r + 2] * n[2];
+	float len = sqrtf(out[0] * out[0] + out[1] * out[1] + out[2] * out[2]);
+	if (len > 0) out[0] /= len, out[1] /= len, out[2] /= len;
+}
+
+/* Normals from the faces when the mesh has none (area-weighted; the scene's
+ * counter-clockwise front faces make them point outward). */
+void gsioi_face_normals(const gsio_mesh *m, const float *pos, float *nrm)
+{
+	memset(nrm, 0, m->vertex_count * 3 * sizeof(float));
+	for (size_t t = 0; t + 2 < m->index_count; t += 3) {
+		const float *a = pos + 3 * m->indices[t], *b = pos + 3 * m->indices[t + 1],
+		            *d = pos + 3 * m->indices[t + 2];
+		float e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+		float e2[3] = {d[0] - a[0], d[1] - a[1], d[2] - a[2]};
+		float cr[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+		               e1[0] * e2[1] - e1[1] * e2[0]};
+		for (int k = 0; k < 3; k++) {
+			nrm[3 * m->indices[t] + (size_t)k] += cr[k];
+			nrm[3 * m->indices[t + 1] + (size_t)k] += cr[k];
+			nrm[3 * m->indices[t + 2] + (size_t)k] += cr[k];
+		}
+	}
+	for (size_t v = 0; v < m->vertex_count; v++) {
+		float *n = nrm + 3 * v;
+		float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+		if (len > 0) n[0] /= len, n[1] /= len, n[2] /= len;
+		else n[2] = 1;
+	}
+}
+
+void gsioi_morph_blend(const gsio_mesh *m, const float *w, float *scratch, float *tp, float *tn)
+{
+	size_t nv = m->vertex_count, n3 = nv * 3;
+	float *f0p = scratch, *f0n = f0p + n3, *fjp = f0n + n3, *fjn = fjp + n3;
+	bool nrm = gsio_mesh_frame_get(m, 0, f0p, f0n) == 1;
+	memcpy(tp, f0p, n3 * sizeof(float));
+	if (nrm) memcpy(tn, f0n, n3 * sizeof(float));
+	for (size_t j = 1; j < m->frames_count; j++) {
+		if (w[j] == 0) continue;
+		bool jn = gsio_mesh_frame_get(m, j, fjp, fjn) == 1;
+		for (size_t i = 0; i < n3; i++) tp[i] += w[j] * (fjp[i] - f0p[i]);
+		if (nrm && jn)
+			for (size_t i = 0; i < n3; i++) tn[i] += w[j] * (fjn[i] - f0n[i]);
+		else nrm = false;
+	}
+	if (!nrm) {
+		gsioi_face_normals(m, tp, tn);
+	} else {
+		for (size_t v = 0; v < nv; v++) {
+			float *n = tn + 3 * v;
+			float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+			if (len > 0) n[0] /= len, n[1] /= len, n[2] /= len;
+			else n[2] = 1;
+		}
+	}
+}
+
+void gsioi_stored_frame_name(char out[17], const gsio_mesh *m, size_t f, const char *stem)
+{
+	const char *n = f < m->frames_count ? m->frames[f].name : NULL;
+	if (!n || !*n) {
+		gsioi_clip_frame_name(out, stem, f);
+		return;
+	}
+	gsioi_text_cp1252(out, 17, n);
+}
+
+bool gsioi_part_double_sided(const gsio_scene *s, const gsio_mesh_part *pt)
+{
+	return pt->material >= 0 && (size_t)pt->material < s->materials_count &&
+	       s->materials[pt->material].double_sided;
 }
 
 // -- Output

@@ -62,4 +62,43 @@ GSIO_NODISCARD int gsioi_write_finish(int write_rc, const char *path, uint8_t *d
                                       bool no_replace, const gsio_allocator *allocator,
                                       gsio_error *err);
 
+// -- Posing (the MDL5 and MDL7 writers)
+
+/** The animation's channel setting the morph frame of `node`'s mesh, or NULL. */
+const gsio_channel *gsioi_morph_channel(const gsio_animation *an, int32_t node);
+/** True when the animation moves some node (translation, rotation, scale). */
+bool gsioi_has_node_channel(const gsio_animation *an);
+/** A name into a stored name field of size bytes (at most 256), in CP1252
+ *  as the engine reads names (gsioi_text_cp1252), zero-padded; a name of
+ *  size bytes or more fills it without a NUL. */
+void gsioi_name_field(char *field, size_t size, const char *name);
+/** "<stem><index>" within 16 bytes, in CP1252 (the stem cut so the index fits). */
+void gsioi_clip_frame_name(char out[17], const char *stem, size_t index);
+
+/** Mesh frame f's stored name within 16 bytes, "<stem><f>" when it has none. */
+void gsioi_stored_frame_name(char out[17], const gsio_mesh *m, size_t f, const char *stem);
+/** True when the part's material is double-sided (MDL writes such faces
+ *  both ways round: it has no double-sided flag). */
+bool gsioi_part_double_sided(const gsio_scene *s, const gsio_mesh_part *pt);
+
+/** World matrices (column-major, 16 floats a node) of every node: the rest
+ *  pose, or with animation `anim` >= 0 sampled at `key` (in frames of the
+ *  animation: an integer gives that key's values exactly; between keys
+ *  linear, rotations normalised, a cut holds the frame before). `local`:
+ *  scratch of 10 floats a node. */
+void gsioi_pose_nodes(const gsio_scene *s, int32_t anim, double key, float *local, float *world);
+void gsioi_xform_point(const float m[16], const float p[3], float out[3]);
+/** The inverse transpose of m's 3x3 (row-major 9 floats; normals go through it). */
+void gsioi_normal_matrix(const float m[16], float out[9]);
+/** nm times n, normalised. */
+void gsioi_xform_normal(const float nm[9], const float n[3], float out[3]);
+/** Area-weighted face normals of m at positions pos into nrm (outward for
+ *  the scene's counter-clockwise faces; +z for a vertex on no face). */
+void gsioi_face_normals(const gsio_mesh *m, const float *pos, float *nrm);
+/** Mesh m blended by morph weights w (frames_count of them, as glTF: frame
+ *  0 plus each frame's difference to it, weighted) into tp, tn (positions,
+ *  unit normals; face normals when a frame has none). scratch: 12 floats a
+ *  vertex. */
+void gsioi_morph_blend(const gsio_mesh *m, const float *w, float *scratch, float *tp, float *tn);
+
 #endif

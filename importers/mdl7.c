@@ -645,6 +645,12 @@ static bool encode_group(gsioi_writer *w, const gsio_mdl7_header *h, const gsio_
 
 int gsio_mdl7_encode(const gsio_mdl7_file *f, uint8_t **out, size_t *out_size, gsio_error *err)
 {
+	return gsioi_mdl7_encode_with(f, NULL, 0, out, out_size, err);
+}
+
+int gsioi_mdl7_encode_with(const gsio_mdl7_file *f, const gsio_allocator *allocator, size_t limit,
+                           uint8_t **out, size_t *out_size, gsio_error *err)
+{
 	*out = NULL;
 	*out_size = 0;
 	const gsio_mdl7_header *h = &f->header;
@@ -659,6 +665,8 @@ int gsio_mdl7_encode(const gsio_mdl7_file *f, uint8_t **out, size_t *out_size, g
 	    (h->framevertex_stc_size != 16 && h->framevertex_stc_size != 26))
 		return arg_fail(err, "header counts or structure sizes do not match the arrays"), -1;
 	gsioi_writer w = {0};
+	w.allocator = allocator;
+	w.limit = limit;
 	gsioi_write_bytes(&w, h->magic, 4);
 	gsioi_write_i32(&w, h->version);
 	gsioi_write_u32(&w, h->bones_num);

@@ -937,6 +937,9 @@ static bool build_skin(build *b)
 	int32_t static_node = -1;
 	if (b->need_static)
 		GSIO_CHECK((static_node = gsio_scene_add_node(s, "unskinned", b->skeleton_node, b->err)) >= 0);
+	// Marked so a writer knows it for no bone (exporters/mdl7_write.c).
+	if (b->need_static)
+		GSIO_CHECK(!gsio_extras_set_int(s, &s->nodes[static_node].extras, "gsio:unskinned", 1, b->err));
 	int32_t k = gsio_scene_add_skin(s, "skeleton", nj, b->err);
 	GSIO_CHECK(k >= 0);
 	gsio_skin *sk = &s->skins[k];

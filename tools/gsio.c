@@ -26,8 +26,9 @@ static void usage(FILE *out)
 	        "         the elements per kind, the models and sprites placed with how many\n"
 	        "         times each, and the files the level names, found or not\n"
 	        "         (gsio info --help).\n"
-	        "convert  write what gsio reads as glTF (.glb/.gltf), MDL5 (.mdl), HMP5 (.hmp)\n"
-	        "         or MD5 (.md5mesh + .md5anim + .md5camera).\n"
+	        "convert  write what gsio reads as glTF (.glb/.gltf), MDL5 (.mdl), MDL7 (.mdl\n"
+	        "         with -f mdl7: bones), HMP5 (.hmp) or MD5 (.md5mesh + .md5anim +\n"
+	        "         .md5camera).\n"
 	        "\n"
 	        "Exit status: 0 when every input was handled, 1 when any failed, 2 on a usage\n"
 	        "error.\n");

@@ -19,7 +19,7 @@
 
 // -- Formats
 
-typedef enum out_format { FMT_NONE = 0, FMT_GLB, FMT_GLTF, FMT_MDL5, FMT_HMP5, FMT_MD5 } out_format;
+typedef enum out_format { FMT_NONE = 0, FMT_GLB, FMT_GLTF, FMT_MDL5, FMT_HMP5, FMT_MD5, FMT_MDL7 } out_format;
 
 static const struct {
 	const char *name, *ext;
@@ -27,6 +27,8 @@ static const struct {
 } formats[] = {
     {"glb", ".glb", FMT_GLB},   {"gltf", ".gltf", FMT_GLTF},    {"mdl5", ".mdl", FMT_MDL5},
     {"hmp5", ".hmp", FMT_HMP5}, {"md5", ".md5mesh", FMT_MD5},
+    // After mdl5: a .mdl output stays MDL5 (every engine version reads it).
+    {"mdl7", ".mdl", FMT_MDL7},
 };
 
 static out_format format_named(const char *s)
@@ -78,6 +80,7 @@ typedef struct conv_opts {
 	const char *color_map;
 	gsio_skin_encoding skin;
 	bool skin_set, mdl_only_used, hmp_only_used;
+	bool skin_external; // MDL7: skins as texture names
 } conv_opts;
 
 static void convert_usage(FILE *f)
@@ -87,19 +90,22 @@ static void convert_usage(FILE *f)
 	        "\n"
 	        "Writes what gsio reads (MDL, HMP, MD5 and the formats of its importer registry;\n"
 	        "with the Assimp adapter built, also glTF, OBJ, FBX, ... through Assimp) as glTF\n"
-	        "2.0, MDL5, HMP5 or MD5.\n"
+	        "2.0, MDL5, MDL7, HMP5 or MD5.\n"
 	        "\n"
 	        "The output format is OUT's extension: .glb, .gltf, .mdl (MDL5), .hmp (HMP5),\n"
 	        ".md5mesh (MD5: the .md5mesh, one .md5anim per skeletal animation, one\n"
-	        ".md5camera per animated camera, beside each other), or -f.\n"
+	        ".md5camera per animated camera, beside each other), or -f. A .mdl is MDL5,\n"
+	        "the model every engine version reads (no bones: skeletal animation baked to\n"
+	        "vertex frames); -f mdl7 writes an A7/A8 model with bones, weights and\n"
+	        "bone-matrix frames instead.\n"
 	        "\n"
 	        "INPUT is a file (read whatever its extension) or a folder (searched\n"
 	        "recursively for files with an extension gsio reads, as mdl2gltf does). OUT is\n"
 	        "  a file      when it has an extension and is not a folder: one input only;\n"
 	        "  a folder    when it is one, ends in '/', or has no extension: it is created\n"
 	        "              and mirrors the input tree; -f says the format;\n"
-	        "  -           standard output: one input, written as GLB (default), MDL5 or\n"
-	        "              HMP5 (not a terminal).\n"
+	        "  -           standard output: one input, written as GLB (default), MDL5,\n"
+	        "              MDL7 or HMP5 (not a terminal).\n"
 	        "An existing output is an error unless --force or --update (found before the\n"
 	        "input is read). Files are written under a temporary name and renamed into\n"
 	        "place, an .md5mesh and its .md5anim only when both are written: nothing is\n"
@@ -107,7 +113,8 @@ static void convert_usage(FILE *f)
 	        "\n"
 	        "options:\n"
 	        "  -o, --output OUT   the output file, folder or '-'\n"
-	        "  -f, --format FMT   glb, gltf, mdl5, hmp5 or md5 (required for a folder OUT)\n"
+	        "  -f, --format FMT   glb, gltf, mdl5, mdl7, hmp5 or md5 (required for a folder\n"
+	        "                     OUT)\n"
 	        "  --force            replace existing outputs\n"
 	        "  --update           convert only the inputs whose output is missing or older\n"
 	        "                     than the input or a file it is made from (--palette,\n"
@@ -149,12 +156,17 @@ static void convert_usage(FILE *f)
 	        "glTF output:\n"
 	        "  --scale S          multiply positions by S (0.0254: inches to metres)\n"
 	        "  --axes gltf|source convert to glTF's Y up (default) or keep Z up\n"
-	        "MDL5 and HMP5 output:\n"
+	        "MDL5, MDL7 and HMP5 output:\n"
 	        "  --skin-format F    auto (default), pal8, 565, 4444, 888 or 8888\n"
 	        "  --mipmaps          store three smaller mip levels\n"
 	        "  --dither           dither when reducing colours (default off)\n"
-	        "MDL5 output:\n"
-	        "  --bake-fps F       rate at which skeletal animation is baked to frames\n"
+	        "MDL5 and MDL7 output:\n"
+	        "  --bake-fps F       MDL5: rate at which skeletal animation is baked to\n"
+	        "                     frames; MDL7: rate animations are resampled at (default\n"
+	        "                     their own keys, a frame each)\n"
+	        "MDL7 output:\n"
+	        "  --skin-external    skins as texture file names (the image's own file name,\n"
+	        "                     else NAME.png; the texture files are not written)\n"
 	        "HMP5 output:\n"
 	        "  --grid CxR         columns x rows of the terrain (resampled)\n"
 	        "  --cell-size D      distance between vertices\n"
@@ -182,7 +194,7 @@ static const gsio_cli CLI = {
 #define usage_error(...) gsio_cli_usage_error(&CLI, __VA_ARGS__)
 
 enum { OPT_SKIN = GSIO_CLI_OPT_OWN, OPT_MIPS, OPT_DITHER, OPT_BAKE, OPT_GRID, OPT_CELL, OPT_RANGE,
-       OPT_COLOR };
+       OPT_COLOR, OPT_SKIN_EXTERNAL };
 
 static int parse_skin_format(conv_opts *o, const char *arg)
 {
@@ -238,10 +250,11 @@ static int convert_option(void *user, int ch, const char *arg)
 	switch (ch) {
 	case 'f':
 		if (!(o->fmt = format_named(arg)))
-			return usage_error("-f takes glb, gltf, mdl5, hmp5 or md5, not '%s'", arg);
+			return usage_error("-f takes glb, gltf, mdl5, mdl7, hmp5 or md5, not '%s'", arg);
 		break;
 	case OPT_SKIN: return parse_skin_format(o, arg);
 	case OPT_MIPS: o->mipmaps = true; o->skin_set = true; break;
+	case OPT_SKIN_EXTERNAL: o->skin_external = true; break;
 	case OPT_DITHER: o->dither = true; o->skin_set = true; break;
 	case OPT_BAKE:
 		o->mdl_only_used = true;
@@ -271,6 +284,7 @@ static int parse_options(conv_opts *o, int argc, char **argv, char ***inputs, si
 	    {"mipmaps", no_argument, NULL, OPT_MIPS},
 	    {"dither", no_argument, NULL, OPT_DITHER},
 	    {"bake-fps", required_argument, NULL, OPT_BAKE},
+	    {"skin-external", no_argument, NULL, OPT_SKIN_EXTERNAL},
 	    {"grid", required_argument, NULL, OPT_GRID},
 	    {"cell-size", required_argument, NULL, OPT_CELL},
 	    {"height-range", required_argument, NULL, OPT_RANGE},
@@ -307,7 +321,7 @@ static int decide_output(conv_opts *o, char *const *inputs, size_t count)
 		if (o->to_stdout) {
 			o->fmt = FMT_GLB;
 		} else if (o->out_dir) {
-			return usage_error("the output %s is a folder: give -f glb|gltf|mdl5|hmp5|md5", out);
+			return usage_error("the output %s is a folder: give -f glb|gltf|mdl5|mdl7|hmp5|md5", out);
 		} else if (!(o->fmt = format_of_path(out))) {
 			const char *dot = strrchr(out, '.');
 			return usage_error("no writer for '%s' (the output %s); gsio writes .glb, .gltf, "
@@ -321,7 +335,7 @@ static int decide_output(conv_opts *o, char *const *inputs, size_t count)
 		                                : "a file (give an existing folder or end it in '/')");
 	if (o->to_stdout && (o->fmt == FMT_GLTF || o->fmt == FMT_MD5))
 		return usage_error("%s is several files: it cannot go to standard output (use glb, "
-		                   "mdl5 or hmp5)",
+		                   "mdl5, mdl7 or hmp5)",
 		                   format_name(o->fmt));
 	if (o->to_stdout && isatty(1))
 		return usage_error("%s", "standard output is a terminal: redirect it or give -o FILE");
@@ -334,14 +348,16 @@ static int check_options(const conv_opts *o, char *const *inputs, size_t count)
 	const char *fmt = format_name(o->fmt);
 	if (o->cli.scale_or_axes && o->fmt != FMT_GLB && o->fmt != FMT_GLTF)
 		return usage_error("--scale and --axes apply to glTF output, not %s", fmt);
-	if (o->mdl_only_used && o->fmt != FMT_MDL5)
-		return usage_error("--bake-fps applies to MDL5 output, not %s", fmt);
+	if (o->mdl_only_used && o->fmt != FMT_MDL5 && o->fmt != FMT_MDL7)
+		return usage_error("--bake-fps applies to MDL5 and MDL7 output, not %s", fmt);
+	if (o->skin_external && o->fmt != FMT_MDL7)
+		return usage_error("--skin-external applies to MDL7 output, not %s", fmt);
 	if (o->hmp_only_used && o->fmt != FMT_HMP5)
 		return usage_error("--grid, --cell-size, --height-range and --color-map apply to HMP5 "
 		                   "output, not %s",
 		                   fmt);
-	if (o->skin_set && o->fmt != FMT_MDL5 && o->fmt != FMT_HMP5)
-		return usage_error("--skin-format, --mipmaps and --dither apply to MDL5 and HMP5 "
+	if (o->skin_set && o->fmt != FMT_MDL5 && o->fmt != FMT_MDL7 && o->fmt != FMT_HMP5)
+		return usage_error("--skin-format, --mipmaps and --dither apply to MDL5, MDL7 and HMP5 "
 		                   "output, not %s",
 		                   fmt);
 	size_t stdin_inputs = 0;
@@ -471,6 +487,26 @@ static int write_mdl5(const conv_opts *o, const gsio_scene *s, gsio_cli_job *j)
 	return bytes_to_stdout(rc, data, size, &j->err);
 }
 
+static int write_mdl7(const conv_opts *o, const gsio_scene *s, gsio_cli_job *j)
+{
+	gsio_mdl7_write_opts mo;
+	memset(&mo, 0, sizeof(mo));
+	mo.skin_encoding = o->skin;
+	mo.palette = o->cli.palette ? o->cli.palette_rgb : NULL;
+	mo.dither = o->dither;
+	mo.mipmaps = o->mipmaps;
+	mo.bake_fps = o->bake_fps;
+	mo.skin_external = o->skin_external;
+	mo.no_replace = !gsio_cli_replaces(&o->cli);
+	mo.warn = gsio_cli_job_warn;
+	mo.warn_user = j;
+	if (!o->to_stdout) return gsio_mdl7_write_file(s, j->output, &mo, &j->err);
+	uint8_t *data = NULL;
+	size_t size = 0;
+	int rc = gsio_mdl7_write(s, &mo, &data, &size, &j->err);
+	return bytes_to_stdout(rc, data, size, &j->err);
+}
+
 static int write_hmp5(const conv_opts *o, const gsio_scene *s, gsio_cli_job *j)
 {
 	gsio_hmp5_write_opts ho;
@@ -517,6 +553,7 @@ static int write_output(const void *user, const gsio_scene *s, gsio_cli_job *j)
 	case FMT_GLB:
 	case FMT_GLTF: return write_gltf(o, s, j);
 	case FMT_MDL5: return write_mdl5(o, s, j);
+	case FMT_MDL7: return write_mdl7(o, s, j);
 	case FMT_HMP5: return write_hmp5(o, s, j);
 	case FMT_MD5: return write_md5(o, s, j);
 	default: break;

@@ -1,6 +1,6 @@
 /* gsio's writers as Assimp export formats (assimp_patch/exporter.cpp) with
  * the stock libassimp: registration; corpus files read by Assimp (gsio's
- * loaders registered) exported as gsio_mdl5 / gsio_hmp5 / gsio_md5 load back
+ * loaders registered) exported as gsio_mdl5 / gsio_mdl7 / gsio_hmp5 / gsio_md5 load back
  * in gsio with the source's counts; inputs only Assimp reads (an OBJ and a
  * GLB, both read by Assimp's own importers) exported as MDL5 / MD5; writing
  * goes through the Exporter's IOSystem (ExportToBlob); refused scenes fail
@@ -95,18 +95,18 @@ static void test_register(void **state)
 	size_t before = ex.GetExportFormatCount();
 	gsio_assimp_register_exporters(ex);
 	gsio_assimp_register_exporters(ex); // twice: no duplicates
-	assert_int_equal(ex.GetExportFormatCount(), before + 3);
+	assert_int_equal(ex.GetExportFormatCount(), before + 4);
 	std::set<std::string> ids;
 	for (size_t i = 0; i < ex.GetExportFormatCount(); i++) {
 		const aiExportFormatDesc *d = ex.GetExportFormatDescription(i);
 		assert_non_null(d);
 		if (!strncmp(d->id, "gsio_", 5)) ids.insert(std::string(d->id) + ":" + d->fileExtension);
 	}
-	assert_true(ids == std::set<std::string>({"gsio_mdl5:mdl", "gsio_hmp5:hmp", "gsio_md5:md5mesh"}));
+	assert_true(ids == std::set<std::string>({"gsio_mdl5:mdl", "gsio_mdl7:mdl", "gsio_hmp5:hmp", "gsio_md5:md5mesh"}));
 
 	std::vector<Assimp::Exporter::ExportFormatEntry> entries;
 	gsio_assimp_append_exporters(entries);
-	assert_int_equal(entries.size(), 3);
+	assert_int_equal(entries.size(), 4);
 	for (const auto &e : entries) assert_non_null(e.mExportFunction);
 }
 
@@ -279,6 +279,16 @@ static void test_glb_to_md5_and_mdl5(void **state)
 	print_message("... -> gsio_mdl5: %zu triangles, %zu frames (baked)\n", m.triangles, m.frames);
 	assert_int_equal(m.triangles, want.triangles);
 	assert_true(m.frames > 1);
+
+	// MDL7 keeps the skeleton: bones, not baked frames.
+	std::string mdl7 = dir + "/Bob7.mdl";
+	ai_export(ex, ai, GSIO_AI_EXPORT_MDL7, mdl7);
+	counts m7 = counts_of_file(mdl7);
+	print_message("... -> gsio_mdl7: %zu joints, %zu triangles, %zu animation frames\n", m7.joints, m7.triangles,
+	              m7.anim_frames);
+	assert_int_equal(m7.joints, want.joints);
+	assert_int_equal(m7.triangles, want.triangles);
+	assert_true(m7.anim_frames > 1);
 }
 #endif
 

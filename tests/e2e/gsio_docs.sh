@@ -26,7 +26,7 @@ bash -c '
 	COMP_WORDS=(gsio co); COMP_CWORD=1; _gsio
 	[ "${COMPREPLY[*]}" = convert ] || { echo "FAIL: verb completion: ${COMPREPLY[*]}"; exit 1; }
 	COMP_WORDS=(gsio convert -f m); COMP_CWORD=3; _gsio
-	[ "${COMPREPLY[*]}" = "mdl5 md5" ] || { echo "FAIL: format completion: ${COMPREPLY[*]}"; exit 1; }
+	[ "${COMPREPLY[*]}" = "mdl5 mdl7 md5" ] || { echo "FAIL: format completion: ${COMPREPLY[*]}"; exit 1; }
 	COMP_WORDS=(gsio info --pa); COMP_CWORD=2; _gsio
 	[ "${COMPREPLY[*]}" = --path ] || { echo "FAIL: info option completion: ${COMPREPLY[*]}"; exit 1; }
 	COMP_WORDS=(gsio info --verb); COMP_CWORD=2; _gsio

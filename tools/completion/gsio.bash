@@ -21,7 +21,7 @@ _gsio()
 		;;
 	convert)
 		case $prev in
-		-f|--format) COMPREPLY=($(compgen -W "glb gltf mdl5 hmp5 md5" -- "$cur")); return ;;
+		-f|--format) COMPREPLY=($(compgen -W "glb gltf mdl5 mdl7 hmp5 md5" -- "$cur")); return ;;
 		--axes) COMPREPLY=($(compgen -W "gltf source" -- "$cur")); return ;;
 		--skin-format) COMPREPLY=($(compgen -W "auto pal8 565 4444 888 8888" -- "$cur")); return ;;
 		--fps|--scale|--bake-fps|--grid|--cell-size|--height-range) return ;;
@@ -32,7 +32,7 @@ _gsio()
 			COMPREPLY=($(compgen -W "-o --output -f --format --force --update --files-from -0 --null
 			    --base --no-animation --fps --palette
 			    --anim --path --report -q --quiet -v --verbose --help --version --scale --axes
-			    --skin-format --mipmaps --dither --bake-fps --grid --cell-size --height-range
+			    --skin-format --mipmaps --dither --bake-fps --skin-external --grid --cell-size --height-range
 			    --color-map" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -f -- "$cur"))

@@ -4,7 +4,7 @@ id MD5 through the gsio commands.
 The add-on does no format work. Import: `mdl2gltf` converts the file to a
 temporary GLB, Blender's own glTF importer reads it, the GLB is removed.
 Export: Blender's glTF exporter writes a temporary GLB, `gsio convert` writes
-MDL5, HMP5 or MD5 from it.
+MDL5, MDL7, HMP5 or MD5 from it.
 
 The commands, not libgsio.so through ctypes: they already place files
 atomically, take every option and format errors (file and offset); a crash
@@ -343,6 +343,22 @@ class EXPORT_OT_gsio_mdl5(bpy.types.Operator, _ExportBase, _SkinOptions):
         return args + (["--bake-fps", repr(self.bake_fps)] if self.bake_fps else [])
 
 
+class EXPORT_OT_gsio_mdl7(bpy.types.Operator, _ExportBase, _SkinOptions):
+    """Export as a GameStudio MDL7 model with bones (A7/A8 engines) through gsio"""
+    bl_idname = "export_scene.gsio_mdl7"
+    bl_label = "Export MDL7"
+    filename_ext = ".mdl"
+
+    filter_glob: StringProperty(default="*.mdl", options={"HIDDEN"})
+    skin_external: BoolProperty(name="External Skins", default=False,
+                                description="Store texture file names instead of the pixels "
+                                            "(the textures are not written)")
+
+    def gsio_args(self, context):
+        args = ["-f", "mdl7"] + super().gsio_args(context) + self.skin_args()
+        return args + (["--skin-external"] if self.skin_external else [])
+
+
 class EXPORT_OT_gsio_hmp5(bpy.types.Operator, _ExportBase, _SkinOptions):
     """Export a terrain mesh as a GameStudio HMP5 terrain through gsio"""
     bl_idname = "export_scene.gsio_hmp5"
@@ -399,12 +415,13 @@ def _menu_import(self, context):
 
 def _menu_export(self, context):
     self.layout.operator(EXPORT_OT_gsio_mdl5.bl_idname, text="GameStudio MDL5 (.mdl)")
+    self.layout.operator(EXPORT_OT_gsio_mdl7.bl_idname, text="GameStudio MDL7 (A7/A8, with bones)")
     self.layout.operator(EXPORT_OT_gsio_hmp5.bl_idname, text="GameStudio terrain HMP5 (.hmp)")
     self.layout.operator(EXPORT_OT_gsio_md5.bl_idname, text="Doom 3 MD5 (.md5mesh)")
 
 
 CLASSES = (GsioPreferences, IMPORT_OT_gsio_gamestudio, IMPORT_OT_gsio_md5, EXPORT_OT_gsio_mdl5,
-           EXPORT_OT_gsio_hmp5, EXPORT_OT_gsio_md5)
+           EXPORT_OT_gsio_mdl7, EXPORT_OT_gsio_hmp5, EXPORT_OT_gsio_md5)
 
 
 def register():
