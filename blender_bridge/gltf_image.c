@@ -157,7 +157,7 @@ static void finish_image(const gltf_ctx *c, image_job *j, gsioi_png_work *work)
 	size_t png_size = 0;
 	int rc = gsioi_png_finish(work, &png, &png_size, &j->err);
 	if (!rc && c->compact) {
-		// Compact output: the PNG compressed again at zlib's best level.
+		// Compact output: the PNG compressed again (gsioi_png_shrink).
 		uint8_t *small;
 		size_t small_size;
 		rc = gsioi_png_shrink(png, png_size, &small, &small_size, &j->err);

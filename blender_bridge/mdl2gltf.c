@@ -88,7 +88,7 @@ static void usage(FILE *f)
 	        "  --no-animation  write the first frame / bind pose only\n"
 	        "  --compact       smaller output with KHR_mesh_quantization (16-bit positions,\n"
 	        "                  8-bit normals and morph deltas, 16-bit UVs) and skins\n"
-	        "                  compressed harder (zlib -9, slower); Blender 3.4+ reads it,\n"
+	        "                  compressed harder (libdeflate -6, slower); Blender 3.4+ reads it,\n"
 	        "                  older or simpler readers may not (default: floats)\n"
 	        "  --all-images    also write the images no material uses (a terrain's skins\n"
 	        "                  past its colour and detail maps; default: left out, named\n"
