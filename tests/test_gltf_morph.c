@@ -85,6 +85,7 @@ static void test_weights_sparse_past_1024_targets(void **state)
 		an->cuts_count = 1;
 		glb g;
 		glb_write(&g, s, 0, 0);
+		if (frames > 1024) dump(&g, "weights_sparse.glb");
 		const cJSON *smp = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(item(g.doc, "animations", 0), "samplers"), 0);
 		int out = num(smp, "output", -1);
 		const cJSON *a = item(g.doc, "accessors", out);
