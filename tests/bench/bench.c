@@ -354,6 +354,13 @@ int main(int argc, char **argv)
 		bench_folder(GSIO_CORPUS_DIR, corpus_count, res, e2e_reps, &folder);
 	}
 
+	// --compact against the default (bench_batch.c).
+	compact_result cmp = {0};
+	if (e2e && corpus_count) {
+		fprintf(stderr, "gsio_bench: --compact\n");
+		bench_compact(corpus_count, res, e2e_reps, &cmp);
+	}
+
 	// Linear in frames: a real model's frames cycled (bench_frames.c).
 	frames_result fr = {0};
 	if (e2e && synthetic && (!match || strstr("cycle-minigun", match)) && GSIO_CORPUS_DIR[0]) {
@@ -362,6 +369,8 @@ int main(int argc, char **argv)
 	}
 
 	// The performance goals: each met, not met, or not measured in this run.
+	add_goal("--compact within 1.5 x the default's wall time on every corpus file", cmp.files ? cmp.met == cmp.files : -1,
+	         "%zu of %zu; worst %.2f (%s)", cmp.met, cmp.files, cmp.worst, cmp.files ? cmp.worst_file : "-");
 	add_goal("end to end linear in frames: CPU time per added frame, 1920-7680 <= 1.5 x 120-1920",
 	         fr.done ? fr.cpu_per_frame[1] <= 1.5 * fr.cpu_per_frame[0] : -1,
 	         "%.4f / %.4f ms per frame (%.2f times), minigun cycled to 120 / 1920 / 7680 frames",

@@ -144,6 +144,17 @@ typedef struct folder_result {
 void bench_folder(const char *base, size_t corpus_count, const file_result *res, int reps,
                   folder_result *out);
 
+typedef struct compact_result {
+	size_t files, met; // files timed; those whose --compact run is at most 1.5 times the default's
+	double worst;      // the largest ratio
+	char worst_file[128];
+} compact_result;
+
+/** mdl2gltf --compact against the default on every corpus file gsio reads
+ *  (`reps` runs each, at least 3, alternated; the least wall time counts).
+ *  Prints a line per file. */
+void bench_compact(size_t corpus_count, const file_result *res, int reps, compact_result *out);
+
 // -- Linear in frames (bench_frames.c)
 
 #define FRAMES_CASES 3

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void bench_folder(const char *base, size_t corpus_count, const file_result *res, int reps, folder_result *out)
 {
@@ -90,4 +91,43 @@ void bench_folder(const char *base, size_t corpus_count, const file_result *res,
 	free(ra);
 	free(rj);
 	free(afiles);
+}
+
+void bench_compact(size_t corpus_count, const file_result *res, int reps, compact_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	char g[400];
+	snprintf(g, sizeof(g), "%s/compact.glb", tmpdir);
+	int n = reps < 3 ? 3 : reps;
+	printf("\n%-34s %9s %9s %6s %9s %9s\n", "--compact against the default", "def ms", "cmp ms", "c/d",
+	       "def KB", "cmp KB");
+	printf("(least wall time of %d runs each, alternated, mdl2gltf -j 1)\n", n);
+	for (size_t fi = 0; fi < corpus_count; fi++) {
+		const file_result *r = &res[fi];
+		if (!r->read || !r->e2e || ends_with(files[fi].path, ".md5anim")) continue;
+		double best[2] = {INFINITY, INFINITY};
+		long size[2] = {-1, -1};
+		for (int rep = 0; rep < n; rep++)
+			for (int k = 0; k < 2; k++) {
+				int which = (k + rep) % 2;
+				char *argv[] = {(char *)mdl2gltf, "--force", "--quiet", "-j", "1", files[fi].path, "-o", g,
+				                which ? "--compact" : NULL, NULL};
+				long rss;
+				unlink(g);
+				double t = run_child(argv, &rss);
+				if (isfinite(t) && t < best[which]) best[which] = t;
+				size[which] = file_size(g);
+			}
+		if (!isfinite(best[0]) || !isfinite(best[1])) continue;
+		double ratio = best[1] / best[0];
+		out->files++;
+		out->met += ratio <= 1.5;
+		if (ratio > out->worst) {
+			out->worst = ratio;
+			snprintf(out->worst_file, sizeof(out->worst_file), "%s", base_name(files[fi].path));
+		}
+		printf("%-34.34s %9.1f %9.1f %6.2f %9ld %9ld\n", base_name(files[fi].path), best[0], best[1], ratio,
+		       size[0] / 1024, size[1] / 1024);
+	}
+	unlink(g);
 }
