@@ -149,6 +149,11 @@ static void sparse_put(void *user, size_t i, float w)
 static int sparse_weights(gltf_ctx *c, const gsio_animation *an, const gsio_channel *ch, const key_plan *kp,
                           size_t nt, size_t nvals, size_t nnz, bool bytes)
 {
+	if (nvals - 1 > UINT32_MAX) {
+		// Sparse indices are at most 32 bits (so is every other count here).
+		FAIL(c, GSIO_ERR_LIMIT, "animation %s is too large", an->name);
+		return -1;
+	}
 	sparse_list l = {.wide = nvals - 1 > 65535, .bytes = bytes};
 	l.idx = gsioi_gltf_xmalloc_array(c, nnz, l.wide ? 4 : 2);
 	l.val = gsioi_gltf_xmalloc_array(c, nnz, bytes ? 1 : 4);
