@@ -311,6 +311,7 @@ static int write_impl(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_glt
 	c->bin.limit = opts.buffer_memory ? opts.buffer_memory : c->separate ? SPILL_BYTES_SEPARATE : SPILL_BYTES;
 	c->sparse = (opts.flags & GSIO_GLTF_SPARSE_MORPH) != 0;
 	c->compact = (opts.flags & GSIO_GLTF_COMPACT) != 0;
+	c->all_images = (opts.flags & GSIO_GLTF_ALL_IMAGES) != 0;
 	c->threads = opts.threads;
 	char stem[256];
 	gsioi_gltf_safe_name(opts.name && opts.name[0] ? opts.name : "model", stem, sizeof(stem));

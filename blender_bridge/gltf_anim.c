@@ -10,6 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/** Morph targets up to which a weights channel stays dense: keys x targets
+ *  floats, at most 4 MB here (a key a frame), which Godot 3.2.3 reads. Past
+ *  it a channel's weights are sparse (sparse_weights), which Blender reads
+ *  but Godot 3.2.3 does not: it takes an accessor without a buffer view
+ *  from view 0 (garbage weights; one import of the corpus's models hung),
+ *  and a base view of zeros would grow with the square of the frames
+ *  again. The corpus's models have up to 231 frames. */
+#ifndef GLTF_DENSE_WEIGHTS_MAX
+#define GLTF_DENSE_WEIGHTS_MAX 1024
+#endif
+
 static float checked_fps(gltf_ctx *c, float fps, const char *name)
 {
 	if (isfinite(fps) && fps > 0) return fps;
@@ -79,6 +90,97 @@ static void morph_weights(const gsio_animation *an, const gsio_channel *ch, cons
 	}
 }
 
+/** The non-zero weights of a morph channel (see morph_weights), key by key
+ *  in order: `each(user, i, w)` for element i (key * nt + target) of
+ *  weight w. Returns how many there are; with each NULL only counts. */
+static size_t morph_nonzero(const gsio_animation *an, const gsio_channel *ch, const key_plan *kp, size_t nt,
+                            void (*each)(void *user, size_t i, float w), void *user)
+{
+	size_t n = 0;
+	for (size_t f = 0; f < an->frames_count; f++) {
+		size_t k = kp->key_of[f];
+		for (int back = kp->cut_before[f] ? 1 : 0; back >= 0; back--) {
+			size_t src = f - (size_t)back, key = k - (size_t)back;
+			if (ch->frames) {
+				if (each) each(user, key * nt + ch->frames[src], 1.0f);
+				n++;
+				continue;
+			}
+			for (size_t t = 0; t < nt; t++) {
+				float w = ch->values[src * nt + t];
+				if (w == 0) continue;
+				if (each) each(user, key * nt + t, w);
+				n++;
+			}
+		}
+	}
+	return n;
+}
+
+/* The sparse weights being listed: indices (u16 or u32) and values (float,
+ * or normalized u8 in the compact output). */
+typedef struct sparse_list {
+	void *idx;
+	void *val;
+	bool wide, bytes;
+	size_t n;
+} sparse_list;
+
+static void sparse_put(void *user, size_t i, float w)
+{
+	sparse_list *l = user;
+	if (l->wide)
+		((uint32_t *)l->idx)[l->n] = (uint32_t)i;
+	else
+		((uint16_t *)l->idx)[l->n] = (uint16_t)i;
+	if (l->bytes)
+		((uint8_t *)l->val)[l->n] = (uint8_t)floor((double)w * 255 + 0.5);
+	else
+		((float *)l->val)[l->n] = w;
+	l->n++;
+}
+
+/** A morph channel's weights as a sparse accessor without a buffer view
+ *  (the spec fills it with zeros; a key names one frame, or two around a
+ *  cut): keys x targets weights in keys x (4 + 4) bytes instead of keys x
+ *  targets x 4, so that the output grows with the frames, not with their
+ *  square. nnz: morph_nonzero()'s count (at least 1). Returns the accessor
+ *  or -1. */
+static int sparse_weights(gltf_ctx *c, const gsio_animation *an, const gsio_channel *ch, const key_plan *kp,
+                          size_t nt, size_t nvals, size_t nnz, bool bytes)
+{
+	if (nvals - 1 > UINT32_MAX) {
+		// Sparse indices are at most 32 bits (so is every other count here).
+		FAIL(c, GSIO_ERR_LIMIT, "animation %s is too large", an->name);
+		return -1;
+	}
+	sparse_list l = {.wide = nvals - 1 > 65535, .bytes = bytes};
+	l.idx = gsioi_gltf_xmalloc_array(c, nnz, l.wide ? 4 : 2);
+	l.val = gsioi_gltf_xmalloc_array(c, nnz, bytes ? 1 : 4);
+	int iv = -1, vv = -1;
+	if (l.idx && l.val) {
+		morph_nonzero(an, ch, kp, nt, sparse_put, &l);
+		iv = gsioi_gltf_add_view(c, l.idx, nnz * (l.wide ? 4 : 2), 0);
+		vv = iv < 0 ? -1 : gsioi_gltf_add_view(c, l.val, nnz * (bytes ? 1 : 4), 0);
+	}
+	free(l.idx);
+	free(l.val);
+	if (vv < 0) return -1;
+	cJSON *a = gsioi_gltf_jobj(c), *sp = gsioi_gltf_jobj(c), *si = gsioi_gltf_jobj(c), *sv = gsioi_gltf_jobj(c);
+	gsioi_gltf_jnum(c, a, "componentType", bytes ? GLTF_UNSIGNED_BYTE : GLTF_FLOAT);
+	if (bytes) cJSON_AddBoolToObject(a, "normalized", 1);
+	gsioi_gltf_jnum(c, a, "count", (double)nvals);
+	gsioi_gltf_jstr(c, a, "type", "SCALAR");
+	gsioi_gltf_jnum(c, sp, "count", (double)nnz);
+	gsioi_gltf_jnum(c, si, "bufferView", iv);
+	gsioi_gltf_jnum(c, si, "componentType", l.wide ? GLTF_UNSIGNED_INT : GLTF_UNSIGNED_SHORT);
+	gsioi_gltf_jnum(c, sv, "bufferView", vv);
+	gsioi_gltf_jset(c, sp, "indices", si);
+	gsioi_gltf_jset(c, sp, "values", sv);
+	gsioi_gltf_jset(c, a, "sparse", sp);
+	return gsioi_gltf_jpush(c, c->accessors, a);
+}
+
 /** The output of one channel, in output axes. Returns the accessor, -1 on
  *  failure, -2 when the channel has no glTF counterpart (skipped). */
 static int channel_output(gltf_ctx *c, const gsio_animation *an, const gsio_channel *ch,
@@ -100,6 +202,17 @@ static int channel_output(gltf_ctx *c, const gsio_animation *an, const gsio_chan
 		if (!gsioi_gltf_mul_size(nvals, sizeof(float), &bytes)) {
 			FAIL(c, GSIO_ERR_LIMIT, "animation %s is too large", an->name);
 			return -1;
+		}
+		// Sparse when the targets are many (GLTF_DENSE_WEIGHTS_MAX) and
+		// that is smaller: dense weights grow with the square of the frames.
+		if (nt > GLTF_DENSE_WEIGHTS_MAX) {
+			size_t nnz = morph_nonzero(an, ch, kp, nt, NULL, NULL);
+			bool unit = true;
+			for (size_t t = 0; unit && !ch->frames && t < an->frames_count * nt; t++)
+				unit = ch->values[t] >= 0 && ch->values[t] <= 1;
+			bool u8 = c->compact && unit;
+			size_t dense = nvals * (u8 ? 1 : 4), sparse = nnz * ((nvals - 1 > 65535 ? 4 : 2) + (u8 ? 1 : 4));
+			if (nnz && sparse < dense) return sparse_weights(c, an, ch, kp, nt, nvals, nnz, u8);
 		}
 		// As floats, straight into the binary buffer when it holds them in
 		// memory (golem: 213 KB not allocated, cleared and copied again).

@@ -157,7 +157,7 @@ static void finish_image(const gltf_ctx *c, image_job *j, gsioi_png_work *work)
 	size_t png_size = 0;
 	int rc = gsioi_png_finish(work, &png, &png_size, &j->err);
 	if (!rc && c->compact) {
-		// Compact output: the PNG compressed again at zlib's best level.
+		// Compact output: the PNG compressed again (gsioi_png_shrink).
 		uint8_t *small;
 		size_t small_size;
 		rc = gsioi_png_shrink(png, png_size, &small, &small_size, &j->err);
@@ -312,9 +312,23 @@ bool gsioi_gltf_write_images(gltf_ctx *c)
 	c->jobs = gsioi_gltf_xmalloc_array(c, s->images_count ? s->images_count : 1, sizeof(*c->jobs));
 	if (!c->jobs) return false;
 	double pixels = 0;
+	for (size_t i = 0; i < s->images_count; i++) c->image_index[i] = -1;
+	// Only the images a material names (every material is written: those
+	// no mesh uses are variants), unless all are asked for.
+	for (size_t m = 0; !c->all_images && m < s->materials_count; m++) {
+		const gsio_texture *t[2] = {&s->materials[m].base_color_texture, &s->materials[m].detail_texture};
+		for (int k = 0; k < 2; k++)
+			if (t[k]->image >= 0 && (size_t)t[k]->image < s->images_count) c->image_index[t[k]->image] = 0;
+	}
 	for (size_t i = 0; i < s->images_count; i++) {
 		const gsio_image *im = &s->images[i];
+		bool wanted = c->all_images || c->image_index[i] == 0;
 		c->image_index[i] = -1;
+		if (!wanted) {
+			gsioi_gltf_warn(c, "image %zu (%s) is used by no material: left out (all images: --all-images)", i,
+			                gsioi_gltf_or_default(im->name, ""));
+			continue;
+		}
 		if (!im->rgba && !im->file_data && !im->stored && !im->indices) {
 			if (!im->uri || !im->uri[0]) {
 				gsioi_gltf_warn(c, "image %zu (%s) has neither pixels nor a file: left out", i,

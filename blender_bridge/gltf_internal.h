@@ -130,6 +130,7 @@ typedef struct gltf_ctx {
 	bool separate;
 	bool sparse;
 	bool compact;       // GSIO_GLTF_COMPACT
+	bool all_images;    // GSIO_GLTF_ALL_IMAGES
 	bool used_quant;    // a quantised accessor was written
 	float *q_off;       // per mesh: dequantisation offset (3 floats, output axes)
 	float *q_scale;     // per mesh: dequantisation scale, 0 when positions are float

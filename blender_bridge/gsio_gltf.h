@@ -69,7 +69,12 @@ enum {
 	 *  placing nodes' translation and (uniform) scale, and no morph-target
 	 *  NORMAL deltas (Blender ignores them). Blender 3.4+ reads it; the
 	 *  default output stays float. */
-	GSIO_GLTF_COMPACT = 1u << 5
+	GSIO_GLTF_COMPACT = 1u << 5,
+	/** Write every image of the scene, also those no material names (a
+	 *  terrain's skins past its colour and detail maps), unencoded
+	 *  otherwise. Default: only the images a material uses (a material no
+	 *  mesh uses is still written, as a KHR_materials_variants variant). */
+	GSIO_GLTF_ALL_IMAGES = 1u << 6
 };
 
 /** Writer options. A zeroed struct (or NULL) gives the defaults. */

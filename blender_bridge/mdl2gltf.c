@@ -31,6 +31,7 @@ typedef struct cli {
 	gsio_cli_opts cli;       // the options gsio convert takes too (gsio_cli_common.h)
 	bool gltf;               // --gltf
 	bool compact;            // --compact
+	bool all_images;         // --all-images
 	long jobs;               // -j, 0: all cores
 	unsigned writer_threads; // gsio_gltf_opts.threads: 2 when a core is left over
 } cli;
@@ -87,8 +88,11 @@ static void usage(FILE *f)
 	        "  --no-animation  write the first frame / bind pose only\n"
 	        "  --compact       smaller output with KHR_mesh_quantization (16-bit positions,\n"
 	        "                  8-bit normals and morph deltas, 16-bit UVs) and skins\n"
-	        "                  compressed harder (zlib -9, slower); Blender 3.4+ reads it,\n"
+	        "                  compressed harder (libdeflate -6, slower); Blender 3.4+ reads it,\n"
 	        "                  older or simpler readers may not (default: floats)\n"
+	        "  --all-images    also write the images no material uses (a terrain's skins\n"
+	        "                  past its colour and detail maps; default: left out, named\n"
+	        "                  in a warning)\n"
 	        "  --anim FILE     (repeatable) for .md5mesh inputs: these .md5anim files become\n"
 	        "                  the animations, instead of every .md5anim beside the mesh; one\n"
 	        "                  whose skeleton does not match the mesh's fails that input\n"
@@ -144,7 +148,7 @@ static const gsio_cli CLI = {
     .batch_summary = true,
 };
 
-enum { OPT_GLTF = GSIO_CLI_OPT_OWN, OPT_COMPACT };
+enum { OPT_GLTF = GSIO_CLI_OPT_OWN, OPT_COMPACT, OPT_ALL_IMAGES };
 
 // The options only mdl2gltf has (a gsio_cli_option_fn).
 static int mdl2gltf_option(void *user, int ch, const char *arg)
@@ -162,6 +166,7 @@ static int mdl2gltf_option(void *user, int ch, const char *arg)
 	}
 	case OPT_GLTF: o->gltf = true; break;
 	case OPT_COMPACT: o->compact = true; break;
+	case OPT_ALL_IMAGES: o->all_images = true; break;
 	default: return GSIO_CLI_UNKNOWN;
 	}
 	return GSIO_CLI_GO_ON;
@@ -174,6 +179,7 @@ static int parse_options(cli *o, int argc, char **argv)
 	    GSIO_CLI_LONG_OPTIONS,
 	    {"gltf", no_argument, NULL, OPT_GLTF},
 	    {"compact", no_argument, NULL, OPT_COMPACT},
+	    {"all-images", no_argument, NULL, OPT_ALL_IMAGES},
 	    {"jobs", required_argument, NULL, 'j'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -329,6 +335,7 @@ static int write_gltf(const void *user, const gsio_scene *s, gsio_cli_job *j)
 	gsio_cli_gltf_opts(&o->cli, &go);
 	if (o->gltf) go.flags |= GSIO_GLTF_SEPARATE;
 	if (o->compact) go.flags |= GSIO_GLTF_COMPACT;
+	if (o->all_images) go.flags |= GSIO_GLTF_ALL_IMAGES;
 	go.threads = o->writer_threads;
 	go.generator = "gsio mdl2gltf " GSIO_VERSION_STRING;
 	gsio_gltf_output out = {0};

@@ -35,10 +35,11 @@ static void test_uri_image(void **state)
 	int32_t ref = gsio_scene_add_image(s, "wall.png", 0, 0, "textures/wall.png", &err);
 	assert_true(ref >= 0);
 	s->materials[0].base_color_texture.image = ref;
-	// .gltf: the uri as given.
+	// .gltf: the uri as given. Image 0 is no material's now: every image
+	// is asked for, so that the indices stay put.
 	gsio_gltf_output out;
 	gsio_gltf_opts o = {0};
-	o.flags = GSIO_GLTF_SEPARATE;
+	o.flags = GSIO_GLTF_SEPARATE | GSIO_GLTF_ALL_IMAGES;
 	int rc = gsio_gltf_write(s, &o, &out, &err);
 	if (rc) fail_msg("gsio_gltf_write: %s", err.message);
 	cJSON *doc = cJSON_ParseWithLength((const char *)out.files[0].data, out.files[0].size);
@@ -47,7 +48,7 @@ static void test_uri_image(void **state)
 	gsio_gltf_output_free(&out);
 	// GLB, file missing: left out with a warning, the material has no texture.
 	glb g;
-	glb_write(&g, s, 0, 0);
+	glb_write(&g, s, GSIO_GLTF_ALL_IMAGES, 0);
 	assert_int_equal(cJSON_GetArraySize(arr(g.doc, "images")), 1);
 	assert_true(g.out.warnings_count >= 1);
 	const cJSON *pbr = cJSON_GetObjectItemCaseSensitive(item(g.doc, "materials", 0), "pbrMetallicRoughness");
@@ -55,7 +56,7 @@ static void test_uri_image(void **state)
 	glb_free(&g);
 	// GLB, file present (source_path): embedded as image/png.
 	s->images[ref].source_path = png_path;
-	glb_write(&g, s, 0, 0);
+	glb_write(&g, s, GSIO_GLTF_ALL_IMAGES, 0);
 	assert_int_equal(cJSON_GetArraySize(arr(g.doc, "images")), 2);
 	assert_string_equal(str(item(g.doc, "images", 1), "mimeType"), "image/png");
 	uint32_t w, h;
@@ -183,6 +184,38 @@ static void test_image_files_passed_through(void **state)
 	gsio_scene_free(b);
 }
 
+/* Images no material names (a terrain's third skin) are not encoded: left
+ * out, each named in a warning; GSIO_GLTF_ALL_IMAGES writes them. A
+ * material's colour and detail maps are written either way. */
+static void test_unused_images_left_out(void **state)
+{
+	(void)state;
+	gsio_scene *s = triangle_scene();
+	gsio_error err;
+	for (int k = 1; k <= 2; k++) {
+		char name[16];
+		snprintf(name, sizeof(name), "skin%d", k);
+		int32_t im = gsio_scene_add_image(s, name, 2, 1, NULL, &err);
+		assert_true(im >= 0);
+		memset(s->images[im].rgba, 40 * k, 8);
+	}
+	s->materials[0].detail_texture.image = 1; // image 2: no material's
+	glb g;
+	glb_write(&g, s, 0, 0);
+	assert_int_equal(cJSON_GetArraySize(arr(g.doc, "images")), 2);
+	assert_string_equal(str(item(g.doc, "images", 1), "name"), "model_skin1");
+	bool named = false;
+	for (size_t w = 0; w < g.out.warnings_count; w++)
+		named = named || (strstr(g.out.warnings[w], "image 2 (skin2)") && strstr(g.out.warnings[w], "no material"));
+	assert_true(named);
+	glb_free(&g);
+	glb_write(&g, s, GSIO_GLTF_ALL_IMAGES, 0);
+	assert_int_equal(cJSON_GetArraySize(arr(g.doc, "images")), 3);
+	assert_string_equal(str(item(g.doc, "images", 2), "name"), "model_skin2");
+	glb_free(&g);
+	gsio_scene_free(s);
+}
+
 /* Images that point to the very same file bytes (a level's placeholders)
  * are stored once: in a GLB each keeps its own image, name and extras, and
  * all name one buffer view; beside a .gltf all name one PNG file. Equal
@@ -213,7 +246,7 @@ static void test_shared_image_files(void **state)
 		s->images[i].file_size = png_size;
 	}
 	glb g = {0};
-	glb_write(&g, s, 0, 1);
+	glb_write(&g, s, GSIO_GLTF_ALL_IMAGES, 1); // three are no material's
 	assert_int_equal(cJSON_GetArraySize(arr(g.doc, "images")), 4);
 	int v0 = num(item(g.doc, "images", 0), "bufferView", -1);
 	assert_true(v0 >= 0);
@@ -229,7 +262,7 @@ static void test_shared_image_files(void **state)
 	glb_free(&g);
 
 	gsio_gltf_opts o = {0};
-	o.flags = GSIO_GLTF_SEPARATE;
+	o.flags = GSIO_GLTF_SEPARATE | GSIO_GLTF_ALL_IMAGES;
 	gsio_gltf_output out = {0};
 	assert_int_equal(gsio_gltf_write(s, &o, &out, &err), 0);
 	cJSON *doc = cJSON_ParseWithLength((const char *)out.files[0].data, out.files[0].size);
@@ -520,6 +553,7 @@ int main(void)
 	    cmocka_unit_test(test_uri_image),
 	    cmocka_unit_test(test_image_files_passed_through),
 	    cmocka_unit_test(test_shared_image_files),
+	    cmocka_unit_test(test_unused_images_left_out),
 	    cmocka_unit_test(test_write_file),
 	    cmocka_unit_test(test_glb_huge_page_tail),
 	    cmocka_unit_test(test_deterministic),

@@ -69,6 +69,56 @@ static void test_morph_dense_sparse(void **state)
 	gsio_scene_free(s);
 }
 
+/** A weights channel of more than 1024 targets is sparse (keys x targets
+ *  weights would grow with the square of the frames), one non-zero weight
+ *  a key, a cut's extra key included, and reads back as the dense one-hot
+ *  weights; one of 1024 targets stays dense (what Godot 3.2.3 reads). */
+static void test_weights_sparse_past_1024_targets(void **state)
+{
+	(void)state;
+	for (size_t frames = 1024; frames <= 1100; frames += 76) {
+		gsio_scene *s = morph_scene(frames);
+		gsio_error err;
+		gsio_animation *an = &s->animations[0];
+		an->cuts = gsio_scene_alloc(s, 1, sizeof(uint32_t), &err);
+		an->cuts[0] = 500;
+		an->cuts_count = 1;
+		glb g;
+		glb_write(&g, s, 0, 0);
+		if (frames > 1024) dump(&g, "weights_sparse.glb");
+		const cJSON *smp = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(item(g.doc, "animations", 0), "samplers"), 0);
+		int out = num(smp, "output", -1);
+		const cJSON *a = item(g.doc, "accessors", out);
+		const cJSON *sp = cJSON_GetObjectItemCaseSensitive(a, "sparse");
+		size_t keys = frames + 1;
+		if (frames == 1024) {
+			assert_null(sp);
+			assert_true(num(a, "bufferView", -1) >= 0);
+		} else {
+			assert_non_null(sp);
+			assert_int_equal(num(a, "bufferView", -1), -1);
+			assert_int_equal(num(sp, "count", 0), (int)keys);
+			assert_int_equal(num(cJSON_GetObjectItemCaseSensitive(sp, "indices"), "componentType", 0), 5125);
+		}
+		size_t nw;
+		int nc;
+		double *w = read_accessor(&g, out, &nw, &nc);
+		assert_int_equal(nw, keys * frames);
+		size_t ones = 0;
+		for (size_t k = 0; k < keys; k++) {
+			size_t f = k <= 500 ? (k == 500 ? 499 : k) : k - 1; // key 500: frame 499's, just before the cut
+			for (size_t t = 0; t < frames; t++) {
+				if (w[k * frames + t] != (t == f ? 1.0 : 0.0)) fail_msg("%zu frames: key %zu target %zu weighs %g", frames, k, t, w[k * frames + t]);
+				ones += w[k * frames + t] != 0;
+			}
+		}
+		assert_int_equal(ones, keys);
+		free(w);
+		glb_free(&g);
+		gsio_scene_free(s);
+	}
+}
+
 /** GSIO_GLTF_COMPACT: KHR_mesh_quantization used and required; positions
  *  (normalized SHORT) through the node's translation and scale, morph deltas
  *  (normalized BYTE), normals (BYTE), UVs (UNSIGNED_SHORT) and weights
@@ -626,6 +676,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_morph_dense_sparse),
+	    cmocka_unit_test(test_weights_sparse_past_1024_targets),
 	    cmocka_unit_test(test_compact),
 	    cmocka_unit_test(test_static_model),
 	    cmocka_unit_test(test_json_float),

@@ -28,9 +28,10 @@ endif()
 
 find_library(GSIO_STATIC_LIBRARY NAMES libgsio.a PATHS ${GSIO_BUILD_DIR} NO_DEFAULT_PATH REQUIRED)
 find_package(PkgConfig REQUIRED)
-# libgsio's own dependency (PNG compression), as gsio.pc lists it.
+# libgsio's own dependencies (PNG compression), as gsio.pc lists them.
 pkg_check_modules(GSIO_ISAL REQUIRED IMPORTED_TARGET libisal)
 pkg_check_modules(GSIO_ZLIB REQUIRED IMPORTED_TARGET zlib)
+pkg_check_modules(GSIO_DEFLATE REQUIRED IMPORTED_TARGET libdeflate)
 
 get_filename_component(gsio_adapter_include ${gsio_adapter_header} DIRECTORY)
 target_sources(assimp PRIVATE ${gsio_adapter_sources})
@@ -45,6 +46,6 @@ if(gsio_adapter_header_text MATCHES "gsio_assimp_append_exporters")
   target_compile_definitions(assimp PRIVATE GSIO_ASSIMP_HAVE_EXPORTERS)
 endif()
 # Plain signature: Assimp's CMakeLists uses it for this target already.
-target_link_libraries(assimp ${GSIO_STATIC_LIBRARY} PkgConfig::GSIO_ISAL PkgConfig::GSIO_ZLIB m)
+target_link_libraries(assimp ${GSIO_STATIC_LIBRARY} PkgConfig::GSIO_ISAL PkgConfig::GSIO_ZLIB PkgConfig::GSIO_DEFLATE m)
 list(LENGTH gsio_adapter_sources gsio_adapter_count)
 message(STATUS "gsio: adapter compiled in (${gsio_adapter_count} sources, ${gsio_adapter_header})")

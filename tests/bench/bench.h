@@ -24,6 +24,8 @@ const char *base_name(const char *p);
 long file_size(const char *p);
 /** Writes size bytes to path; false when it cannot. */
 bool write_file(const char *path, const void *data, size_t size);
+/** Removes dir and everything below it. */
+void cleanup_dir(const char *dir);
 
 // -- File list (bench_util.c)
 
@@ -73,6 +75,7 @@ typedef struct file_result {
 	long input;                      // input_bytes: every file the conversion reads
 	long gsio_out, assimp_out;
 	bool assimp_empty; // assimp export wrote a GLB without a mesh
+	bool assimp_crashed; // assimp export was ended by a signal
 	int e2e_runs;      // paired end-to-end runs taken (more when close: E2E_CLOSE_RUNS)
 } file_result;
 
@@ -118,5 +121,56 @@ void bench_e2e(bench_file *f, int reps, file_result *res);
 long input_bytes(const char *path);
 /** Whether `tool --help` runs. */
 bool tool_works(const char *tool);
+/** CPU time (user + system) of the last run_child, ms. */
+double last_child_cpu_ms(void);
+/** The signal that ended the last run_child's child, 0 when it exited. */
+int last_child_signal(void);
+
+// -- The whole corpus folder as one batch (bench_batch.c)
+
+typedef struct folder_result {
+	bool done;
+	size_t files, assimp_files; // gsio's inputs; those assimp converts with a mesh
+	size_t assimp_crash, assimp_fail, assimp_empty; // crashed (signal), failed, wrote no mesh
+	double j1_ms, j2_ms, assimp_ms;  // medians
+	double assimp_over_j1, j1_over_j2; // medians of per-run ratios
+} folder_result;
+
+/** Every corpus file gsio reads (res[i].read, files[0..corpus_count)), as
+ *  one mdl2gltf batch (--files-from, outputs mirroring the corpus below
+ *  `base`) with -j 1 and -j 2, against a loop of assimp export over the
+ *  files it converts with a mesh; `reps` runs (at least 5), rotated.
+ *  Prints its line. */
+void bench_folder(const char *base, size_t corpus_count, const file_result *res, int reps,
+                  folder_result *out);
+
+typedef struct compact_result {
+	size_t files, met; // files timed; those whose --compact run is at most 1.5 times the default's
+	double worst;      // the largest ratio
+	char worst_file[128];
+} compact_result;
+
+/** mdl2gltf --compact against the default on every corpus file gsio reads
+ *  (`reps` runs each, at least 3, alternated; the least wall time counts).
+ *  Prints a line per file. */
+void bench_compact(size_t corpus_count, const file_result *res, int reps, compact_result *out);
+
+// -- Linear in frames (bench_frames.c)
+
+#define FRAMES_CASES 3
+typedef struct frames_result {
+	bool done;
+	int source_frames;
+	int frames[FRAMES_CASES];
+	double cpu_ms[FRAMES_CASES];     // least CPU time of the runs
+	long in[FRAMES_CASES], out[FRAMES_CASES];
+	double cpu_per_frame[FRAMES_CASES - 1];   // ms per added frame, between cases k and k + 1
+	double bytes_per_frame[FRAMES_CASES - 1]; // output bytes per added frame
+} frames_result;
+
+/** The corpus's minigun_mdl5.mdl cycled to 120, 1 920 and 7 680 frames,
+ *  converted by mdl2gltf `reps` times each (at least 3); prints its table.
+ *  False when the file is absent or a run fails. */
+bool bench_frames(const char *corpus, int reps, frames_result *fr);
 
 #endif

@@ -49,6 +49,7 @@ static bool glb_has_mesh(const char *path)
 /** CPU time (user + system) of the last run_child, ms: steadier than wall
  *  time on a machine other jobs share. */
 static double last_cpu_ms;
+static int last_signal; // the signal that ended the last run_child, 0: none
 
 /* Children are started by a small helper process forked first thing in
  * main(): a child forked from this process would count this process's
@@ -58,6 +59,7 @@ typedef struct spawn_result {
 	double wall_ms, cpu_ms;
 	long rss_kb;
 	int ok;
+	int signal; // the signal that ended the child, 0 when it exited
 } spawn_result;
 
 static int helper_in = -1, helper_out = -1;
@@ -100,7 +102,7 @@ static void quiet_output(void)
 
 static spawn_result spawn_now(char *const argv[])
 {
-	spawn_result r = {NAN, NAN, 0, 0};
+	spawn_result r = {NAN, NAN, 0, 0, 0};
 	double t0 = now_ms();
 	pid_t pid = fork();
 	if (pid < 0) return r;
@@ -125,6 +127,7 @@ static spawn_result spawn_now(char *const argv[])
 	r.cpu_ms = (double)ru.ru_utime.tv_sec * 1e3 + (double)ru.ru_utime.tv_usec / 1e3 +
 	           (double)ru.ru_stime.tv_sec * 1e3 + (double)ru.ru_stime.tv_usec / 1e3;
 	r.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	r.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 	return r;
 }
 
@@ -189,7 +192,18 @@ double run_child(char *const argv[], long *rss_kb)
 	}
 	*rss_kb = r.rss_kb;
 	last_cpu_ms = r.cpu_ms;
+	last_signal = r.signal;
 	return r.ok ? r.wall_ms : NAN;
+}
+
+double last_child_cpu_ms(void)
+{
+	return last_cpu_ms;
+}
+
+int last_child_signal(void)
+{
+	return last_signal;
 }
 
 uint64_t spin(uint64_t iters)
@@ -347,6 +361,7 @@ void bench_e2e(bench_file *f, int reps, file_result *res)
 		}
 		long rg = 0, ra = 0;
 		double x, y, cx, cy;
+		int last_signal_a;
 		// Each run writes a new file, as converting an archive does:
 		// replacing a file costs more on some file systems (ext4 flushes
 		// the new file's blocks before a rename over an old one), and the
@@ -356,6 +371,7 @@ void bench_e2e(bench_file *f, int reps, file_result *res)
 		if (i % 2) {
 			y = run_child(aargv, &ra);
 			cy = last_cpu_ms;
+			last_signal_a = last_signal;
 			x = run_child(gargv, &rg);
 			cx = last_cpu_ms;
 		} else {
@@ -363,9 +379,11 @@ void bench_e2e(bench_file *f, int reps, file_result *res)
 			cx = last_cpu_ms;
 			y = run_child(aargv, &ra);
 			cy = last_cpu_ms;
+			last_signal_a = last_signal;
 		}
 		if (isfinite(x)) tg[ng++] = x;
 		if (isfinite(y)) ta[na++] = y;
+		if (last_signal_a) res->assimp_crashed = true;
 		if (isfinite(x) && isfinite(y)) {
 			rc[n] = cy > 0 ? cx / cy : NAN;
 			r[n++] = x / y;

@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 // -- Small utilities
 
@@ -148,3 +149,23 @@ void walk(const char *dir)
 	}
 	free(names);
 }
+
+void cleanup_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d) return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+		char p[4096];
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		struct stat st;
+		if (!lstat(p, &st) && S_ISDIR(st.st_mode))
+			cleanup_dir(p);
+		else
+			unlink(p);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+

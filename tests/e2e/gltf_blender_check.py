@@ -144,6 +144,37 @@ def check_skinned(case, bones, influences):
           % (name, len(arms[0].data.bones), n0, actions, len(cams)))
 
 
+def check_weights_sparse(case):
+    """test_gltf_morph's 1100 frames (walk0..walk1099, 10 fps, a cut at 500)
+    with their weights as a sparse accessor: one shape key per frame, and at
+    frame f's key the shape key walk<f> weighs 1, every other 0."""
+    name = os.path.basename(case["file"])
+    meshes = import_file(case["file"])
+    check(len(meshes) == 1, "%s: %d mesh objects" % (name, len(meshes)))
+    if not meshes:
+        return
+    keys = meshes[0].data.shape_keys
+    n = len(keys.key_blocks) - 1 if keys else 0
+    check(n == 1100, "%s: %d shape keys, expected 1100" % (name, n))
+    acts = [a for a in bpy.data.actions if a.fcurves]
+    check(len(acts) == 1, "%s: %d actions" % (name, len(acts)))
+    if not acts or n != 1100:
+        return
+    curves = {fc.data_path: fc for fc in acts[0].fcurves}
+    fps = bpy.context.scene.render.fps / bpy.context.scene.render.fps_base
+    bad = 0
+    for f in (0, 1, 2, 250, 499, 501, 750, 1099):
+        at = f / 10.0 * fps
+        for k in range(1100):
+            fc = curves.get('key_blocks["walk%d"].value' % k)
+            w = fc.evaluate(at) if fc else 0.0
+            if abs(w - (1.0 if k == f else 0.0)) > 1e-4:
+                bad += 1
+                if bad <= 3:
+                    check(False, "%s: at frame %d shape key walk%d weighs %g" % (name, f, k, w))
+    print("gltf_blender: %s: %d shape keys, one-hot at 8 frames (%d weights off)" % (name, n, bad))
+
+
 def main():
     plan = json.load(open(sys.argv[sys.argv.index("--") + 1]))
     for case in plan:
@@ -156,6 +187,8 @@ def main():
                 check_skinned(case, 3, 3)
             elif case["kind"] == "synthetic_9_weights":
                 check_skinned(case, 9, 9)
+            elif case["kind"] == "weights_sparse":
+                check_weights_sparse(case)
         except Exception as e:  # an importer exception is a failure, not a crash
             check(False, "%s: %s: %s" % (case["file"], type(e).__name__, e))
     print("gltf_blender: FAIL" if failures else "gltf_blender: PASS")
