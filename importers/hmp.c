@@ -535,9 +535,9 @@ static bool build_material(gsio_scene *s, const gsio_hmp_file *f, const int32_t 
 			continue;
 		}
 		GSIO_CHECK(gsioi_scene_warn(s, err,
-		                           "skin %zu (%ux%u) is kept as image %d but used by no material "
-		                           "(the engine uses the first skin and a differently sized "
-		                           "second one)",
+		                           "skin %zu (%ux%u) is image %d of the scene but used by no "
+		                           "material (the engine uses the first skin and a differently "
+		                           "sized second one); glTF output leaves it out unless --all-images",
 		                           i, b->width, b->height, (int)image_of[i]));
 	}
 	return true;
