@@ -6,6 +6,8 @@
 
 #include "gsio.h"
 
+#include "gsioi_math.h"
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <string.h>

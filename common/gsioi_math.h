@@ -3,6 +3,17 @@
 #ifndef GSIOI_MATH_H
 #define GSIOI_MATH_H
 
+#include <math.h>
+
+#if defined(__MINGW32__) && !defined(__cplusplus)
+// mingw-w64's isfinite() and signbit() pass a double through their float
+// branch (a -Wconversion warning); GCC's builtins give the same answers.
+#undef isfinite
+#define isfinite(x) __builtin_isfinite(x)
+#undef signbit
+#define signbit(x) __builtin_signbit(x)
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

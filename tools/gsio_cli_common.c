@@ -36,7 +36,7 @@ void gsio_cli_set_error(gsio_error *err, gsio_error_code code, const char *file,
 
 // -- Options
 
-__attribute__((format(printf, 3, 0))) static int usage_message(const gsio_cli *c, bool hint,
+GSIO_PRINTF(3, 0) static int usage_message(const gsio_cli *c, bool hint,
                                                                  const char *fmt, va_list ap)
 {
 	fprintf(stderr, "%s: ", c->name);
@@ -56,7 +56,7 @@ int gsio_cli_usage_error(const gsio_cli *c, const char *fmt, ...)
 }
 
 // An unknown option or one without its value: both commands point to --help.
-__attribute__((format(printf, 2, 3))) static int syntax_error(const gsio_cli *c, const char *fmt, ...)
+GSIO_PRINTF(2, 3) static int syntax_error(const gsio_cli *c, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
