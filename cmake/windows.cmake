@@ -2,6 +2,8 @@
 # C99 printf (%zu, the same digits as glibc) instead of msvcrt's, and the
 # Windows 7 API level (GetFinalPathNameByHandleW, SRW locks).
 add_compile_definitions(__USE_MINGW_ANSI_STDIO=1 _WIN32_WINNT=0x0601)
+# CommandLineToArgvW (common/os.c: the arguments as UTF-8).
+link_libraries(shell32)
 if(NOT CMAKE_CROSSCOMPILING)
   return()
 endif()

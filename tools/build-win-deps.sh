@@ -106,7 +106,7 @@ Name: zlib
 Description: zlib (Debian's libz-mingw-w64-dev, static)
 Version: $(sed -n 's/^Version: //p' /usr/$host/lib/pkgconfig/zlib.pc)
 Cflags:
-Libs: /usr/$host/lib/libz.a
+Libs: -L/usr/$host/lib -l:libz.a
 PC
 touch "$prefix/.gsio-deps-done"
 step "done: $prefix"

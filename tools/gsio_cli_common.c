@@ -573,18 +573,29 @@ static bool ends_with(const char *s, const char *end)
 static int write_record_lines(const char *path, gsio_cli_jobs *jobs)
 {
 	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	if (!f) return -1;
+	size_t len = 0, cap = 0;
 	bool ok = true;
 	for (size_t i = 0; ok && i < jobs->count; i++) {
 		cJSON *r = job_record(&jobs->items[i]);
 		char *line = cJSON_PrintUnformatted(r);
-		ok = line && fprintf(f, "%s\n", line) >= 0;
+		size_t n = line ? strlen(line) : 0;
+		if (line && len + n + 1 > cap) {
+			size_t ncap = (len + n + 1) * 2;
+			char *t = realloc(text, ncap);
+			if (t) {
+				text = t;
+				cap = ncap;
+			}
+		}
+		ok = line && len + n + 1 <= cap;
+		if (ok) {
+			memcpy(text + len, line, n);
+			len += n;
+			text[len++] = '\n';
+		}
 		free(line);
 		cJSON_Delete(r);
 	}
-	ok = !fclose(f) && ok;
 	gsio_error err;
 	gsioi_file_data out = {path, (const uint8_t *)text, len};
 	int rc = ok && !gsioi_place_files(&out, 1, false, &err) ? 0 : -1;
