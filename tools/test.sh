@@ -38,3 +38,19 @@ cmake --build build-asan -j"$jobs"
 echo "== every test again under ASan + UBSan (the tools the e2e tests run are sanitized too)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs"
+
+# Windows: the cross build (mingw-w64; its libraries cross-built once into
+# build-win/win-deps) with warnings as errors, its add-on zip checked for the
+# DLLs its programs import, and its commands run under Wine against the
+# Linux build above (tests/wine/windows_under_wine.sh; 77 = skipped).
+echo "== Windows: cross build (mingw-w64, warnings as errors), tests under Wine"
+win_start=$SECONDS
+cmake -S . -B build-win -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64-x86_64.cmake -DGSIO_WERROR=ON >/dev/null
+cmake --build build-win -j"$jobs"
+for t in "tests/wine/addon_dlls.sh build-win/gsio_blender.zip" \
+         "tests/wine/windows_under_wine.sh build build-win ../shared/corpus"; do
+  rc=0
+  bash $t || rc=$?
+  [ $rc -eq 0 ] || [ $rc -eq 77 ] || { echo "FAILED: $t"; exit 1; }
+done
+echo "== Windows stage: $((SECONDS - win_start)) s"
