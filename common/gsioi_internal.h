@@ -31,6 +31,12 @@ size_t gsioi_text_utf8(char *dst, size_t size, const char *src, size_t n);
 /** gsioi_text_utf8() of up to n bytes of src into arena, at its length;
  *  NULL (err set) when out of memory. Names enter the scene through it. */
 char *gsioi_text_utf8_dup(gsio_arena *arena, const char *src, size_t n, gsio_error *err);
+/** A UTF-8 name as GameStudio stores names (Windows' CP1252), for the
+ *  writers: into dst (size bytes with the NUL), one byte a character, cut
+ *  where it does not fit. A name with a character CP1252 has not is copied
+ *  as UTF-8 instead, cut before a character that would not fit whole, and
+ *  false returned. Bytes that are not UTF-8 are copied as they are. */
+bool gsioi_text_cp1252(char *dst, size_t size, const char *src);
 /** gsioi_text_utf8() in place, for messages and warnings (they quote bytes
  *  from files): s holds a NUL-terminated text of at most 1023 bytes in a
  *  buffer of `size` bytes; the result is cut at a character to fit. */

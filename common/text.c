@@ -83,6 +83,57 @@ size_t gsioi_text_utf8(char *dst, size_t size, const char *src, size_t n)
 	return o;
 }
 
+// CP1252's byte for code point u, 0 when it has none.
+static unsigned char cp1252_byte(uint32_t u)
+{
+	if (u < 0x80 || (u >= 0xA0 && u <= 0xFF)) return (unsigned char)u;
+	for (unsigned b = 0; b < 32; b++)
+		if (cp1252_high[b] && cp1252_high[b] == u) return (unsigned char)(0x80 + b);
+	return 0;
+}
+
+// The code point of the UTF-8 sequence of len bytes at p.
+static uint32_t utf8_code(const unsigned char *p, size_t len)
+{
+	uint32_t u = len == 2 ? p[0] & 0x1Fu : len == 3 ? p[0] & 0x0Fu : p[0] & 0x07u;
+	for (size_t i = 1; i < len; i++) u = (u << 6) | (p[i] & 0x3Fu);
+	return u;
+}
+
+bool gsioi_text_cp1252(char *dst, size_t size, const char *src)
+{
+	const unsigned char *p = (const unsigned char *)src;
+	size_t n = strlen(src), o = 0, i = 0;
+	bool encoded = true;
+	for (; i < n && o + 1 < size; o++) { // one byte a character
+		size_t len = utf8_sequence(p + i, n - i);
+		unsigned char b = len ? cp1252_byte(utf8_code(p + i, len)) : p[i];
+		if (!b) {
+			encoded = false;
+			break;
+		}
+		dst[o] = (char)b;
+		i += len ? len : 1;
+	}
+	if (encoded) {
+		if (size) dst[o] = 0;
+		return true;
+	}
+	// A character CP1252 has not: the UTF-8 kept (gsioi_text_utf8 reads it
+	// back), cut before a character that would not fit whole.
+	o = 0;
+	for (i = 0; i < n;) {
+		size_t len = utf8_sequence(p + i, n - i);
+		if (!len) len = 1;
+		if (o + len >= size) break;
+		memcpy(dst + o, p + i, len);
+		o += len;
+		i += len;
+	}
+	if (size) dst[o] = 0;
+	return false;
+}
+
 char *gsioi_text_utf8_dup(gsio_arena *arena, const char *src, size_t n, gsio_error *err)
 {
 	size_t len = gsioi_text_utf8(NULL, 0, src, n);

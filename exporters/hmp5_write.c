@@ -276,7 +276,7 @@ static bool build_file(const grid *g, gsio_arena *a, const gsio_hmp5_write_opts 
 		fr->type = GSIO_HMP_FRAME_WORD;
 		const char *name = g->names && g->names[fi] && *g->names[fi] ? g->names[fi] : NULL;
 		char buf[40];
-		if (name) snprintf(buf, sizeof(buf), "%.16s", name);
+		if (name) gsioi_text_cp1252(buf, 17, name); // as the engine reads names
 		else snprintf(buf, sizeof(buf), "Frame %zu", fi + 1);
 		size_t len = strlen(buf);
 		memcpy(fr->name, buf, len < 16 ? len : 16);

@@ -113,15 +113,16 @@ static bool has_node_channel(const gsio_animation *an)
 	return false;
 }
 
-/* "<stem><index>" within 16 bytes: the stem is cut so the index fits. */
+/* "<stem><index>" within 16 bytes, in CP1252 as the engine reads names
+ * (gsioi_text_cp1252): the stem is cut so the index fits. */
 static void clip_frame_name(char out[17], const char *stem, size_t index)
 {
 	char num[24];
 	snprintf(num, sizeof(num), "%zu", index);
-	size_t ln = strlen(num), ls = strlen(stem ? stem : "");
+	size_t ln = strlen(num);
 	if (ln > 16) ln = 16;
-	if (ls > 16 - ln) ls = 16 - ln;
-	memcpy(out, stem ? stem : "", ls);
+	gsioi_text_cp1252(out, 17 - ln, stem ? stem : "");
+	size_t ls = strlen(out);
 	memcpy(out + ls, num, ln);
 	out[ls + ln] = 0;
 }
@@ -133,7 +134,7 @@ static void stored_frame_name(char out[17], const gsio_mesh *m, size_t f)
 		clip_frame_name(out, "frame", f);
 		return;
 	}
-	snprintf(out, 17, "%s", n);
+	gsioi_text_cp1252(out, 17, n);
 }
 
 static bool plan_frames(wctx *c)

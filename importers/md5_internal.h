@@ -5,6 +5,7 @@
 
 #include "gsio_md5.h"
 #include "gsioi_internal.h"
+#include "gsioi_files.h"
 
 #include <math.h>
 
@@ -80,13 +81,18 @@ GSIO_NODISCARD bool gsioi_md5_add_anim(gsio_scene *s, const gsio_md5_anim *a, co
 bool gsioi_md5_anim_valid(const gsio_md5_anim *a, gsio_error *err);
 /** The file name of path without folder and extension, as UTF-8, in the scene's arena. */
 char *gsioi_md5_stem(gsio_scene *s, const char *path, const char *fallback, gsio_error *err);
-/** Room for the file names one shader's texture may have (12 KB), made once
- *  per load in its temporary arena and reused for every shader. */
+/** What finding shaders' textures needs (12 KB of subfolder names, the
+ *  folders to look in and their listings), made once per load in its
+ *  temporary arena, reused for every shader, freed with
+ *  gsioi_md5_candidates_free (the listings are the io's). */
 typedef struct md5_candidates md5_candidates;
-md5_candidates *gsioi_md5_candidates_new(gsio_arena *tmp, gsio_error *err);
-/** Finds, reads and decodes the texture of one shader into mat (candidate
- *  paths in c; NULL only for an empty shader). A missing, unreadable or refused texture is a warning;
- *  false only when the scene fails. */
+md5_candidates *gsioi_md5_candidates_new(gsio_arena *tmp, const gsio_opts *opts, gsio_error *err);
+void gsioi_md5_candidates_free(md5_candidates *c);
+/** Finds, reads and decodes the texture of one shader into mat: a shader
+ *  path with folders is tried inside the model's folder as stored, then its
+ *  base name (and with .tga, .png, .jpg) by the one rule of gsioi_files.h
+ *  (the model's folder, then --path). A missing, unreadable or refused
+ *  texture is a warning; false only when the scene fails. */
 GSIO_NODISCARD bool gsioi_md5_resolve_texture(gsio_scene *s, md5_candidates *c, gsio_material *mat,
                                               const char *shader, const char *path,
                                               const gsio_opts *opts, gsio_error *err);

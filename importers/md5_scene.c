@@ -546,6 +546,22 @@ static gsio_scene *scene_end(gsio_scene *s, gsio_arena *tmp, bool ok)
 	return NULL;
 }
 
+// The texture of every kept mesh's shader (materials in mesh order), the
+// folders listed once for all of them.
+static bool resolve_textures(gsio_scene *s, gsio_arena *tmp, const gsio_md5_mesh *m,
+                             const char *path, const gsio_opts *opts, gsio_error *err)
+{
+	md5_candidates *c = gsioi_md5_candidates_new(tmp, opts, err);
+	GSIO_CHECK(c);
+	bool ok = true;
+	for (size_t i = 0, si = 0; ok && i < m->meshes_count; i++)
+		if (m->meshes[i].verts_count)
+			ok = gsioi_md5_resolve_texture(s, c, &s->materials[si++], m->meshes[i].shader, path,
+			                               opts, err);
+	gsioi_md5_candidates_free(c);
+	return ok;
+}
+
 static bool mesh_scene(gsio_scene *s, gsio_arena *tmp, const gsio_md5_mesh *m, const char *path,
                        const gsio_opts *opts, gsio_error *err)
 {
@@ -566,7 +582,6 @@ static bool mesh_scene(gsio_scene *s, gsio_arena *tmp, const gsio_md5_mesh *m, c
 	GSIO_CHECK(s->meshes && s->materials);
 	gsioi_unique names; // material names: a scan per suffix tried was cubic in one shader's meshes
 	gsioi_unique_init(&names, tmp);
-	md5_candidates *candidates = NULL; // made for the first shader
 	size_t degenerate = 0;
 	for (size_t i = 0; i < nm; i++) {
 		const gsio_md5_submesh *sm = &m->meshes[i];
@@ -587,7 +602,7 @@ static bool mesh_scene(gsio_scene *s, gsio_arena *tmp, const gsio_md5_mesh *m, c
 		gsio_node *n = &s->nodes[s->nodes_count++];
 		n->name = s->meshes[si].name;
 		n->mesh = (int32_t)si;
-		// Its material: the shader kept, its texture resolved beside the model.
+		// Its material: the shader kept, its texture resolved below.
 		gsio_material *mat = &s->materials[si];
 		char name[32];
 		snprintf(name, sizeof(name), "material%zu", i);
@@ -603,9 +618,8 @@ static bool mesh_scene(gsio_scene *s, gsio_arena *tmp, const gsio_md5_mesh *m, c
 		mat->base_color_texture.image = -1;
 		mat->detail_texture.image = -1;
 		mat->alpha_cutoff = 0.5f;
-		if (*sm->shader && !candidates) GSIO_CHECK((candidates = gsioi_md5_candidates_new(tmp, err)));
-		GSIO_CHECK(gsioi_md5_resolve_texture(s, candidates, mat, sm->shader, path, opts, err));
 	}
+	GSIO_CHECK(resolve_textures(s, tmp, m, path, opts, err));
 	if (degenerate)
 		GSIO_CHECK(gsioi_scene_warn(s, err,
 		                            "%zu vertices touch no triangle with area: their normal is +Z",

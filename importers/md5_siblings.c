@@ -97,31 +97,51 @@ static int normalise_relative(const char *in, char out[MD5_PATH_MAX])
 }
 
 struct md5_candidates {
-	char paths[12][MD5_PATH_MAX];
+	char paths[12][MD5_PATH_MAX]; // a shader's subfolder names, inside the model's folder
 	size_t count;
+	gsioi_finder finder; // the model's folder and --path, listed once per load
+	bool finder_ready;
+	gsioi_found found;
 };
 
-md5_candidates *gsioi_md5_candidates_new(gsio_arena *tmp, gsio_error *err)
+md5_candidates *gsioi_md5_candidates_new(gsio_arena *tmp, const gsio_opts *opts, gsio_error *err)
 {
-	return gsioi_arena_alloc(tmp, sizeof(md5_candidates), err);
+	md5_candidates *c = gsioi_arena_alloc(tmp, sizeof(md5_candidates), err);
+	if (c) gsioi_finder_init(&c->finder, tmp, opts);
+	return c;
 }
+
+void gsioi_md5_candidates_free(md5_candidates *c)
+{
+	if (c) gsioi_finder_free(&c->finder);
+}
+
+// The name rel has with ext instead of (or added to) its own extension, into
+// buf; false when ext is its extension already or it does not fit.
+static bool with_ext(const char *rel, const char *ext, char buf[MD5_PATH_MAX])
+{
+	const char *base = gsioi_path_base(rel);
+	const char *dot = strrchr(base, '.');
+	if (dot && dot != base && !strcasecmp(dot, ext)) return false;
+	size_t stem = dot && dot != base ? (size_t)(dot - rel) : strlen(rel);
+	if (stem + strlen(ext) + 1 > MD5_PATH_MAX) return false;
+	memcpy(buf, rel, stem);
+	memcpy(buf + stem, ext, strlen(ext) + 1);
+	return true;
+}
+
+static const char *const texture_exts[] = {".tga", ".png", ".jpg"};
 
 // rel, then rel with each texture extension instead of (or added to) its own.
 static void add_candidates(md5_candidates *c, const char *path, size_t dlen, const char *rel)
 {
-	static const char *const exts[] = {".tga", ".png", ".jpg"};
 	if (!*rel) return;
-	const char *base = gsioi_path_base(rel);
-	const char *dot = strrchr(base, '.');
-	size_t stem = dot && dot != base ? (size_t)(dot - rel) : strlen(rel);
 	if (c->count < 12 && join_path(c->paths[c->count], path, dlen, rel)) c->count++;
 	for (size_t e = 0; e < 3; e++) {
-		if (dot && dot != base && !strcasecmp(dot, exts[e])) continue;
 		char buf[MD5_PATH_MAX];
-		if (stem + 5 > MD5_PATH_MAX) return;
-		memcpy(buf, rel, stem);
-		memcpy(buf + stem, exts[e], 5);
-		if (c->count < 12 && join_path(c->paths[c->count], path, dlen, buf)) c->count++;
+		if (with_ext(rel, texture_exts[e], buf) && c->count < 12 &&
+		    join_path(c->paths[c->count], path, dlen, buf))
+			c->count++;
 	}
 }
 
@@ -134,6 +154,119 @@ static int32_t find_image(const gsio_scene *s, const char *file)
 	return -1;
 }
 
+// What became of one file tried as a shader's texture.
+typedef enum md5_tried { MD5_TRIED_NONE = 0, MD5_TRIED_LOADED, MD5_TRIED_REFUSED } md5_tried;
+
+// Reads and decodes file as mat's texture (an image loaded from it before
+// is used again). *tried says whether it was loaded, refused or unreadable
+// (warned), or not there; false only when the scene fails.
+static bool load_texture(gsio_scene *s, gsio_material *mat, const char *file,
+                         const gsio_opts *opts, md5_tried *tried, gsio_error *err)
+{
+	*tried = MD5_TRIED_NONE;
+	int32_t known = find_image(s, file);
+	if (known >= 0) {
+		mat->base_color_texture.image = known;
+		*tried = MD5_TRIED_LOADED;
+		return true;
+	}
+	uint8_t *data = NULL;
+	size_t size = 0;
+	gsio_error sub;
+	gsio_error_clear(&sub);
+	if (gsioi_io_read(opts, file, &data, &size, &sub)) {
+		if (sub.code == GSIO_ERR_NOMEM) {
+			*err = sub;
+			return false;
+		}
+		// A custom io says "missing" this way; a real file that exists
+		// but cannot be read (a FIFO, a folder, too big) is worth saying.
+		if (!gsioi_io_is_default(opts)) return true;
+		*tried = MD5_TRIED_REFUSED;
+		return gsioi_scene_warn(s, err, "texture %.300s: %.150s: not read", file, sub.message);
+	}
+	gsio_image im = {0};
+	gsio_error_clear(&sub);
+	bool decoded = gsioi_image_file_load(data, size, file, opts, s->arena, &im, &sub);
+	gsioi_io_free(opts, data);
+	*tried = MD5_TRIED_REFUSED;
+	if (!decoded) {
+		if (sub.code == GSIO_ERR_NOMEM || sub.code == GSIO_ERR_LIMIT) {
+			GSIO_FAIL(err, sub.code, file, -1, "%s", sub.message);
+			return false;
+		}
+		return gsioi_scene_warn(s, err, "texture %.300s: %.150s: no image", file, sub.message);
+	}
+	im.source_type = -1;
+	im.source_format = GSIO_PIXEL_RGBA8888;
+	GSIO_CHECK((im.source_path = gsioi_arena_strdup(s->arena, file, err)));
+	char name[256];
+	gsioi_text_utf8(name, sizeof(name), gsioi_path_base(file), 255);
+	GSIO_CHECK((im.name = gsioi_md5_unique_image_name(s, name, err)));
+	int32_t added = gsioi_scene_push_image(s, &im, err); // grows by doubling
+	GSIO_CHECK(added >= 0);
+	mat->base_color_texture.image = added;
+	*tried = MD5_TRIED_LOADED;
+	return true;
+}
+
+// A shader path's subfolder names inside the model's folder
+// ("tex/skin" -> <folder>/tex/skin.tga, ...), each tried as stored.
+static bool try_subfolder(gsio_scene *s, md5_candidates *c, gsio_material *mat, const char *rel,
+                          const char *path, const gsio_opts *opts, md5_tried *tried,
+                          gsio_error *err)
+{
+	*tried = MD5_TRIED_NONE;
+	c->count = 0;
+	add_candidates(c, path, dir_len(path), rel);
+	for (size_t i = 0; i < c->count && *tried != MD5_TRIED_LOADED; i++) {
+		bool ok_warn;
+		md5_follow fol = check_sibling(s, opts, path, c->paths[i], "texture", &ok_warn, err);
+		GSIO_CHECK(ok_warn);
+		if (fol == MD5_REFUSED) *tried = MD5_TRIED_REFUSED;
+		if (fol != MD5_FOLLOW) continue;
+		md5_tried t;
+		GSIO_CHECK(load_texture(s, mat, c->paths[i], opts, &t, err));
+		if (t != MD5_TRIED_NONE) *tried = t;
+	}
+	return true;
+}
+
+// The shader's base name, then the same with each texture extension, by
+// the one rule for named files (gsioi_files.h): the model's folder, then
+// --path, any case, CP1252 names matched as UTF-8.
+static bool try_base_name(gsio_scene *s, md5_candidates *c, gsio_material *mat, const char *base,
+                          const char *path, const gsio_opts *opts, md5_tried *tried,
+                          gsio_error *err)
+{
+	if (!c->finder_ready) {
+		GSIO_CHECK(gsioi_finder_add_defaults(&c->finder, path, "the model's folder", err));
+		c->finder_ready = true;
+	}
+	char names[4][MD5_PATH_MAX];
+	size_t n = 0;
+	if (strlen(base) < MD5_PATH_MAX) memcpy(names[n++], base, strlen(base) + 1);
+	for (size_t e = 0; e < 3; e++)
+		if (with_ext(base, texture_exts[e], names[n])) n++;
+	gsioi_found *r = &c->found;
+	char first_refused[sizeof(r->refused)] = "";
+	for (size_t i = 0; i < n; i++) {
+		GSIO_CHECK(gsioi_find_file(&c->finder, names[i], r, err));
+		if (!*first_refused && *r->refused) memcpy(first_refused, r->refused, sizeof(first_refused));
+		if (!r->found) continue;
+		GSIO_CHECK(load_texture(s, mat, r->path, opts, tried, err));
+		if (*tried != MD5_TRIED_NONE) return true;
+	}
+	if (*tried == MD5_TRIED_NONE) {
+		memcpy(r->refused, first_refused, sizeof(first_refused));
+		char tail[700];
+		gsioi_finder_missing(&c->finder, r, "untextured", tail, sizeof(tail));
+		return gsioi_scene_warn(s, err, "shader \"%.200s\": no texture found: \"%.150s\" (or .tga, .png, .jpg) %s",
+		                        mat->shader, base, tail);
+	}
+	return true;
+}
+
 // Finds, reads and decodes the texture of one shader. A missing or broken
 // texture is a warning; false only when the scene itself fails (memory).
 bool gsioi_md5_resolve_texture(gsio_scene *s, md5_candidates *c, gsio_material *mat,
@@ -143,87 +276,22 @@ bool gsioi_md5_resolve_texture(gsio_scene *s, md5_candidates *c, gsio_material *
 	if (!*shader) return true; // no shader: an untextured mesh
 	if (!path)
 		return gsioi_scene_warn(s, err, "shader \"%.200s\": no file name to look beside", shader);
-	size_t dlen = dir_len(path);
-	c->count = 0; // one struct for every shader of the load: 12 KB each took 100 MB
 	char rel[MD5_PATH_MAX];
 	int ok = normalise_relative(shader, rel);
-	size_t refused = 0; // candidates refused or unreadable (each warned)
-	if (ok == 1) {
-		add_candidates(c, path, dlen, rel);
-		if (strchr(rel, '/')) add_candidates(c, path, dlen, gsioi_path_base(rel));
-	} else {
+	md5_tried tried = MD5_TRIED_NONE;
+	if (ok == 1 && strchr(rel, '/'))
+		GSIO_CHECK(try_subfolder(s, c, mat, rel, path, opts, &tried, err));
+	else if (ok != 1)
 		GSIO_CHECK(gsioi_scene_warn(
 		    s, err,
 		    ok == 0 ? "shader \"%.200s\" is an absolute path or leaves the model's folder: "
-		              "refused; only its base name is looked for beside the model"
+		              "refused; only its base name is looked for"
 		            : "shader \"%.200s\" is too long: refused",
 		    shader));
-		if (ok == 0) {
-			char base[MD5_PATH_MAX];
-			snprintf(base, sizeof(base), "%s", gsioi_path_base(shader));
-			const char *b = base;
-			if (strcmp(b, "..") && strcmp(b, ".")) add_candidates(c, path, dlen, b);
-		}
-	}
-	for (size_t i = 0; i < c->count; i++) {
-		int32_t known = find_image(s, c->paths[i]);
-		if (known >= 0) {
-			mat->base_color_texture.image = known;
-			return true;
-		}
-		bool ok_warn;
-		md5_follow fol = check_sibling(s, opts, path, c->paths[i], "texture", &ok_warn, err);
-		GSIO_CHECK(ok_warn);
-		if (fol == MD5_MISSING) continue;
-		if (fol == MD5_REFUSED) {
-			refused++;
-			continue;
-		}
-		uint8_t *data = NULL;
-		size_t size = 0;
-		gsio_error sub;
-		gsio_error_clear(&sub);
-		if (gsioi_io_read(opts, c->paths[i], &data, &size, &sub)) {
-			if (sub.code == GSIO_ERR_NOMEM) {
-				*err = sub;
-				return false;
-			}
-			// A custom io says "missing" this way; a real file that exists
-			// but cannot be read (a FIFO, a folder, too big) is worth saying.
-			if (gsioi_io_is_default(opts)) {
-				refused++;
-				GSIO_CHECK(gsioi_scene_warn(s, err, "texture %.300s: %.150s: not read",
-				                            c->paths[i], sub.message));
-			}
-			continue;
-		}
-		gsio_image im = {0};
-		gsio_error_clear(&sub);
-		bool decoded = gsioi_image_file_load(data, size, c->paths[i], opts, s->arena, &im, &sub);
-		gsioi_io_free(opts, data);
-		if (!decoded) {
-			if (sub.code == GSIO_ERR_NOMEM || sub.code == GSIO_ERR_LIMIT) {
-				GSIO_FAIL(err, sub.code, c->paths[i], -1, "%s", sub.message);
-				return false;
-			}
-			return gsioi_scene_warn(s, err, "texture %.300s: %.150s: no image", c->paths[i],
-			                       sub.message);
-		}
-		im.source_type = -1;
-		im.source_format = GSIO_PIXEL_RGBA8888;
-		GSIO_CHECK((im.source_path = gsioi_arena_strdup(s->arena, c->paths[i], err)));
-		char name[256];
-		gsioi_text_utf8(name, sizeof(name), gsioi_path_base(c->paths[i]), 255);
-		GSIO_CHECK((im.name = gsioi_md5_unique_image_name(s, name, err)));
-		int32_t added = gsioi_scene_push_image(s, &im, err); // grows by doubling
-		GSIO_CHECK(added >= 0);
-		mat->base_color_texture.image = added;
-		return true;
-	}
-	if (refused) return true; // said already
-	if (ok != 1 && c->count == 0) return true; // refused, nothing left to try (warned)
-	return gsioi_scene_warn(s, err, "shader \"%.200s\": no texture found (tried %zu names from %.200s)",
-	                       shader, c->count, c->count ? c->paths[0] : "nothing");
+	if (tried != MD5_TRIED_NONE || ok < 0) return true; // loaded, or refused and said
+	const char *base = gsioi_path_base(ok == 1 ? rel : shader);
+	if (!*base || !strcmp(base, "..") || !strcmp(base, ".")) return true;
+	return try_base_name(s, c, mat, base, path, opts, &tried, err);
 }
 
 // The file name without folder and extension, as UTF-8, in the scene's arena.

@@ -76,6 +76,20 @@ static void test_utf8_kept_controls_replaced(void **state)
 	char fold[] = "R\xc3\x9cSTUNG \xc5\xb8\xc5\xa0\xc3\x97.MDL";
 	gsioi_text_fold(fold);
 	assert_string_equal(fold, "r\xc3\xbcstung \xc3\xbf\xc5\xa1\xc3\x97.mdl");
+
+	// Back to CP1252 for the writers, and read back as the same UTF-8.
+	char cp[17];
+	assert_true(gsioi_text_cp1252(cp, sizeof(cp), "R\xc3\xbcstung \xe2\x82\xac\xc5\xb8"));
+	assert_string_equal(cp, "R\xfcstung \x80\x9f");
+	assert_string_equal(utf8_of(cp), "R\xc3\xbcstung \xe2\x82\xac\xc5\xb8");
+	assert_true(gsioi_text_cp1252(cp, 6, "\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4"));
+	assert_string_equal(cp, "\xe4\xe4\xe4\xe4\xe4"); // a byte a character, cut at 5
+	// A character CP1252 has not: the UTF-8 kept, cut at a whole character.
+	assert_false(gsioi_text_cp1252(cp, sizeof(cp), "walk\xe6\xad\xa9\xe6\xad\xa9\xe6\xad\xa9\xe6\xad\xa9"));
+	assert_string_equal(cp, "walk\xe6\xad\xa9\xe6\xad\xa9\xe6\xad\xa9\xe6\xad\xa9"); // 16 bytes: fits
+	assert_false(gsioi_text_cp1252(cp, 15, "walk\xe6\xad\xa9\xe6\xad\xa9\xe6\xad\xa9\xe6\xad\xa9"));
+	assert_string_equal(cp, "walk\xe6\xad\xa9\xe6\xad\xa9\xe6\xad\xa9"); // 13 bytes of 14
+	assert_string_equal(utf8_of(cp), cp);
 }
 
 // -- Temporary folders

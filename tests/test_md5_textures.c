@@ -80,6 +80,53 @@ static void test_textures(void **state)
 	tmp_remove(&d);
 }
 
+/* A shader names its texture as a GameStudio or Windows tool stores it:
+ * CP1252 bytes, any case, no extension. It is found by the one rule for
+ * named files: in the model's folder, then in the --path folders, the
+ * CP1252 name matching the file copied to Linux under its UTF-8 name. */
+static void test_textures_search_folders(void **state)
+{
+	(void)state;
+	tmpdir d;
+	tmp_make(&d);
+	uint8_t tga[34];
+	size_t n = make_tga(tga, 10, 200, 10);
+	tmp_write(&d, "textures/R\xc3\xbcstung.TGA", tga, n); // "Rüstung.TGA" as UTF-8
+	char text[1024];
+	snprintf(text, sizeof(text),
+	         HDR "numJoints 1\nnumMeshes 1\njoints {\n\"j\" -1 ( 0 0 0 ) ( 0 0 0 )\n}\n"
+	             "mesh {\nshader \"r\xfcstung\"\nnumverts 3\nvert 0 ( 0 0 ) 0 1\nvert 1 ( 1 0 ) 1 1\n"
+	             "vert 2 ( 0 1 ) 2 1\nnumtris 1\ntri 0 0 2 1\nnumweights 3\n"
+	             "weight 0 0 1 ( 0 0 0 )\nweight 1 0 1 ( 1 0 0 )\nweight 2 0 1 ( 0 1 0 )\n}\n");
+	const char *path = tmp_text(&d, "models/m.md5mesh", text);
+
+	// Not beside the model: one warning that says where it looked and how to add a folder.
+	gsio_scene *s = load_ok(path, NULL);
+	assert_int_equal(s->materials[0].base_color_texture.image, -1);
+	assert_string_equal(s->materials[0].shader, "r\xc3\xbcstung"); // UTF-8
+	assert_true(has_warning(s, "shader \"r\xc3\xbcstung\": no texture found"));
+	assert_true(has_warning(s, "--path DIR adds a folder to look in"));
+	gsio_scene_free(s);
+
+	// With the textures folder as a search folder (--path).
+	char dir[1100];
+	snprintf(dir, sizeof(dir), "%s/textures", d.path);
+	const char *paths[] = {dir};
+	gsio_opts opts = {0};
+	opts.search_paths = paths;
+	opts.search_paths_count = 1;
+	s = load_ok(path, &opts);
+	for (size_t i = 0; i < s->warnings_count; i++) print_message("  warning: %s\n", s->warnings[i]);
+	assert_int_equal(s->warnings_count, 0);
+	assert_int_equal(s->images_count, 1);
+	assert_int_equal(s->materials[0].base_color_texture.image, 0);
+	assert_int_equal(s->images[0].rgba[1], 200);
+	assert_non_null(strstr(s->images[0].source_path, "textures/R\xc3\xbcstung.TGA"));
+	assert_string_equal(s->images[0].name, "R\xc3\xbcstung.TGA");
+	gsio_scene_free(s);
+	tmp_remove(&d);
+}
+
 /* 2 000 meshes, nearly all with the shader "s": material names unique as
  * they always were (s, s.2, ..., the first free suffix; "s.3" given to the
  * mesh whose shader it is, an empty shader named by its mesh), under a 16 MB
@@ -127,6 +174,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_textures),
+	    cmocka_unit_test(test_textures_search_folders),
 	    cmocka_unit_test(test_many_meshes_one_shader),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

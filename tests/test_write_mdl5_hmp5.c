@@ -340,7 +340,8 @@ static void test_mdl_bake_skeleton(void **state)
 	m->weights.values = gsio_scene_alloc(s, 4, sizeof(float), &err);
 	m->weights.count = 4;
 	for (uint32_t v = 0; v < 4; v++) m->weights.offsets[v + 1] = v + 1, m->weights.values[v] = 1;
-	int32_t an = gsio_scene_add_animation(s, "turn", 2, 3, 1, &err);
+	// Named "türn" (UTF-8): stored in CP1252 as the engine reads names.
+	int32_t an = gsio_scene_add_animation(s, "t\xc3\xbcrn", 2, 3, 1, &err);
 	gsio_channel *ch = &s->animations[an].channels[0];
 	ch->node = bone;
 	ch->path = GSIO_PATH_ROTATION;
@@ -357,8 +358,11 @@ static void test_mdl_bake_skeleton(void **state)
 	if (!b) fail_msg("%s", err.message);
 	const gsio_mesh *mb = &b->meshes[0];
 	assert_int_equal(mb->frames_count, 5);
-	assert_string_equal(mb->frames[0].name, "turn0");
-	assert_string_equal(mb->frames[4].name, "turn4");
+	bool cp1252 = false;
+	for (size_t i = 0; i + 6 <= size && !cp1252; i++) cp1252 = !memcmp(out + i, "t\xfcrn4\0", 6);
+	assert_true(cp1252);
+	assert_string_equal(mb->frames[0].name, "t\xc3\xbcrn0");
+	assert_string_equal(mb->frames[4].name, "t\xc3\xbcrn4");
 	// Vertex (1, 0) turns to (0, 1).
 	bool found = false;
 	float *p4 = malloc(mb->vertex_count * 3 * sizeof(float));

@@ -465,8 +465,25 @@ static bool add_warning(gsio_cli_job *j, const char *message)
 	return true;
 }
 
-void gsio_cli_job_warn(void *j, const char *message)
+// The writer's warnings, as the scene's (gsio_scene_add_warning): one raised
+// again is kept once, as "TEXT (N times)".
+void gsio_cli_job_warn(void *user, const char *message)
 {
+	gsio_cli_job *j = user;
+	size_t len = strlen(message);
+	for (size_t i = j->scene_warnings; i < j->warnings_count; i++) {
+		char *w = j->warnings[i];
+		unsigned n = 1;
+		if (strncmp(w, message, len) || (w[len] && sscanf(w + len, " (%u times)", &n) != 1))
+			continue;
+		size_t size = len + sizeof(" (4294967295 times)");
+		char *again = malloc(size);
+		if (!again) return; // the warning is kept as it was
+		snprintf(again, size, "%s (%u times)", message, n + 1);
+		free(w);
+		j->warnings[i] = again;
+		return;
+	}
 	(void)add_warning(j, message);
 }
 

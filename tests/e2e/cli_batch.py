@@ -6,7 +6,8 @@ usage: cli_batch.py CASE MDL2GLTF GSIO CORPUS_DIR WORK_DIR
 
 CASE is one of:
   update      the whole game folder converted (levels with --path at its
-              Game/Assets and Game/Level), then again with --update:
+              Game/Assets and Game/Level), every GLB through the Khronos
+              validator (0 errors, 0 warnings), then again with --update:
               nothing converted, exit 0, every record "up to date"; a model
               made newer (os.utime) is converted alone, a model a level
               places with that level, a WAD with its level; a missing output
@@ -86,6 +87,20 @@ def game_copy():
     return game
 
 
+def validate(outputs, total):
+    """The Khronos validator on every output: 0 errors and 0 warnings."""
+    e2e = os.path.dirname(os.path.abspath(__file__))
+    if not shutil.which("node") or not os.path.isdir(os.path.join(e2e, "node_modules", "gltf-validator")):
+        skip("node or gltf-validator is not installed (tools/setup-debian.sh)")
+    glbs = [p for p in outputs if p.endswith(".glb")]
+    if len(glbs) != total:
+        fail("%d inputs converted but %d GLBs written" % (total, len(glbs)))
+    r = subprocess.run(["node", os.path.join(e2e, "gltf_validate.js")] + glbs, capture_output=True, text=True)
+    if r.returncode != 0:
+        fail("the validator reports errors or warnings:\n%s%s" % (r.stdout[-4000:], r.stderr[-2000:]))
+    print("the whole game folder: %d GLBs, 0 validator errors and 0 warnings" % len(glbs))
+
+
 def converted_by(report):
     return sorted(i for i, s in statuses(report).items() if s == "ok")
 
@@ -99,6 +114,10 @@ def case_update():
     total = len(records(rep))
     if total < 30 or any(s != "ok" for s in statuses(rep).values()):
         fail("the first run: %s" % statuses(rep))
+    validate(sorted(os.path.join(out, p) for p in tree(out)), total)
+    levels = sum(r["input"].lower().endswith(".wmp") for r in records(rep))
+    if levels < 3:
+        fail("the game folder's levels were not converted: %d" % levels)
     before = {p: os.stat(os.path.join(out, p)).st_mtime_ns for p in tree(out)}
     again = run(MDL2GLTF, ["--update", "--verbose"] + args[1:], 0, cwd=game)
     st = statuses(rep)

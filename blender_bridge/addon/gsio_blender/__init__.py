@@ -207,6 +207,17 @@ class _ImportBase(ImportHelper):
         return {"FINISHED"}
 
 
+def _search_folders():
+    return StringProperty(name="Search Folders", default="",
+                          description="Folders searched after the file's own for the files it names "
+                                      "(a model's textures; a level's models, WADs and sprites), "
+                                      "separated by ';' (gsio's --path)")
+
+
+def _search_args(search):
+    return [a for d in search.split(";") if d.strip() for a in ("--path", bpy.path.abspath(d.strip()))]
+
+
 class IMPORT_OT_gsio_gamestudio(bpy.types.Operator, _ImportBase):
     """Import a GameStudio model (.mdl), terrain (.hmp) or level (.wmp) through gsio"""
     bl_idname = "import_scene.gsio_gamestudio"
@@ -219,10 +230,7 @@ class IMPORT_OT_gsio_gamestudio(bpy.types.Operator, _ImportBase):
     palette: StringProperty(name="Palette", subtype="FILE_PATH", default="",
                             description="256-colour palette (.pcx, .lmp, .raw) for 8-bit skins; "
                                         "empty: gsio's built-in one")
-    search: StringProperty(name="Search Folders", default="",
-                           description="Folders searched after the file's own for the files it names "
-                                       "(a model's textures; a level's models, WADs and sprites), "
-                                       "separated by ';' (gsio's --path)")
+    search: _search_folders()
 
     def common_args(self, context):
         args = super().common_args(context)
@@ -231,10 +239,7 @@ class IMPORT_OT_gsio_gamestudio(bpy.types.Operator, _ImportBase):
         args += ["--fps", repr(fps)]
         if self.palette:
             args += ["--palette", bpy.path.abspath(self.palette)]
-        for d in self.search.split(";"):
-            if d.strip():
-                args += ["--path", bpy.path.abspath(d.strip())]
-        return args
+        return args + _search_args(self.search)
 
 
 class IMPORT_OT_gsio_md5(bpy.types.Operator, _ImportBase):
@@ -243,6 +248,10 @@ class IMPORT_OT_gsio_md5(bpy.types.Operator, _ImportBase):
     bl_label = "Import MD5"
 
     filter_glob: StringProperty(default="*.md5mesh;*.md5anim;*.md5camera", options={"HIDDEN"})
+    search: _search_folders()
+
+    def common_args(self, context):
+        return super().common_args(context) + _search_args(self.search)
 
     def jobs(self, paths):
         # Animations selected with a mesh are its animations (instead of
