@@ -434,7 +434,7 @@ int gsio_gltf_write(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_gltf_
 /** The part of path after the last '/'. */
 static const char *path_base(const char *path)
 {
-	const char *slash = strrchr(path, '/');
+	const char *slash = gsioi_path_last_sep(path);
 	return slash ? slash + 1 : path;
 }
 

@@ -203,7 +203,7 @@ static int decide_output(const cli *o, char *const *inputs, size_t count, gsio_c
 		                            "%s inputs need a folder as -o, and %s names a file (give an "
 		                            "existing folder or end it in '/')",
 		                            several, out);
-	const char *base = strrchr(out, '/');
+	const char *base = gsioi_path_last_sep(out);
 	const char *dot = strrchr(base ? base + 1 : out, '.');
 	if (!to->folder && has_ext && strcasecmp(dot, ".glb") && strcasecmp(dot, ".gltf"))
 		return gsio_cli_usage_error(&CLI,
@@ -266,7 +266,7 @@ static void draw_progress(pool *p, const char *name)
 	size_t total = p->jobs->count;
 	int width = 30;
 	int fill = total ? (int)((size_t)width * p->done / total) : width;
-	const char *base = name ? strrchr(name, '/') : NULL;
+	const char *base = name ? gsioi_path_last_sep(name) : NULL;
 	base = base ? base + 1 : name ? name : "";
 	fprintf(stderr, "\r\033[K[%.*s%*s] %zu/%zu %.40s", fill,
 	        "##############################", width - fill, "", p->done, total, base);

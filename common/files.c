@@ -26,7 +26,7 @@ void gsioi_finder_init(gsioi_finder *f, gsio_arena *arena, const gsio_opts *opts
 bool gsioi_finder_add(gsioi_finder *f, const char *dir, gsio_error *err)
 {
 	size_t n = strlen(dir);
-	while (n > 1 && dir[n - 1] == '/') n--;
+	while (n > 1 && gsioi_is_sep(dir[n - 1])) n--;
 	for (size_t i = 0; i < f->count; i++) // a folder named twice is looked in once
 		if (!strncmp(f->folders[i].dir, dir, n) && !f->folders[i].dir[n]) return true;
 	gsioi_folder *nf = gsioi_arena_regrow(f->arena, f->folders, f->count, f->count + 1,
@@ -77,7 +77,7 @@ void gsioi_finder_free(gsioi_finder *f)
 static bool join(const char *dir, const char *name, char *out, size_t size)
 {
 	size_t dl = strlen(dir);
-	const char *sep = dl && dir[dl - 1] != '/' ? "/" : "";
+	const char *sep = dl && !gsioi_is_sep(dir[dl - 1]) ? "/" : "";
 	int n = snprintf(out, size, "%s%s%s", dir, sep, name);
 	return n >= 0 && (size_t)n < size;
 }

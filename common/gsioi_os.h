@@ -98,6 +98,15 @@ static inline bool gsioi_is_sep(char c)
 	return c == '/';
 #endif
 }
+/** The last separator in path (strrchr for '/', and '\\' on Windows),
+ *  NULL when there is none. */
+static inline const char *gsioi_path_last_sep(const char *path)
+{
+	const char *last = NULL;
+	for (const char *c = path; *c; c++)
+		if (gsioi_is_sep(*c)) last = c;
+	return last;
+}
 /** The length of the path's root: 1 for "/x", 3 for "C:/x" or "C:\x", the
  *  "//server/share/" of a UNC path, 0 for a relative path. */
 size_t gsioi_path_root(const char *path);

@@ -435,6 +435,7 @@ void gsioi_program_start(int *argc, char ***argv)
 {
 	_setmode(_fileno(stdin), O_BINARY);
 	_setmode(_fileno(stdout), O_BINARY);
+	_setmode(_fileno(stderr), O_BINARY);
 	SetConsoleOutputCP(CP_UTF8);
 	int n = 0;
 	wchar_t **w = CommandLineToArgvW(GetCommandLineW(), &n);

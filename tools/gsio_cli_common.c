@@ -5,6 +5,7 @@
 #include "gsio_record.h"
 #include "gsio_update.h"
 #include "gsioi_place.h"
+#include "gsioi_os.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -257,12 +258,12 @@ void gsio_cli_opts_free(gsio_cli_opts *o)
 bool gsio_cli_names_folder(const char *out)
 {
 	size_t len = strlen(out);
-	return (len && out[len - 1] == '/') || gsio_is_dir(out);
+	return (len && gsioi_is_sep(out[len - 1])) || gsio_is_dir(out);
 }
 
 bool gsio_cli_has_extension(const char *path)
 {
-	const char *base = strrchr(path, '/');
+	const char *base = gsioi_path_last_sep(path);
 	base = base ? base + 1 : path;
 	const char *dot = strrchr(base, '.');
 	return dot && dot != base && dot[1];
@@ -336,7 +337,7 @@ static char *output_of(const gsio_cli_outputs *to, const char *path, const char 
 	if (!to->out) return gsio_replace_ext(path, to->ext);
 	if (!to->folder) return strdup(to->out);
 	if (!rel) {
-		rel = strrchr(path, '/');
+		rel = gsioi_path_last_sep(path);
 		rel = rel ? rel + 1 : path;
 	}
 	char *joined = gsio_join(to->out, rel);

@@ -55,7 +55,7 @@ static const char *format_name(out_format f)
 // The format a path's extension asks for; FMT_NONE when no writer has it.
 static out_format format_of_path(const char *path)
 {
-	const char *base = strrchr(path, '/');
+	const char *base = gsioi_path_last_sep(path);
 	base = base ? base + 1 : path;
 	const char *dot = strrchr(base, '.');
 	if (!dot || dot == base) return FMT_NONE;

@@ -30,7 +30,7 @@ static bool ext_in_list(const char *list, const char *ext)
 
 bool gsio_known_extension(const char *path, bool assimp)
 {
-	const char *base = strrchr(path, '/');
+	const char *base = gsioi_path_last_sep(path);
 	base = base ? base + 1 : path;
 	const char *dot = strrchr(base, '.');
 	if (!dot || dot == base) return false;
@@ -42,7 +42,7 @@ bool gsio_known_extension(const char *path, bool assimp)
 
 char *gsio_replace_ext(const char *path, const char *ext)
 {
-	const char *base = strrchr(path, '/');
+	const char *base = gsioi_path_last_sep(path);
 	base = base ? base + 1 : path;
 	const char *dot = strrchr(base, '.');
 	size_t keep = dot && dot != base ? (size_t)(dot - path) : strlen(path);
