@@ -2,9 +2,10 @@
 # Runs every test: installs what is missing (Debian 12); builds everything
 # in Release (-O3) with gcc and with clang and runs the C tests on both (the
 # optimiser finds warnings the other builds do not); then a normal build and
-# an ASan+UBSan build, with every test on both. Every build treats warnings as
-# errors (-DGSIO_WERROR=ON; the library's own default is off). Exit status
-# non-zero when anything failed.
+# an ASan+UBSan build, with every test on both; last the Windows cross
+# build (mingw-w64) with its commands run under Wine against the Linux build.
+# Every build treats warnings as errors (-DGSIO_WERROR=ON; the library's own
+# default is off). Exit status non-zero when anything failed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"

@@ -135,6 +135,14 @@ if cmp -s "$(expect slash.glb)" "$dir/back/slash.glb"; then
 else
   fail "drive letter and backslashes: $(cat "$work/err")"
 fi
+# A path in the \\?\ (UNC-style) form, the output folder made on the way.
+# Wine has no SMB shares, so \\server\share\ itself is not tried.
+wm2g --quiet "\\\\?\\$wdir\\Rüstung.mdl" -o "\\\\?\\$wdir\\unc\\unc.glb" >/dev/null 2>"$work/err"
+if cmp -s "$(expect unc.glb)" "$dir/unc/unc.glb"; then
+  pass "a \\\\?\\Z:\\... path"
+else
+  fail "a \\\\?\\ path: $(cat "$work/err")"
+fi
 # An existing output: refused without --force (left as it was), replaced with it.
 out="$dir/exists.glb"
 printf 'old' >"$out"
