@@ -26,6 +26,12 @@ for f in "$win/tools/gsio.exe" "$win/blender_bridge/mdl2gltf.exe" "$lin/tools/gs
   [ -x "$f" ] || [ -f "$f" ] || skip "$f is not built"
 done
 export WINEPREFIX=${WINEPREFIX:-$win/wineprefix} WINEDEBUG=-all
+# The prefix made once, before anything is compared (its first start prints
+# what it sets up).
+if [ ! -f "$WINEPREFIX/system.reg" ]; then
+  wineboot --init >/dev/null 2>&1
+  wineserver -w >/dev/null 2>&1
+fi
 # One wineserver for every run below (each Wine start then takes a fraction
 # of a second instead of several).
 wineserver -p 60 >/dev/null 2>&1 || true
