@@ -190,12 +190,31 @@ bool gsioi_fstat(int fd, gsioi_file_info *info)
 	return true;
 }
 
+/* Opened with CreateFileW so that others may delete it while it is open
+ * (FILE_SHARE_DELETE): the Ctrl+C cleanup removes a temporary still being
+ * written (gone when its last handle closes, at the latest when the
+ * process ends). mode is POSIX's and means nothing here. */
 int gsioi_open(const char *path, int flags, int mode)
 {
+	(void)mode;
 	wchar_t *w = wide(path);
 	if (!w) return -1;
-	int fd = _wopen(w, flags | O_BINARY | O_NOINHERIT, mode);
+	int acc = flags & (O_RDONLY | O_WRONLY | O_RDWR);
+	DWORD access = acc == O_RDWR ? GENERIC_READ | GENERIC_WRITE : acc == O_WRONLY ? GENERIC_WRITE : GENERIC_READ;
+	DWORD how = (flags & O_CREAT) && (flags & O_EXCL) ? CREATE_NEW
+	            : (flags & O_CREAT) && (flags & O_TRUNC) ? CREATE_ALWAYS
+	            : (flags & O_CREAT)                      ? OPEN_ALWAYS
+	            : (flags & O_TRUNC)                      ? TRUNCATE_EXISTING
+	                                                     : OPEN_EXISTING;
+	DWORD attrs = FILE_ATTRIBUTE_NORMAL | (flags & GSIOI_O_TEMPORARY ? FILE_FLAG_DELETE_ON_CLOSE : 0);
+	HANDLE h = CreateFileW(w, access, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, how, attrs, NULL);
 	free(w);
+	if (h == INVALID_HANDLE_VALUE) return fail_last();
+	int fd = _open_osfhandle((intptr_t)h, (acc == O_RDONLY ? O_RDONLY : 0) | O_BINARY | O_NOINHERIT);
+	if (fd < 0) {
+		CloseHandle(h);
+		errno = EMFILE;
+	}
 	return fd;
 }
 
