@@ -16,15 +16,15 @@
  * counts and floats are trusted in every part; only what the validator
  * allows but glTF does not (an empty mesh, a weight of 0 everywhere, ...)
  * is handled there. */
-#define _GNU_SOURCE // strdup, strcasecmp, lstat; cpu_set_t (gltf_internal.h)
+#define _GNU_SOURCE // strdup, strcasecmp; cpu_set_t (gltf_internal.h)
 #include "gltf_internal.h"
+#include "gsioi_os.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 /* Writing a GLB file, the binary buffer keeps at most this much in memory
  * (beyond it, the bytes go through an unnamed temporary and are copied into
@@ -435,7 +435,7 @@ int gsio_gltf_write(const gsio_scene *scene, const gsio_gltf_opts *o, gsio_gltf_
 /** The part of path after the last '/'. */
 static const char *path_base(const char *path)
 {
-	const char *slash = strrchr(path, '/');
+	const char *slash = gsioi_path_last_sep(path);
 	return slash ? slash + 1 : path;
 }
 
@@ -480,8 +480,8 @@ int gsio_gltf_write_file(const gsio_scene *scene, const char *path, const gsio_g
 	if (sdot && sdot != stem) *sdot = 0;
 	opts.name = stem;
 	bool no_replace = (opts.flags & GSIO_GLTF_NO_REPLACE) != 0;
-	struct stat st;
-	if (no_replace && lstat(path, &st) == 0) {
+	gsioi_file_info st;
+	if (no_replace && gsioi_stat(path, false, &st)) {
 		// Fail before the work; placement checks again (link, never replace).
 		gsioi_gltf_fail_at(err, GSIO_ERR_IO, __FILE__, __LINE__, "exists (not replaced)");
 		snprintf(err->file, sizeof(err->file), "%s", path);
@@ -509,7 +509,7 @@ int gsio_gltf_write_file(const gsio_scene *scene, const char *path, const gsio_g
 	for (size_t i = 0; ok && no_replace && i < n; i++) {
 		char *final = resource_path(path, dir_len, out.files[i].name, i == 0, err);
 		ok = final != NULL;
-		if (ok && lstat(final, &st) == 0) {
+		if (ok && gsioi_stat(final, false, &st)) {
 			gsioi_gltf_fail_at(err, GSIO_ERR_IO, __FILE__, __LINE__, "exists (not replaced)");
 			snprintf(err->file, sizeof(err->file), "%s", final);
 			ok = false;

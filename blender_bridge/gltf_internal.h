@@ -12,6 +12,7 @@
 #define GSIO_GLTF_INTERNAL_H
 
 #include "gsio_gltf.h"
+#include "gsioi_math.h"
 #include "gsioi_helper_thread.h" // header-only: no symbol of libgsio's internals
 #include "json_float.h"
 #include "gsioi_png.h"

@@ -8,6 +8,7 @@
 #include "gsio_cli_common.h"
 #include "gsio_gltf.h"
 #include "gsioi_helper_thread.h"
+#include "gsioi_os.h"
 #include "gsioi_place.h"
 
 #include <errno.h>
@@ -22,8 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 // -- Options
 
@@ -209,7 +208,7 @@ static int decide_output(const cli *o, char *const *inputs, size_t count, gsio_c
 		                            "%s inputs need a folder as -o, and %s names a file (give an "
 		                            "existing folder or end it in '/')",
 		                            several, out);
-	const char *base = strrchr(out, '/');
+	const char *base = gsioi_path_last_sep(out);
 	const char *dot = strrchr(base ? base + 1 : out, '.');
 	if (!to->folder && has_ext && strcasecmp(dot, ".glb") && strcasecmp(dot, ".gltf"))
 		return gsio_cli_usage_error(&CLI,
@@ -230,16 +229,16 @@ static int decide_output(const cli *o, char *const *inputs, size_t count, gsio_c
 static size_t *start_order(const gsio_cli_jobs *l, size_t nthreads)
 {
 	size_t *order = malloc((l->count ? l->count : 1) * sizeof(*order));
-	off_t *size = nthreads > 1 ? calloc(l->count ? l->count : 1, sizeof(*size)) : NULL;
+	uint64_t *size = nthreads > 1 ? calloc(l->count ? l->count : 1, sizeof(*size)) : NULL;
 	if (!order || (nthreads > 1 && !size)) {
 		free(order);
 		free(size);
 		return NULL;
 	}
 	for (size_t i = 0; i < l->count; i++) {
-		struct stat st;
+		gsioi_file_info st;
 		order[i] = i;
-		if (size && !stat(l->items[i].input, &st)) size[i] = st.st_size;
+		if (size && gsioi_stat(l->items[i].input, true, &st)) size[i] = st.size;
 	}
 	// Insertion sort, stable: batches are hundreds of files at most.
 	for (size_t i = 1; size && i < l->count; i++) {
@@ -272,7 +271,7 @@ static void draw_progress(pool *p, const char *name)
 	size_t total = p->jobs->count;
 	int width = 30;
 	int fill = total ? (int)((size_t)width * p->done / total) : width;
-	const char *base = name ? strrchr(name, '/') : NULL;
+	const char *base = name ? gsioi_path_last_sep(name) : NULL;
 	base = base ? base + 1 : name ? name : "";
 	fprintf(stderr, "\r\033[K[%.*s%*s] %zu/%zu %.40s", fill,
 	        "##############################", width - fill, "", p->done, total, base);
@@ -407,8 +406,7 @@ static void *worker(void *arg)
 // Converts every job, -j at once; returns the seconds it took.
 static double run_jobs(cli *o, gsio_cli_jobs *jobs)
 {
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nthreads = (size_t)(o->jobs > 0 ? o->jobs : ncpu > 0 ? ncpu : 1);
+	size_t nthreads = (size_t)(o->jobs > 0 ? o->jobs : gsioi_cpu_count());
 	if (nthreads > jobs->count) nthreads = jobs->count;
 	// A core no job has: each conversion may encode its images on it.
 	o->writer_threads = nthreads < (size_t)gsioi_helper_cpus() ? 2 : 1;
@@ -417,7 +415,7 @@ static double run_jobs(cli *o, gsio_cli_jobs *jobs)
 	p.jobs = jobs;
 	p.counts = calloc(jobs->count, sizeof(*p.counts));
 	if (!p.counts || !(p.order = start_order(jobs, nthreads))) out_of_memory();
-	p.progress = !o->cli.quiet && isatty(2);
+	p.progress = !o->cli.quiet && gsioi_isatty(2);
 	pthread_mutex_init(&p.lock, NULL);
 	double t0 = gsio_cli_now();
 	if (p.progress) draw_progress(&p, NULL);
@@ -444,6 +442,7 @@ static double run_jobs(cli *o, gsio_cli_jobs *jobs)
 int main(int argc, char **argv)
 {
 	static cli o; // static: what it points to stays reachable on an early return
+	gsioi_program_start(&argc, &argv);
 	int rc = parse_options(&o, argc, argv);
 	if (rc != GSIO_CLI_GO_ON) return rc;
 	// Ctrl-C or a kill during a batch leaves no temporary file behind.

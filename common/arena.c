@@ -131,8 +131,12 @@ size_t gsioi_arena_used(const gsio_arena *a)
 static void *chunk_alloc(const gsio_allocator *a, size_t size)
 {
 	if (a->alloc || size < GSIO_HUGE_PAGE) return raw_alloc(a, size);
+#ifdef _WIN32
+	return raw_alloc(a, size); // no posix_memalign; free() must take it back
+#else
 	void *p;
 	return posix_memalign(&p, GSIO_HUGE_PAGE, size) ? NULL : p;
+#endif
 }
 
 static void *arena_take(gsio_arena *a, size_t size, gsio_error *err)

@@ -1,12 +1,11 @@
 /* Finding the files a model or a level names: the one rule of
  * gsioi_files.h, for external textures and a level's files alike. */
-#define _DEFAULT_SOURCE /* realpath, lstat */
 #include "gsioi_files.h"
+#include "gsioi_os.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 struct gsioi_folder {
 	char *dir;     /**< as given, without a trailing '/' ("/" stays; "" the current one) */
@@ -27,7 +26,7 @@ void gsioi_finder_init(gsioi_finder *f, gsio_arena *arena, const gsio_opts *opts
 bool gsioi_finder_add(gsioi_finder *f, const char *dir, gsio_error *err)
 {
 	size_t n = strlen(dir);
-	while (n > 1 && dir[n - 1] == '/') n--;
+	while (n > 1 && gsioi_is_sep(dir[n - 1])) n--;
 	for (size_t i = 0; i < f->count; i++) // a folder named twice is looked in once
 		if (!strncmp(f->folders[i].dir, dir, n) && !f->folders[i].dir[n]) return true;
 	gsioi_folder *nf = gsioi_arena_regrow(f->arena, f->folders, f->count, f->count + 1,
@@ -78,7 +77,7 @@ void gsioi_finder_free(gsioi_finder *f)
 static bool join(const char *dir, const char *name, char *out, size_t size)
 {
 	size_t dl = strlen(dir);
-	const char *sep = dl && dir[dl - 1] != '/' ? "/" : "";
+	const char *sep = dl && !gsioi_is_sep(dir[dl - 1]) ? "/" : "";
 	int n = snprintf(out, size, "%s%s%s", dir, sep, name);
 	return n >= 0 && (size_t)n < size;
 }
@@ -97,31 +96,18 @@ typedef enum verdict { V_OK, V_MISSING, V_REFUSED } verdict;
 // left to the io, which decides for itself what its paths mean.
 static verdict check(gsioi_folder *fo, const char *path, bool unknown_ok, gsioi_found *r)
 {
-	struct stat st;
-#ifdef _WIN32
-	// No realpath: the base-name rule stands alone.
-	if (stat(path, &st)) return unknown_ok ? V_OK : V_MISSING;
-	if ((st.st_mode & S_IFMT) != S_IFREG) {
-		refuse(r, path, "is not a regular file");
-		return V_REFUSED;
-	}
-	(void)fo;
-	return V_OK;
-#else
-	if (lstat(path, &st)) return unknown_ok ? V_OK : V_MISSING;
+	gsioi_file_info st;
+	if (!gsioi_stat(path, false, &st)) return unknown_ok ? V_OK : V_MISSING;
 	// Resolved into malloc'd strings rather than PATH_MAX arrays on the
 	// stack under every look-up. A link that leads nowhere is missing.
-	char *rp = realpath(path, NULL);
+	char *rp = gsioi_realpath(path);
 	if (!rp) return V_MISSING;
 	if (!fo->resolved) {
-		fo->real = realpath(*fo->dir ? fo->dir : ".", NULL);
+		fo->real = gsioi_realpath(*fo->dir ? fo->dir : ".");
 		fo->resolved = true;
 	}
-	size_t n = fo->real ? strlen(fo->real) : 0;
-	bool root = n == 1 && fo->real[0] == '/';
-	bool inside = fo->real && (root ? rp[0] == '/' && rp[1]
-	                                : !strncmp(rp, fo->real, n) && rp[n] == '/' && rp[n + 1]);
-	bool regular = inside && !stat(rp, &st) && S_ISREG(st.st_mode);
+	bool inside = gsioi_resolved_inside(fo->real, rp);
+	bool regular = inside && gsioi_stat(rp, true, &st) && st.kind == GSIOI_KIND_FILE;
 	free(rp);
 	if (!inside) {
 		char why[160];
@@ -134,7 +120,6 @@ static verdict check(gsioi_folder *fo, const char *path, bool unknown_ok, gsioi_
 		return V_REFUSED;
 	}
 	return V_OK;
-#endif
 }
 
 // Lists the folder once and indexes its names as compared (UTF-8, folded);

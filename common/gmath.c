@@ -115,3 +115,47 @@ int gsioi_mat4_invert(const float m[16], float out[16])
 	memcpy(out, r, sizeof(r));
 	return 0;
 }
+
+#if defined(__MINGW32__)
+// -- sin and cos for mingw-w64 (gsioi_math.h)
+#undef sin
+#undef cos
+
+/* x = k * pi/2 + *r, with k's last two bits returned and r in long double
+ * (64-bit mantissa). pi/2 in three parts, the first two of 32 bits so that
+ * k * part is exact for |k| < 2^31 (|x| < 3e9; beyond, the libm's own
+ * reduction). The bits of pi are those of its hexadecimal expansion
+ * 3.243F6A88 85A308D3 13198A2E 03707344 A4093822 ... halved. */
+static int reduce(double x, long double *r)
+{
+	static const long double p1 = 0x1.921FB544p0L, p2 = 0x0.42D18469p-32L,
+	                         p3 = 0x0.898CC51701B839A2p-64L;
+	long double k = nearbyintl((long double)x * 0x1.45F306DC9C882A54p-1L); // 2/pi
+	*r = (((long double)x - k * p1) - k * p2) - k * p3;
+	return (int)((long long)k & 3);
+}
+
+double gsioi_sin(double x)
+{
+	if (!(fabs(x) < 3e9)) return sin(x);
+	long double r;
+	switch (reduce(x, &r)) {
+	case 0: return (double)sinl(r);
+	case 1: return (double)cosl(r);
+	case 2: return (double)-sinl(r);
+	default: return (double)-cosl(r);
+	}
+}
+
+double gsioi_cos(double x)
+{
+	if (!(fabs(x) < 3e9)) return cos(x);
+	long double r;
+	switch (reduce(x, &r)) {
+	case 0: return (double)cosl(r);
+	case 1: return (double)-sinl(r);
+	case 2: return (double)-cosl(r);
+	default: return (double)sinl(r);
+	}
+}
+#endif

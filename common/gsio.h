@@ -33,7 +33,23 @@ extern "C" {
 #define GSIO_VERSION_PATCH 0
 #define GSIO_VERSION_STRING "0.1.0"
 
+#if defined(_WIN32)
+// libgsio.dll exports what is marked GSIO_API and nothing else; a program
+// calls those functions through the import library (no dllimport needed).
+#if defined(GSIO_BUILDING_DLL)
+#define GSIO_API __declspec(dllexport)
+#else
+#define GSIO_API
+#endif
 #if defined(__GNUC__) || defined(__clang__)
+#define GSIO_NODISCARD __attribute__((warn_unused_result))
+// libgsio's own formatting is C99's (mingw-w64's, with %zu), not msvcrt's.
+#define GSIO_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
+#else
+#define GSIO_NODISCARD
+#define GSIO_PRINTF(f, a)
+#endif
+#elif defined(__GNUC__) || defined(__clang__)
 #define GSIO_NODISCARD __attribute__((warn_unused_result))
 #define GSIO_API __attribute__((visibility("default")))
 #define GSIO_PRINTF(f, a) __attribute__((format(printf, f, a)))

@@ -6,6 +6,8 @@
 
 #include "gsio.h"
 
+#include "gsioi_math.h"
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <string.h>
@@ -400,6 +402,9 @@ const char *gsioi_path_base(const char *path);
  *  folder dir ("" for the current one): 1 inside, 0 outside, -1 when either
  *  does not resolve (a missing file). */
 int gsioi_path_inside(const char *dir, const char *path);
+/** Whether real_path lies inside real_dir, both resolved already
+ *  (gsioi_realpath); false when either is NULL. */
+bool gsioi_resolved_inside(const char *real_dir, const char *real_path);
 
 // -- File access through the options (opts->io, or gsio_default_io())
 

@@ -6,25 +6,17 @@
  * writer, then refuses anything that is not a regular file: a FIFO, a
  * device or a directory is an error, not a hang or an endless read. */
 #define _POSIX_C_SOURCE 200809L
-#define _DEFAULT_SOURCE /* DT_REG, DT_UNKNOWN */
+#define _DEFAULT_SOURCE
 #include "gsioi_huge_pages.h" // gsioi_prefault
 #include "gsioi_internal.h"
+#include "gsioi_os.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 
-#ifndef _WIN32
-#include <dirent.h>
-#include <fcntl.h>
-#include <unistd.h>
-#endif
-
-#ifndef O_CLOEXEC
-#define O_CLOEXEC 0
-#endif
 #ifndef O_NONBLOCK
 #define O_NONBLOCK 0
 #endif
@@ -35,7 +27,6 @@
 // system call costs about what it saves).
 #define READ_PREFAULT_BYTES ((size_t)64 << 10)
 
-#ifndef _WIN32
 /* Opens path for reading when it is a regular file: its descriptor and size,
  * or -1 with err set. O_NONBLOCK: a FIFO without a writer would block open()
  * forever. */
@@ -45,28 +36,28 @@ static int open_regular(const char *path, uint64_t *size, gsio_error *err)
 		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "no file name");
 		return -1;
 	}
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int fd = gsioi_open(path, O_RDONLY | O_NONBLOCK, 0);
 	if (fd < 0) {
 		GSIO_FAIL(err, GSIO_ERR_IO, path, -1, "cannot open: %s", strerror(errno));
 		return -1;
 	}
-	struct stat st;
-	if (fstat(fd, &st) != 0) {
+	gsioi_file_info st;
+	if (!gsioi_fstat(fd, &st)) {
 		int e = errno;
-		close(fd);
+		gsioi_close(fd);
 		GSIO_FAIL(err, GSIO_ERR_IO, path, -1, "cannot stat: %s", strerror(e));
 		return -1;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
+	if (st.kind != GSIOI_KIND_FILE) {
+		gsioi_close(fd);
 		GSIO_FAIL(err, GSIO_ERR_IO, path, -1, "not a regular file%s",
-		          S_ISDIR(st.st_mode)    ? ": it is a directory"
-		          : S_ISFIFO(st.st_mode) ? ": it is a FIFO"
-		          : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? ": it is a device"
-		                                                        : "");
+		          st.kind == GSIOI_KIND_DIR      ? ": it is a directory"
+		          : st.kind == GSIOI_KIND_FIFO   ? ": it is a FIFO"
+		          : st.kind == GSIOI_KIND_DEVICE ? ": it is a device"
+		                                         : "");
 		return -1;
 	}
-	*size = st.st_size > 0 ? (uint64_t)st.st_size : 0;
+	*size = st.size;
 	return fd;
 }
 
@@ -77,7 +68,7 @@ static int read_up_to(int fd, uint8_t *buf, size_t cap, size_t *got, const char 
 {
 	size_t len = 0;
 	while (len < cap) {
-		ssize_t n = read(fd, buf + len, cap - len);
+		long long n = gsioi_read(fd, buf + len, cap - len);
 		if (n < 0 && errno == EINTR) continue;
 		if (n < 0) {
 			GSIO_FAIL(err, GSIO_ERR_IO, path, -1, "read error: %s", strerror(errno));
@@ -163,7 +154,7 @@ int gsioi_read_file_checked(const char *path, size_t max_size, gsioi_head_check 
 	if (!rc && check && !check(user, head, head_n, stated > head_n ? stated : head_n, err)) rc = -1;
 	if (!rc && stated > max_size) rc = fail_too_large(path, max_size, err);
 	if (!rc) rc = read_rest(fd, path, stated, head, head_n, max_size, data, size, err);
-	close(fd);
+	gsioi_close(fd);
 	return rc;
 }
 
@@ -172,56 +163,6 @@ int gsio_read_whole_file(const char *path, uint8_t **data, size_t *size, size_t 
 {
 	return gsioi_read_file_checked(path, max_size, NULL, NULL, data, size, err);
 }
-#else
-int gsio_read_whole_file(const char *path, uint8_t **data, size_t *size, size_t max_size,
-                         gsio_error *err)
-{
-	*data = NULL;
-	*size = 0;
-	if (!max_size) max_size = GSIO_DEFAULT_MEMORY_LIMIT;
-	struct stat st;
-	if (!path || stat(path, &st) != 0 || !(st.st_mode & S_IFREG)) {
-		GSIO_FAIL(err, GSIO_ERR_IO, path, -1, "not a regular file");
-		return -1;
-	}
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		GSIO_FAIL(err, GSIO_ERR_IO, path, -1, "cannot open: %s", strerror(errno));
-		return -1;
-	}
-	if ((uint64_t)st.st_size > max_size) {
-		fclose(f);
-		GSIO_FAIL(err, GSIO_ERR_LIMIT, path, -1, "file is larger than %zu bytes", max_size);
-		return -1;
-	}
-	size_t cap = (size_t)st.st_size + 1;
-	uint8_t *buf = malloc(cap);
-	size_t len = buf ? fread(buf, 1, cap, f) : 0;
-	int bad = !buf || ferror(f);
-	fclose(f);
-	if (bad || len > max_size) {
-		free(buf);
-		GSIO_FAIL(err, bad ? GSIO_ERR_IO : GSIO_ERR_LIMIT, path, -1, "cannot read the file");
-		return -1;
-	}
-	*data = buf;
-	*size = len;
-	return 0;
-}
-
-// Here the whole file is read first and its first bytes judged after.
-int gsioi_read_file_checked(const char *path, size_t max_size, gsioi_head_check check, void *user,
-                            uint8_t **data, size_t *size, gsio_error *err)
-{
-	if (gsio_read_whole_file(path, data, size, max_size, err)) return -1;
-	size_t n = *size < GSIOI_HEAD_SIZE ? *size : GSIOI_HEAD_SIZE;
-	if (!check || check(user, *data, n, *size, err)) return 0;
-	free(*data);
-	*data = NULL;
-	*size = 0;
-	return -1;
-}
-#endif
 
 // -- The default io
 
@@ -246,7 +187,6 @@ static void default_free_list(void *user, char **names)
 	free(names);
 }
 
-#ifndef _WIN32
 // A folder with more entries than this is not a model's folder.
 #define GSIO_LIST_MAX 100000
 
@@ -255,7 +195,7 @@ static int default_list_dir(void *user, const char *dir, char ***out, gsio_error
 	(void)user;
 	*out = NULL;
 	if (!dir || !*dir) dir = ".";
-	DIR *d = opendir(dir);
+	gsioi_dir *d = gsioi_dir_open(dir);
 	if (!d) {
 		GSIO_FAIL(err, GSIO_ERR_IO, dir, -1, "cannot list: %s", strerror(errno));
 		return -1;
@@ -263,19 +203,11 @@ static int default_list_dir(void *user, const char *dir, char ***out, gsio_error
 	char **names = NULL;
 	size_t n = 0, cap = 0;
 	int rc = 0;
-	struct dirent *e;
-	while ((e = readdir(d))) {
+	const char *e;
+	gsioi_kind kind;
+	while ((e = gsioi_dir_next(d, &kind))) {
 		// Only regular files (a symlink counts when it leads to one).
-		bool regular = false;
-#ifdef DT_REG
-		if (e->d_type == DT_REG) regular = true;
-		else if (e->d_type == DT_LNK || e->d_type == DT_UNKNOWN)
-#endif
-		{
-			struct stat st;
-			regular = fstatat(dirfd(d), e->d_name, &st, 0) == 0 && S_ISREG(st.st_mode);
-		}
-		if (!regular) continue;
+		if (kind != GSIOI_KIND_FILE) continue;
 		if (n + 1 >= cap) {
 			size_t ncap = cap ? cap * 2 : 16;
 			char **nn = ncap <= GSIO_LIST_MAX ? realloc(names, ncap * sizeof(*nn)) : NULL;
@@ -286,14 +218,14 @@ static int default_list_dir(void *user, const char *dir, char ***out, gsio_error
 			names = nn;
 			cap = ncap;
 		}
-		size_t len = strlen(e->d_name);
+		size_t len = strlen(e);
 		if (!(names[n] = malloc(len + 1))) {
 			rc = -1;
 			break;
 		}
-		memcpy(names[n++], e->d_name, len + 1);
+		memcpy(names[n++], e, len + 1);
 	}
-	closedir(d);
+	gsioi_dir_close(d);
 	if (rc || !names) {
 		if (!rc) { // an empty folder: an empty list
 			names = malloc(sizeof(*names));
@@ -313,16 +245,9 @@ static int default_list_dir(void *user, const char *dir, char ***out, gsio_error
 	*out = names;
 	return 0;
 }
-#endif
 
 static const gsio_io default_io = {
-    default_read_file, default_free_data,
-#ifndef _WIN32
-    default_list_dir,
-#else
-    NULL,
-#endif
-    default_free_list, NULL,
+    default_read_file, default_free_data, default_list_dir, default_free_list, NULL,
 };
 
 const gsio_io *gsio_default_io(void)

@@ -6,18 +6,18 @@
  * arrives (a batch converter interrupted with Ctrl-C leaves no litter). */
 #define _GNU_SOURCE // O_TMPFILE, copy_file_range, fallocate, renameat2
 #include "gsioi_internal.h"
+#include "gsioi_os.h"
 #include "gsioi_place.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
+#if defined(__linux__)
+#include <unistd.h> // copy_file_range
+#endif
 
 // -- Registry of temporaries in progress
 //
@@ -74,7 +74,7 @@ static void temp_release(int slot)
 	if (slot >= 0) atomic_store(&temp_state[slot], SLOT_FREE);
 }
 
-static void cleanup_handler(int sig)
+static void cleanup_temporaries(void)
 {
 	// Other threads keep running: one may have registered a temporary just
 	// before `dying` was set and create it after a first sweep. Sweep a few
@@ -84,30 +84,14 @@ static void cleanup_handler(int sig)
 	atomic_store(&temp_dying, 1);
 	for (int pass = 0; pass < 20; pass++) {
 		for (int i = 0; i < TEMP_SLOTS; i++)
-			if (atomic_load(&temp_state[i]) == SLOT_ACTIVE) unlink(slot_path(i));
-		struct timespec ms = {0, 1000000};
-		nanosleep(&ms, NULL);
+			if (atomic_load(&temp_state[i]) == SLOT_ACTIVE) gsioi_unlink(slot_path(i));
+		gsioi_sleep_ms(1);
 	}
-	signal(sig, SIG_DFL);
-	raise(sig);
 }
 
 void gsioi_install_cleanup_handlers(void)
 {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = cleanup_handler;
-	sigemptyset(&sa.sa_mask);
-	// Both signals blocked while one runs: a second Ctrl-C does not cut the
-	// cleanup short.
-	sigaddset(&sa.sa_mask, SIGINT);
-	sigaddset(&sa.sa_mask, SIGTERM);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	// A write past the file size limit (ulimit -f) then fails with EFBIG,
-	// which the writers report and clean up after, instead of the signal
-	// killing the process with its temporaries left behind.
-	signal(SIGXFSZ, SIG_IGN);
+	gsioi_on_interrupt(cleanup_temporaries);
 }
 
 // -- Placing one file
@@ -152,8 +136,8 @@ static gsioi_placing *placing_new(const char *path, gsio_error *err)
 
 static void placing_free(gsioi_placing *p)
 {
-	if (p->fd >= 0) close(p->fd);
-	if (p->named) unlink(p->tmp);
+	if (p->fd >= 0) gsioi_close(p->fd);
+	if (p->named) gsioi_unlink(p->tmp);
 	temp_release(p->slot);
 	free(p->path);
 	free(p);
@@ -162,14 +146,14 @@ static void placing_free(gsioi_placing *p)
 /** Creates p->tmp, a fresh name beside p->path, registered for the signal
  *  cleanup before it exists (a signal between open and register would leave
  *  it behind). */
-static bool open_named(gsioi_placing *p, gsio_error *err)
+static bool open_named(gsioi_placing *p, int flags, gsio_error *err)
 {
 	const char *base = gsioi_path_base(p->path);
 	size_t dir_len = (size_t)(base - p->path);
 	for (int attempt = 0; attempt < 100; attempt++) {
 		unsigned long n = atomic_fetch_add(&temp_counter, 1);
 		int len = snprintf(p->tmp, sizeof(p->tmp), "%.*s.%s.%ld.%lu.tmp", (int)dir_len, p->path,
-		                   base, (long)getpid(), n);
+		                   base, gsioi_pid(), n);
 		if (len < 0 || (size_t)len >= sizeof(p->tmp)) {
 			GSIO_FAIL(err, GSIO_ERR_ARGUMENT, p->path, -1, "path too long");
 			return false;
@@ -179,7 +163,7 @@ static bool open_named(gsioi_placing *p, gsio_error *err)
 			GSIO_FAIL(err, GSIO_ERR_IO, p->path, -1, "not written: the program is being interrupted");
 			return false;
 		}
-		p->fd = open(p->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		p->fd = gsioi_open(p->tmp, O_RDWR | O_CREAT | O_EXCL | flags, 0666);
 		if (p->fd >= 0) {
 			p->named = true;
 			return true;
@@ -209,7 +193,7 @@ static gsioi_placing *placing_start(const char *path, const char *who, gsio_erro
 gsioi_placing *gsioi_place_open(const char *path, gsio_error *err)
 {
 	gsioi_placing *p = placing_start(path, "gsioi_place_open", err);
-	if (p && !open_named(p, err)) {
+	if (p && !open_named(p, 0, err)) {
 		placing_free(p);
 		return NULL;
 	}
@@ -226,7 +210,7 @@ gsioi_placing *gsioi_place_scratch(const char *path, gsio_error *err)
 		placing_free(p);
 		return NULL;
 	}
-#ifdef O_TMPFILE
+#if defined(__linux__) && defined(O_TMPFILE)
 	// No name at all: nothing to clean up, whatever happens to the process.
 	const char *base = gsioi_path_base(path);
 	size_t dir_len = (size_t)(base - path);
@@ -240,12 +224,13 @@ gsioi_placing *gsioi_place_scratch(const char *path, gsio_error *err)
 		if (p->fd >= 0) return p;
 	}
 #endif
-	// A file system without O_TMPFILE: a registered name, unlinked at once.
-	if (!open_named(p, err)) {
+	// A file system without O_TMPFILE: a registered name, unlinked at once
+	// (on Windows, where an open file keeps its name, removed when closed).
+	if (!open_named(p, GSIOI_O_TEMPORARY, err)) {
 		placing_free(p);
 		return NULL;
 	}
-	unlink(p->tmp);
+	gsioi_unlink(p->tmp);
 	p->named = false;
 	temp_release(p->slot);
 	p->slot = -1;
@@ -265,7 +250,7 @@ static bool fail_write(gsioi_placing *p, uint64_t at, int e, gsio_error *err)
 static bool write_at(gsioi_placing *p, uint64_t *at, const uint8_t *d, size_t size, gsio_error *err)
 {
 	while (size) {
-		ssize_t w = pwrite(p->fd, d, size, (off_t)*at);
+		long long w = gsioi_pwrite(p->fd, d, size, *at);
 		if (w < 0 && errno == EINTR) continue;
 		if (w <= 0) return fail_write(p, *at, w < 0 ? errno : EIO, err);
 		d += w;
@@ -345,28 +330,30 @@ int gsioi_place_append(gsioi_placing *dst, gsioi_placing *src, gsio_error *err)
 		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1, "gsioi_place_append: no files");
 		return -1;
 	}
-	loff_t in = 0;
-	uint64_t left = src->size;
+	uint64_t in = 0, left = src->size;
+#if defined(__linux__)
 	// In the kernel (a reflink or a page-cache copy on the same file system);
 	// read/write below when it cannot.
 	while (left) {
 		size_t n = left > ((size_t)1 << 30) ? (size_t)1 << 30 : (size_t)left;
-		loff_t out = (loff_t)dst->pos;
-		ssize_t w = copy_file_range(src->fd, &in, dst->fd, &out, n, 0);
+		loff_t out = (loff_t)dst->pos, from = (loff_t)in;
+		ssize_t w = copy_file_range(src->fd, &from, dst->fd, &out, n, 0);
 		if (w < 0 && errno == EINTR) continue;
 		if (w < 0 && (errno == ENOSPC || errno == EDQUOT || errno == EIO || errno == EFBIG)) {
 			fail_write(dst, dst->pos, errno, err);
 			return -1;
 		}
 		if (w <= 0) break; // EXDEV, ENOSYS, EINVAL...: copy by hand
+		in = (uint64_t)from;
 		left -= (uint64_t)w;
 		dst->pos = (uint64_t)out;
 		if (dst->pos > dst->size) dst->size = dst->pos;
 	}
+#endif
 	uint8_t buf[65536];
 	while (left) {
 		size_t n = left > sizeof(buf) ? sizeof(buf) : (size_t)left;
-		ssize_t r = pread(src->fd, buf, n, (off_t)in);
+		long long r = gsioi_pread(src->fd, buf, n, in);
 		if (r < 0 && errno == EINTR) continue;
 		if (r <= 0) {
 			GSIO_FAIL(err, GSIO_ERR_IO, dst->path, (int64_t)dst->pos, "reading the temporary failed: %s",
@@ -374,7 +361,7 @@ int gsioi_place_append(gsioi_placing *dst, gsioi_placing *src, gsio_error *err)
 			return -1;
 		}
 		if (!write_all(dst, buf, (size_t)r, err)) return -1;
-		in += r;
+		in += (uint64_t)r;
 		left -= (uint64_t)r;
 	}
 	return 0;
@@ -395,8 +382,17 @@ int gsioi_place_close(gsioi_placing *p, gsio_error *err)
 	}
 	int fd = p->fd;
 	p->fd = -1;
+#ifdef _WIN32
+	// On the disk before it is moved into place (MoveFileExW writes the
+	// move through): a crash then leaves the old file or the whole new one.
+	if (gsioi_fsync(fd)) {
+		int e = errno;
+		gsioi_close(fd);
+		return fail_write(p, p->pos, e, err) ? 0 : -1;
+	}
+#endif
 	// close() reports delayed write errors (NFS, quota).
-	if (close(fd)) return fail_write(p, p->pos, errno, err) ? 0 : -1;
+	if (gsioi_close(fd)) return fail_write(p, p->pos, errno, err) ? 0 : -1;
 	p->closed = true;
 	return 0;
 }
@@ -424,27 +420,27 @@ static bool cannot_place(gsioi_placing *p, int e, gsio_error *err)
  *  the old file for good. */
 static bool place_one(gsioi_placing *p, bool no_replace, gsio_error *err)
 {
-	struct stat st;
+	gsioi_file_info st;
 	if (no_replace) {
-		if (link(p->tmp, p->path) == 0) { // the temporary goes in placing_free
+		if (gsioi_link(p->tmp, p->path) == 0) { // the temporary goes in placing_free
 			p->undo = UNDO_UNLINK;
 			return true;
 		}
 		int e = errno;
-		if (e == EEXIST || lstat(p->path, &st) == 0) {
+		if (e == EEXIST || gsioi_stat(p->path, false, &st)) {
 			GSIO_FAIL(err, GSIO_ERR_IO, p->path, -1, "exists (not replaced)");
 			return false;
 		}
 		// A file system without hard links: checked above, then renamed
 		// (not atomic against a racing writer, the best it allows).
-		if (rename(p->tmp, p->path)) return cannot_place(p, errno, err);
+		if (gsioi_rename(p->tmp, p->path)) return cannot_place(p, errno, err);
 		p->named = false;
 		p->undo = UNDO_UNLINK;
 		return true;
 	}
-	bool existed = lstat(p->path, &st) == 0;
+	bool existed = gsioi_stat(p->path, false, &st);
 	// rename() refuses to put a file over a folder; an exchange would not.
-	if (existed && S_ISDIR(st.st_mode)) return cannot_place(p, EISDIR, err);
+	if (existed && st.kind == GSIOI_KIND_DIR) return cannot_place(p, EISDIR, err);
 #if defined(__linux__) && defined(RENAME_EXCHANGE)
 	if (existed) {
 		if (renameat2(AT_FDCWD, p->tmp, AT_FDCWD, p->path, RENAME_EXCHANGE) == 0) {
@@ -458,7 +454,7 @@ static bool place_one(gsioi_placing *p, bool no_replace, gsio_error *err)
 			return cannot_place(p, e, err);
 	}
 #endif
-	if (rename(p->tmp, p->path)) return cannot_place(p, errno, err);
+	if (gsioi_rename(p->tmp, p->path)) return cannot_place(p, errno, err);
 	p->named = false;
 	p->undo = existed ? UNDO_NONE : UNDO_UNLINK;
 	return true;
@@ -469,7 +465,7 @@ static bool place_one(gsioi_placing *p, bool no_replace, gsio_error *err)
 static void unplace_one(gsioi_placing *p)
 {
 	if (p->undo == UNDO_UNLINK) {
-		unlink(p->path);
+		gsioi_unlink(p->path);
 	} else if (p->undo == UNDO_EXCHANGE) {
 		// Swapped back, tmp names the new file again and goes in
 		// placing_free. Should that fail, the old file keeps its
@@ -536,8 +532,8 @@ int gsioi_place_files(const gsioi_file_data *files, size_t count, bool no_replac
 		}
 	// Refuse before writing anything, so a refused output is left as it was.
 	for (size_t i = 0; no_replace && i < count; i++) {
-		struct stat st;
-		if (lstat(files[i].path, &st) == 0) {
+		gsioi_file_info st;
+		if (gsioi_stat(files[i].path, false, &st)) {
 			GSIO_FAIL(err, GSIO_ERR_IO, files[i].path, -1, "exists (not replaced)");
 			return -1;
 		}

@@ -7,6 +7,7 @@
 #include "gsio_cli_common.h"
 #include "gsio_inputs.h"
 #include "gsio_record.h"
+#include "gsioi_os.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,6 +253,7 @@ static int cmd_info(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	gsioi_program_start(&argc, &argv);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -5,6 +5,7 @@
 #include "gsio_record.h"
 #include "gsio_update.h"
 #include "gsioi_place.h"
+#include "gsioi_os.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -36,7 +37,7 @@ void gsio_cli_set_error(gsio_error *err, gsio_error_code code, const char *file,
 
 // -- Options
 
-__attribute__((format(printf, 3, 0))) static int usage_message(const gsio_cli *c, bool hint,
+GSIO_PRINTF(3, 0) static int usage_message(const gsio_cli *c, bool hint,
                                                                  const char *fmt, va_list ap)
 {
 	fprintf(stderr, "%s: ", c->name);
@@ -56,7 +57,7 @@ int gsio_cli_usage_error(const gsio_cli *c, const char *fmt, ...)
 }
 
 // An unknown option or one without its value: both commands point to --help.
-__attribute__((format(printf, 2, 3))) static int syntax_error(const gsio_cli *c, const char *fmt, ...)
+GSIO_PRINTF(2, 3) static int syntax_error(const gsio_cli *c, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -257,12 +258,12 @@ void gsio_cli_opts_free(gsio_cli_opts *o)
 bool gsio_cli_names_folder(const char *out)
 {
 	size_t len = strlen(out);
-	return (len && out[len - 1] == '/') || gsio_is_dir(out);
+	return (len && gsioi_is_sep(out[len - 1])) || gsio_is_dir(out);
 }
 
 bool gsio_cli_has_extension(const char *path)
 {
-	const char *base = strrchr(path, '/');
+	const char *base = gsioi_path_last_sep(path);
 	base = base ? base + 1 : path;
 	const char *dot = strrchr(base, '.');
 	return dot && dot != base && dot[1];
@@ -336,7 +337,7 @@ static char *output_of(const gsio_cli_outputs *to, const char *path, const char 
 	if (!to->out) return gsio_replace_ext(path, to->ext);
 	if (!to->folder) return strdup(to->out);
 	if (!rel) {
-		rel = strrchr(path, '/');
+		rel = gsioi_path_last_sep(path);
 		rel = rel ? rel + 1 : path;
 	}
 	char *joined = gsio_join(to->out, rel);
@@ -590,18 +591,29 @@ static bool ends_with(const char *s, const char *end)
 static int write_record_lines(const char *path, gsio_cli_jobs *jobs)
 {
 	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	if (!f) return -1;
+	size_t len = 0, cap = 0;
 	bool ok = true;
 	for (size_t i = 0; ok && i < jobs->count; i++) {
 		cJSON *r = job_record(&jobs->items[i]);
 		char *line = cJSON_PrintUnformatted(r);
-		ok = line && fprintf(f, "%s\n", line) >= 0;
+		size_t n = line ? strlen(line) : 0;
+		if (line && len + n + 1 > cap) {
+			size_t ncap = (len + n + 1) * 2;
+			char *t = realloc(text, ncap);
+			if (t) {
+				text = t;
+				cap = ncap;
+			}
+		}
+		ok = line && len + n + 1 <= cap;
+		if (ok) {
+			memcpy(text + len, line, n);
+			len += n;
+			text[len++] = '\n';
+		}
 		free(line);
 		cJSON_Delete(r);
 	}
-	ok = !fclose(f) && ok;
 	gsio_error err;
 	gsioi_file_data out = {path, (const uint8_t *)text, len};
 	int rc = ok && !gsioi_place_files(&out, 1, false, &err) ? 0 : -1;

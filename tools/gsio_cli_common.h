@@ -136,7 +136,7 @@ int gsio_cli_parse(const gsio_cli *c, gsio_cli_opts *o, int argc, char **argv, c
 /** Prints "NAME: MESSAGE" (and the --help hint when the command gives it
  *  after every usage error); returns GSIO_CLI_EXIT_USAGE. */
 int gsio_cli_usage_error(const gsio_cli *c, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+    GSIO_PRINTF(2, 3);
 
 /** s as a number: all of s, finite, within the command's limit, above 0
  *  when `positive`. The programs never call setlocale: "C" numbers. */

@@ -8,6 +8,7 @@
 #include "gsio_gltf.h"
 #include "gsio_md5_write.h"
 #include "gsio_write.h"
+#include "gsioi_os.h"
 #include "gsioi_place.h"
 
 #include <getopt.h>
@@ -15,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 // -- Formats
 
@@ -57,7 +57,7 @@ static const char *format_name(out_format f)
 // The format a path's extension asks for; FMT_NONE when no writer has it.
 static out_format format_of_path(const char *path)
 {
-	const char *base = strrchr(path, '/');
+	const char *base = gsioi_path_last_sep(path);
 	base = base ? base + 1 : path;
 	const char *dot = strrchr(base, '.');
 	if (!dot || dot == base) return FMT_NONE;
@@ -337,7 +337,7 @@ static int decide_output(conv_opts *o, char *const *inputs, size_t count)
 		return usage_error("%s is several files: it cannot go to standard output (use glb, "
 		                   "mdl5, mdl7 or hmp5)",
 		                   format_name(o->fmt));
-	if (o->to_stdout && isatty(1))
+	if (o->to_stdout && gsioi_isatty(1))
 		return usage_error("%s", "standard output is a terminal: redirect it or give -o FILE");
 	return gsio_cli_check_batch(&CLI, &o->cli, o->out_dir, o->to_stdout, inputs, count);
 }

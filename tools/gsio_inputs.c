@@ -2,16 +2,14 @@
 #include "gsio_inputs.h"
 
 #include "gsio.h"
+#include "gsioi_os.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 const char *const gsio_assimp_extensions =
     "gltf glb obj fbx dae 3ds blend ply stl x ms3d lwo lws ac ase md2 md3 smd";
@@ -32,7 +30,7 @@ static bool ext_in_list(const char *list, const char *ext)
 
 bool gsio_known_extension(const char *path, bool assimp)
 {
-	const char *base = strrchr(path, '/');
+	const char *base = gsioi_path_last_sep(path);
 	base = base ? base + 1 : path;
 	const char *dot = strrchr(base, '.');
 	if (!dot || dot == base) return false;
@@ -44,7 +42,7 @@ bool gsio_known_extension(const char *path, bool assimp)
 
 char *gsio_replace_ext(const char *path, const char *ext)
 {
-	const char *base = strrchr(path, '/');
+	const char *base = gsioi_path_last_sep(path);
 	base = base ? base + 1 : path;
 	const char *dot = strrchr(base, '.');
 	size_t keep = dot && dot != base ? (size_t)(dot - path) : strlen(path);
@@ -58,7 +56,7 @@ char *gsio_replace_ext(const char *path, const char *ext)
 char *gsio_join(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
-	bool slash = la && a[la - 1] != '/';
+	bool slash = la && !gsioi_is_sep(a[la - 1]);
 	char *p = malloc(la + lb + 2);
 	if (!p) return NULL;
 	memcpy(p, a, la);
@@ -69,30 +67,34 @@ char *gsio_join(const char *a, const char *b)
 
 bool gsio_is_dir(const char *path)
 {
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	gsioi_file_info st;
+	return gsioi_stat(path, true, &st) && st.kind == GSIOI_KIND_DIR;
 }
 
 int gsio_make_parent_dirs(const char *path)
 {
 	char *p = strdup(path);
 	if (!p) return -1;
-	char *slash = strrchr(p, '/');
+	char *slash = NULL;
+	for (char *q = p; *q; q++)
+		if (gsioi_is_sep(*q)) slash = q;
 	if (!slash) {
 		free(p);
 		return 0;
 	}
 	*slash = 0;
-	for (char *q = p + 1; *q; q++) {
-		if (*q != '/') continue;
+	size_t root = gsioi_path_root(p);
+	for (char *q = p + (root ? root : 1); *q; q++) {
+		if (!gsioi_is_sep(*q)) continue;
+		char sep = *q;
 		*q = 0;
-		if (mkdir(p, 0777) && errno != EEXIST) {
+		if (gsioi_mkdir(p) && errno != EEXIST) {
 			free(p);
 			return -1;
 		}
-		*q = '/';
+		*q = sep;
 	}
-	int r = p[0] && mkdir(p, 0777) && errno != EEXIST ? -1 : 0;
+	int r = p[0] && gsioi_mkdir(p) && errno != EEXIST ? -1 : 0;
 	free(p);
 	return r;
 }
@@ -133,14 +135,14 @@ static bool walk(gsio_inputs *l, const char *root, const char *rel, bool assimp)
 {
 	char *dir = rel[0] ? gsio_join(root, rel) : strdup(root);
 	if (!dir) return false;
-	DIR *d = opendir(dir);
+	gsioi_dir *d = gsioi_dir_open(dir);
 	if (!d) return push(l, dir, rel[0] ? strdup(rel) : NULL, true);
 	char **names = NULL;
 	size_t n = 0, cap = 0;
 	bool ok = true;
-	struct dirent *e;
-	while (ok && (e = readdir(d))) {
-		if (e->d_name[0] == '.') continue;
+	const char *e;
+	while (ok && (e = gsioi_dir_next(d, NULL))) {
+		if (e[0] == '.') continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 32;
 			char **nn = realloc(names, cap * sizeof(*nn));
@@ -150,10 +152,10 @@ static bool walk(gsio_inputs *l, const char *root, const char *rel, bool assimp)
 			}
 			names = nn;
 		}
-		if (!(names[n] = strdup(e->d_name))) ok = false;
+		if (!(names[n] = strdup(e))) ok = false;
 		else n++;
 	}
-	closedir(d);
+	gsioi_dir_close(d);
 	if (n) qsort(names, n, sizeof(*names), cmp_str);
 	// An .md5anim beside an .md5mesh is loaded with the mesh.
 	bool has_mesh = false;
@@ -162,16 +164,16 @@ static bool walk(gsio_inputs *l, const char *root, const char *rel, bool assimp)
 		if (ok && !(has_mesh && has_suffix(names[i], ".md5anim"))) {
 			char *path = gsio_join(dir, names[i]);
 			char *sub = rel[0] ? gsio_join(rel, names[i]) : strdup(names[i]);
-			struct stat st;
+			gsioi_file_info st;
 			if (!path || !sub) {
 				ok = false;
 				free(path);
 				free(sub);
-			} else if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			} else if (gsioi_stat(path, false, &st) && st.kind == GSIOI_KIND_DIR) {
 				ok = walk(l, root, sub, assimp);
 				free(path);
 				free(sub);
-			} else if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+			} else if (gsioi_stat(path, true, &st) && st.kind == GSIOI_KIND_FILE &&
 			           gsio_known_extension(path, assimp)) {
 				ok = push(l, path, sub, false);
 			} else {
@@ -261,7 +263,7 @@ int gsio_list_read(const char *path, bool nul, gsio_list *l)
 {
 	memset(l, 0, sizeof(*l));
 	bool is_stdin = !strcmp(path, "-");
-	FILE *f = is_stdin ? stdin : fopen(path, "rb");
+	FILE *f = is_stdin ? stdin : gsioi_fopen(path, "rb");
 	if (!f) return -1;
 	size_t len = 0;
 	int rc = read_all(f, &l->text, &len);
@@ -285,16 +287,23 @@ void gsio_list_free(gsio_list *l)
 // "/a/b". malloc'd; NULL when out of memory or the current folder is gone.
 static char *absolute_by_name(const char *path)
 {
-	char cwd[PATH_MAX];
-	char *full = path[0] == '/' ? strdup(path) : getcwd(cwd, sizeof(cwd)) ? gsio_join(cwd, path) : NULL;
+	char *cwd = gsioi_path_root(path) ? NULL : gsioi_getcwd();
+	char *full = gsioi_path_root(path) ? strdup(path) : cwd ? gsio_join(cwd, path) : NULL;
+	free(cwd);
 	char *out = full ? malloc(strlen(full) + 2) : NULL;
-	size_t n = 0;
-	for (char *c = full, *next; out && c; c = next) {
-		next = strchr(c, '/');
-		size_t len = next ? (size_t)(next++ - c) : strlen(c);
+	// The root without its last separator ("" for "/", "C:" for "C:\\",
+	// "//server/share"), then the parts, each after a '/'.
+	size_t prefix = full ? gsioi_path_root(full) : 0, n = 0;
+	if (prefix && gsioi_is_sep(full[prefix - 1])) prefix--;
+	for (; out && n < prefix; n++) out[n] = gsioi_is_sep(full[n]) ? '/' : full[n];
+	for (char *c = full ? full + prefix : NULL, *next; out && c; c = next) {
+		next = c;
+		while (*next && !gsioi_is_sep(*next)) next++;
+		size_t len = (size_t)(next - c);
+		next = *next ? next + 1 : NULL;
 		if (!len || (len == 1 && c[0] == '.')) continue;
 		if (len == 2 && c[0] == '.' && c[1] == '.') {
-			while (n > 0 && out[--n] != '/') {}
+			while (n > prefix && out[--n] != '/') {}
 			continue;
 		}
 		out[n++] = '/';
@@ -302,7 +311,7 @@ static char *absolute_by_name(const char *path)
 		n += len;
 	}
 	if (out) {
-		if (!n) out[n++] = '/';
+		if (n == prefix) out[n++] = '/';
 		out[n] = 0;
 	}
 	free(full);
@@ -327,8 +336,8 @@ char *gsio_path_below(const char *base, const char *path, bool *outside)
 
 bool gsio_output_taken(const char *path, gsio_error *err)
 {
-	struct stat st;
-	if (lstat(path, &st) != 0) return false;
+	gsioi_file_info st;
+	if (!gsioi_stat(path, false, &st)) return false;
 	gsio_error_clear(err);
 	err->code = GSIO_ERR_IO;
 	snprintf(err->file, sizeof(err->file), "%s", path);

@@ -3,22 +3,23 @@
 
 #include "gsio.h"
 #include "gsio_wmp.h"
+#include "gsioi_os.h"
 
-#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
+#include <time.h>
 
 // -- Times
 
 static bool mtime_of(const char *path, struct timespec *t)
 {
-	struct stat st;
-	if (stat(path, &st)) return false;
-	*t = st.st_mtim;
+	gsioi_file_info st;
+	if (!gsioi_stat(path, true, &st)) return false;
+	t->tv_sec = (time_t)st.mtime_sec;
+	t->tv_nsec = st.mtime_nsec;
 	return true;
 }
 
@@ -45,7 +46,9 @@ static bool has_ext(const char *name, const char *ext)
 // The folder part of path ("." for none), malloc'd.
 static char *folder_of(const char *path)
 {
-	const char *slash = strrchr(path, '/');
+	const char *slash = NULL;
+	for (const char *c = path; *c; c++)
+		if (gsioi_is_sep(*c)) slash = c;
 	if (!slash) return strdup(".");
 	size_t n = slash == path ? 1 : (size_t)(slash - path);
 	char *d = malloc(n + 1);
@@ -62,18 +65,18 @@ static char *folder_of(const char *path)
 static bool entry_changed(const char *dir, bool (*match)(const char *, const void *),
                           const void *arg, struct timespec than, bool *matched)
 {
-	DIR *d = opendir(dir);
+	gsioi_dir *d = gsioi_dir_open(dir);
 	if (!d) return false;
 	bool changed = false;
-	struct dirent *e;
+	const char *e;
 	char path[4096];
-	while (!changed && (e = readdir(d))) {
-		if (!match(e->d_name, arg)) continue;
+	while (!changed && (e = gsioi_dir_next(d, NULL))) {
+		if (!match(e, arg)) continue;
 		if (matched) *matched = true;
-		int n = snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		int n = snprintf(path, sizeof(path), "%s/%s", dir, e);
 		changed = n > 0 && (size_t)n < sizeof(path) && changed_after(path, than);
 	}
-	closedir(d);
+	gsioi_dir_close(d);
 	return changed;
 }
 

@@ -17,6 +17,9 @@ pkgs+=(libutfcpp-dev zlib1g-dev dpkg-dev debian-archive-keyring)
 pkgs+=(qml-qt6 qml6-module-qtquick qml6-module-qtquick-window qml6-module-qtquick-scene3d
        qml6-module-qtqml-workerscript qml6-module-qt3d-core qml6-module-qt3d-render qml6-module-qt3d-extras qml6-module-qt3d-input
        qt6-3d-assimpsceneimport-plugin qt6-qpa-plugins xvfb xauth libgl1-mesa-dri)
+# Windows: the mingw-w64 cross compiler, zlib for it, nasm (ISA-L's assembly),
+# and Wine to run the results (tools/build-win-deps.sh, tests/wine/).
+pkgs+=(gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 libz-mingw-w64-dev nasm mingw-w64-tools wine wine64)
 # Node.js and npm: Debian's packages unless the machine already has them
 # (a NodeSource node ships its own npm, which Debian's npm conflicts with).
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs)

@@ -2,9 +2,10 @@
 # Runs every test: installs what is missing (Debian 12); builds everything
 # in Release (-O3) with gcc and with clang and runs the C tests on both (the
 # optimiser finds warnings the other builds do not); then a normal build and
-# an ASan+UBSan build, with every test on both. Every build treats warnings as
-# errors (-DGSIO_WERROR=ON; the library's own default is off). Exit status
-# non-zero when anything failed.
+# an ASan+UBSan build, with every test on both; last the Windows cross
+# build (mingw-w64) with its commands run under Wine against the Linux build.
+# Every build treats warnings as errors (-DGSIO_WERROR=ON; the library's own
+# default is off). Exit status non-zero when anything failed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
@@ -38,3 +39,19 @@ cmake --build build-asan -j"$jobs"
 echo "== every test again under ASan + UBSan (the tools the e2e tests run are sanitized too)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs"
+
+# Windows: the cross build (mingw-w64; its libraries cross-built once into
+# build-win/win-deps) with warnings as errors, its add-on zip checked for the
+# DLLs its programs import, and its commands run under Wine against the
+# Linux build above (tests/wine/windows_under_wine.sh; 77 = skipped).
+echo "== Windows: cross build (mingw-w64, warnings as errors), tests under Wine"
+win_start=$SECONDS
+cmake -S . -B build-win -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64-x86_64.cmake -DGSIO_WERROR=ON >/dev/null
+cmake --build build-win -j"$jobs"
+for t in "tests/wine/addon_dlls.sh build-win/gsio_blender.zip" \
+         "tests/wine/windows_under_wine.sh build build-win ../shared/corpus"; do
+  rc=0
+  bash $t || rc=$?
+  [ $rc -eq 0 ] || [ $rc -eq 77 ] || { echo "FAILED: $t"; exit 1; }
+done
+echo "== Windows stage: $((SECONDS - win_start)) s"

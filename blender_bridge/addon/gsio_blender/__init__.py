@@ -14,6 +14,7 @@ Python depends on the C structs' layout.
 
 import contextlib
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -54,8 +55,10 @@ def find_tool(context, name):
     prefs = _prefs(context)
     dirs = [bpy.path.abspath(prefs.bin_dir)] if prefs and prefs.bin_dir else []
     dirs.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "bin"))
+    # Windows' programs end in .exe (shutil.which adds it from PATHEXT).
+    exe = name + ".exe" if os.name == "nt" else name
     for d in dirs:
-        path = os.path.join(d, name)
+        path = os.path.join(d, exe)
         if os.path.isfile(path):
             if not os.access(path, os.X_OK):
                 # Preferences > Install unpacks zips without the execute bit.
@@ -75,10 +78,15 @@ def run_tool(context, name, args):
     """Runs a gsio command; returns its warnings, raises GsioError with its
     error lines (file and offset as gsio formats them) when it fails."""
     cmd = [find_tool(context, name)] + [str(a) for a in args]
-    print("gsio:", " ".join(cmd))
+    # A list, never a shell string: Python quotes each argument for the
+    # system (list2cmdline on Windows: spaces, quotes, trailing '\').
+    print("gsio:", subprocess.list2cmdline(cmd) if os.name == "nt" else shlex.join(cmd))
+    # The commands print UTF-8 on every system (not Windows' ANSI code page)
+    # and, on Windows, open no console window of their own.
+    flags = getattr(subprocess, "CREATE_NO_WINDOW", 0) if os.name == "nt" else 0
     try:
         proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              errors="replace")
+                              encoding="utf-8", errors="replace", creationflags=flags)
     except OSError as e:
         raise GsioError("cannot run %s: %s" % (cmd[0], e)) from None
     prefix = (name + ": ") if name == "mdl2gltf" else "gsio convert: "
