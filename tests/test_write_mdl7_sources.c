@@ -145,7 +145,7 @@ static gsio_scene *rig(bool short_names)
 	gsio_error err;
 	gsio_scene *s = gsio_scene_new(NULL, &err);
 	const char *names[3] = {"armature_bone_root_long", "armature_bone_root_long_2", "armature_bone_root_long_3"};
-	const char *shorts[3] = {"root", "R\xc3\xbc" "cken", "head"}; // "Rücken" in UTF-8
+	const char *shorts[3] = {"root", "R\303\274cken", "head"}; // "Rücken" in UTF-8
 	int32_t j[3];
 	for (int i = 0; i < 3; i++) {
 		j[i] = gsio_scene_add_node(s, short_names ? shorts[i] : names[i], i ? j[i - 1] : -1, &err);
