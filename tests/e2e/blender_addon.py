@@ -97,10 +97,21 @@ user_dirs = [os.path.abspath(os.environ[v]) for v in ("BLENDER_USER_SCRIPTS", "B
 check(any(os.path.abspath(gsio_blender.__file__).startswith(d) for d in user_dirs),
       "the add-on was loaded from %s, not the fresh user folders %s" % (gsio_blender.__file__, user_dirs))
 log("add-on %s from %s" % (module, os.path.dirname(gsio_blender.__file__)))
+SYSTEM_LIBS = ("linux-vdso.so", "ld-linux", "libc.so", "libm.so", "libstdc++.so", "libgcc_s.so", "libpthread.so",
+               "libdl.so", "libz.so")
 for tool in ("gsio", "mdl2gltf"):
     path = gsio_blender.find_tool(bpy.context, tool)
     check(path.startswith(os.path.dirname(gsio_blender.__file__)), "%s found at %s, not in the zip" % (tool, path))
     check(os.access(path, os.X_OK), "%s is not executable" % path)
+    # On this system too, what the command loads beyond the C/C++ runtime
+    # and zlib comes from the add-on's own folder (its lib/).
+    if sys.platform.startswith("linux"):
+        r = subprocess.run(["ldd", path], capture_output=True, text=True)
+        addon_dir = os.path.dirname(os.path.abspath(gsio_blender.__file__))
+        outside = [line.split()[0] + " " + line.split()[2] for line in r.stdout.splitlines()
+                   if "=>" in line and len(line.split()) >= 3 and not line.split()[0].startswith(SYSTEM_LIBS)
+                   and not line.split()[2].startswith(addon_dir)]
+        check(r.returncode == 0 and not outside, "%s loads from outside the add-on: %s" % (tool, outside or r.stdout))
 for menu, ops in (("TOPBAR_MT_file_import", ("gsio_gamestudio", "gsio_md5")),
                   ("TOPBAR_MT_file_export", ("gsio_mdl5", "gsio_hmp5", "gsio_md5"))):
     check(any(getattr(f, "__module__", "") == module for f in getattr(bpy.types, menu)._dyn_ui_initialize()),
