@@ -49,12 +49,9 @@ aiMatrix4x4 z_up_to_y_up()
 	return aiMatrix4x4(1, 0, 0, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1);
 }
 
-// The capacity of an aiString: MAXLEN in Assimp 5.2, AI_MAXLEN in 5.4.
-#ifdef AI_MAXLEN
-static const size_t ai_string_capacity = AI_MAXLEN;
-#else
-static const size_t ai_string_capacity = MAXLEN;
-#endif
+// The capacity of an aiString, from the struct itself: Assimp 5.2 names it
+// MAXLEN (a macro), 5.4 AI_MAXLEN (a constant in C++, a macro in C).
+static const size_t ai_string_capacity = sizeof(aiString::data);
 
 static void set_string(aiString &dst, const char *s)
 {

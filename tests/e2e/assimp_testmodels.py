@@ -4,9 +4,8 @@ gsio_assimp_register() as stock Assimp reads them.
 
 usage: assimp_testmodels.py STOCK_ASSIMP PATCHED_PREFIX REGISTER_INFO GSIO_TOOL SOURCE_TREE
 
-Every .mdl, .hmp, .md5mesh, .md5anim and .md5camera file under the Assimp
-source's test/models and test/models-nonbsd (MDL, MDL/MDL (HL1), HMP, MD5)
-that the stock `assimp info` reads must be read by the patched `assimp info`
+Every file under the Assimp source's test/models and test/models-nonbsd
+folders MDL (with MDL (HL1)), HMP and MD5, whatever its name, that the stock `assimp info` reads must be read by the patched `assimp info`
 and by REGISTER_INFO (a program linked against the stock libassimp that calls
 gsio_assimp_register) too: with the stock counts of meshes, vertices and
 faces when Assimp's own loader reads it (Half-Life, Quake, anything gsio
@@ -23,7 +22,6 @@ import sys
 
 from e2e_common import fail, skip  # noqa: E402
 
-EXTS = (".mdl", ".hmp", ".md5mesh", ".md5anim", ".md5camera")
 FOLDERS = ("MDL", "HMP", "MD5")
 
 
@@ -68,7 +66,7 @@ def main():
         for folder in FOLDERS:
             base = os.path.join(tree, "test", top, folder)
             for dirpath, _, names in os.walk(base):
-                files += [os.path.join(dirpath, n) for n in names if n.lower().endswith(EXTS)]
+                files += [os.path.join(dirpath, n) for n in names]
     files.sort()
     if not files:
         skip("no test models under %s/test (not an Assimp source tree?)" % tree)
