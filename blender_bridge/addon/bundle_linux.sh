@@ -34,18 +34,19 @@ shrink() {
   if command -v strip >/dev/null 2>&1; then strip --strip-unneeded "$1"; fi
 }
 
-# Copies the libraries FILE needs (and theirs) into lib/.
+# Copies the libraries FILE names (DT_NEEDED), and theirs, into lib/. Only
+# the direct ones: ldd also lists what the system's copy of a library needs,
+# which the copy put in its place (ASSIMP_LIB_DIR's Assimp) may not.
 bundle_deps() {
-  ldd "$1" | while read -r name arrow path rest; do
-    [ "$arrow" = "=>" ] || continue
+  for name in $(patchelf --print-needed "$1"); do
     system_lib "$name" && continue
-    [ "$path" != "not" ] || { echo "bundle_linux: $1 needs $name, which is not found" >&2; exit 1; }
     [ -e "$lib/$name" ] && continue
-    src=$path
     if [ -n "$assimp_dir" ] && [ "$name" = libassimp.so.5 ]; then
       src=$assimp_dir/libassimp.so.5
-      [ -e "$src" ] || { echo "bundle_linux: $src not found" >&2; exit 1; }
+    else
+      src=$(ldd "$1" | awk -v n="$name" '$1 == n && $2 == "=>" { print $3 }')
     fi
+    [ -n "$src" ] && [ -e "$src" ] || { echo "bundle_linux: $1 needs $name, which is not found" >&2; exit 1; }
     cp -L "$src" "$lib/$name"
     chmod 644 "$lib/$name"
     shrink "$lib/$name"
