@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# Builds the patched Assimp: Debian 12's Assimp 5.2.5 source with Debian's
-# patches and gsio's (assimp_patch/patches/), trimmed to the loaders and
+# Builds the patched Assimp: the Assimp source of a Debian suite (bookworm's
+# 5.2.5 by default, trixie's 5.4.3, ...) with Debian's patches and gsio's
+# (assimp_patch/patches/<major.minor>/), trimmed to the loaders and
 # writers gsio cares about, with gsio's adapter (assimp_patch/*.cpp) and a
 # static libgsio compiled into libassimp.so.5. Installs bin/assimp,
 # lib/libassimp.so.5* and include/assimp/ into PREFIX.
 #
-# usage: build-assimp.sh PREFIX
+# usage: build-assimp.sh PREFIX [SUITE]
+#   SUITE              the Debian suite whose Assimp source is built:
+#                      bookworm (default, 5.2.5), trixie (5.4.3), or any
+#                      suite of Debian's archive whose Assimp gsio has
+#                      patches for
 # environment:
 #   GSIO_ASSIMP_CACHE  where the source, the gsio build and the Assimp build
-#                      are kept (default: <gsio>/build/assimp-patched); a
+#                      are kept (default: <gsio>/build/assimp-patched for
+#                      bookworm, <gsio>/build/assimp-patched-SUITE else); a
 #                      rerun rebuilds only what changed (seconds)
 #   GSIO_ASSIMP_JOBS   parallel compile jobs (default 2)
 #   GSIO_ASSIMP_SOURCE an already unpacked Debian source tree to use instead
@@ -20,13 +26,13 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
-[ $# -eq 1 ] || { echo "usage: $0 PREFIX" >&2; exit 2; }
+[ $# -eq 1 ] || [ $# -eq 2 ] || { echo "usage: $0 PREFIX [SUITE]" >&2; exit 2; }
 prefix=$1
+suite=${2:-bookworm}
 case $prefix in /*) ;; *) prefix=$PWD/$prefix ;; esac
-cache=${GSIO_ASSIMP_CACHE:-$root/build/assimp-patched}
+case $suite in bookworm) default_cache=$root/build/assimp-patched ;; *) default_cache=$root/build/assimp-patched-$suite ;; esac
+cache=${GSIO_ASSIMP_CACHE:-$default_cache}
 jobs=${GSIO_ASSIMP_JOBS:-2}
-# The Debian version this script and gsio's patches are made for.
-deb_version=5.2.5~ds0-1
 
 unavailable() { echo "build-assimp: $*" >&2; exit 3; }
 die() { echo "build-assimp: $*" >&2; exit 1; }
@@ -56,8 +62,8 @@ done
 pristine=$cache/pristine
 if [ -n "${GSIO_ASSIMP_SOURCE:-}" ]; then
   pristine=$(cd "$GSIO_ASSIMP_SOURCE" && pwd)
-elif [ ! -f "$pristine/.gsio-fetched" ]; then
-  step "fetching Debian's assimp $deb_version source (apt-get source)"
+elif [ "$(cat "$pristine/.gsio-fetched" 2>/dev/null)" != "$suite" ]; then
+  step "fetching the assimp source of Debian $suite (apt-get source)"
   command -v apt-get >/dev/null 2>&1 || unavailable "apt-get not found (not Debian?): set GSIO_ASSIMP_SOURCE"
   command -v dpkg-source >/dev/null 2>&1 || unavailable "dpkg-source not found (dpkg-dev)"
   apt=$cache/apt
@@ -65,39 +71,48 @@ elif [ ! -f "$pristine/.gsio-fetched" ]; then
   mkdir -p "$apt/lists/partial" "$apt/archives/partial" "$apt/fetch"
   keyring=/usr/share/keyrings/debian-archive-keyring.gpg
   [ -f "$keyring" ] || unavailable "$keyring not found (debian-archive-keyring)"
-  # The mirror the machine's own apt sources use for bookworm main, as deb-src.
-  mirror=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE) $(COMPONENT)' "Created-By: Packages" 2>/dev/null \
-           | awk '$2 == "bookworm" && $3 == "main" { print $1; exit }')
-  [ -n "$mirror" ] || unavailable "no bookworm main source in the machine's apt sources (not Debian 12?)"
-  echo "deb-src [signed-by=$keyring] $mirror bookworm main" >"$apt/sources.list"
+  # The mirror the machine's own apt sources use for Debian main, as deb-src
+  # of the suite asked for.
+  mirror=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE) $(COMPONENT) $(ORIGIN)' "Created-By: Packages" 2>/dev/null \
+           | awk '$3 == "main" && $4 == "Debian" && $1 !~ /security/ { print $1; exit }')
+  [ -n "$mirror" ] || unavailable "no Debian main source in the machine's apt sources (not Debian?)"
+  echo "deb-src [signed-by=$keyring] $mirror $suite main" >"$apt/sources.list"
   aptopts=(-o "Dir::Etc::sourcelist=$apt/sources.list" -o "Dir::Etc::sourceparts=-"
            -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt" -o "Dir::Cache::archives=$apt/archives"
            -o "Dir::Cache::pkgcache=" -o "Dir::Cache::srcpkgcache="
            -o "APT::Sandbox::User=$(id -un)" -o "Acquire::Retries=2")
   apt-get "${aptopts[@]}" -qq update >"$apt/update.log" 2>&1 \
     || { cat "$apt/update.log" >&2; unavailable "apt-get update (deb-src) failed: no network?"; }
-  (cd "$apt/fetch" && apt-get "${aptopts[@]}" -qq source "assimp=$deb_version") >"$apt/source.log" 2>&1 \
-    || { cat "$apt/source.log" >&2; unavailable "apt-get source assimp=$deb_version failed"; }
+  (cd "$apt/fetch" && apt-get "${aptopts[@]}" -qq source assimp) >"$apt/source.log" 2>&1 \
+    || { cat "$apt/source.log" >&2; unavailable "apt-get source assimp ($suite) failed"; }
   unpacked=$(find "$apt/fetch" -mindepth 1 -maxdepth 1 -type d -name 'assimp-*' | head -n 1)
   [ -n "$unpacked" ] && [ -f "$unpacked/debian/patches/series" ] \
     || die "apt-get source gave no unpacked tree (log: $apt/source.log)"
   # dpkg-source applied Debian's patches (debian/patches/series). All but
   # one are kept: use-system-libdraco makes CMake require libdraco-dev,
   # which a build without Draco compression does not use.
-  (cd "$unpacked" && patch -R -p1 -s <debian/patches/use-system-libdraco.patch) \
-    || die "cannot take back use-system-libdraco.patch"
+  if grep -qx 'use-system-libdraco.patch' "$unpacked/debian/patches/series"; then
+    (cd "$unpacked" && patch -R -p1 -s <debian/patches/use-system-libdraco.patch) \
+      || die "cannot take back use-system-libdraco.patch"
+  fi
   mv "$unpacked" "$pristine"
   rm -rf "$apt/fetch"
-  touch "$pristine/.gsio-fetched"
+  echo "$suite" >"$pristine/.gsio-fetched"
 fi
 [ -f "$pristine/code/Common/ImporterRegistry.cpp" ] || die "$pristine is not an Assimp source tree"
+# gsio's patches for this Assimp's major.minor version (patches/5.2, 5.4, ...).
+version=$(sed -n 's/^ *PROJECT *( *Assimp *VERSION *\([0-9][0-9.]*\).*/\1/ip' "$pristine/CMakeLists.txt" | head -n 1)
+[ -n "$version" ] || die "cannot find Assimp's version in $pristine/CMakeLists.txt"
+series=${version%.*}
+[ -d "$here/patches/$series" ] || unavailable "gsio has no patches for Assimp $version (assimp_patch/patches/$series)"
+step "Assimp $version (Debian $suite), gsio's patches for $series"
 
 # -- gsio's patches, applied to a working copy of the pristine tree
 # The working copy is made once; when the patches change, only the files the
 # old and the new patches touch are put back from the pristine tree (with a
 # new time, so they recompile) and patched again: the rebuild stays small.
 work=$cache/src
-patches=("$here"/patches/*.patch)
+patches=("$here"/patches/"$series"/*.patch)
 patch_sum=$(cat "${patches[@]}" | cksum | cut -d' ' -f1)
 if [ ! -f "$work/.gsio-copied" ]; then
   step "copying the source to $work"

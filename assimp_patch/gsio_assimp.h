@@ -1,7 +1,7 @@
 /* gsio_assimp: gsio's importers inside Assimp, and the conversions between
  * a gsio_scene and an aiScene (libgsio_assimp, CMake target gsio::assimp).
  *
- * Works with a stock libassimp (Debian's 5.2.5) and is linked into the
+ * Works with a stock libassimp (Debian 12's 5.2.5, Debian 13's 5.4.3) and is linked into the
  * patched Assimp of assimp_patch/build-assimp.sh. The C core (libgsio)
  * stays C; this library is the only C++ part of gsio.
  *
@@ -130,8 +130,11 @@ class BaseImporter;
 
 /** Puts gsio's MDL, HMP and MD5 loaders ahead of Assimp's own: unregisters
  *  Assimp's MDL, HMP and MD5 loaders, registers gsio's, then registers
- *  Assimp's again, so they still serve what gsio's refuse (Quake's IDPO
- *  MDL). The importer owns the loaders afterwards. */
+ *  Assimp's again, so they still serve what gsio's refuse. gsio's loaders
+ *  claim a file by its magic only, never by its extension: Half-Life
+ *  (IDST, IDSQ) and Quake (IDPO) MDL files and anything else named .mdl,
+ *  .hmp or .md5mesh go to Assimp's loaders. The importer owns the loaders
+ *  afterwards. */
 GSIO_API void gsio_assimp_register(Assimp::Importer &importer);
 
 /** Appends new instances of gsio's loaders (MDL, HMP, MD5), for Assimp's

@@ -133,12 +133,12 @@ public:
 		desc_.mFileExtensions = imp->extensions;
 	}
 
-	/* gsio's magic decides, whatever checkSig says (Assimp asks only when
-	 * several loaders claim the extension). A file whose magic gsio knows
-	 * but whose version it does not read (Quake IDPO, MDL6, MDL8) is
-	 * refused so that the next loader (Assimp's own) serves it; a file
-	 * whose magic is unknown but whose extension is gsio's is claimed, so
-	 * gsio's error message explains what is wrong with it. */
+	/* gsio's magic decides, never the extension alone (Assimp asks every
+	 * loader that claims the extension, in order, and the first that says
+	 * yes reads the file). A file whose magic gsio does not know (Half-Life
+	 * IDST/IDSQ, anything else named .mdl, .hmp, .md5mesh) or whose version
+	 * it does not read (Quake IDPO, MDL6, MDL8) is refused, so that the next
+	 * loader (Assimp's own) serves it. */
 	bool CanRead(const std::string &file, Assimp::IOSystem *io, bool) const override
 	{
 		uint8_t head[256];
@@ -150,10 +150,9 @@ public:
 				io->Close(st);
 			}
 		}
+		if (!n) return false;
 		std::string ext = extension(file);
-		int score = imp_->can_read(n ? head : nullptr, n, ext.c_str());
-		if (score == 2) return version_supported(head, n);
-		return score == 1;
+		return imp_->can_read(head, n, ext.c_str()) == 2 && version_supported(head, n);
 	}
 
 	const aiImporterDesc *GetInfo() const override { return &desc_; }

@@ -49,11 +49,15 @@ aiMatrix4x4 z_up_to_y_up()
 	return aiMatrix4x4(1, 0, 0, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1);
 }
 
+// The capacity of an aiString, from the struct itself: Assimp 5.2 names it
+// MAXLEN (a macro), 5.4 AI_MAXLEN (a constant in C++, a macro in C).
+static const size_t ai_string_capacity = sizeof(aiString::data);
+
 static void set_string(aiString &dst, const char *s)
 {
-	// aiString holds at most MAXLEN - 1 bytes; longer names are cut.
+	// aiString holds at most its capacity - 1 bytes; longer names are cut.
 	std::string v = s ? s : "";
-	if (v.size() >= MAXLEN) v.resize(MAXLEN - 1);
+	if (v.size() >= ai_string_capacity) v.resize(ai_string_capacity - 1);
 	dst.Set(v);
 }
 
@@ -523,7 +527,7 @@ static std::vector<std::string> unique_node_names(const gsio_scene &s)
 	used["gsio:root"] = 1;
 	for (size_t i = 0; i < s.nodes_count; i++) {
 		std::string base = s.nodes[i].name && *s.nodes[i].name ? s.nodes[i].name : "node" + std::to_string(i);
-		if (base.size() > MAXLEN - 16) base.resize(MAXLEN - 16);
+		if (base.size() > ai_string_capacity - 16) base.resize(ai_string_capacity - 16);
 		std::string name = base;
 		for (int k = 2; used.count(name); k++) name = base + "#" + std::to_string(k);
 		used[name] = 1;

@@ -14,6 +14,11 @@ pkgs+=(godot3-server)
 # The patched Assimp (assimp_patch/build-assimp.sh; Debian's patches need utfcpp)
 # and its Qt 3D viewer (assimp_patch/viewer/) under Xvfb.
 pkgs+=(libutfcpp-dev zlib1g-dev dpkg-dev debian-archive-keyring)
+# Assimp 5.4's Debian source uses the system's pugixml and RapidJSON.
+pkgs+=(libpugixml-dev rapidjson-dev)
+# The add-on zip's bundled libraries (blender_bridge/addon/bundle_linux.sh)
+# and the Debian 13 tree of the Blender 4.3 / Assimp 5.4 tests (tests/e2e/trixie_tree.sh).
+pkgs+=(patchelf mmdebstrap)
 pkgs+=(qml-qt6 qml6-module-qtquick qml6-module-qtquick-window qml6-module-qtquick-scene3d
        qml6-module-qtqml-workerscript qml6-module-qt3d-core qml6-module-qt3d-render qml6-module-qt3d-extras qml6-module-qt3d-input
        qt6-3d-assimpsceneimport-plugin qt6-qpa-plugins xvfb xauth libgl1-mesa-dri)

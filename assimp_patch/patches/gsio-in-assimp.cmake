@@ -45,7 +45,12 @@ if(gsio_adapter_header_text MATCHES "gsio_assimp_append_exporters")
   # adapter offers gsio's writers.
   target_compile_definitions(assimp PRIVATE GSIO_ASSIMP_HAVE_EXPORTERS)
 endif()
-# Plain signature: Assimp's CMakeLists uses it for this target already.
-target_link_libraries(assimp ${GSIO_STATIC_LIBRARY} PkgConfig::GSIO_ISAL PkgConfig::GSIO_ZLIB PkgConfig::GSIO_DEFLATE m)
+# The signature Assimp's own CMakeLists uses for this target (CMake refuses
+# a mix): plain in 5.2, with keywords from 5.3 on.
+if(Assimp_VERSION VERSION_LESS 5.3)
+  target_link_libraries(assimp ${GSIO_STATIC_LIBRARY} PkgConfig::GSIO_ISAL PkgConfig::GSIO_ZLIB PkgConfig::GSIO_DEFLATE m)
+else()
+  target_link_libraries(assimp PRIVATE ${GSIO_STATIC_LIBRARY} PkgConfig::GSIO_ISAL PkgConfig::GSIO_ZLIB PkgConfig::GSIO_DEFLATE m)
+endif()
 list(LENGTH gsio_adapter_sources gsio_adapter_count)
 message(STATUS "gsio: adapter compiled in (${gsio_adapter_count} sources, ${gsio_adapter_header})")

@@ -59,6 +59,15 @@ static size_t faces(const aiScene *s)
 static const unsigned int checked_flags =
     aiProcess_ValidateDataStructure | aiProcess_Triangulate | aiProcess_JoinIdenticalVertices;
 
+static size_t unweighted_bones(const aiScene *s)
+{
+	size_t n = 0;
+	for (unsigned int i = 0; i < s->mNumMeshes; i++)
+		for (unsigned int b = 0; b < s->mMeshes[i]->mNumBones; b++)
+			n += s->mMeshes[i]->mBones[b]->mNumWeights == 0;
+	return n;
+}
+
 // -- Every corpus file gsio reads
 
 static void test_corpus_through_gsio(void **state)
@@ -114,7 +123,16 @@ static void test_corpus_through_gsio(void **state)
 			const aiScene *s = imp.ReadFile(path, checked_flags);
 			if (!s) print_message("%s: %s\n", path.c_str(), imp.GetErrorString());
 			assert_non_null(s);
+			size_t weightless = unweighted_bones(s);
 			for (const auto &m : log.take()) {
+				// Assimp 5.4's ValidateDataStructure warns once per bone
+				// without weights (a joint no vertex of that aiMesh uses),
+				// which gsio keeps so that the skin survives whole; 5.2
+				// says nothing. Only as many as there are such bones.
+				if (weightless && m.find("aiBone::mNumWeights is zero") != std::string::npos) {
+					weightless--;
+					continue;
+				}
 				print_message("%s: Assimp said: %s", path.c_str(), m.c_str());
 				fail();
 			}

@@ -62,7 +62,6 @@ def images_with_pixels():
 
 
 def gsio_info(path):
-    import gsio_blender
     cmd = [gsio_blender.find_tool(bpy.context, "gsio"), "info", "--json", path]
     return json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
 
@@ -78,22 +77,44 @@ def run_op(op, **kw):
 
 # -- Installed and enabled from the user folder, commands from the zip
 
-import gsio_blender  # noqa: E402
+import importlib  # noqa: E402
 
 import numpy  # noqa: E402
 
+# Installed the legacy way (Blender < 4.2) it is the module gsio_blender; as
+# a 4.2+ extension, bl_ext.user_default.gsio_blender.
+module = next((m for m in ("gsio_blender", "bl_ext.user_default.gsio_blender")
+               if m in bpy.context.preferences.addons), None)
+if not check(module, "the add-on is not enabled in the user preferences: %s"
+             % sorted(bpy.context.preferences.addons.keys())):
+    print("blender_addon: FAIL")
+    sys.stdout.flush()
+    os._exit(1)
+gsio_blender = importlib.import_module(module)
 had_numpy_bool = "bool" in numpy.__dict__
-check("gsio_blender" in bpy.context.preferences.addons, "the add-on is not enabled in the user preferences")
-user_scripts = os.environ.get("BLENDER_USER_SCRIPTS", "")
-check(user_scripts and os.path.abspath(gsio_blender.__file__).startswith(os.path.abspath(user_scripts)),
-      "the add-on was loaded from %s, not the fresh user folder %s" % (gsio_blender.__file__, user_scripts))
+user_dirs = [os.path.abspath(os.environ[v]) for v in ("BLENDER_USER_SCRIPTS", "BLENDER_USER_EXTENSIONS")
+             if os.environ.get(v)]
+check(any(os.path.abspath(gsio_blender.__file__).startswith(d) for d in user_dirs),
+      "the add-on was loaded from %s, not the fresh user folders %s" % (gsio_blender.__file__, user_dirs))
+log("add-on %s from %s" % (module, os.path.dirname(gsio_blender.__file__)))
+SYSTEM_LIBS = ("linux-vdso.so", "ld-linux", "libc.so", "libm.so", "libstdc++.so", "libgcc_s.so", "libpthread.so",
+               "libdl.so", "libz.so")
 for tool in ("gsio", "mdl2gltf"):
     path = gsio_blender.find_tool(bpy.context, tool)
     check(path.startswith(os.path.dirname(gsio_blender.__file__)), "%s found at %s, not in the zip" % (tool, path))
     check(os.access(path, os.X_OK), "%s is not executable" % path)
+    # On this system too, what the command loads beyond the C/C++ runtime
+    # and zlib comes from the add-on's own folder (its lib/).
+    if sys.platform.startswith("linux"):
+        r = subprocess.run(["ldd", path], capture_output=True, text=True)
+        addon_dir = os.path.dirname(os.path.abspath(gsio_blender.__file__))
+        outside = [line.split()[0] + " " + line.split()[2] for line in r.stdout.splitlines()
+                   if "=>" in line and len(line.split()) >= 3 and not line.split()[0].startswith(SYSTEM_LIBS)
+                   and not line.split()[2].startswith(addon_dir)]
+        check(r.returncode == 0 and not outside, "%s loads from outside the add-on: %s" % (tool, outside or r.stdout))
 for menu, ops in (("TOPBAR_MT_file_import", ("gsio_gamestudio", "gsio_md5")),
                   ("TOPBAR_MT_file_export", ("gsio_mdl5", "gsio_hmp5", "gsio_md5"))):
-    check(any(getattr(f, "__module__", "") == "gsio_blender" for f in getattr(bpy.types, menu)._dyn_ui_initialize()),
+    check(any(getattr(f, "__module__", "") == module for f in getattr(bpy.types, menu)._dyn_ui_initialize()),
           "no gsio entry in %s" % menu)
     for op in ops:
         check(hasattr(getattr(bpy.ops, "import_scene" if "import" in menu else "export_scene"), op),
@@ -116,8 +137,12 @@ if check(res == {"FINISHED"}, "gate-101.mdl: %s" % (err or res)):
     imgs = images_with_pixels()
     check(len(imgs) == 1 and tuple(imgs[0].size) == (512, 512) and imgs[0].packed_file,
           "gate-101.mdl: images %s (expected one packed 512x512)" % [(i.name, tuple(i.size)) for i in imgs])
-    log("gate-101.mdl: %d shape keys, actions %s, images %s"
-        % (len(keys), [a.name for a in bpy.data.actions], [tuple(i.size) for i in imgs]))
+    # Material and image named after the model, not the temporary GLB.
+    mats = [mat.name for o in m for mat in o.data.materials if mat]
+    check(mats and all(n.startswith("gate-101") for n in mats + [i.name for i in imgs]),
+          "gate-101.mdl: materials %s, images %s (expected names from gate-101)" % (mats, [i.name for i in imgs]))
+    log("gate-101.mdl: %d shape keys, actions %s, images %s, materials %s"
+        % (len(keys), [a.name for a in bpy.data.actions], [(i.name, tuple(i.size)) for i in imgs], mats))
 
 # shadow-5.hmp: 3835 vertices, textured.
 reset()
@@ -156,7 +181,14 @@ if check(res == {"FINISHED"}, "griechin.mdl: %s" % (err or res)):
     check(len(skinned) == 1, "griechin.mdl: %d skinned meshes" % len(skinned))
     check(len(bpy.data.actions) >= len(want["animations"]),
           "griechin.mdl: %d actions for %d animations" % (len(bpy.data.actions), len(want["animations"])))
-    log("griechin.mdl: %d bones, %d actions" % (bones, len(bpy.data.actions)))
+    # Blender 4.2+'s glTF importer makes a bone shape object ("Icosphere")
+    # unless the add-on turns that off: only the model's own objects.
+    shapes = sorted({pb.custom_shape.name for o in a for pb in o.pose.bones if pb.custom_shape})
+    others = [o.name for o in bpy.data.objects if o.type not in ("MESH", "ARMATURE", "EMPTY") or
+              (o.type == "MESH" and o not in skinned)]
+    check(not shapes and not others, "griechin.mdl: bone shapes %s, other objects %s" % (shapes, others))
+    log("griechin.mdl: %d bones, %d actions, objects %s"
+        % (bones, len(bpy.data.actions), sorted(o.name for o in bpy.data.objects)))
 
 # plank.mdl names room_atlas_01.pcx, which lies in the game's Level folder:
 # with it as a search folder the model comes in textured (the PCX's 256 x 256).

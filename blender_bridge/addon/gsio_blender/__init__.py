@@ -141,9 +141,12 @@ def _roll_back(before):
 
 
 def _import_glb(glb):
+    # Blender 4.2+'s importer gives every armature a bone shape object
+    # ("Icosphere") unless told not to; older releases have no such option.
+    op = bpy.ops.import_scene.gltf
     try:
         with _numpy_bool():
-            res = bpy.ops.import_scene.gltf(filepath=glb)
+            res = op(**_known_options(op, filepath=glb, disable_bone_shape=True))
     except Exception as e:
         raise GsioError("Blender's glTF importer failed: %s" % e) from None
     if "FINISHED" not in res:
@@ -188,7 +191,12 @@ class _ImportBase(ImportHelper):
         warned = 0
         try:
             for i, (path, extra) in enumerate(jobs):
-                glb = os.path.join(tmp, "%d.glb" % i)
+                # gsio's glTF writer names materials and images after the
+                # GLB ("gate-101_skin0"): the GLB takes the model's name, in
+                # a folder of its own per file.
+                os.mkdir(os.path.join(tmp, str(i)))
+                stem = os.path.splitext(os.path.basename(path))[0] or "model"
+                glb = os.path.join(tmp, str(i), stem + ".glb")
                 args = self.common_args(context) + extra + [path, "-o", glb]
                 warned += len(run_tool(context, "mdl2gltf", args))
                 wm.progress_update(2 * i + 1)
