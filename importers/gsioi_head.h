@@ -25,7 +25,8 @@ bool gsioi_md5_head_undecided(const uint8_t *head, size_t n);
 bool gsioi_wmp_head_ok(const uint8_t *head, size_t n, bool whole, const char *path,
                        gsio_error *err);
 /** Whether the first bytes are a GameStudio file gsio names but does not
- *  read as a main input: a compiled level (WMB) or a WAD texture archive.
+ *  read as a main input: a WAD texture archive, or a compiled level of a
+ *  version gsio does not read (or handed to the WMP codec).
  *  True with err set (GSIO_ERR_UNSUPPORTED: what the file is and what to
  *  convert instead) (wmp.c). */
 bool gsioi_wmp_not_read(const uint8_t *head, size_t n, const char *path, gsio_error *err);
