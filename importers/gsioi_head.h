@@ -21,6 +21,9 @@ bool gsioi_md5_head_ok(const uint8_t *head, size_t n, bool whole, const char *pa
  *  text does: then no format can be ruled out by it, since MD5 and text
  *  WMP are known by that token (or line) (md5_scene.c). */
 bool gsioi_md5_head_undecided(const uint8_t *head, size_t n);
+/** WMB4-7: the magic and the list directory (wmb_codec.c). */
+bool gsioi_wmb_head_ok(const uint8_t *head, size_t n, bool whole, const char *path,
+                       gsio_error *err);
 /** WMP: WMPB, `// WMP2`, or a text starting `blocks` or `version` (wmp.c). */
 bool gsioi_wmp_head_ok(const uint8_t *head, size_t n, bool whole, const char *path,
                        gsio_error *err);

@@ -79,6 +79,7 @@ static bool head_ok(void *user, const uint8_t *head, size_t n, uint64_t size, gs
 	}
 	if (imp == &gsio_mdl_importer) return gsioi_mdl_head_ok(head, n, path, err);
 	if (imp == &gsio_hmp_importer) return gsioi_hmp_head_ok(head, n, path, err);
+	if (imp == &gsio_wmb_importer) return gsioi_wmb_head_ok(head, n, whole, path, err);
 	if (magic) return true;
 	if (imp == &gsio_md5_importer) return gsioi_md5_head_ok(head, n, whole, path, err);
 	if (imp == &gsio_wmp_importer) return gsioi_wmp_head_ok(head, n, whole, path, err);

@@ -12,6 +12,7 @@
  *   texture is a warning there, not a broken file).
  * - The gaps: what the encode of the decoded structures does not write,
  *   found by encoding once with a mask at the end of the decode. */
+#include "gsioi_head.h"
 #include "wmb_internal.h"
 
 #include <stdio.h>
@@ -36,7 +37,12 @@ static bool decode_directory(gsio_wmb_file *f, const uint8_t *d, size_t size, co
 		          size);
 		return false;
 	}
-	if (memcmp(d, "WMB", 3) || d[3] < '4' || d[3] > '7') {
+	if (!memcmp(d, "WMB", 3) && (d[3] < '4' || d[3] > '7')) {
+		GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, name, 0,
+		          "a compiled GameStudio level of version \"%c\": gsio reads WMB4 to WMB7", d[3]);
+		return false;
+	}
+	if (memcmp(d, "WMB", 3)) {
 		GSIO_FAIL(err, GSIO_ERR_BAD_MAGIC, name, 0, "not a WMB4-7 compiled level");
 		return false;
 	}
@@ -56,7 +62,12 @@ static bool decode_directory(gsio_wmb_file *f, const uint8_t *d, size_t size, co
 		if (len && off < smallest) smallest = off;
 	}
 	uint32_t n = most;
-	if (smallest != UINT64_MAX) {
+	if (smallest == UINT64_MAX) {
+		GSIO_FAIL(err, GSIO_ERR_CORRUPT, name, 4,
+		          "the list directory is empty: a compiled level has at least its objects");
+		return false;
+	}
+	{
 		if (smallest < 12) {
 			GSIO_FAIL(err, GSIO_ERR_CORRUPT, name, 4, "a list starts at %llu, inside the directory",
 			          (unsigned long long)smallest);
@@ -84,6 +95,24 @@ static bool decode_directory(gsio_wmb_file *f, const uint8_t *d, size_t size, co
 		}
 		f->list_bytes[i] = d + l->offset;
 	}
+	return true;
+}
+
+bool gsioi_wmb_head_ok(const uint8_t *head, size_t n, bool whole, const char *path, gsio_error *err)
+{
+	if (n < 4 + 8 * 17 && !whole) return true; // too short to judge
+	gsio_wmb_file f;
+	memset(&f, 0, sizeof(f));
+	// A head that is not the whole file rules out what the directory's
+	// first bytes do (the magic, an empty directory, a list inside it),
+	// with the whole file's error; the lists' ends wait for the file.
+	if (whole) return decode_directory(&f, head, n, path, err);
+	uint64_t smallest = UINT64_MAX;
+	for (uint32_t i = 0; i < 17 && 12 + 8 * (size_t)i <= n; i++)
+		if (gsioi_le32(head + 8 + 8 * i) && gsioi_le32(head + 4 + 8 * i) < smallest)
+			smallest = gsioi_le32(head + 4 + 8 * i);
+	if (memcmp(head, "WMB", 3) || head[3] < '4' || head[3] > '7' || smallest == UINT64_MAX || smallest < 12)
+		return decode_directory(&f, head, n, path, err); // the same error as the whole file's
 	return true;
 }
 

@@ -20,6 +20,7 @@
 #include "wmb_internal.h"
 #include "wmp_internal.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 
 typedef struct wmb_conv {
@@ -465,11 +466,75 @@ static void quat_pan_tilt_roll(const float deg[3], float q[4])
 	gsioi_quat_normalize(q);
 }
 
+/* Appends printf-style text to buf (size n), cut when full. */
+static void cat(char *buf, size_t n, const char *fmt, ...) GSIO_PRINTF(3, 4);
+static void cat(char *buf, size_t n, const char *fmt, ...)
+{
+	size_t at = strlen(buf);
+	if (at + 1 >= n) return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + at, n - at, fmt, ap);
+	va_end(ap);
+}
+
+static const char *format_name(uint32_t fmt)
+{
+	static const char *const k[] = {"8-bit", "?1", "565", "4444", "888", "8888", "DDS", "?7"};
+	return k[fmt & 7];
+}
+
+/* What `gsio info` says of the compiled level: version, every list's
+ * count, the textures. */
 static bool level_extras(wmp_sctx *c, const gsio_wmb_file *f)
 {
 	gsio_scene *s = c->s;
 	gsio_extras *x = &s->extras;
 	GSIO_CHECK(!gsio_extras_set_int(s, x, "wmb:version", f->version, c->err));
+	char t[1024] = "";
+	cat(t, sizeof(t), "%s, %u lists", f->magic, f->lists_count);
+	if (f->info)
+		cat(t, sizeof(t), ", compiler %.4g, %s map, lightmaps %ux%u", (double)f->info->version,
+		    f->info->flags & 4 ? "simple" : "BSP", f->lightmap_side, f->lightmap_side);
+	GSIO_CHECK(!gsio_extras_set_string(s, x, "wmb:compiled", t, c->err));
+	t[0] = 0;
+	uint32_t by_type[9] = {0};
+	for (uint32_t i = 0; i < f->objects_count; i++) by_type[f->objects[i].type < 9 ? f->objects[i].type : 0]++;
+	cat(t, sizeof(t), "palette %s, textures %u, projections %u", f->has_palette ? "yes" : "no",
+	    f->textures_count, f->texinfos_count);
+	if (f->version == 7) {
+		size_t nv = 0, nt = 0, ns = 0;
+		for (uint32_t b = 0; b < f->blocks_count; b++)
+			nv += f->blocks[b].vertices_count, nt += f->blocks[b].triangles_count,
+			    ns += f->blocks[b].skins_count;
+		cat(t, sizeof(t), ", blocks %u (%zu vertices, %zu triangles, %zu skins)", f->blocks_count, nv,
+		    nt, ns);
+	} else {
+		cat(t, sizeof(t), ", faces %u, vertices %u, edges %u, surface edges %u", f->faces_count,
+		    f->vertices_count, f->edges_count, f->surfedges_count);
+	}
+	cat(t, sizeof(t), ", lightmap pages %u, terrain lightmaps %u, objects %u (", f->lightmaps_count,
+	    f->terrain_lightmaps_count, f->objects_count);
+	for (uint32_t k = 0, first = 1; k < 9; k++)
+		if (by_type[k]) cat(t, sizeof(t), "%s%s %u", first ? "" : ", ", gsioi_wmb_object_kind(k), by_type[k]), first = 0;
+	static const struct { int list; const char *name; uint32_t size; } bsp[] = {
+	    {GSIO_WMB_PLANES, "planes", 20}, {GSIO_WMB_NODES, "nodes", 40}, {GSIO_WMB_LEAFS, "leafs", 36},
+	    {GSIO_WMB_LEAF_LISTS, "leaf entries", 4}, {GSIO_WMB_HULLS, "clip nodes", 16},
+	    {GSIO_WMB_PVS, "visibility bytes", 1}};
+	cat(t, sizeof(t), "), BSP lists kept as bytes:");
+	for (size_t k = 0; k < sizeof(bsp) / sizeof(bsp[0]); k++)
+		cat(t, sizeof(t), "%s %s %u", k ? "," : "", bsp[k].name, f->lists[bsp[k].list].length / bsp[k].size);
+	GSIO_CHECK(!gsio_extras_set_string(s, x, "wmb:lists", t, c->err));
+	t[0] = 0;
+	for (uint32_t i = 0; i < f->textures_count && i < 16; i++) {
+		const gsio_wmb_texture *tx = &f->textures[i];
+		char nm[64];
+		gsioi_text_utf8(nm, sizeof(nm), tx->name, 16);
+		cat(t, sizeof(t), "%s%s %ux%u %s%s", i ? ", " : "", nm, tx->width, tx->height,
+		    format_name(tx->format), tx->type & 8 ? "+mips" : "");
+	}
+	if (f->textures_count > 16) cat(t, sizeof(t), ", ... %u more", f->textures_count - 16);
+	if (f->textures_count) GSIO_CHECK(!gsio_extras_set_string(s, x, "wmb:textures", t, c->err));
 	if (!f->info) return true;
 	GSIO_CHECK(!gsio_extras_set_float(s, x, "wmb:compiler", gsioi_wmp_clampf(f->info->version), c->err));
 	GSIO_CHECK(!gsio_extras_set_int(s, x, "wmb:info_flags", f->info->flags, c->err));

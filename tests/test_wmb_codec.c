@@ -339,8 +339,11 @@ static void test_allocation_failure_at_every_index(void **state)
 static void test_magic_and_directory(void **state)
 {
 	(void)state;
-	uint8_t d[200] = "WMB3";
+	uint8_t d[240] = "WMB3";
 	gsio_error err;
+	assert_null(gsio_wmb_decode(d, sizeof(d), "x.wmb", NULL, &err));
+	assert_int_equal(err.code, GSIO_ERR_UNSUPPORTED);
+	memcpy(d, "MDL7", 4);
 	assert_null(gsio_wmb_decode(d, sizeof(d), "x.wmb", NULL, &err));
 	assert_int_equal(err.code, GSIO_ERR_BAD_MAGIC);
 	memcpy(d, "WMB7", 4);
@@ -350,11 +353,26 @@ static void test_magic_and_directory(void **state)
 	assert_null(gsio_wmb_decode(d, sizeof(d), "x.wmb", NULL, &err));
 	assert_int_equal(err.code, GSIO_ERR_CORRUPT);
 	assert_non_null(strstr(err.message, "inside"));
-	// Nothing but an empty directory: a level with nothing in it.
+	// Nothing but an empty directory: not a level.
 	memset(d + 4, 0, sizeof(d) - 4);
-	gsio_wmb_file *f = gsio_wmb_decode(d, sizeof(d), "x.wmb", NULL, &err);
-	assert_non_null(f);
-	assert_int_equal(f->objects_count, 0);
+	assert_null(gsio_wmb_decode(d, sizeof(d), "x.wmb", NULL, &err));
+	assert_int_equal(err.code, GSIO_ERR_CORRUPT);
+	assert_non_null(strstr(err.message, "empty"));
+	// An objects list of one INFO object alone (what a map exporter that
+	// writes entities only makes): a level.
+	wr32(d + 4 + 8 * 15, 164);
+	wr32(d + 8 + 8 * 15, 8 + 60);
+	wr32(d + 164, 1);
+	wr32(d + 168, 8);
+	wr32(d + 172, GSIO_WMB_INFO);
+	gsio_wmb_file *f = gsio_wmb_decode(d, 164 + 68, "x.wmb", NULL, &err);
+	if (!f) fail_msg("%s", err.message);
+	assert_int_equal(f->objects_count, 1);
+	assert_non_null(f->info);
+	gsio_scene *s = gsio_wmb_to_scene(f, "x.wmb", NULL, &err);
+	assert_non_null(s);
+	assert_int_equal(gsio_scene_validate(s, &err), 0);
+	gsio_scene_free(s);
 	gsio_wmb_file_free(f);
 }
 

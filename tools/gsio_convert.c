@@ -411,6 +411,15 @@ static gsio_scene *load_input(const conv_opts *o, const gsio_cli_job *j, gsio_er
 	}
 	gsio_scene *s = gsio_cli_load(path, &lo, err);
 	free(owned);
+	// A compiled level is a whole level with its lightmapped geometry: only
+	// glTF holds it (the other writers take one model).
+	if (s && s->format && !strcmp(s->format, "WMB") && o->fmt != FMT_GLB && o->fmt != FMT_GLTF) {
+		gsio_cli_set_error(err, GSIO_ERR_UNSUPPORTED, path,
+		                   "a compiled level (WMB) is written as glTF only (.glb or .gltf): "
+		                   "MDL5, HMP5 and MD5 hold one model, not a level");
+		gsio_scene_free(s);
+		return NULL;
+	}
 	return s;
 }
 
