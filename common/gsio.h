@@ -372,6 +372,12 @@ typedef struct gsio_material {
 	bool unlit;
 	const char *shader;       /**< MD5 shader string as written, NULL otherwise */
 	gsio_extras extras;       /**< e.g. "gsio:skin_type", MDL7 ambient/specular/power */
+	/** A lightmap (a compiled level's): its colour multiplies the base
+	 *  colour, sampled with the mesh's lightmap_uvs; image -1 for none
+	 *  (the default). The glTF writer stores it as the occlusion texture
+	 *  on TEXCOORD_1 (docs/DESIGN.md, "Lightmaps"). A material with one is
+	 *  only used by meshes with lightmap_uvs. */
+	gsio_texture lightmap_texture;
 } gsio_material;
 
 // -- Scene: meshes
@@ -471,6 +477,9 @@ typedef struct gsio_mesh {
 	 *  come from this terrain, and positions, normals, uvs, indices and the
 	 *  frame arrays are NULL. Read with gsio_mesh_grid_get(). */
 	const struct gsio_terrain *grid;
+	/** A second uv per vertex, a lightmap page's (0..1, 0,0 top-left),
+	 *  for materials' lightmap_texture; NULL if none. glTF: TEXCOORD_1. */
+	float *lightmap_uvs;
 } gsio_mesh;
 
 // -- Scene: nodes, skins, cameras, lights

@@ -602,6 +602,7 @@ static bool mesh_scene(gsio_scene *s, gsio_arena *tmp, const gsio_md5_mesh *m, c
 		for (int k = 0; k < 4; k++) mat->base_color[k] = 1.0f;
 		mat->base_color_texture.image = -1;
 		mat->detail_texture.image = -1;
+		mat->lightmap_texture.image = -1;
 		mat->alpha_cutoff = 0.5f;
 		if (*sm->shader && !candidates) GSIO_CHECK((candidates = gsioi_md5_candidates_new(tmp, err)));
 		GSIO_CHECK(gsioi_md5_resolve_texture(s, candidates, mat, sm->shader, path, opts, err));

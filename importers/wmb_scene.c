@@ -31,6 +31,9 @@ typedef struct wmb_conv {
 	size_t *slot_of_texture;  /**< texture index -> WMP texture slot */
 	bool *slot_known;
 	bool named_once;
+	int32_t *page_image;      /**< lightmap page -> image, -1 until made */
+	struct lit { int32_t base, page, material; } *lit; /**< lightmapped materials */
+	size_t lit_count, lit_cap;
 } wmb_conv;
 
 // -- Objects -> WMP elements
@@ -268,6 +271,50 @@ static bool slot_of(wmp_sctx *c, wmb_conv *v, uint32_t t, size_t *slot, bool *ok
 	return true;
 }
 
+// -- Lightmaps
+
+/* Page p's image (made on first use): side x side texels stored B,G,R. */
+static bool page_image(wmp_sctx *c, wmb_conv *v, uint32_t p, int32_t *img)
+{
+	if (v->page_image[p] >= 0) return *img = v->page_image[p], true;
+	const gsio_wmb_file *f = v->f;
+	char name[32];
+	snprintf(name, sizeof(name), "lightmap_%u", p);
+	gsio_image im = {.name = name, .width = f->lightmap_side, .height = f->lightmap_side,
+	                 .source_type = -1, .source_format = GSIO_PIXEL_BGR888};
+	const uint8_t *src = f->lightmaps + (size_t)p * 3 * f->lightmap_side * f->lightmap_side;
+	bool no_pixels = c->opts && (c->opts->flags & GSIO_OPT_NO_PIXELS);
+	GSIO_CHECK(gsioi_skin_pixels(c->s->arena, &im, src, NULL, no_pixels, NULL, 0, c->err) == 0);
+	*img = v->page_image[p] = gsioi_scene_push_image(c->s, &im, c->err);
+	return *img >= 0;
+}
+
+/* The material of base material `base` lit by page p: a copy with the
+ * page as its lightmap, made on first use. */
+static bool lit_material(wmp_sctx *c, wmb_conv *v, int32_t base, uint32_t p, int32_t *mat)
+{
+	for (size_t i = 0; i < v->lit_count; i++)
+		if (v->lit[i].base == base && v->lit[i].page == (int32_t)p) return *mat = v->lit[i].material, true;
+	int32_t img;
+	GSIO_CHECK(page_image(c, v, p, &img));
+	gsio_scene *s = c->s;
+	char name[300];
+	snprintf(name, sizeof(name), "%s+lightmap_%u", base >= 0 ? s->materials[base].name : "untextured", p);
+	int32_t m = gsio_scene_add_material(s, name, c->err);
+	GSIO_CHECK(m >= 0);
+	if (base >= 0) {
+		const char *kept = s->materials[m].name;
+		s->materials[m] = s->materials[base];
+		s->materials[m].name = kept;
+		memset(&s->materials[m].extras, 0, sizeof(gsio_extras));
+	}
+	s->materials[m].lightmap_texture.image = img;
+	GSIO_CHECK(GSIOI_WMP_PUSH(c->tmp, v->lit, v->lit_count, v->lit_cap, c->err));
+	v->lit[v->lit_count++] = (struct lit){base, (int32_t)p, m};
+	*mat = m;
+	return true;
+}
+
 // -- Geometry
 
 /* Flat outward normal of a counter-clockwise triangle, into n[0..8]. */
@@ -344,16 +391,26 @@ static bool build_block(wmp_sctx *c, wmb_conv *v, uint32_t b, int32_t parent)
 	size_t *order = GSIO_NEW_ARRAY(c->tmp, size_t, nt, c->err);
 	float *tw = GSIO_NEW_ARRAY(c->tmp, float, nt, c->err);
 	GSIO_CHECK(mat && order && tw);
+	bool lit = false;
 	for (size_t t = 0; t < nt; t++) {
 		const gsio_wmb_skin *sk = &k->skins[k->triangles[t].skin];
 		size_t slot = 0;
 		bool ok;
 		GSIO_CHECK(slot_of(c, v, sk->texture, &slot, &ok));
 		mat[t] = ok ? c->tex_material[slot] : -1;
+		// Page 0 is the unlit surfaces' dummy.
+		if (sk->lightmap > 0 && sk->lightmap < v->f->lightmaps_count) {
+			GSIO_CHECK(lit_material(c, v, mat[t], sk->lightmap, &mat[t]));
+			lit = true;
+		}
 	}
 	int32_t mi = gsio_scene_add_mesh(s, name, 3 * nt, 3 * nt, GSIO_MESH_NORMALS | GSIO_MESH_UVS, -1, c->err);
 	GSIO_CHECK(mi >= 0);
 	gsio_mesh *m = &s->meshes[mi];
+	if (lit) {
+		m->lightmap_uvs = gsio_scene_alloc(s, 3 * nt, 2 * sizeof(float), c->err);
+		GSIO_CHECK(m->lightmap_uvs);
+	}
 	GSIO_CHECK(order_parts(c, m, mat, nt, order));
 	for (size_t i = 0; i < nt; i++) {
 		const gsio_wmb_triangle *t = &k->triangles[order[i]];
@@ -365,6 +422,10 @@ static bool build_block(wmp_sctx *c, wmb_conv *v, uint32_t b, int32_t parent)
 			for (int j = 0; j < 3; j++) m->positions[3 * o + j] = gsioi_wmp_clampf(wv->pos[j]);
 			m->uvs[2 * o] = gsioi_wmp_clampf(wv->uv[0]);
 			m->uvs[2 * o + 1] = gsioi_wmp_clampf(wv->uv[1]);
+			if (lit) {
+				m->lightmap_uvs[2 * o] = gsioi_wmp_clampf(wv->lm[0]);
+				m->lightmap_uvs[2 * o + 1] = gsioi_wmp_clampf(wv->lm[1]);
+			}
 			m->indices[o] = (uint32_t)o;
 		}
 		flat_normal(m->positions + 9 * i, m->positions + 9 * i + 3, m->positions + 9 * i + 6,
@@ -596,8 +657,10 @@ gsio_scene *gsio_wmb_to_scene(const gsio_wmb_file *f, const char *path, const gs
 	v.f = f;
 	v.slot_of_texture = GSIO_NEW_ARRAY(a, size_t, f->textures_count, err);
 	v.slot_known = GSIO_NEW_ARRAY(a, bool, f->textures_count, err);
+	v.page_image = GSIO_NEW_ARRAY(a, int32_t, f->lightmaps_count, err);
+	for (uint32_t i = 0; v.page_image && i < f->lightmaps_count; i++) v.page_image[i] = -1;
 	gsio_scene *s = NULL;
-	if (v.slot_of_texture && v.slot_known && make_elements(&v, a, err) && make_wad(&v, a, path, err)) {
+	if (v.slot_of_texture && v.slot_known && v.page_image && make_elements(&v, a, err) && make_wad(&v, a, path, err)) {
 		gsioi_wmp_hooks h = {"WMB", (int32_t)f->version, &v.wad, after_tree, &v};
 		s = gsioi_wmp_scene_run(&v.w, path, opts, &h, err);
 	}
