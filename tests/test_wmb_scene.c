@@ -192,11 +192,58 @@ static void test_moved_blocks_move_along_their_axis(void **state)
 	assert_true(hi[4][0] == 160.0f && lo[4][0] == -32.0f);
 }
 
+/* menue.wmb's lightmaps: each block's lightmap coordinates as stored, its
+ * material's lightmap the page its skin names, the page's texels B,G,R. */
+static void test_lightmaps_as_stored(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	size_t size;
+	uint8_t *d = t_read_corpus("lottershock/Game/Level/menue.wmb", &size);
+	gsio_error err;
+	gsio_wmb_file *f = gsio_wmb_decode(d, size, "menue.wmb", NULL, &err);
+	assert_non_null(f);
+	gsio_scene *s = gsio_wmb_to_scene(f, NULL, NULL, &err);
+	assert_non_null(s);
+	assert_int_equal(gsio_scene_validate(s, &err), 0);
+	size_t blocks = 0;
+	for (size_t i = 0; i < s->meshes_count; i++) {
+		const gsio_mesh *m = &s->meshes[i];
+		unsigned b;
+		if (sscanf(m->name, "block_%u", &b) != 1) continue;
+		blocks++;
+		const gsio_wmb_block *k = &f->blocks[b];
+		assert_int_equal(m->vertex_count, 3 * k->triangles_count);
+		assert_non_null(m->lightmap_uvs);
+		// Triangle 0's first corner (the corners are read backwards: 0, 2, 1).
+		const gsio_wmb_vertex *v0 = &k->vertices[k->triangles[0].v[0]];
+		assert_true(m->lightmap_uvs[0] == v0->lm[0] && m->lightmap_uvs[1] == v0->lm[1]);
+		assert_true(m->uvs[0] == v0->uv[0] && m->uvs[1] == v0->uv[1]);
+		const gsio_material *mt = &s->materials[m->parts[0].material];
+		uint32_t page = k->skins[0].lightmap;
+		assert_true(page > 0);
+		assert_true(mt->lightmap_texture.image >= 0);
+		const gsio_image *im = &s->images[mt->lightmap_texture.image];
+		char want[32];
+		snprintf(want, sizeof(want), "lightmap_%u", page);
+		assert_string_equal(im->name, want);
+		assert_int_equal(im->width, f->lightmap_side);
+		const uint8_t *px = f->lightmaps + (size_t)page * 3 * f->lightmap_side * f->lightmap_side;
+		for (size_t t = 0; t < (size_t)f->lightmap_side * f->lightmap_side; t += 997)
+			for (int c = 0; c < 3; c++) assert_int_equal(im->rgba[4 * t + c], px[3 * t + 2 - c]);
+	}
+	assert_int_equal(blocks, 6);
+	gsio_scene_free(s);
+	gsio_wmb_file_free(f);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_entities_and_bounds_match_the_wmp),
 	    cmocka_unit_test(test_moved_blocks_move_along_their_axis),
+	    cmocka_unit_test(test_lightmaps_as_stored),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
