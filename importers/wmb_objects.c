@@ -1,4 +1,4 @@
-/* WMB objects list (list 15, docs/FORMATS.md §12.7-12.9): a count, a
+/* WMB objects list (list 15, docs/FORMATS.md §12.7-12.8): a count, a
  * table of offsets from the list's start, and the records they point to,
  * each starting with its type. Records are reached through the table only
  * (a zero word sometimes follows it) and sized by the next offset; the
