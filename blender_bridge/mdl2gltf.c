@@ -85,6 +85,8 @@ static void usage(FILE *f)
 	        "  --axes gltf     convert Z up / X forward to glTF's Y up / front +Z (default)\n"
 	        "  --axes source   keep the file's axes\n"
 	        "  --no-animation  write the first frame / bind pose only\n"
+	        "  --bake-lightmaps  a compiled level (.wmb): texture x lightmap in one image per\n"
+	        "                  surface kind (default: the lightmap on TEXCOORD_1)\n"
 	        "  --compact       smaller output with KHR_mesh_quantization (16-bit positions,\n"
 	        "                  8-bit normals and morph deltas, 16-bit UVs) and skins\n"
 	        "                  compressed harder (zlib -9, slower); Blender 3.4+ reads it,\n"

@@ -159,7 +159,13 @@ enum {
 	 *  Terrains with several height frames stay expanded. Every gsio writer
 	 *  and the Assimp conversion read grid meshes; code of your own that
 	 *  reads mesh arrays directly should not set it. */
-	GSIO_OPT_GRID = 1u << 3
+	GSIO_OPT_GRID = 1u << 3,
+	/** A compiled level (WMB): each lit surface's texture and lightmap are
+	 *  baked into one image per (texture, lightmap page), 4 x 4 texels a
+	 *  lightmap texel, in the page's coordinates (the mesh's uvs are then
+	 *  the lightmap's): for consumers that take one texture a material.
+	 *  Without it the lightmap is a second texture (lightmap_texture). */
+	GSIO_OPT_BAKE_LIGHTMAPS = 1u << 4
 };
 
 /** Load options. A zeroed struct gives the defaults documented per field. */

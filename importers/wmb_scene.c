@@ -34,7 +34,17 @@ typedef struct wmb_conv {
 	int32_t *page_image;      /**< lightmap page -> image, -1 until made */
 	struct lit { int32_t base, page, material; } *lit; /**< lightmapped materials */
 	size_t lit_count, lit_cap;
+	struct baked {            /**< GSIO_OPT_BAKE_LIGHTMAPS: texture x page images */
+		uint32_t texture, page;
+		int32_t material;
+		uint8_t *rgba;        /**< side * BAKE_SCALE texels a side */
+	} *baked;
+	size_t baked_count, baked_cap;
+	uint8_t **tex_rgba;       /**< texture index -> its pixels (for baking), NULL until needed */
 } wmb_conv;
+
+/** Texels of a baked image per lightmap texel, each way. */
+#define BAKE_SCALE 4u
 
 // -- Objects -> WMP elements
 
@@ -315,6 +325,102 @@ static bool lit_material(wmp_sctx *c, wmb_conv *v, int32_t base, uint32_t p, int
 	return true;
 }
 
+// -- Baking: texture x lightmap into one image in the page's coordinates
+
+/* Texture t's RGBA (decoded once), or NULL when it has none usable. */
+static bool texture_rgba(wmp_sctx *c, wmb_conv *v, uint32_t t, const uint8_t **out)
+{
+	*out = NULL;
+	if (t >= v->f->textures_count) return true;
+	if (!v->tex_rgba[t]) {
+		const gsio_wad_lump *l = &v->wad.lumps[t];
+		gsio_error sub;
+		gsio_error_clear(&sub);
+		if (!gsioi_wad_lump_rgba(&v->wad, t, c->palette, NULL, &sub)) return true; // a warning elsewhere
+		v->tex_rgba[t] = GSIO_NEW_ARRAY_UNINIT(c->tmp, uint8_t, (size_t)l->width * l->height * 4, c->err);
+		GSIO_CHECK(v->tex_rgba[t] && gsioi_wad_lump_rgba(&v->wad, t, c->palette, v->tex_rgba[t], c->err));
+	}
+	*out = v->tex_rgba[t];
+	return true;
+}
+
+/* The baked material of texture t (textures_count: none) lit by page p. */
+static bool baked_material(wmp_sctx *c, wmb_conv *v, uint32_t t, uint32_t p, struct baked **out)
+{
+	for (size_t i = 0; i < v->baked_count; i++)
+		if (v->baked[i].texture == t && v->baked[i].page == p) return *out = &v->baked[i], true;
+	gsio_scene *s = c->s;
+	uint32_t side = v->f->lightmap_side * BAKE_SCALE;
+	char name[96], clean[64];
+	gsioi_text_utf8(clean, sizeof(clean), t < v->f->textures_count ? v->f->textures[t].name : "untextured", 16);
+	snprintf(name, sizeof(name), "%s*lightmap_%u", clean, p);
+	int32_t img = gsio_scene_add_image(s, name, side, side, NULL, c->err);
+	GSIO_CHECK(img >= 0);
+	int32_t m = gsio_scene_add_material(s, name, c->err);
+	GSIO_CHECK(m >= 0);
+	s->materials[m].base_color_texture.image = img;
+	s->materials[m].base_color_texture.wrap_u = s->materials[m].base_color_texture.wrap_v = GSIO_WRAP_CLAMP;
+	GSIO_CHECK(!gsio_extras_set_int(s, &s->materials[m].extras, "wmb:baked_lightmap", p, c->err));
+	GSIO_CHECK(GSIOI_WMP_PUSH(c->tmp, v->baked, v->baked_count, v->baked_cap, c->err));
+	struct baked *b = &v->baked[v->baked_count++];
+	*b = (struct baked){t, p, m, s->images[img].rgba};
+	return *out = b, true;
+}
+
+/* Paints triangle (corners c0..c2 of block k) into its baked image: each
+ * texel inside it (or within a texel of it, against seams) gets the
+ * texture's colour at the interpolated texture UV times the page's at the
+ * interpolated lightmap UV. */
+static bool bake_triangle(wmp_sctx *c, wmb_conv *v, const gsio_wmb_block *k, const uint16_t cn[3],
+                          struct baked *b)
+{
+	const gsio_wmb_file *f = v->f;
+	uint32_t side = f->lightmap_side * BAKE_SCALE, ls = f->lightmap_side;
+	const uint8_t *tex;
+	GSIO_CHECK(texture_rgba(c, v, b->texture, &tex));
+	uint32_t tw = tex ? v->wad.lumps[b->texture].width : 1, th = tex ? v->wad.lumps[b->texture].height : 1;
+	const uint8_t *page = f->lightmaps + (size_t)b->page * 3 * ls * ls;
+	double px[3], py[3];
+	for (int q = 0; q < 3; q++) {
+		const float *lm = k->vertices[cn[q]].lm;
+		px[q] = isfinite(lm[0]) ? (double)lm[0] * side : 0;
+		py[q] = isfinite(lm[1]) ? (double)lm[1] * side : 0;
+	}
+	double area = (px[1] - px[0]) * (py[2] - py[0]) - (px[2] - px[0]) * (py[1] - py[0]);
+	if (!(fabs(area) > 1e-9)) return true;
+	double x0 = fmin(px[0], fmin(px[1], px[2])) - 1, x1 = fmax(px[0], fmax(px[1], px[2])) + 1;
+	double y0 = fmin(py[0], fmin(py[1], py[2])) - 1, y1 = fmax(py[0], fmax(py[1], py[2])) + 1;
+	int32_t xa = x0 < 0 ? 0 : (int32_t)x0, ya = y0 < 0 ? 0 : (int32_t)y0;
+	int32_t xb = x1 > side - 1 ? (int32_t)side - 1 : (int32_t)x1, yb = y1 > side - 1 ? (int32_t)side - 1 : (int32_t)y1;
+	double grow = 1.5 * sqrt(fabs(area)) / fabs(area); // about a texel in barycentric units
+	for (int32_t y = ya; y <= yb; y++)
+		for (int32_t x = xa; x <= xb; x++) {
+			double cx = x + 0.5, cy = y + 0.5, l[3];
+			l[1] = ((cx - px[0]) * (py[2] - py[0]) - (px[2] - px[0]) * (cy - py[0])) / area;
+			l[2] = ((px[1] - px[0]) * (cy - py[0]) - (cx - px[0]) * (py[1] - py[0])) / area;
+			l[0] = 1 - l[1] - l[2];
+			if (l[0] < -grow || l[1] < -grow || l[2] < -grow) continue;
+			double u = 0, w = 0, lu = 0, lv = 0;
+			for (int q = 0; q < 3; q++) {
+				const gsio_wmb_vertex *vx = &k->vertices[cn[q]];
+				u += l[q] * vx->uv[0], w += l[q] * vx->uv[1];
+				lu += l[q] * vx->lm[0], lv += l[q] * vx->lm[1];
+			}
+			uint8_t *o = b->rgba + 4 * ((size_t)y * side + (size_t)x);
+			if (o[3] && (l[0] < 0 || l[1] < 0 || l[2] < 0)) continue; // a neighbour's own texel
+			double tu = isfinite(u) ? u - floor(u) : 0, tv = isfinite(w) ? w - floor(w) : 0;
+			const uint8_t *t = tex ? tex + 4 * ((size_t)(tv * th) % th * tw + (size_t)(tu * tw) % tw) : NULL;
+			double mx = isfinite(lu) ? fmin(fmax(lu * ls, 0), ls - 1) : 0, my = isfinite(lv) ? fmin(fmax(lv * ls, 0), ls - 1) : 0;
+			const uint8_t *m = page + 3 * ((size_t)my * ls + (size_t)mx);
+			for (int ch = 0; ch < 3; ch++) {
+				unsigned a = t ? t[ch] : 255, lmv = m[2 - ch]; // the page is B,G,R
+				o[ch] = (uint8_t)(a * lmv / 255);
+			}
+			o[3] = t ? t[3] : 255;
+		}
+	return true;
+}
+
 // -- Geometry
 
 /* Flat outward normal of a counter-clockwise triangle, into n[0..8]. */
@@ -391,7 +497,9 @@ static bool build_block(wmp_sctx *c, wmb_conv *v, uint32_t b, int32_t parent)
 	size_t *order = GSIO_NEW_ARRAY(c->tmp, size_t, nt, c->err);
 	float *tw = GSIO_NEW_ARRAY(c->tmp, float, nt, c->err);
 	GSIO_CHECK(mat && order && tw);
-	bool lit = false;
+	bool lit = false, bake = c->opts && (c->opts->flags & GSIO_OPT_BAKE_LIGHTMAPS);
+	struct baked **bk = GSIO_NEW_ARRAY(c->tmp, struct baked *, nt, c->err);
+	GSIO_CHECK(bk);
 	for (size_t t = 0; t < nt; t++) {
 		const gsio_wmb_skin *sk = &k->skins[k->triangles[t].skin];
 		size_t slot = 0;
@@ -399,7 +507,10 @@ static bool build_block(wmp_sctx *c, wmb_conv *v, uint32_t b, int32_t parent)
 		GSIO_CHECK(slot_of(c, v, sk->texture, &slot, &ok));
 		mat[t] = ok ? c->tex_material[slot] : -1;
 		// Page 0 is the unlit surfaces' dummy.
-		if (sk->lightmap > 0 && sk->lightmap < v->f->lightmaps_count) {
+		if (sk->lightmap > 0 && sk->lightmap < v->f->lightmaps_count && bake) {
+			GSIO_CHECK(baked_material(c, v, ok ? sk->texture : v->f->textures_count, sk->lightmap, &bk[t]));
+			mat[t] = bk[t]->material;
+		} else if (sk->lightmap > 0 && sk->lightmap < v->f->lightmaps_count) {
 			GSIO_CHECK(lit_material(c, v, mat[t], sk->lightmap, &mat[t]));
 			lit = true;
 		}
@@ -416,12 +527,15 @@ static bool build_block(wmp_sctx *c, wmb_conv *v, uint32_t b, int32_t parent)
 		const gsio_wmb_triangle *t = &k->triangles[order[i]];
 		// Clockwise in the file: read backwards.
 		const uint16_t corner[3] = {t->v[0], t->v[2], t->v[1]};
+		struct baked *into = bk[order[i]];
+		if (into) GSIO_CHECK(bake_triangle(c, v, k, corner, into));
 		for (int q = 0; q < 3; q++) {
 			const gsio_wmb_vertex *wv = &k->vertices[corner[q]];
 			size_t o = 3 * i + (size_t)q;
 			for (int j = 0; j < 3; j++) m->positions[3 * o + j] = gsioi_wmp_clampf(wv->pos[j]);
-			m->uvs[2 * o] = gsioi_wmp_clampf(wv->uv[0]);
-			m->uvs[2 * o + 1] = gsioi_wmp_clampf(wv->uv[1]);
+			const float *uv = into ? wv->lm : wv->uv; // a baked image lies in the page's coordinates
+			m->uvs[2 * o] = gsioi_wmp_clampf(uv[0]);
+			m->uvs[2 * o + 1] = gsioi_wmp_clampf(uv[1]);
 			if (lit) {
 				m->lightmap_uvs[2 * o] = gsioi_wmp_clampf(wv->lm[0]);
 				m->lightmap_uvs[2 * o + 1] = gsioi_wmp_clampf(wv->lm[1]);
@@ -658,9 +772,10 @@ gsio_scene *gsio_wmb_to_scene(const gsio_wmb_file *f, const char *path, const gs
 	v.slot_of_texture = GSIO_NEW_ARRAY(a, size_t, f->textures_count, err);
 	v.slot_known = GSIO_NEW_ARRAY(a, bool, f->textures_count, err);
 	v.page_image = GSIO_NEW_ARRAY(a, int32_t, f->lightmaps_count, err);
+	v.tex_rgba = GSIO_NEW_ARRAY(a, uint8_t *, f->textures_count, err);
 	for (uint32_t i = 0; v.page_image && i < f->lightmaps_count; i++) v.page_image[i] = -1;
 	gsio_scene *s = NULL;
-	if (v.slot_of_texture && v.slot_known && v.page_image && make_elements(&v, a, err) && make_wad(&v, a, path, err)) {
+	if (v.slot_of_texture && v.slot_known && v.page_image && v.tex_rgba && make_elements(&v, a, err) && make_wad(&v, a, path, err)) {
 		gsioi_wmp_hooks h = {"WMB", (int32_t)f->version, &v.wad, after_tree, &v};
 		s = gsioi_wmp_scene_run(&v.w, path, opts, &h, err);
 	}

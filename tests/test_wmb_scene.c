@@ -238,12 +238,64 @@ static void test_lightmaps_as_stored(void **state)
 	free(d);
 }
 
+/* GSIO_OPT_BAKE_LIGHTMAPS on menue.wmb: the blocks' uvs are the stored
+ * lightmap uvs, one texture a material (no lightmap), the baked images 4
+ * times the page's side, and every texel painted is no brighter than the
+ * page's texel under it (texture x lightmap, the texture at most 1). */
+static void test_lightmaps_baked(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	size_t size;
+	uint8_t *d = t_read_corpus("lottershock/Game/Level/menue.wmb", &size);
+	gsio_error err;
+	gsio_wmb_file *f = gsio_wmb_decode(d, size, "menue.wmb", NULL, &err);
+	assert_non_null(f);
+	gsio_opts o = {.flags = GSIO_OPT_BAKE_LIGHTMAPS};
+	gsio_scene *s = gsio_wmb_to_scene(f, NULL, &o, &err);
+	assert_non_null(s);
+	assert_int_equal(gsio_scene_validate(s, &err), 0);
+	size_t painted = 0, blocks = 0;
+	uint32_t ls = f->lightmap_side;
+	for (size_t i = 0; i < s->meshes_count; i++) {
+		const gsio_mesh *m = &s->meshes[i];
+		unsigned b;
+		if (sscanf(m->name, "block_%u", &b) != 1) continue;
+		blocks++;
+		const gsio_wmb_block *k = &f->blocks[b];
+		assert_null(m->lightmap_uvs);
+		const gsio_wmb_vertex *v0 = &k->vertices[k->triangles[0].v[0]];
+		assert_true(m->uvs[0] == v0->lm[0] && m->uvs[1] == v0->lm[1]);
+		const gsio_material *mt = &s->materials[m->parts[0].material];
+		assert_int_equal(mt->lightmap_texture.image, -1);
+		assert_non_null(gsio_extras_get(&mt->extras, "wmb:baked_lightmap"));
+		const gsio_image *im = &s->images[mt->base_color_texture.image];
+		assert_int_equal(im->width, 4 * ls);
+		const uint8_t *page = f->lightmaps + (size_t)k->skins[0].lightmap * 3 * ls * ls;
+		for (uint32_t y = 0; y < im->height; y++)
+			for (uint32_t x = 0; x < im->width; x++) {
+				const uint8_t *px = im->rgba + 4 * ((size_t)y * im->width + x);
+				if (!px[3]) continue;
+				painted++;
+				const uint8_t *lm = page + 3 * ((size_t)(y / 4) * ls + x / 4);
+				for (int ch = 0; ch < 3; ch++) assert_true(px[ch] <= lm[2 - ch] + 8);
+			}
+	}
+	print_message("menue.wmb baked: %zu texels painted over %zu blocks\n", painted, blocks);
+	assert_int_equal(blocks, 6);
+	assert_true(painted > 1000);
+	gsio_scene_free(s);
+	gsio_wmb_file_free(f);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_entities_and_bounds_match_the_wmp),
 	    cmocka_unit_test(test_moved_blocks_move_along_their_axis),
 	    cmocka_unit_test(test_lightmaps_as_stored),
+	    cmocka_unit_test(test_lightmaps_baked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
