@@ -192,20 +192,29 @@ static void test_moved_blocks_move_along_their_axis(void **state)
 	assert_true(hi[4][0] == 160.0f && lo[4][0] == -32.0f);
 }
 
+/* menue.wmb decoded (*f, its bytes *d) and its scene, validated. */
+static gsio_scene *menue_scene(const gsio_opts *o, gsio_wmb_file **f, uint8_t **d)
+{
+	size_t size;
+	*d = t_read_corpus("lottershock/Game/Level/menue.wmb", &size);
+	gsio_error err;
+	*f = gsio_wmb_decode(*d, size, "menue.wmb", NULL, &err);
+	assert_non_null(*f);
+	gsio_scene *s = gsio_wmb_to_scene(*f, NULL, o, &err);
+	assert_non_null(s);
+	assert_int_equal(gsio_scene_validate(s, &err), 0);
+	return s;
+}
+
 /* menue.wmb's lightmaps: each block's lightmap coordinates as stored, its
  * material's lightmap the page its skin names, the page's texels B,G,R. */
 static void test_lightmaps_as_stored(void **state)
 {
 	(void)state;
 	T_REQUIRE_CORPUS();
-	size_t size;
-	uint8_t *d = t_read_corpus("lottershock/Game/Level/menue.wmb", &size);
-	gsio_error err;
-	gsio_wmb_file *f = gsio_wmb_decode(d, size, "menue.wmb", NULL, &err);
-	assert_non_null(f);
-	gsio_scene *s = gsio_wmb_to_scene(f, NULL, NULL, &err);
-	assert_non_null(s);
-	assert_int_equal(gsio_scene_validate(s, &err), 0);
+	uint8_t *d;
+	gsio_wmb_file *f;
+	gsio_scene *s = menue_scene(NULL, &f, &d);
 	size_t blocks = 0;
 	for (size_t i = 0; i < s->meshes_count; i++) {
 		const gsio_mesh *m = &s->meshes[i];
@@ -246,15 +255,10 @@ static void test_lightmaps_baked(void **state)
 {
 	(void)state;
 	T_REQUIRE_CORPUS();
-	size_t size;
-	uint8_t *d = t_read_corpus("lottershock/Game/Level/menue.wmb", &size);
-	gsio_error err;
-	gsio_wmb_file *f = gsio_wmb_decode(d, size, "menue.wmb", NULL, &err);
-	assert_non_null(f);
+	uint8_t *d;
+	gsio_wmb_file *f;
 	gsio_opts o = {.flags = GSIO_OPT_BAKE_LIGHTMAPS};
-	gsio_scene *s = gsio_wmb_to_scene(f, NULL, &o, &err);
-	assert_non_null(s);
-	assert_int_equal(gsio_scene_validate(s, &err), 0);
+	gsio_scene *s = menue_scene(&o, &f, &d);
 	size_t painted = 0, blocks = 0;
 	uint32_t ls = f->lightmap_side;
 	for (size_t i = 0; i < s->meshes_count; i++) {
