@@ -215,6 +215,11 @@ static aiMaterial *make_material(const gsio_material &m, const std::vector<std::
 		add_texture(mat, m.base_color_texture, aiTextureType_BASE_COLOR, 0, image_paths);
 		// The terrain detail map: the second diffuse layer, tiled.
 		add_texture(mat, m.detail_texture, aiTextureType_DIFFUSE, 1, image_paths);
+		if (m.lightmap_texture.image >= 0) { // a compiled level's: on the second uv channel
+			add_texture(mat, m.lightmap_texture, aiTextureType_LIGHTMAP, 0, image_paths);
+			int channel = 1;
+			mat->AddProperty(&channel, 1, AI_MATKEY_UVWSRC(aiTextureType_LIGHTMAP, 0));
+		}
 		if (m.shader) {
 			aiString sh;
 			set_string(sh, m.shader);
@@ -358,6 +363,14 @@ static void fill_mesh(aiMesh *am, const gsio_scene &s, const gsio_mesh &m, const
 		for (size_t i = 0; i < src.size(); i++) {
 			const float *uv = m.uvs + 2 * static_cast<size_t>(src[i]);
 			am->mTextureCoords[0][i] = aiVector3D(uv[0], 1.0f - uv[1], 0.0f); // bottom-left origin
+		}
+	}
+	if (m.lightmap_uvs) { // a lightmap's
+		am->mTextureCoords[1] = new aiVector3D[src.size()];
+		am->mNumUVComponents[1] = 2;
+		for (size_t i = 0; i < src.size(); i++) {
+			const float *uv = m.lightmap_uvs + 2 * static_cast<size_t>(src[i]);
+			am->mTextureCoords[1][i] = aiVector3D(uv[0], 1.0f - uv[1], 0.0f);
 		}
 	}
 	size_t tri = p.index_count / 3;

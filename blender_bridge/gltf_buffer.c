@@ -127,7 +127,7 @@ size_t gsioi_gltf_bin_before_images(const gltf_ctx *c)
 		const gsio_mesh *m = &c->s->meshes[i];
 		if (c->same_first[i] != SIZE_MAX && c->same_first[i] != i) continue;
 		double nv = (double)m->vertex_count, nrm = m->normals ? 12 : 0;
-		bytes += (c->compact ? 8 : 12 + nrm + (m->uvs ? 8 : 0)) * nv;
+		bytes += ((c->compact ? 8 : 12 + nrm + (m->uvs ? 8 : 0)) + (m->lightmap_uvs ? 8 : 0)) * nv;
 		if (c->animate && m->frames_count >= 2 && !c->sparse)
 			bytes += (c->compact ? 4 : 12 + nrm) * nv * (double)m->frames_count;
 	}

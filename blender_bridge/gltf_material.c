@@ -86,6 +86,13 @@ bool gsioi_gltf_write_materials(gltf_ctx *c)
 		gsioi_gltf_jnum(c, pbr, "metallicFactor", 0);
 		gsioi_gltf_jnum(c, pbr, "roughnessFactor", 1);
 		gsioi_gltf_jset(c, j, "pbrMetallicRoughness", pbr);
+		int lightmap = texture_of(c, &m->lightmap_texture);
+		if (lightmap >= 0) { // the lightmap: occlusion on the second uv set
+			cJSON *t = gsioi_gltf_jobj(c);
+			gsioi_gltf_jnum(c, t, "index", lightmap);
+			gsioi_gltf_jnum(c, t, "texCoord", 1);
+			gsioi_gltf_jset(c, j, "occlusionTexture", t);
+		}
 		if (m->emissive[0] > 0 || m->emissive[1] > 0 || m->emissive[2] > 0) {
 			float e[3];
 			for (int k = 0; k < 3; k++) e[k] = m->emissive[k] < 0 ? 0 : m->emissive[k] > 1 ? 1 : m->emissive[k];

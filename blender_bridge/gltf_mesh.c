@@ -182,6 +182,7 @@ static int index_accessor(gltf_ctx *c, int view, size_t first, size_t count, boo
 static bool same_mesh(const gsio_scene *s, const gsio_mesh *a, const gsio_mesh *b)
 {
 	if (a->positions != b->positions || a->normals != b->normals || a->uvs != b->uvs ||
+	    a->lightmap_uvs != b->lightmap_uvs ||
 	    a->indices != b->indices || a->parts != b->parts || a->frames != b->frames ||
 	    a->vertex_count != b->vertex_count || a->index_count != b->index_count ||
 	    a->parts_count != b->parts_count || a->frames_count != b->frames_count ||
@@ -310,6 +311,9 @@ static bool write_arrays_mesh(gltf_ctx *c, size_t mi, const gsio_mesh *m)
 		if (m->normals) gsioi_gltf_jnum(c, attrs, "NORMAL", gsioi_gltf_float_accessor(c, nrm, nv, 3, false, GLTF_ARRAY_BUFFER));
 		if (m->uvs) gsioi_gltf_jnum(c, attrs, "TEXCOORD_0", gsioi_gltf_float_accessor(c, m->uvs, nv, 2, false, GLTF_ARRAY_BUFFER));
 	}
+	if (ok && m->lightmap_uvs) // a lightmap's, as floats in either mode
+		gsioi_gltf_jnum(c, attrs, "TEXCOORD_1",
+		                gsioi_gltf_float_accessor(c, m->lightmap_uvs, nv, 2, false, GLTF_ARRAY_BUFFER));
 	// The base pose in output axes is needed again only for morph targets:
 	// without, it goes before the joint and weight table is made (24 bytes
 	// a vertex not held beside its 20; corridor_02_short_door's 22 KB).

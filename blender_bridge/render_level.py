@@ -3,6 +3,7 @@
 usage: blender -b --factory-startup -P blender_bridge/render_level.py -- \
            LEVEL.glb OUT.png [--view start|top] [--width 640] [--height 400]
            [--samples 8] [--eye 48] [--light 1] [--frame N] [--camera X,Y,Z,PAN[,TILT]]
+           [--no-lightmaps]
 
 --view start: the camera stands at the level's start position (the node
 whose extras say "wmp:element": "start"), --eye quants above it, looking
@@ -15,6 +16,10 @@ point, looking toward -X; the script says which it used.
 --camera X,Y,Z,PAN[,TILT]: instead, a camera at level coordinates X,Y,Z
 (quants, GameStudio axes) looking toward PAN degrees (counter-clockwise
 from +X) and TILT degrees up.
+
+A compiled level's lightmaps (the glTF occlusion texture on TEXCOORD_1) are
+multiplied into the base colour as the add-on does on import
+(gsio_blender.light_material); --no-lightmaps leaves them out.
 
 Cycles on the CPU, no denoising. The level's own lights are kept; a grey
 world light and, for perspective views, a point light at the camera
@@ -34,13 +39,15 @@ import bpy  # noqa: E402
 from mathutils import Vector  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "addon"))
 from render_common import render_png  # noqa: E402
+from gsio_blender import light_material  # noqa: E402
 
 
 def parse(argv):
     args = argv[argv.index("--") + 1:] if "--" in argv else []
     opts = {"view": "start", "width": 640, "height": 400, "samples": 8, "eye": 48.0, "frame": None,
-            "camera": None, "light": 1.0}
+            "camera": None, "light": 1.0, "lightmaps": True}
     pos = []
     i = 0
     while i < len(args):
@@ -57,6 +64,9 @@ def parse(argv):
         elif a == "--camera":
             opts["camera"] = [float(x) for x in args[i + 1].split(",")]
             i += 2
+        elif a == "--no-lightmaps":
+            opts["lightmaps"] = False
+            i += 1
         elif a == "--view":
             opts["view"] = args[i + 1]
             i += 2
@@ -90,6 +100,9 @@ def main():
     src, dst, opts = parse(sys.argv)
     bpy.ops.wm.read_factory_settings(use_empty=True)
     bpy.ops.import_scene.gltf(filepath=src)
+    if opts["lightmaps"]:
+        lit = sum(light_material(m) for m in bpy.data.materials)
+        print("render_level: %d materials with a lightmap" % lit)
     scene = bpy.context.scene
     if opts["frame"] is not None:
         scene.frame_set(opts["frame"])

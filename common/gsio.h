@@ -175,7 +175,13 @@ enum {
 	 *  Terrains with several height frames stay expanded. Every gsio writer
 	 *  and the Assimp conversion read grid meshes; code of your own that
 	 *  reads mesh arrays directly should not set it. */
-	GSIO_OPT_GRID = 1u << 3
+	GSIO_OPT_GRID = 1u << 3,
+	/** A compiled level (WMB): each lit surface's texture and lightmap are
+	 *  baked into one image per (texture, lightmap page), 4 x 4 texels a
+	 *  lightmap texel, in the page's coordinates (the mesh's uvs are then
+	 *  the lightmap's): for consumers that take one texture a material.
+	 *  Without it the lightmap is a second texture (lightmap_texture). */
+	GSIO_OPT_BAKE_LIGHTMAPS = 1u << 4
 };
 
 /** Load options. A zeroed struct gives the defaults documented per field. */
@@ -388,6 +394,12 @@ typedef struct gsio_material {
 	bool unlit;
 	const char *shader;       /**< MD5 shader string as written, NULL otherwise */
 	gsio_extras extras;       /**< e.g. "gsio:skin_type", MDL7 ambient/specular/power */
+	/** A lightmap (a compiled level's): its colour multiplies the base
+	 *  colour, sampled with the mesh's lightmap_uvs; image -1 for none
+	 *  (the default). The glTF writer stores it as the occlusion texture
+	 *  on TEXCOORD_1 (docs/DESIGN.md, "Lightmaps"). A material with one is
+	 *  only used by meshes with lightmap_uvs. */
+	gsio_texture lightmap_texture;
 } gsio_material;
 
 // -- Scene: meshes
@@ -487,6 +499,9 @@ typedef struct gsio_mesh {
 	 *  come from this terrain, and positions, normals, uvs, indices and the
 	 *  frame arrays are NULL. Read with gsio_mesh_grid_get(). */
 	const struct gsio_terrain *grid;
+	/** A second uv per vertex, a lightmap page's (0..1, 0,0 top-left),
+	 *  for materials' lightmap_texture; NULL if none. glTF: TEXCOORD_1. */
+	float *lightmap_uvs;
 } gsio_mesh;
 
 // -- Scene: nodes, skins, cameras, lights

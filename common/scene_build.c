@@ -202,6 +202,7 @@ int32_t gsio_scene_add_material(gsio_scene *s, const char *name, gsio_error *err
 	for (int k = 0; k < 4; k++) m->base_color[k] = 1;
 	texture_init(&m->base_color_texture);
 	texture_init(&m->detail_texture);
+	texture_init(&m->lightmap_texture);
 	m->alpha_cutoff = 0.5f;
 	return (int32_t)(s->materials_count - 1);
 }

@@ -53,6 +53,7 @@ void gsioi_material_defaults(gsio_material *mat)
 	for (int k = 0; k < 4; k++) mat->base_color[k] = 1.0f;
 	mat->base_color_texture.image = -1;
 	mat->detail_texture.image = -1;
+	mat->lightmap_texture.image = -1;
 	mat->alpha_mode = GSIO_ALPHA_OPAQUE;
 	mat->alpha_cutoff = 0.5f;
 }

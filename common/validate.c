@@ -359,6 +359,7 @@ static bool meshes_ok(vctx *v)
 		V_CHECK(finite_ok(v, m->positions, v3, "meshes", i, "positions"));
 		if (m->normals) V_CHECK(finite_ok(v, m->normals, v3, "meshes", i, "normals"));
 		if (m->uvs) V_CHECK(finite_ok(v, m->uvs, v2, "meshes", i, "uvs"));
+		if (m->lightmap_uvs) V_CHECK(finite_ok(v, m->lightmap_uvs, v2, "meshes", i, "lightmap_uvs"));
 		if (m->index_count % 3)
 			return bad(v, "meshes[%zu].index_count %zu is not a multiple of 3", i, m->index_count);
 		if (m->index_count && !m->indices) return bad(v, "meshes[%zu] has no indices array", i);
@@ -462,6 +463,7 @@ static bool materials_ok(vctx *v)
 				return bad(v, "materials[%zu].emissive[%d] is %g (0..1)", i, k, (double)m->emissive[k]);
 		V_CHECK(texture_ok(v, &m->base_color_texture, i, "base_color_texture"));
 		V_CHECK(texture_ok(v, &m->detail_texture, i, "detail_texture"));
+		V_CHECK(texture_ok(v, &m->lightmap_texture, i, "lightmap_texture"));
 		if ((unsigned)m->alpha_mode > GSIO_ALPHA_BLEND)
 			return bad(v, "materials[%zu].alpha_mode %d is unknown", i, (int)m->alpha_mode);
 		if (!(m->alpha_cutoff >= 0) || !isfinite(m->alpha_cutoff))

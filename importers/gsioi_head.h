@@ -21,11 +21,15 @@ bool gsioi_md5_head_ok(const uint8_t *head, size_t n, bool whole, const char *pa
  *  text does: then no format can be ruled out by it, since MD5 and text
  *  WMP are known by that token (or line) (md5_scene.c). */
 bool gsioi_md5_head_undecided(const uint8_t *head, size_t n);
+/** WMB4-7: the magic and the list directory (wmb_codec.c). */
+bool gsioi_wmb_head_ok(const uint8_t *head, size_t n, bool whole, const char *path,
+                       gsio_error *err);
 /** WMP: WMPB, `// WMP2`, or a text starting `blocks` or `version` (wmp.c). */
 bool gsioi_wmp_head_ok(const uint8_t *head, size_t n, bool whole, const char *path,
                        gsio_error *err);
 /** Whether the first bytes are a GameStudio file gsio names but does not
- *  read as a main input: a compiled level (WMB) or a WAD texture archive.
+ *  read as a main input: a WAD texture archive, or a compiled level of a
+ *  version gsio does not read (or handed to the WMP codec).
  *  True with err set (GSIO_ERR_UNSUPPORTED: what the file is and what to
  *  convert instead) (wmp.c). */
 bool gsioi_wmp_not_read(const uint8_t *head, size_t n, const char *path, gsio_error *err);

@@ -617,6 +617,7 @@ static bool mesh_scene(gsio_scene *s, gsio_arena *tmp, const gsio_md5_mesh *m, c
 		for (int k = 0; k < 4; k++) mat->base_color[k] = 1.0f;
 		mat->base_color_texture.image = -1;
 		mat->detail_texture.image = -1;
+		mat->lightmap_texture.image = -1;
 		mat->alpha_cutoff = 0.5f;
 	}
 	GSIO_CHECK(resolve_textures(s, tmp, m, path, opts, err));

@@ -3,6 +3,7 @@
 #include "gsio_hmp.h"
 #include "gsio_md5.h"
 #include "gsio_mdl.h"
+#include "gsio_wmb.h"
 #include "gsio_wmp.h"
 #include "gsioi_head.h"
 
@@ -13,6 +14,7 @@ static const gsio_importer *const importers[] = {
     &gsio_hmp_importer,
     &gsio_md5_importer,
     &gsio_wmp_importer,
+    &gsio_wmb_importer,
     NULL,
 };
 
@@ -35,7 +37,7 @@ const gsio_importer *gsio_find_importer(const uint8_t *head, size_t head_size, c
 }
 
 /* No importer claims these bytes: a GameStudio file gsio names but does
- * not read (a compiled level, a WAD), or an unknown format. */
+ * not read (a WAD), or an unknown format. */
 static void no_importer(const uint8_t *data, size_t size, const char *path, gsio_error *err)
 {
 	if (gsioi_wmp_not_read(data, size, path, err)) return;
@@ -77,6 +79,7 @@ static bool head_ok(void *user, const uint8_t *head, size_t n, uint64_t size, gs
 	}
 	if (imp == &gsio_mdl_importer) return gsioi_mdl_head_ok(head, n, path, err);
 	if (imp == &gsio_hmp_importer) return gsioi_hmp_head_ok(head, n, path, err);
+	if (imp == &gsio_wmb_importer) return gsioi_wmb_head_ok(head, n, whole, path, err);
 	if (magic) return true;
 	if (imp == &gsio_md5_importer) return gsioi_md5_head_ok(head, n, whole, path, err);
 	if (imp == &gsio_wmp_importer) return gsioi_wmp_head_ok(head, n, whole, path, err);

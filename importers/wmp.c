@@ -48,9 +48,10 @@ bool gsioi_wmp_not_read(const uint8_t *head, size_t n, const char *path, gsio_er
 	if (n < 4 || head[3] < '0' || head[3] > '9') return false;
 	if (!memcmp(head, "WMB", 3))
 		GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, path, 0,
-		          "a compiled GameStudio level (WMB, version %c): gsio does not read compiled "
-		          "levels yet; convert the .wmp level it was compiled from instead, with --path "
-		          "naming the folder that holds the level's WAD files",
+		          head[3] >= '4' && head[3] <= '7'
+		              ? "a compiled GameStudio level (WMB%c), not a WMP: it is read as a .wmb "
+		                "(gsio_wmb_decode)"
+		              : "a compiled GameStudio level of version %c: gsio reads WMB4 to WMB7",
 		          head[3]);
 	else if (!memcmp(head, "WAD", 3))
 		GSIO_FAIL(err, GSIO_ERR_UNSUPPORTED, path, 0,

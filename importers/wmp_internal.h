@@ -153,7 +153,26 @@ typedef struct wmp_sctx {
 	uint8_t *checker_palette; /**< indices into two greys (scene arena) */
 	int32_t *node_of; /**< object -> node, -1 until placed */
 	bool binary;      /**< colours 0..255 (else percent) */
+	gsio_wad_file *embedded; /**< the level's own textures (wads[0]), the caller's */
 } wmp_sctx;
+
+/** What another door into the level scene (a compiled level, wmb_scene.c)
+ *  adds to the WMP conversion. */
+typedef struct gsioi_wmp_hooks {
+	const char *format;       /**< the scene's format name ("WMB") */
+	int32_t version;
+	gsio_wad_file *embedded;  /**< textures the level holds, looked up before
+	                               any WAD's; NULL none; not freed */
+	/** Runs after the object tree is built, before the models' animations:
+	 *  adds what the elements do not carry (geometry). False (c->err set)
+	 *  stops the conversion. */
+	bool (*after)(wmp_sctx *c, void *user);
+	void *user;
+} gsioi_wmp_hooks;
+
+/** gsio_wmp_to_scene with hooks (NULL: none). */
+gsio_scene *gsioi_wmp_scene_run(const gsio_wmp_file *f, const char *path, const gsio_opts *opts,
+                                const gsioi_wmp_hooks *hooks, gsio_error *err);
 
 /** Adds a warning to the scene (wmp_scene.c). False (err set) when out of
  *  memory. */

@@ -129,6 +129,12 @@ static bool level_folders_for_models(wmp_sctx *c)
 gsio_scene *gsio_wmp_to_scene(const gsio_wmp_file *f, const char *path, const gsio_opts *opts,
                               gsio_error *err)
 {
+	return gsioi_wmp_scene_run(f, path, opts, NULL, err);
+}
+
+gsio_scene *gsioi_wmp_scene_run(const gsio_wmp_file *f, const char *path, const gsio_opts *opts,
+                                const gsioi_wmp_hooks *hooks, gsio_error *err)
+{
 	gsio_error local;
 	if (!err) err = &local;
 	gsio_error_clear(err);
@@ -148,6 +154,11 @@ gsio_scene *gsio_wmp_to_scene(const gsio_wmp_file *f, const char *path, const gs
 	if (!c.s) return NULL;
 	c.s->format = f->dialect == GSIO_WMP_BINARY ? "WMPB" : "WMP";
 	c.s->format_version = f->dialect == GSIO_WMP_TEXT_A ? 4 : (int32_t)f->version;
+	if (hooks) {
+		c.s->format = hooks->format;
+		c.s->format_version = hooks->version;
+		c.embedded = hooks->embedded;
+	}
 	c.tmp = gsioi_arena_for(opts, "WMP scratch", err);
 	bool ok = c.tmp != NULL;
 	if (ok) gsioi_finder_init(&c.finder, c.tmp, opts);
@@ -187,7 +198,8 @@ gsio_scene *gsio_wmp_to_scene(const gsio_wmp_file *f, const char *path, const gs
 		ok = c.node_of != NULL;
 		for (size_t i = 0; ok && i < f->objects_count; i++) c.node_of[i] = -1;
 	}
-	ok = ok && build_object(&c, 0, -1, 0) && gsioi_wmp_model_animations(&c);
+	ok = ok && build_object(&c, 0, -1, 0) && (!hooks || !hooks->after || hooks->after(&c, hooks->user)) &&
+	     gsioi_wmp_model_animations(&c);
 	for (size_t i = 0; ok && i < f->objects_count; i++)
 		if (c.node_of[i] < 0)
 			ok = gsioi_wmp_warn(&c, "object %zu is not in the object tree: left out", i);
@@ -196,6 +208,7 @@ gsio_scene *gsio_wmp_to_scene(const gsio_wmp_file *f, const char *path, const gs
 		if (c.s->meshes[i].skin < 0) memset(&c.s->meshes[i].weights, 0, sizeof(gsio_weights));
 	for (size_t i = 0; i < c.models_count; i++) gsio_scene_free(c.models[i].ms);
 	for (size_t i = 0; i < c.wads_count; i++) {
+		if (c.wads[i] == c.embedded) continue; // the caller's
 		gsio_wad_file_free(c.wads[i]);
 		gsioi_io_free(c.opts, c.wad_bytes[i]);
 	}

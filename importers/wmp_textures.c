@@ -16,9 +16,11 @@
 bool gsioi_wmp_load_wads(wmp_sctx *c)
 {
 	const gsio_wmp_file *f = c->f;
-	c->wads = GSIO_NEW_ARRAY(c->tmp, gsio_wad_file *, f->wads_count, c->err);
-	c->wad_bytes = GSIO_NEW_ARRAY(c->tmp, uint8_t *, f->wads_count, c->err);
+	c->wads = GSIO_NEW_ARRAY(c->tmp, gsio_wad_file *, f->wads_count + 1, c->err);
+	c->wad_bytes = GSIO_NEW_ARRAY(c->tmp, uint8_t *, f->wads_count + 1, c->err);
 	GSIO_CHECK(c->wads && c->wad_bytes);
+	// The level's own textures (a compiled level's) come before any WAD's.
+	if (c->embedded) c->wads[c->wads_count++] = c->embedded;
 	// The lumps point into the bytes read (kept until the WADs are freed):
 	// a copy held the WAD twice at the peak (menue.wmp: 436 KB more).
 	gsio_opts wo = c->opts ? *c->opts : (gsio_opts){0};

@@ -238,8 +238,9 @@ static void test_refused_by_first_bytes(void **state)
 	    {"words.md5anim", "hello world\n", GSIO_ERR_SYNTAX},
 	    {"zeros.wmp", "", GSIO_ERR_SYNTAX},
 	    {"zeros.bin", "", GSIO_ERR_BAD_MAGIC},
-	    {"level.wmb", "WMB7", GSIO_ERR_UNSUPPORTED},
-	    {"level.wmp", "WMB6", GSIO_ERR_UNSUPPORTED},
+	    {"level.wmb", "WMB7", GSIO_ERR_CORRUPT},
+	    {"level.wmp", "WMB6", GSIO_ERR_CORRUPT},
+	    {"old.wmb", "WMB3", GSIO_ERR_UNSUPPORTED},
 	    {"textures.wad", "WAD7", GSIO_ERR_UNSUPPORTED},
 	};
 	const off_t size = (off_t)100 << 20;

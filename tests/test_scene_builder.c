@@ -224,6 +224,7 @@ static void test_builder_growth(void **state)
 	exact[0].name = "only";
 	for (int k = 0; k < 4; k++) exact[0].base_color[k] = 1;
 	exact[0].base_color_texture.image = exact[0].detail_texture.image = -1;
+	exact[0].lightmap_texture.image = -1;
 	s->materials = exact;
 	s->materials_count = 1;
 	assert_int_equal(gsio_scene_add_material(s, "second", &err), 1);

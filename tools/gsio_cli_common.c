@@ -95,6 +95,7 @@ static int shared_option(const gsio_cli *c, gsio_cli_opts *o, int argc, int ch, 
 	case 'v': o->verbose = true; break;
 	case GSIO_CLI_OPT_FORCE: o->force = true; break;
 	case GSIO_CLI_OPT_NOANIM: o->no_animation = true; break;
+	case GSIO_CLI_OPT_BAKE: o->bake_lightmaps = true; break;
 	case GSIO_CLI_OPT_PALETTE: o->palette = arg; break;
 	case GSIO_CLI_OPT_REPORT: o->report = arg; break;
 	case GSIO_CLI_OPT_UPDATE: o->update = true; break;
@@ -208,6 +209,7 @@ void gsio_cli_load_opts(const gsio_cli_opts *o, gsio_opts *lo)
 	lo->fps = o->fps;
 	if (o->palette) lo->palette = o->palette_rgb;
 	if (o->no_animation) lo->flags |= GSIO_OPT_NO_ANIMATION;
+	if (o->bake_lightmaps) lo->flags |= GSIO_OPT_BAKE_LIGHTMAPS;
 	// Terrains stay grids: every writer makes their vertices and triangles
 	// (glTF's a strip at a time) instead of the load expanding them whole.
 	lo->flags |= GSIO_OPT_GRID;

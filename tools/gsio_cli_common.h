@@ -67,6 +67,7 @@ typedef struct gsio_cli_opts {
 	bool keep_axes;          /**< --axes source */
 	bool scale_or_axes;      /**< --scale or --axes given (glTF output's options) */
 	bool no_animation, force, quiet, verbose;
+	bool bake_lightmaps;     /**< --bake-lightmaps: a compiled level's texture x lightmap in one image */
 	const char *palette;     /**< --palette, loaded into palette_rgb (gsio_cli_load_palette) */
 	uint8_t palette_rgb[768];
 	const char **anims;      /**< --anim, repeatable: MD5 animations instead of the siblings */
@@ -99,6 +100,7 @@ enum {
 	GSIO_CLI_OPT_UPDATE,
 	GSIO_CLI_OPT_FILES_FROM,
 	GSIO_CLI_OPT_BASE,
+	GSIO_CLI_OPT_BAKE,
 	GSIO_CLI_OPT_OWN
 };
 
@@ -122,7 +124,8 @@ enum {
 	{"update", no_argument, NULL, GSIO_CLI_OPT_UPDATE},         \
 	{"files-from", required_argument, NULL, GSIO_CLI_OPT_FILES_FROM}, \
 	{"null", no_argument, NULL, '0'},                           \
-	{"base", required_argument, NULL, GSIO_CLI_OPT_BASE}
+	{"base", required_argument, NULL, GSIO_CLI_OPT_BASE},       \
+	{"bake-lightmaps", no_argument, NULL, GSIO_CLI_OPT_BAKE}
 
 /** A command's own option: GSIO_CLI_GO_ON, an exit status, or GSIO_CLI_UNKNOWN. */
 typedef int (*gsio_cli_option_fn)(void *user, int ch, const char *arg);

@@ -135,6 +135,10 @@ static void convert_usage(FILE *f)
 	        "                     fails\n"
 	        "  --no-animation     the first frame / bind pose only (needed to write a\n"
 	        "                     vertex-animated model as MD5, which has no morph animation)\n"
+	        "  --bake-lightmaps   a compiled level (.wmb): each lit surface's texture times\n"
+	        "                     its lightmap in one image (4x4 texels a lightmap texel),\n"
+	        "                     for engines that take one texture a material (default:\n"
+	        "                     the lightmap as a second texture on TEXCOORD_1)\n"
 	        "  --fps F            frame rate given to vertex-animation clips when reading\n"
 	        "                     (default 10: GameStudio stores none)\n"
 	        "  --palette FILE     256-colour palette (.pcx, 768-byte .raw/.lmp) for reading\n"
@@ -427,6 +431,15 @@ static gsio_scene *load_input(const conv_opts *o, const gsio_cli_job *j, gsio_er
 	}
 	gsio_scene *s = gsio_cli_load(path, &lo, err);
 	free(owned);
+	// A compiled level is a whole level with its lightmapped geometry: only
+	// glTF holds it (the other writers take one model).
+	if (s && s->format && !strcmp(s->format, "WMB") && o->fmt != FMT_GLB && o->fmt != FMT_GLTF) {
+		gsio_cli_set_error(err, GSIO_ERR_UNSUPPORTED, path,
+		                   "a compiled level (WMB) is written as glTF only (.glb or .gltf): "
+		                   "MDL5, HMP5 and MD5 hold one model, not a level");
+		gsio_scene_free(s);
+		return NULL;
+	}
 	return s;
 }
 

@@ -320,6 +320,13 @@ static void print_file_lines(const gsio_scene *s)
  * clips, meshes, joints) and a line per file. */
 static void print_level(const gsio_scene *s, const size_t *kinds, bool verbose)
 {
+	// A compiled level's own lists (the WMB importer's scene extras).
+	static const char *const compiled[][2] = {
+	    {"wmb:compiled", "compiled"}, {"wmb:lists", "lists"}, {"wmb:textures", "textures"}};
+	for (size_t i = 0; i < sizeof(compiled) / sizeof(compiled[0]); i++) {
+		const gsio_extra *e = gsio_extras_get(&s->extras, compiled[i][0]);
+		if (e && e->type == GSIO_EXTRA_STRING) printf("  %s: %s\n", compiled[i][1], e->s);
+	}
 	print_elements(kinds);
 	missing m;
 	missing_make(s, &m);

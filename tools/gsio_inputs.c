@@ -130,6 +130,18 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+// Whether names[0..n) hold `name` (a .wmb) with .wmp for its extension:
+// its source level, whose output would be the same file.
+static bool has_source_level(char *const *names, size_t n, const char *name)
+{
+	size_t k = strlen(name);
+	if (!has_suffix(name, ".wmb")) return false;
+	for (size_t i = 0; i < n; i++)
+		if (strlen(names[i]) == k && !strncasecmp(names[i], name, k - 4) && has_suffix(names[i], ".wmp"))
+			return true;
+	return false;
+}
+
 // Adds the files below root/rel (sorted).
 static bool walk(gsio_inputs *l, const char *root, const char *rel, bool assimp)
 {
@@ -157,11 +169,13 @@ static bool walk(gsio_inputs *l, const char *root, const char *rel, bool assimp)
 	}
 	gsioi_dir_close(d);
 	if (n) qsort(names, n, sizeof(*names), cmp_str);
-	// An .md5anim beside an .md5mesh is loaded with the mesh.
+	// An .md5anim beside an .md5mesh is loaded with the mesh; a compiled
+	// level (.wmb) beside the .wmp it was compiled from is left to it (the
+	// two would write the same output; the source names its WADs).
 	bool has_mesh = false;
 	for (size_t i = 0; i < n; i++) has_mesh = has_mesh || has_suffix(names[i], ".md5mesh");
 	for (size_t i = 0; i < n; i++) {
-		if (ok && !(has_mesh && has_suffix(names[i], ".md5anim"))) {
+		if (ok && !(has_mesh && has_suffix(names[i], ".md5anim")) && !has_source_level(names, n, names[i])) {
 			char *path = gsio_join(dir, names[i]);
 			char *sub = rel[0] ? gsio_join(rel, names[i]) : strdup(names[i]);
 			gsioi_file_info st;

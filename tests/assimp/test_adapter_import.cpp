@@ -183,6 +183,32 @@ static void test_gate_101(void **state)
 	assert_true(r.a1 == 1 && r.b3 == 1 && r.c2 == -1);
 }
 
+/* A compiled level through gsio's WMB loader: its blocks with a second uv
+ * channel, the lightmap's, and their materials' lightmap on it. */
+static void test_menue_wmb(void **state)
+{
+	(void)state;
+	T_REQUIRE_CORPUS();
+	Assimp::Importer imp;
+	const aiScene *s = load(imp, "lottershock/Game/Level/menue.wmb");
+	print_message("menue.wmb: loader %s\n", t_loader_name(imp).c_str());
+	assert_non_null(strstr(t_loader_name(imp).c_str(), "WMB"));
+	unsigned int lit = 0;
+	for (unsigned int i = 0; i < s->mNumMeshes; i++) {
+		const aiMesh *m = s->mMeshes[i];
+		if (strncmp(m->mName.C_Str(), "block_", 6)) continue;
+		assert_non_null(m->mTextureCoords[1]);
+		aiString tex;
+		int channel = 0;
+		const aiMaterial *mat = s->mMaterials[m->mMaterialIndex];
+		assert_int_equal(mat->GetTexture(aiTextureType_LIGHTMAP, 0, &tex), aiReturn_SUCCESS);
+		assert_int_equal(mat->Get(AI_MATKEY_UVWSRC(aiTextureType_LIGHTMAP, 0), channel), aiReturn_SUCCESS);
+		assert_int_equal(channel, 1);
+		lit++;
+	}
+	assert_int_equal(lit, 6); // its 6 blocks
+}
+
 static void test_bob(void **state)
 {
 	(void)state;
@@ -350,6 +376,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_corpus_through_gsio), cmocka_unit_test(test_gate_101),
+	    cmocka_unit_test(test_menue_wmb),
 	    cmocka_unit_test(test_bob),                 cmocka_unit_test(test_shadow_5),
 	    cmocka_unit_test(test_fallback),            cmocka_unit_test(test_properties),
 	    cmocka_unit_test(test_c_api),

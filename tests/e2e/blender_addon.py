@@ -218,6 +218,30 @@ if check(res == {"FINISHED"}, "bestiary.wmp: %s" % (err or res)):
     log("bestiary.wmp: %d objects, kinds %s, %d entities with meshes"
         % (len(bpy.data.objects), kinds, len(placed)))
 
+# menue.wmb, the compiled level, with the game's Assets folder: its 13 entities,
+# 6 blocks, and each block's material multiplies its texture by its lightmap
+# (the add-on's node on the glTF occlusion texture, TEXCOORD_1).
+reset()
+res, err = run_op(gs, filepath=os.path.join(corpus, "lottershock/Game/Level/menue.wmb"),
+                  search=os.path.join(corpus, "lottershock/Game/Assets"))
+if check(res == {"FINISHED"}, "menue.wmb: %s" % (err or res)):
+    kinds = dict(collections.Counter(o["wmp:element"] for o in bpy.data.objects
+                                     if o.get("wmp:element") is not None))
+    entities = kinds.get("model", 0) + kinds.get("sprite", 0)
+    check(entities == 13 and kinds.get("block", 0) == 6, "menue.wmb: kinds %s (expected 13 entities, 6 blocks)"
+          % kinds)
+    blocks = [o for o in bpy.data.objects if o.get("wmp:element") == "block" and o.type == "MESH"]
+    lit = 0
+    for o in blocks:
+        uv = [l.name for l in o.data.uv_layers]
+        check(len(uv) == 2, "menue.wmb %s: uv layers %s (expected the texture's and the lightmap's)" % (o.name, uv))
+        for slot in o.material_slots:
+            n = slot.material.node_tree.nodes.get("gsio lightmap") if slot.material else None
+            if n is not None and n.inputs[1].is_linked and n.inputs[2].is_linked and n.outputs[0].is_linked:
+                lit += 1
+    check(blocks and lit == len(blocks), "menue.wmb: %d of %d blocks show their lightmap" % (lit, len(blocks)))
+    log("menue.wmb: kinds %s, %d blocks lit" % (kinds, lit))
+
 # -- Broken files: an error report with file and offset, the scene unchanged
 
 reset()

@@ -1,5 +1,5 @@
 # Inputs checked before they are read and files the glTF must take
-# (inputs_checked.py): compiled levels and WADs named for what they are, a
+# (inputs_checked.py): WADs named for what they are, compiled levels read, a
 # 100 MB file of zeros named x.mdl refused after its first bytes, a FIFO
 # refused at once; empty MD5 meshes, PNG textures with colour statements
 # and the corpus's lottershock and Bob through the validator.

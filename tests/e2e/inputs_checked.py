@@ -5,10 +5,13 @@ usage: inputs_checked.py cli GSIO MDL2GLTF CORPUS_DIR WORK_DIR
        inputs_checked.py gltf MDL2GLTF CORPUS_DIR WORK_DIR E2E_DIR DATA_DIR
 
 cli (needs no corpus; the corpus's levels are added when it is there):
-- `gsio info` on a compiled level (.wmb) and a WAD says what the file is
-  (with the WMB's version) and what to convert instead, exit 1 as for any
-  unsupported file; so does mdl2gltf. The corpus's WMB6/WMB7 files and
-  Texturset.wad, and crafted ones.
+- `gsio info` on a WAD says what the file is and what to convert instead,
+  exit 1 as for any unsupported file; so does mdl2gltf. The corpus's
+  Texturset.wad, and a crafted one.
+- `gsio info` on a compiled level (.wmb) reads it: the corpus's WMB6/WMB7
+  files print their version and lists, exit 0, and mdl2gltf converts them;
+  a crafted WMB7 whose directory is empty is refused (exit 1) after its
+  first bytes, a WMB3 too, naming the versions gsio reads.
 - A 100 MB file of zeros named x.mdl is refused for its magic after its
   first bytes: under 1 s and 40 MB of peak memory more than 4 KB of zeros take (reading it whole
   takes 100 MB).
@@ -48,19 +51,10 @@ def fresh(work):
 def not_read_files(corpus, work):
     """[(path, what the message must say)]: crafted ones, and the corpus's."""
     files = []
-    for name, head, want in (("level.wmb", b"WMB7", "compiled GameStudio level (WMB, version 7)"),
-                             ("textures.wad", b"WAD7", "WAD texture archive (WAD7)")):
-        p = os.path.join(work, name)
-        with open(p, "wb") as f:
-            f.write(head + bytes(60))
-        files.append((p, want))
-    for rel in ("wmp/block.wmb", "wmp/empty.wmb", "wmb/wmb6-test.wmb",
-                "lottershock/Game/Level/menue.wmb", "lottershock/Game/Level/bestiary.wmb"):
-        p = os.path.join(corpus, rel)
-        if os.path.exists(p):
-            with open(p, "rb") as f:
-                v = f.read(4)[3:].decode()
-            files.append((p, "compiled GameStudio level (WMB, version %s)" % v))
+    p = os.path.join(work, "textures.wad")
+    with open(p, "wb") as f:
+        f.write(b"WAD7" + bytes(60))
+    files.append((p, "WAD texture archive (WAD7)"))
     p = os.path.join(corpus, "lottershock/Game/Level/Texturset.wad")
     if os.path.exists(p):
         files.append((p, "WAD texture archive (WAD7)"))
@@ -78,7 +72,37 @@ def check_not_read(gsio, conv, corpus, work):
             for part in (want, "convert the .wmp level", "--path"):
                 if part not in text:
                     fail("%s: the message lacks %r:\n%s" % (" ".join(cmd), part, text))
-    print("%d compiled levels and WADs named, exit 1" % len(files))
+    print("%d WADs named, exit 1" % len(files))
+
+
+def check_wmb_read(gsio, conv, corpus, work):
+    """The corpus's compiled levels are read; broken ones refused."""
+    n = 0
+    for rel in ("wmp/block.wmb", "wmp/empty.wmb", "wmb/wmb6-test.wmb",
+                "lottershock/Game/Level/menue.wmb", "lottershock/Game/Level/bestiary.wmb"):
+        p = os.path.join(corpus, rel)
+        if not os.path.exists(p):
+            continue
+        with open(p, "rb") as f:
+            v = f.read(4)[3:].decode()
+        r = run([gsio, "info", p])
+        text = r.stdout + r.stderr
+        for part in ("WMB (version %s)" % v, "compiled: WMB%s" % v, "lists: "):
+            if r.returncode != 0 or part not in text:
+                fail("gsio info %s: exit %d, or no %r:\n%s" % (p, r.returncode, part, text))
+        out = os.path.join(work, "wmb%d.glb" % n)
+        r = run([conv, "-o", out, p])
+        if r.returncode != 0 or not os.path.getsize(out):
+            fail("mdl2gltf %s: exit %d:\n%s" % (p, r.returncode, r.stdout + r.stderr))
+        n += 1
+    for head, want in ((b"WMB7", "the list directory is empty"), (b"WMB3", "gsio reads WMB4 to WMB7")):
+        p = os.path.join(work, "broken.wmb")
+        with open(p, "wb") as f:
+            f.write(head + bytes(8 << 20))
+        r = run([gsio, "info", p])
+        if r.returncode != 1 or want not in r.stdout + r.stderr:
+            fail("gsio info on %s + zeros: exit %d, no %r:\n%s" % (head, r.returncode, want, r.stdout + r.stderr))
+    print("%d compiled levels read, 2 broken ones refused" % n)
 
 
 def run_peak(gsio, path):
@@ -242,6 +266,7 @@ def main():
         gsio, conv, corpus, work = sys.argv[2:6]
         fresh(work)
         check_not_read(gsio, conv, corpus, work)
+        check_wmb_read(gsio, conv, corpus, work)
         check_zeros(gsio, work)
         check_fifo(gsio, work)
     elif len(sys.argv) >= 7 and sys.argv[1] == "gltf":

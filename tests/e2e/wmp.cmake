@@ -1,4 +1,5 @@
-# WMP levels end to end (wmp_e2e.sh): a corpus level -> mdl2gltf --path
+# WMP levels (and their compiled WMBs: the same entities, the WMB6 polygons
+# one block mesh) end to end (wmp_e2e.sh): a corpus level -> mdl2gltf --path
 # Game/Assets -> GLB -> Khronos validator (0 errors, 0 warnings) -> Blender
 # import (one object per entity and block, lights, images: wmp_blender.py).
 # Cases: LEVEL ENTITIES BLOCKS LIGHTS (the sun counts as a light) MESHES
@@ -13,7 +14,11 @@ endif()
 set(gsio_wmp_cases
   "bestiary|lottershock/Game/Level/bestiary.wmp|44|0|1|47|14"
   "menue|lottershock/Game/Level/menue.wmp|13|6|2|11|1"
-  "prefab|wmp/prefab.wmp|0|34|1|34|0")
+  "prefab|wmp/prefab.wmp|0|34|1|34|0"
+  "bestiary_wmb|lottershock/Game/Level/bestiary.wmb|44|0|1|47|14"
+  "menue_wmb|lottershock/Game/Level/menue.wmb|13|6|2|11|1"
+  "prefab_wmb|wmp/prefab.wmb|0|1|1|1|0"
+  "block_wmb|wmp/block.wmb|0|1|1|1|0")
 foreach(c ${gsio_wmp_cases})
   string(REPLACE "|" ";" f "${c}")
   list(GET f 0 name)
@@ -29,3 +34,9 @@ foreach(c ${gsio_wmp_cases})
             ${ents} ${blocks} ${lights} ${meshes} ${arms})
   set_tests_properties(wmp_glb_blender_${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 LABELS e2e)
 endforeach()
+
+# Every corpus WMB through the validator (wmb_glb_all.sh).
+add_test(NAME wmb_glb_validator_all
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/wmb_glb_all.sh "${gsio_wmp_converter}" ${GSIO_CORPUS_DIR}
+          ${CMAKE_CURRENT_BINARY_DIR}/wmb-all ${CMAKE_CURRENT_SOURCE_DIR})
+set_tests_properties(wmb_glb_validator_all PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 LABELS e2e)

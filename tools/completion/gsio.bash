@@ -30,7 +30,7 @@ _gsio()
 		esac
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "-o --output -f --format --force --update --files-from -0 --null
-			    --base --no-animation --fps --palette
+			    --base --no-animation --bake-lightmaps --fps --palette
 			    --anim --path --report -q --quiet -v --verbose --help --version --scale --axes
 			    --skin-format --mipmaps --dither --bake-fps --skin-external --grid --cell-size --height-range
 			    --color-map" -- "$cur"))

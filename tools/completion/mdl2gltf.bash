@@ -12,7 +12,7 @@ _mdl2gltf()
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "-o --output --gltf -j --jobs --fps --palette --scale --axes
-		    --no-animation --compact --all-images --anim --path --force --update --files-from -0 --null --base
+		    --no-animation --bake-lightmaps --compact --all-images --anim --path --force --update --files-from -0 --null --base
 		    --report --quiet --verbose --version --help" -- "$cur"))
 	else
 		COMPREPLY=($(compgen -f -- "$cur"))

@@ -141,6 +141,7 @@ def _roll_back(before):
 
 
 def _import_glb(glb):
+    before = set(bpy.data.materials)
     # Blender 4.2+'s importer gives every armature a bone shape object
     # ("Icosphere") unless told not to; older releases have no such option.
     op = bpy.ops.import_scene.gltf
@@ -151,6 +152,49 @@ def _import_glb(glb):
         raise GsioError("Blender's glTF importer failed: %s" % e) from None
     if "FINISHED" not in res:
         raise GsioError("Blender's glTF importer did not finish")
+    for mat in bpy.data.materials:
+        if mat not in before:
+            light_material(mat)
+
+
+def light_material(mat):
+    """A compiled level's lightmap (gsio writes it as the occlusion texture on
+    the second UV set, TEXCOORD_1): Blender's glTF importer leaves occlusion
+    unused by the shader. Its image node is multiplied into the base colour
+    here (a MixRGB node, MULTIPLY, factor 1), so that the level shows lit.
+    Returns whether the material had a lightmap."""
+    if not mat.use_nodes or not mat.node_tree:
+        return False
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    bsdf = next((n for n in nodes if n.type == "BSDF_PRINCIPLED"), None)
+    if bsdf is None:
+        return False
+    lightmap = None
+    for n in nodes:  # the image node that feeds the glTF settings' Occlusion
+        if n.type != "GROUP" or not n.node_tree:
+            continue
+        sock = n.inputs.get("Occlusion")
+        if sock is None or not sock.is_linked:
+            continue
+        src = sock.links[0].from_node
+        while src.type != "TEX_IMAGE" and src.inputs and src.inputs[0].is_linked:
+            src = src.inputs[0].links[0].from_node  # through Separate RGB
+        if src.type == "TEX_IMAGE":
+            lightmap = src
+    if lightmap is None:
+        return False
+    base = bsdf.inputs["Base Color"]
+    mix = nodes.new("ShaderNodeMixRGB")
+    mix.name = mix.label = "gsio lightmap"
+    mix.blend_type = "MULTIPLY"
+    mix.inputs[0].default_value = 1.0
+    if base.is_linked:
+        links.new(base.links[0].from_socket, mix.inputs[1])
+    else:
+        mix.inputs[1].default_value = base.default_value
+    links.new(lightmap.outputs["Color"], mix.inputs[2])
+    links.new(mix.outputs["Color"], base)
+    return True
 
 
 class _ImportBase(ImportHelper):
@@ -227,11 +271,11 @@ def _search_args(search):
 
 
 class IMPORT_OT_gsio_gamestudio(bpy.types.Operator, _ImportBase):
-    """Import a GameStudio model (.mdl), terrain (.hmp) or level (.wmp) through gsio"""
+    """Import a GameStudio model (.mdl), terrain (.hmp) or level (.wmp, compiled .wmb) through gsio"""
     bl_idname = "import_scene.gsio_gamestudio"
     bl_label = "Import GameStudio"
 
-    filter_glob: StringProperty(default="*.mdl;*.MDL;*.hmp;*.HMP;*.wmp;*.WMP", options={"HIDDEN"})
+    filter_glob: StringProperty(default="*.mdl;*.MDL;*.hmp;*.HMP;*.wmp;*.WMP;*.wmb;*.WMB", options={"HIDDEN"})
     fps: FloatProperty(name="Frame Rate", default=0.0, min=0.0, max=1000.0,
                        description="Frames per second of vertex animation (GameStudio stores none); "
                                    "0: the scene's, one model frame per Blender frame")
@@ -425,7 +469,7 @@ class GsioPreferences(bpy.types.AddonPreferences):
 
 def _menu_import(self, context):
     self.layout.operator(IMPORT_OT_gsio_gamestudio.bl_idname,
-                         text="GameStudio model/terrain/level (.mdl, .hmp, .wmp)")
+                         text="GameStudio model/terrain/level (.mdl, .hmp, .wmp, .wmb)")
     self.layout.operator(IMPORT_OT_gsio_md5.bl_idname, text="Doom 3 MD5 (.md5mesh, .md5anim, .md5camera)")
 
 
