@@ -316,8 +316,9 @@ bool gsioi_gltf_write_images(gltf_ctx *c)
 	// Only the images a material names (every material is written: those
 	// no mesh uses are variants), unless all are asked for.
 	for (size_t m = 0; !c->all_images && m < s->materials_count; m++) {
-		const gsio_texture *t[2] = {&s->materials[m].base_color_texture, &s->materials[m].detail_texture};
-		for (int k = 0; k < 2; k++)
+		const gsio_material *mat = &s->materials[m];
+		const gsio_texture *t[3] = {&mat->base_color_texture, &mat->detail_texture, &mat->lightmap_texture};
+		for (int k = 0; k < 3; k++)
 			if (t[k]->image >= 0 && (size_t)t[k]->image < s->images_count) c->image_index[t[k]->image] = 0;
 	}
 	for (size_t i = 0; i < s->images_count; i++) {
