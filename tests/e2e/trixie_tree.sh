@@ -18,7 +18,7 @@ shift
 case $dir in /*) ;; *) dir=$PWD/$dir ;; esac
 # What the tests need in the tree: Blender and numpy (its glTF add-on), and
 # what building gsio's Assimp adapter against trixie's Assimp takes.
-packages=blender,python3-numpy,libassimp-dev,build-essential,cmake,ninja-build,pkg-config,libcmocka-dev,libcjson-dev,libspng-dev,libisal-dev,zlib1g-dev,libstb-dev
+packages=blender,python3-numpy,libassimp-dev,build-essential,cmake,ninja-build,pkg-config,libcmocka-dev,libcjson-dev,libspng-dev,libisal-dev,zlib1g-dev,libdeflate-dev,libstb-dev
 
 unavailable() { echo "SKIPPED: trixie tree: $*"; exit 77; }
 
