@@ -195,8 +195,8 @@ static bool walk(gsio_inputs *l, const char *root, const char *rel, bool assimp)
 				free(sub);
 			}
 		}
-		free(names[i]);
 	}
+	for (size_t i = 0; i < n; i++) free(names[i]); // has_source_level reads them all
 	free(names);
 	free(dir);
 	return ok;
