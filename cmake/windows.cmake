@@ -11,7 +11,7 @@ endif()
 # <build>/win-deps once (tools/build-win-deps.sh) and points pkg-config
 # there, so the rest of the build finds them as it finds Debian's on Linux.
 set(GSIO_WIN_DEPS "${CMAKE_BINARY_DIR}/win-deps" CACHE PATH "Cross-built libraries for Windows")
-if(NOT EXISTS "${GSIO_WIN_DEPS}/.gsio-deps-done")
+if(NOT EXISTS "${GSIO_WIN_DEPS}/.gsio-deps-done-deflate")
   message(STATUS "Cross-building cJSON and ISA-L for Windows into ${GSIO_WIN_DEPS} (once)")
   execute_process(COMMAND bash "${CMAKE_CURRENT_SOURCE_DIR}/tools/build-win-deps.sh" "${GSIO_WIN_DEPS}"
                   RESULT_VARIABLE gsio_win_deps_rc)

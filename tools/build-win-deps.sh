@@ -24,7 +24,7 @@ unavailable() { echo "build-win-deps: $*" >&2; exit 3; }
 die() { echo "build-win-deps: $*" >&2; exit 1; }
 step() { echo "== build-win-deps: $*"; }
 
-[ -f "$prefix/.gsio-deps-done" ] && exit 0
+[ -f "$prefix/.gsio-deps-done-deflate" ] && exit 0
 for tool in $host-gcc $host-ar nasm cmake make; do
   command -v $tool >/dev/null 2>&1 || unavailable "$tool is not installed (tools/setup-debian.sh)"
 done
@@ -98,6 +98,27 @@ Libs: -L\${prefix}/lib -lisal
 PC
 
 # -- stb_image (a header) and zlib (Debian's mingw package)
+fetch libdeflate
+step "building libdeflate"
+# Debian 12's libdeflate (1.14) has a Makefile only: its library sources
+# compiled and archived directly.
+rm -rf "$work/deflate-build"; mkdir -p "$work/deflate-build"
+( cd "$work/deflate-build" &&
+  for c in "$work"/src/libdeflate/lib/*.c "$work"/src/libdeflate/lib/x86/*.c; do
+    $host-gcc -O2 -std=c99 -I"$work/src/libdeflate" -c "$c" -o "$(basename "$(dirname "$c")")_$(basename "$c" .c).o" || exit 1
+  done && $host-ar rcs "$prefix/lib/libdeflate.a" ./*.o ) >"$work/deflate.log" 2>&1 \
+  || { tail -n 30 "$work/deflate.log" >&2; die "cannot build libdeflate"; }
+cp "$work/src/libdeflate/libdeflate.h" "$prefix/include/"
+[ -f "$prefix/lib/libdeflate.a" ] || die "libdeflate.a was not installed"
+cat >"$prefix/lib/pkgconfig/libdeflate.pc" <<PC
+prefix=$prefix
+Name: libdeflate
+Description: libdeflate (cross-built for $host, static)
+Version: 1
+Cflags: -I\${prefix}/include
+Libs: -L\${prefix}/lib -ldeflate
+PC
+
 mkdir -p "$prefix/include/stb"
 cp /usr/include/stb/stb_image.h "$prefix/include/stb/"
 # zlib linked statically: one DLL fewer to ship beside the programs.
@@ -108,5 +129,5 @@ Version: $(sed -n 's/^Version: //p' /usr/$host/lib/pkgconfig/zlib.pc)
 Cflags:
 Libs: -L/usr/$host/lib -l:libz.a
 PC
-touch "$prefix/.gsio-deps-done"
+touch "$prefix/.gsio-deps-done-deflate"
 step "done: $prefix"
