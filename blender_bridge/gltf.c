@@ -217,6 +217,7 @@ static bool build_document(gltf_ctx *c)
 	gsioi_gltf_plan_folds(c);
 	if (!gsioi_gltf_write_nodes(c) || !gsioi_gltf_write_skins(c) || !gsioi_gltf_write_cameras(c) || !gsioi_gltf_write_lights(c))
 		return false;
+	if (!gsioi_gltf_plan_sparse_base(c)) return false;
 	for (size_t i = 0; c->animate && i < s->animations_count; i++)
 		if (!gsioi_gltf_write_animation(c, i)) return false;
 	if (!gsioi_gltf_buffer_align(c)) return false;

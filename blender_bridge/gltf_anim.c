@@ -11,14 +11,24 @@
 #include <string.h>
 
 /** Morph targets up to which a weights channel stays dense: keys x targets
- *  floats, at most 4 MB here (a key a frame), which Godot 3.2.3 reads. Past
- *  it a channel's weights are sparse (sparse_weights), which Blender reads
- *  but Godot 3.2.3 does not: it takes an accessor without a buffer view
- *  from view 0 (garbage weights; one import of the corpus's models hung),
- *  and a base view of zeros would grow with the square of the frames
- *  again. The corpus's models have up to 231 frames. */
+ *  floats, at most 4 MB here (a key a frame). Past it a channel's weights
+ *  are sparse (sparse_weights): keys x (index + value) bytes, so that the
+ *  output grows with the frames, not with their square. The corpus's
+ *  models have up to 231 frames. */
 #ifndef GLTF_DENSE_WEIGHTS_MAX
 #define GLTF_DENSE_WEIGHTS_MAX 1024
+#endif
+
+/** The largest view of zeros written under the sparse weights (see
+ *  gsioi_gltf_plan_sparse_base): the same 4 MB as the largest dense weights.
+ *  Godot 3.2.3 reads a sparse accessor without a buffer view from view 0
+ *  (garbage weights; one import of the corpus's models hung), so the
+ *  sparse weights name a view of zeros when the largest fits in this; a
+ *  base that grew with the weights would grow with the square of the
+ *  frames again. Past it the accessors have no view (the spec's zeros),
+ *  which Blender and the validator read and Godot 3.2.3 does not. */
+#ifndef GLTF_SPARSE_BASE_MAX
+#define GLTF_SPARSE_BASE_MAX ((size_t)4 << 20)
 #endif
 
 static float checked_fps(gltf_ctx *c, float fps, const char *name)
@@ -51,6 +61,24 @@ typedef struct key_plan {
 	size_t *key_of;    // per frame
 	bool *cut_before;  // per frame
 } key_plan;
+
+/** Fills kp for animation an (freed by the caller, also on failure). */
+static bool plan_keys(gltf_ctx *c, const gsio_animation *an, key_plan *kp)
+{
+	size_t nf = an->frames_count;
+	kp->keys = 0;
+	kp->key_of = gsioi_gltf_xmalloc_array(c, nf, sizeof(size_t));
+	kp->cut_before = gsioi_gltf_xmalloc_array(c, nf, sizeof(bool));
+	if (!kp->key_of || !kp->cut_before) return false;
+	memset(kp->cut_before, 0, nf * sizeof(bool));
+	for (size_t k = 0; k < an->cuts_count; k++)
+		if (an->cuts[k] >= 1 && an->cuts[k] < nf) kp->cut_before[an->cuts[k]] = true;
+	for (size_t f = 0; f < nf; f++) {
+		if (kp->cut_before[f]) kp->keys++;
+		kp->key_of[f] = kp->keys++;
+	}
+	return true;
+}
 
 /** Writes `width` floats per frame from vals (already converted) as keys. */
 static int keyed_accessor(gltf_ctx *c, const key_plan *kp, const float *vals, size_t frames,
@@ -140,9 +168,9 @@ static void sparse_put(void *user, size_t i, float w)
 	l->n++;
 }
 
-/** A morph channel's weights as a sparse accessor without a buffer view
- *  (the spec fills it with zeros; a key names one frame, or two around a
- *  cut): keys x targets weights in keys x (4 + 4) bytes instead of keys x
+/** A morph channel's weights as a sparse accessor over zeros (the view of
+ *  gsioi_gltf_plan_sparse_base, or none, which the spec fills with zeros; a
+ *  key names one frame, or two around a cut): keys x targets weights in keys x (4 + 4) bytes instead of keys x
  *  targets x 4, so that the output grows with the frames, not with their
  *  square. nnz: morph_nonzero()'s count (at least 1). Returns the accessor
  *  or -1. */
@@ -167,6 +195,7 @@ static int sparse_weights(gltf_ctx *c, const gsio_animation *an, const gsio_chan
 	free(l.val);
 	if (vv < 0) return -1;
 	cJSON *a = gsioi_gltf_jobj(c), *sp = gsioi_gltf_jobj(c), *si = gsioi_gltf_jobj(c), *sv = gsioi_gltf_jobj(c);
+	if (c->sparse_base_view >= 0) gsioi_gltf_jnum(c, a, "bufferView", c->sparse_base_view);
 	gsioi_gltf_jnum(c, a, "componentType", bytes ? GLTF_UNSIGNED_BYTE : GLTF_FLOAT);
 	if (bytes) cJSON_AddBoolToObject(a, "normalized", 1);
 	gsioi_gltf_jnum(c, a, "count", (double)nvals);
@@ -179,6 +208,26 @@ static int sparse_weights(gltf_ctx *c, const gsio_animation *an, const gsio_chan
 	gsioi_gltf_jset(c, sp, "values", sv);
 	gsioi_gltf_jset(c, a, "sparse", sp);
 	return gsioi_gltf_jpush(c, c->accessors, a);
+}
+
+/** Whether a morph channel of `nt` targets (nvals weights) is written
+ *  sparse: when the targets are many (GLTF_DENSE_WEIGHTS_MAX) and that is
+ *  smaller, since dense weights grow with the square of the frames. Sets
+ *  its non-zero count and whether the values are normalized bytes (the
+ *  compact output, weights within [0, 1]). */
+static bool weights_sparse(const gltf_ctx *c, const gsio_animation *an, const gsio_channel *ch,
+                           const key_plan *kp, size_t nt, size_t nvals, size_t *nnz, bool *u8)
+{
+	*nnz = 0;
+	*u8 = false;
+	if (nt <= GLTF_DENSE_WEIGHTS_MAX) return false;
+	*nnz = morph_nonzero(an, ch, kp, nt, NULL, NULL);
+	bool unit = true;
+	for (size_t t = 0; unit && !ch->frames && t < an->frames_count * nt; t++)
+		unit = ch->values[t] >= 0 && ch->values[t] <= 1;
+	*u8 = c->compact && unit;
+	size_t dense = nvals * (*u8 ? 1 : 4), sparse = *nnz * ((nvals - 1 > 65535 ? 4 : 2) + (*u8 ? 1 : 4));
+	return *nnz && sparse < dense;
 }
 
 /** The output of one channel, in output axes. Returns the accessor, -1 on
@@ -203,17 +252,10 @@ static int channel_output(gltf_ctx *c, const gsio_animation *an, const gsio_chan
 			FAIL(c, GSIO_ERR_LIMIT, "animation %s is too large", an->name);
 			return -1;
 		}
-		// Sparse when the targets are many (GLTF_DENSE_WEIGHTS_MAX) and
-		// that is smaller: dense weights grow with the square of the frames.
-		if (nt > GLTF_DENSE_WEIGHTS_MAX) {
-			size_t nnz = morph_nonzero(an, ch, kp, nt, NULL, NULL);
-			bool unit = true;
-			for (size_t t = 0; unit && !ch->frames && t < an->frames_count * nt; t++)
-				unit = ch->values[t] >= 0 && ch->values[t] <= 1;
-			bool u8 = c->compact && unit;
-			size_t dense = nvals * (u8 ? 1 : 4), sparse = nnz * ((nvals - 1 > 65535 ? 4 : 2) + (u8 ? 1 : 4));
-			if (nnz && sparse < dense) return sparse_weights(c, an, ch, kp, nt, nvals, nnz, u8);
-		}
+		size_t nnz;
+		bool u8;
+		if (weights_sparse(c, an, ch, kp, nt, nvals, &nnz, &u8))
+			return sparse_weights(c, an, ch, kp, nt, nvals, nnz, u8);
 		// As floats, straight into the binary buffer when it holds them in
 		// memory (golem: 213 KB not allocated, cleared and copied again).
 		float *room = c->compact ? NULL : gsioi_gltf_view_room(c, bytes);
@@ -275,6 +317,33 @@ static int channel_output(gltf_ctx *c, const gsio_animation *an, const gsio_chan
 	return a;
 }
 
+bool gsioi_gltf_plan_sparse_base(gltf_ctx *c)
+{
+	c->sparse_base_view = -1;
+	size_t most = 0;
+	bool ok = true;
+	for (size_t ai = 0; ok && c->animate && ai < c->s->animations_count; ai++) {
+		const gsio_animation *an = &c->s->animations[ai];
+		key_plan kp = {0};
+		ok = plan_keys(c, an, &kp);
+		for (size_t k = 0; ok && k < an->channels_count; k++) {
+			const gsio_channel *ch = &an->channels[k];
+			int mesh = ch->path == GSIO_PATH_MORPH ? c->s->nodes[ch->node].mesh : -1;
+			if (mesh < 0 || c->mesh_targets[mesh] <= 0) continue;
+			size_t nt = (size_t)c->mesh_targets[mesh], nvals, nnz;
+			bool u8;
+			if (!gsioi_gltf_mul_size(kp.keys, nt, &nvals) || nvals > SIZE_MAX / 4) continue; // fails later
+			if (weights_sparse(c, an, ch, &kp, nt, nvals, &nnz, &u8) && nvals * (u8 ? 1 : 4) > most)
+				most = nvals * (u8 ? 1 : 4);
+		}
+		free(kp.key_of);
+		free(kp.cut_before);
+	}
+	if (!ok || !most || most > GLTF_SPARSE_BASE_MAX) return ok;
+	c->sparse_base_view = gsioi_gltf_add_view(c, NULL, most, 0);
+	return c->sparse_base_view >= 0;
+}
+
 bool gsioi_gltf_write_animation(gltf_ctx *c, size_t ai)
 {
 	const gsio_animation *an = &c->s->animations[ai];
@@ -284,18 +353,9 @@ bool gsioi_gltf_write_animation(gltf_ctx *c, size_t ai)
 	size_t nf = an->frames_count;
 	float fps = checked_fps(c, an->fps, name);
 	key_plan kp = {0};
-	kp.key_of = gsioi_gltf_xmalloc_array(c, nf, sizeof(size_t));
-	kp.cut_before = gsioi_gltf_xmalloc_array(c, nf, sizeof(bool));
 	float *times = NULL;
-	bool ok = kp.key_of && kp.cut_before;
+	bool ok = plan_keys(c, an, &kp);
 	if (ok) {
-		memset(kp.cut_before, 0, nf * sizeof(bool));
-		for (size_t k = 0; k < an->cuts_count; k++)
-			if (an->cuts[k] >= 1 && an->cuts[k] < nf) kp.cut_before[an->cuts[k]] = true;
-		for (size_t f = 0; f < nf; f++) {
-			if (kp.cut_before[f]) kp.keys++;
-			kp.key_of[f] = kp.keys++;
-		}
 		times = gsioi_gltf_xmalloc_array(c, kp.keys, sizeof(float));
 		ok = times != NULL;
 	}

@@ -150,6 +150,7 @@ typedef struct gltf_ctx {
 	int *mesh_index;    // glTF mesh per scene mesh, -1 when not written
 	size_t *same_first, *same_next; // meshes by positions array (gsioi_gltf_plan_shared_meshes)
 	int *mesh_targets;  // morph targets written per scene mesh
+	int sparse_base_view; // zeros under sparse weights, -1: none (gsioi_gltf_plan_sparse_base)
 	int *mesh_skin;     // glTF skin per scene mesh, -1 when unskinned
 	bool *folded;       // per node: the camera/light frame fix is in its own rotation
 	int sampler_of[3][3]; // glTF sampler per (wrap_u, wrap_v), -1 until used
@@ -331,6 +332,11 @@ bool gsioi_gltf_write_cameras(gltf_ctx *c);
 bool gsioi_gltf_write_lights(gltf_ctx *c);
 
 // gltf_anim.c: animations
+/** The view of zeros that every sparse weights accessor names (for
+ *  readers that take an accessor without a view from view 0), made once
+ *  before the animations when the largest fits in GLTF_SPARSE_BASE_MAX;
+ *  false on failure. */
+bool gsioi_gltf_plan_sparse_base(gltf_ctx *c);
 bool gsioi_gltf_write_animation(gltf_ctx *c, size_t ai);
 
 // gltf_glb.c: the GLB container

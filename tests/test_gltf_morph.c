@@ -119,6 +119,60 @@ static void test_weights_sparse_past_1024_targets(void **state)
 	}
 }
 
+/** Sparse weights of clips name one view of zeros (readers such as Godot
+ *  3.2.3 take an accessor without a view from view 0): 1100 frames in 11
+ *  clips of 100, every clip's weights sparse over the same view, as long as
+ *  the largest clip's, all zeros, and the weights read back one-hot. */
+static void test_weights_sparse_share_a_view_of_zeros(void **state)
+{
+	(void)state;
+	enum { FRAMES = 1100, CLIP = 100 };
+	gsio_scene *s = morph_scene(FRAMES);
+	gsio_error err;
+	s->animations[0].frames_count = CLIP;
+	for (int k = 1; k < FRAMES / CLIP; k++) {
+		char name[16];
+		snprintf(name, sizeof(name), "clip%d", k);
+		int32_t a = gsio_scene_add_animation(s, name, 10, CLIP, 1, &err);
+		assert_true(a >= 0);
+		gsio_channel *ch = &s->animations[a].channels[0];
+		ch->node = 0;
+		ch->path = GSIO_PATH_MORPH;
+		ch->frames = gsio_scene_alloc(s, CLIP, sizeof(uint32_t), &err);
+		for (int f = 0; f < CLIP; f++) ch->frames[f] = (uint32_t)(k * CLIP + f);
+	}
+	assert_int_equal(gsio_scene_validate(s, &err), 0);
+	glb g;
+	glb_write(&g, s, 0, 0);
+	dump(&g, "weights_sparse_clips.glb");
+	int base = -1;
+	for (int k = 0; k < FRAMES / CLIP; k++) {
+		const cJSON *smp = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(item(g.doc, "animations", k), "samplers"), 0);
+		int out = num(smp, "output", -1);
+		const cJSON *a = item(g.doc, "accessors", out);
+		assert_non_null(cJSON_GetObjectItemCaseSensitive(a, "sparse"));
+		int v = num(a, "bufferView", -1);
+		assert_true(v >= 0);
+		if (k == 0) base = v;
+		assert_int_equal(v, base);
+		size_t nw;
+		int nc;
+		double *w = read_accessor(&g, out, &nw, &nc); // checks the view holds count floats
+		assert_int_equal(nw, (size_t)CLIP * FRAMES);
+		for (size_t key = 0; key < CLIP; key++)
+			for (size_t t = 0; t < FRAMES; t++)
+				if (w[key * FRAMES + t] != (t == (size_t)k * CLIP + key ? 1.0 : 0.0))
+					fail_msg("clip %d key %zu target %zu weighs %g", k, key, t, w[key * FRAMES + t]);
+		free(w);
+	}
+	size_t size;
+	const uint8_t *zeros = view_bytes(&g, base, &size);
+	assert_int_equal(size, (size_t)CLIP * FRAMES * 4);
+	for (size_t i = 0; i < size; i++) assert_int_equal(zeros[i], 0);
+	glb_free(&g);
+	gsio_scene_free(s);
+}
+
 /** GSIO_GLTF_COMPACT: KHR_mesh_quantization used and required; positions
  *  (normalized SHORT) through the node's translation and scale, morph deltas
  *  (normalized BYTE), normals (BYTE), UVs (UNSIGNED_SHORT) and weights
@@ -677,6 +731,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_morph_dense_sparse),
 	    cmocka_unit_test(test_weights_sparse_past_1024_targets),
+	    cmocka_unit_test(test_weights_sparse_share_a_view_of_zeros),
 	    cmocka_unit_test(test_compact),
 	    cmocka_unit_test(test_static_model),
 	    cmocka_unit_test(test_json_float),
