@@ -14,7 +14,9 @@ gate-101 30 frames, mdl4-golem 231, mdl4-human 249, minigun_mdl5 8 in clip
 `shot`. SYNTH_DIR may hold the synthetic skinned GLBs written by
 test_gltf_scene and test_gltf_morph (GSIO_GLTF_DUMP_DIR): their armature, weights and actions are checked too,
 and weights_sparse.glb (1100 frames, the weights a sparse accessor): one
-shape key per frame, one-hot at frames' keys.
+shape key per frame, one-hot at frames' keys; weights_sparse_clips.glb (the
+same frames in 11 clips of 100, sparse over a shared view of zeros): an
+action per clip, one-hot at its keys.
 Every model under corpus/lottershock (27 MDL7 files and the game's
 MDL3/4/5) is converted as well and checked against the counts `gsio info`
 reports: mesh objects, shape keys (frames + Basis), armature bones (joints),
@@ -109,7 +111,8 @@ def main():
             fail("mdl2gltf %s: %s" % (src, r.stderr))
         cases.append({"file": out, "kind": "counts", "source": os.path.relpath(src, corpus),
                       "want": want})
-    for name in ("synthetic_skinned.glb", "synthetic_9_weights.glb", "weights_sparse.glb"):
+    for name in ("synthetic_skinned.glb", "synthetic_9_weights.glb", "weights_sparse.glb",
+                 "weights_sparse_clips.glb"):
         p = os.path.join(synth, name) if synth else ""
         if p and os.path.isfile(p):
             cases.append({"file": p, "kind": name.split(".")[0]})

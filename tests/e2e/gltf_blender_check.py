@@ -175,6 +175,39 @@ def check_weights_sparse(case):
     print("gltf_blender: %s: %d shape keys, one-hot at 8 frames (%d weights off)" % (name, n, bad))
 
 
+def check_weights_sparse_clips(case):
+    """test_gltf_morph's 1100 frames in 11 clips of 100 (walk: frames 0-99,
+    clipK: frames 100K-100K+99), each clip's weights a sparse accessor over
+    one shared view of zeros: an action per clip, and at its key j the shape
+    key of frame 100K+j weighs 1, every other 0."""
+    name = os.path.basename(case["file"])
+    meshes = import_file(case["file"])
+    check(len(meshes) == 1, "%s: %d mesh objects" % (name, len(meshes)))
+    keys = meshes[0].data.shape_keys if meshes else None
+    n = len(keys.key_blocks) - 1 if keys else 0
+    check(n == 1100, "%s: %d shape keys, expected 1100" % (name, n))
+    if n != 1100:
+        return
+    fps = bpy.context.scene.render.fps / bpy.context.scene.render.fps_base
+    bad = 0
+    for k in range(11):
+        clip = "walk" if k == 0 else "clip%d" % k
+        acts = [a for a in bpy.data.actions if a.name == clip or a.name.startswith(clip + "_")]
+        check(len(acts) == 1, "%s: actions for clip %s: %s" % (name, clip, [a.name for a in acts]))
+        if len(acts) != 1:
+            continue
+        curves = {fc.data_path: fc for fc in acts[0].fcurves}
+        for j in (0, 37, 99):
+            for t in range(1100):
+                fc = curves.get('key_blocks["walk%d"].value' % t)
+                w = fc.evaluate(j / 10.0 * fps) if fc else 0.0
+                if abs(w - (1.0 if t == 100 * k + j else 0.0)) > 1e-4:
+                    bad += 1
+                    if bad <= 3:
+                        check(False, "%s: clip %s key %d: shape key walk%d weighs %g" % (name, clip, j, t, w))
+    print("gltf_blender: %s: %d shape keys, 11 clips one-hot at 3 keys each (%d weights off)" % (name, n, bad))
+
+
 def main():
     plan = json.load(open(sys.argv[sys.argv.index("--") + 1]))
     for case in plan:
@@ -189,6 +222,8 @@ def main():
                 check_skinned(case, 9, 9)
             elif case["kind"] == "weights_sparse":
                 check_weights_sparse(case)
+            elif case["kind"] == "weights_sparse_clips":
+                check_weights_sparse_clips(case)
         except Exception as e:  # an importer exception is a failure, not a crash
             check(False, "%s: %s: %s" % (case["file"], type(e).__name__, e))
     print("gltf_blender: FAIL" if failures else "gltf_blender: PASS")
