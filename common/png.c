@@ -265,10 +265,11 @@ static void row_up_rgba(png_rows *r, uint32_t y, uint8_t *dst)
  *   PNG_FAST_ENTROPY bits a byte, on 8 runs of 8 rows spread over the
  *   image: gate-101 4.0, shadow-5 4.9; the flat skins 1.2-3.4): every
  *   deflate is within 1-4% of zlib's best, the slower levels only search
- *   longer. igzip's level 3 (deterministic, unlike its levels 1-2: its
- *   buffer cleared all the same) in the bands the default output uses,
- *   so that both threads compress it: shadow-5's conversion 1.1 times the
- *   default's wall time where libdeflate's level 1, one thread, was 1.8.
+ *   longer. igzip's level 3 (deterministic, unlike its levels 1-2; its
+ *   buffer is cleared all the same) in the bands the default output uses,
+ *   so that both threads compress it: shadow-5's conversion 1.1-1.2 times
+ *   the default's wall time, 1.9 with libdeflate's level 1 on one thread
+ *   (mdl2gltf -j 1, least of 5-9 runs, a shared machine).
  * - Other rows: libdeflate (deterministic; one call, on the filtered image
  *   whole), level PNG_WHOLE_LEVEL, PNG_WHOLE_LEVEL_LARGE for PNG_LARGE_RAW
  *   bytes of rows and more (5 is up to 40% faster than 6 there, for
