@@ -13,8 +13,9 @@
 #include <string.h>
 #include <strings.h>
 
-// image_job.state: begun or not claimed yet, its bands offered, its bytes made.
-enum { JOB_BEGUN, JOB_OFFERED, JOB_MADE };
+// image_job.state: begun or not claimed yet, its bands offered, made by one
+// thread (one band: nothing offered), its bytes made.
+enum { JOB_BEGUN, JOB_OFFERED, JOB_ALONE, JOB_MADE };
 
 /** The file-name stem of an image's PNG beside a .gltf: its safe name without
  *  an image extension it came with (Bob's "guard1_body.png" gives
@@ -121,7 +122,7 @@ static void image_file_name(gltf_ctx *c, size_t i, const char *ext, char *file, 
  * as when each was encoded and appended in turn. golem (a 512 x 512 skin,
  * 231 frames): the skin's 1.2 ms of deflate beside the morph targets. */
 
-/** How many pixels (times 8 for the compact output's second deflate)
+/** How many pixels (times 8 for the compact output's slower deflate)
  *  are worth a thread: one starts in about 0.1-0.2 ms, the encoder does a
  *  256 x 256 skin in about 0.3. */
 #define IMAGE_HELPER_PIXELS 65536.0
@@ -149,30 +150,20 @@ static int begin_image(const gltf_ctx *c, image_job *j, gsioi_png_work **work)
 	return -1; // not reached: a file's job has its bytes
 }
 
-/** The PNG file of job j from its work (its bands made), compressed again
- *  for the compact output; sets j's bytes or j->rc. */
-static void finish_image(const gltf_ctx *c, image_job *j, gsioi_png_work *work)
+/** The PNG file of job j from its work (its bands made); sets j's bytes
+ *  or j->rc. */
+static void finish_image(image_job *j, gsioi_png_work *work)
 {
 	uint8_t *png = NULL;
 	size_t png_size = 0;
-	int rc = gsioi_png_finish(work, &png, &png_size, &j->err);
-	if (!rc && c->compact) {
-		// Compact output: the PNG compressed again (gsioi_png_shrink).
-		uint8_t *small;
-		size_t small_size;
-		rc = gsioi_png_shrink(png, png_size, &small, &small_size, &j->err);
-		free(png);
-		png = rc ? NULL : small;
-		png_size = rc ? 0 : small_size;
-	}
-	j->rc = rc;
+	j->rc = gsioi_png_finish(work, &png, &png_size, &j->err);
 	j->data = png;
 	j->size = png_size;
 }
 
 /** Makes the bands of job j not claimed yet; the thread that makes the
  *  last makes the file. */
-static void make_parts(const gltf_ctx *c, image_job *j)
+static void make_parts(image_job *j)
 {
 	for (;;) {
 		size_t k = atomic_fetch_add_explicit(&j->next_part, 1, memory_order_relaxed);
@@ -184,7 +175,7 @@ static void make_parts(const gltf_ctx *c, image_job *j)
 		if (atomic_fetch_add_explicit(&j->parts_done, 1, memory_order_acq_rel) + 1 == j->parts) {
 			gsioi_png_work *w = j->work;
 			j->work = NULL;
-			finish_image(c, j, w);
+			finish_image(j, w);
 			atomic_store_explicit(&j->state, JOB_MADE, memory_order_release);
 		}
 	}
@@ -197,13 +188,18 @@ static void make_image(const gltf_ctx *c, image_job *j)
 {
 	gsio_error_clear(&j->err);
 	gsioi_png_work *work = NULL;
-	if (j->how != IMG_FILE && !(j->rc = begin_image(c, j, &work)) && (j->parts = gsioi_png_parts(work)) > 1) {
+	if (j->how != IMG_FILE && !(j->rc = begin_image(c, j, &work)) && c->compact) gsioi_png_plan_compact(work);
+	if (work && (j->parts = gsioi_png_parts(work)) > 1) {
 		j->work = work;
 		atomic_store_explicit(&j->state, JOB_OFFERED, memory_order_release);
-		make_parts(c, j);
+		make_parts(j);
 		return;
 	}
-	if (work) finish_image(c, j, work);
+	if (work) {
+		// Nothing to offer: the other thread need not wait for it.
+		atomic_store_explicit(&j->state, JOB_ALONE, memory_order_release);
+		finish_image(j, work);
+	}
 	atomic_store_explicit(&j->state, JOB_MADE, memory_order_release);
 }
 
@@ -218,7 +214,9 @@ static void make_image(const gltf_ctx *c, image_job *j)
  *  of the runs (clock marks). Waiting cannot deadlock: every job is
  *  claimed before either thread waits (a failed write that leaves some
  *  unclaimed sets jobs_stop first), and a begin waits for nothing and
- *  ends with the job offered or made. */
+ *  ends with the job offered, made, or being made alone (one band: nothing
+ *  to wait for there; the caller then waits in the join, not spinning
+ *  beside the thread that makes it). */
 static void make_images(gltf_ctx *c)
 {
 	for (;;) {
@@ -232,7 +230,7 @@ static void make_images(gltf_ctx *c)
 		while ((state = atomic_load_explicit(&j->state, memory_order_acquire)) == JOB_BEGUN &&
 		       !atomic_load_explicit(&c->jobs_stop, memory_order_acquire))
 			sched_yield();
-		if (state == JOB_OFFERED) make_parts(c, j);
+		if (state == JOB_OFFERED) make_parts(j);
 	}
 }
 

@@ -65,10 +65,17 @@ static int quant_accessor(gltf_ctx *c, const int32_t *q, size_t count, int ncomp
 	return gsioi_gltf_jpush(c, c->accessors, a);
 }
 
+/* x in units of 1 / lim, rounded half up, clamped to [-lim, lim]: the
+ * floor taken by truncation (floor() is a libm call without SSE4.1, and
+ * this runs for every vertex of every frame). */
 static int32_t quant(double x, int32_t lim)
 {
-	double r = floor(x * lim + 0.5);
-	return (int32_t)(r < -lim ? -lim : r > lim ? lim : r);
+	double y = x * lim + 0.5;
+	if (y < -lim) return -lim;
+	if (y >= lim) return lim;
+	if (y != y) return 0; // not reached: positions are finite
+	int32_t t = (int32_t)y;
+	return (double)t > y ? t - 1 : t;
 }
 
 /** Normals (unit, output axes) as normalized BYTE VEC3. */
@@ -140,7 +147,7 @@ int gsioi_gltf_write_positions_q(gltf_ctx *c, size_t mi, const float *pos, cJSON
 	double off[3], sc = 0;
 	for (int k = 0; k < 3; k++) {
 		off[k] = ((double)mn[k] + mx[k]) / 2;
-		sc = fmax(sc, (double)mx[k] - off[k]);
+		if ((double)mx[k] - off[k] > sc) sc = (double)mx[k] - off[k];
 	}
 	float *fp = gsioi_gltf_xmalloc_array(c, nv, 3 * sizeof(float));
 	float *raw = gsioi_gltf_xmalloc_array(c, nv, 3 * sizeof(float)); // one frame, scene axes
@@ -154,7 +161,10 @@ int gsioi_gltf_write_positions_q(gltf_ctx *c, size_t mi, const float *pos, cJSON
 		if (gsio_mesh_frame_get(m, f, raw, NULL) < 0) continue; // validated: cannot happen
 		for (size_t v = 0; v < nv; v++) {
 			xf_pos(c, raw + 3 * v, fp + 3 * v);
-			for (int k = 0; k < 3; k++) sc = fmax(sc, fabs((double)fp[3 * v + k] - pos[3 * v + k]));
+			for (int k = 0; k < 3; k++) { // a compare, not fmax(): a libm call a component
+				double d = fabs((double)fp[3 * v + k] - pos[3 * v + k]);
+				if (d > sc) sc = d;
+			}
 		}
 	}
 	if (!(sc > 0) || !isfinite(sc)) sc = 1;

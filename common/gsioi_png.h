@@ -1,6 +1,6 @@
 /* PNG encoding for gsio's writers (png.c): RGBA8, palette, stored skin
  * pixels and DXT-compressed DDS skins to PNG, whole or in bands that
- * threads deflate at once, and the smaller re-deflate of compact output.
+ * threads deflate at once, or compressed harder for the compact output.
  * Internal: not installed, not exported from the shared library. */
 #ifndef GSIOI_PNG_H
 #define GSIOI_PNG_H
@@ -99,20 +99,14 @@ size_t gsioi_png_parts(const gsioi_png_work *work);
 GSIO_NODISCARD int gsioi_png_part(gsioi_png_work *work, size_t i, gsio_error *err);
 GSIO_NODISCARD int gsioi_png_finish(gsioi_png_work *work, uint8_t **png, size_t *png_size,
                                             gsio_error *err);
+/** Plans a begun work (no band made yet) for the compact output: the same
+ *  PNG but for its image data, compressed harder, by igzip's level 3 in
+ *  bands for photographic rows and by libdeflate in one stream (one band)
+ *  for the others (png.c says why). After it, gsioi_png_parts() and the
+ *  rest as for any work, and the bytes are as deterministic. */
+void gsioi_png_plan_compact(gsioi_png_work *work);
 /** Frees a work without finishing it (NULL: nothing). */
 void gsioi_png_work_free(gsioi_png_work *work);
-
-/** A smaller PNG with the same pixels: the image data of `png` (8-bit
- *  samples, not interlaced: what gsio's encoders write) inflated and
- *  compressed again with libdeflate's level 6 (within 1% of zlib's best
- *  level, some 14 times faster; 10-15% smaller than the fast encoders'
- *  output), the other chunks as they are, into malloc'd memory (free()).
- *  When that is not smaller, a copy of the input. Returns 0, or non-zero
- *  with err set (GSIO_ERR_UNSUPPORTED for another kind of PNG,
- *  GSIO_ERR_CORRUPT for image data that does not inflate to the size the
- *  header says). */
-GSIO_NODISCARD int gsioi_png_shrink(const uint8_t *png, size_t size, uint8_t **out,
-                                            size_t *out_size, gsio_error *err);
 
 /** The size of the block each deflated band of a PNG takes for igzip's
  *  state (malloc'd, not cleared: see deflate_band), for the test that

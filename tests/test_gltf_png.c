@@ -1,6 +1,6 @@
 /* The PNG encoder behind the glTF writer's images (gsioi_png_*, the
  * encoder's forms, strips, bands made in parts or on two threads, stored
- * pixel formats, indexed images, shrinking), each PNG decoded by libspng (an
+ * pixel formats, indexed images, the compact output's), each PNG decoded by libspng (an
  * independent reader) to the pixels it was made from; and every corpus skin
  * and texture written as the same picture. */
 #include "test_util.h"
@@ -130,6 +130,18 @@ static void *make_every_other_part(void *arg)
 	return NULL;
 }
 
+/** The work's bands made on two threads at once: the even ones on a new
+ *  thread, the odd ones here. */
+static void make_parts_two_threads(gsioi_png_work *w)
+{
+	parts_run even = {w, 0, 0}, odd = {w, 1, 0};
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, make_every_other_part, &even), 0);
+	make_every_other_part(&odd);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(even.rc | odd.rc, 0);
+}
+
 /** The work's PNG made three ways: its bands in order (what the encoder
  *  does), last band first, and the bands on two threads at once (the even
  *  ones on a new thread, the odd ones here); each must be `want`, byte for
@@ -149,12 +161,7 @@ static size_t expect_parts_same(gsioi_png_work *(*begin)(const void *src), const
 			for (size_t i = parts; i-- > 0;)
 				if (gsioi_png_part(w, i, &err)) fail_msg("%s: band %zu: %s", what, i, err.message);
 		} else {
-			parts_run even = {w, 0, 0}, odd = {w, 1, 0};
-			pthread_t t;
-			assert_int_equal(pthread_create(&t, NULL, make_every_other_part, &even), 0);
-			make_every_other_part(&odd);
-			assert_int_equal(pthread_join(t, NULL), 0);
-			assert_int_equal(even.rc | odd.rc, 0);
+			make_parts_two_threads(w);
 		}
 		uint8_t *png;
 		size_t size;
@@ -463,58 +470,103 @@ static void test_png_dirty_state(void **state)
 	}
 }
 
-/** gsioi_png_shrink: the same pixels and chunks, fewer bytes (or a copy
- *  when there is nothing to gain); PNGs it cannot take are refused. */
-static void test_png_shrink(void **state)
+/** The work's compact PNG (gsioi_png_plan_compact), its bands made in
+ *  order or, when it has more than one, the even ones on a new thread and
+ *  the odd ones here (two_threads); *parts: its band count. */
+static uint8_t *compact_png(gsioi_png_work *w, bool two_threads, size_t *size, size_t *parts)
+{
+	gsioi_png_plan_compact(w);
+	*parts = gsioi_png_parts(w);
+	gsio_error err;
+	gsio_error_clear(&err);
+	if (two_threads && *parts > 1) make_parts_two_threads(w);
+	uint8_t *png;
+	if (gsioi_png_finish(w, &png, size, &err)) fail_msg("compact: %s", err.message);
+	return png;
+}
+
+/** The compact output's PNGs: the default's signature and IHDR (the same
+ *  form), the same pixels back (libspng), fewer bytes; photographic rows
+ *  (noise) in the default's bands, flat ones (smooth gradients, a
+ *  palette) in one stream; the same bytes on one thread or two and in
+ *  memory left dirty. */
+static void test_png_compact(void **state)
 {
 	(void)state;
-	enum { W = 256, H = 200 };
+	enum { W = 600, H = 601 }; // 360 K pixels: 2 bands
 	uint8_t *rgba = malloc((size_t)W * H * 4);
 	assert_non_null(rgba);
-	for (int kind = 0; kind < 3; kind++) { // smooth RGB, smooth RGBA, few colours
+	uint64_t x = 0x9E3779B97F4A7C15u;
+	for (int kind = 0; kind < 4; kind++) { // noise RGB, smooth RGB, smooth RGBA, few colours
 		for (size_t i = 0; i < (size_t)W * H; i++) {
-			size_t x = i % W, y = i / W;
-			rgba[4 * i] = (uint8_t)(kind == 2 ? (x / 32) * 30 : (x * y) >> 6);
-			rgba[4 * i + 1] = (uint8_t)(kind == 2 ? (y / 50) * 60 : x + y);
-			rgba[4 * i + 2] = (uint8_t)(kind == 2 ? 0 : (x ^ y));
-			rgba[4 * i + 3] = (uint8_t)(kind == 1 ? (x + 2 * y) : 255);
+			size_t px = i % W, py = i / W;
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			for (int k = 0; k < 3; k++)
+				rgba[4 * i + (size_t)k] = kind == 0   ? (uint8_t)(x >> (8 * k))
+				                          : kind == 3 ? (uint8_t)((px / 50) * 20 + k)
+				                                      : (uint8_t)((px * (size_t)(k + 1) + py) >> 2);
+			rgba[4 * i + 3] = (uint8_t)(kind == 2 ? px + py : 255);
 		}
-		uint8_t *png, *small;
-		size_t size, small_size;
+		uint8_t *def, *first = NULL;
+		size_t def_size, first_size = 0, parts = 0;
 		gsio_error err;
-		gsio_error_clear(&err);
-		if (gsioi_png_encode(rgba, W, H, &png, &size, &err)) fail_msg("%s", err.message);
-		if (gsioi_png_shrink(png, size, &small, &small_size, &err)) fail_msg("%s", err.message);
-		print_message("kind %d: %zu -> %zu bytes\n", kind, size, small_size);
-		assert_true(small_size <= size);
-		if (kind < 2) assert_true(small_size < size); // smooth images: libdeflate -6 does better
-		assert_memory_equal(small, png, 33); // signature and IHDR as they were
-		assert_int_equal(png_has_chunk(small, small_size, "PLTE"), png_has_chunk(png, size, "PLTE"));
-		assert_png_pixels(small, small_size, rgba, W, H);
-		// A PNG already as small: a copy. Shrinking twice gives it back.
-		uint8_t *again;
-		size_t again_size;
-		if (gsioi_png_shrink(small, small_size, &again, &again_size, &err)) fail_msg("%s", err.message);
-		assert_int_equal(again_size, small_size);
-		assert_memory_equal(again, small, small_size);
-		free(again);
-		// Refusals: not a PNG; cut short; image data that does not inflate.
-		uint8_t *none = (uint8_t *)1;
-		size_t none_size = 1;
-		gsio_error_clear(&err);
-		assert_int_not_equal(gsioi_png_shrink(png + 1, size - 1, &none, &none_size, &err), 0);
-		assert_int_equal(err.code, GSIO_ERR_UNSUPPORTED);
-		assert_null(none);
-		assert_int_equal(none_size, 0);
-		gsio_error_clear(&err);
-		assert_int_not_equal(gsioi_png_shrink(png, size - 20, &none, &none_size, &err), 0);
-		png[size - 30] ^= 0x55; // inside the last IDAT's data
-		gsio_error_clear(&err);
-		assert_int_not_equal(gsioi_png_shrink(png, size, &none, &none_size, &err), 0);
-		assert_int_equal(err.code, GSIO_ERR_CORRUPT);
-		free(png);
-		free(small);
+		if (gsioi_png_encode(rgba, W, H, &def, &def_size, &err)) fail_msg("%s", err.message);
+		for (int run = 0; run < 6; run++) {
+			// Runs 1-4 in memory left dirty as test_png_dirty_state leaves it.
+			static const uint16_t patterns[4] = {0x0000, 0xffff, 0xa5a5, 0x0002};
+			const size_t block = gsioi_png_state_size();
+			uint8_t *dirty[4], *guard = NULL;
+			for (int k = 0; run >= 1 && run <= 4 && k < 4; k++) {
+				assert_non_null(dirty[k] = malloc(block));
+				for (size_t b = 0; b + 2 <= block; b += 2) memcpy(dirty[k] + b, &patterns[run - 1], 2);
+			}
+			if (run >= 1 && run <= 4) {
+				assert_non_null(guard = malloc(64));
+				for (int k = 0; k < 4; k++) {
+					__asm__ volatile("" ::"r"(dirty[k]) : "memory");
+					free(dirty[k]);
+				}
+			}
+			gsioi_png_work *w;
+			if (gsioi_png_begin(rgba, W, H, &w, &err)) fail_msg("%s", err.message);
+			size_t size;
+			uint8_t *png = compact_png(w, run % 2, &size, &parts);
+			free(guard);
+			if (!first) {
+				first = png;
+				first_size = size;
+				continue;
+			}
+			if (size != first_size || memcmp(png, first, size))
+				fail_msg("kind %d, run %d: other bytes (%zu, first %zu)", kind, run, size, first_size);
+			free(png);
+		}
+		print_message("kind %d: %zu bands, default %zu -> compact %zu bytes\n", kind, parts, def_size, first_size);
+		assert_int_equal(parts, kind == 0 ? 2 : 1);
+		assert_memory_equal(first, def, 33);
+		assert_true(first_size < def_size);
+		assert_png_pixels(first, first_size, rgba, W, H);
+		free(def);
+		free(first);
 	}
+	// A small image (one band, sampled whole) and an indexed one.
+	uint8_t px[4 * 6] = {1, 2, 3, 255, 4, 5, 6, 255, 7, 8, 9, 255, 1, 2, 3, 255, 4, 5, 6, 255, 9, 9, 9, 255};
+	gsioi_png_work *w;
+	gsio_error err;
+	size_t size, parts;
+	if (gsioi_png_begin(px, 3, 2, &w, &err)) fail_msg("%s", err.message);
+	uint8_t *png = compact_png(w, false, &size, &parts);
+	assert_png_pixels(png, size, px, 3, 2);
+	free(png);
+	const uint8_t idx[6] = {0, 1, 2, 0, 1, 2}, pal[3 * 4] = {10, 20, 30, 255, 40, 50, 60, 128, 70, 80, 90, 255};
+	if (gsioi_png_begin_indexed(idx, 3, 2, pal, 3, &w, &err)) fail_msg("%s", err.message);
+	png = compact_png(w, false, &size, &parts);
+	uint32_t dw, dh;
+	uint8_t *got = decode_png(png, size, &dw, &dh);
+	for (int i = 0; i < 6; i++) assert_memory_equal(got + 4 * i, pal + 4 * idx[i], 4);
+	free(got);
+	free(png);
+	gsioi_png_plan_compact(NULL); // nothing
 	free(rgba);
 }
 
@@ -660,7 +712,7 @@ int main(void)
 	    cmocka_unit_test(test_png_stored),
 	    cmocka_unit_test(test_png_deterministic),
 	    cmocka_unit_test(test_png_dirty_state),
-	    cmocka_unit_test(test_png_shrink),
+	    cmocka_unit_test(test_png_compact),
 	    cmocka_unit_test(test_png_pixels_corpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
