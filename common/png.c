@@ -26,6 +26,7 @@
 #include "gsioi_dds.h"
 #include "gsioi_internal.h"
 #include "gsioi_png.h"
+#include "gsioi_tga.h"
 
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
@@ -91,6 +92,9 @@ typedef struct png_rows {
 	uint8_t *band;
 	size_t probe_block;    // the block decoded into probe_px for pixel(), SIZE_MAX: none
 	uint8_t probe_px[64];
+	// An uncompressed TGA file (pixels: the file) decoded a row at a time
+	// into row_rgba; its height (rows run bottom up in the file).
+	uint32_t tga_height;
 	// A stored pixel format (gsio_decode_pixels) decoded a row at a time.
 	gsio_pixel_format format;
 	const uint8_t *palette;
@@ -138,6 +142,12 @@ static const uint8_t *rgba_row_stored(png_rows *r, uint32_t y)
 	return r->row_rgba;
 }
 
+static const uint8_t *rgba_row_tga(png_rows *r, uint32_t y)
+{
+	gsioi_tga_plain_row(r->pixels, r->width, r->tga_height, y, r->row_rgba);
+	return r->row_rgba;
+}
+
 static const uint8_t *rgba_row_dds(png_rows *r, uint32_t y)
 {
 	if (y % 4 == 0) gsioi_dds_decode_band(r->dds, r->dds_data, y, r->band);
@@ -154,6 +164,11 @@ static void pixel_stored(png_rows *r, size_t i, uint8_t out[4])
 	const size_t ps = gsio_pixel_size(r->format);
 	if (gsio_decode_pixels(r->format, r->pixels + i * ps, 1, r->palette, out))
 		memset(out, 0, 4); // not reached: the format was checked
+}
+
+static void pixel_tga(png_rows *r, size_t i, uint8_t out[4])
+{
+	gsioi_tga_plain_pixel(r->pixels, r->width, r->tga_height, i, out);
 }
 
 /* A DDS pixel, decoding only its block (the last one decoded is kept). */
@@ -512,7 +527,8 @@ int gsioi_png_part(gsioi_png_work *w, size_t i, gsio_error *err)
 	// Zeroed: the rows dropped before a band read the row before theirs,
 	// and nothing may depend on what the memory held before.
 	const bool from_rgba = truecolour || r.colours;
-	if (from_rgba && r.rgba_row == rgba_row_stored) ok = (row_rgba = calloc(r.width, 4));
+	if (from_rgba && (r.rgba_row == rgba_row_stored || r.rgba_row == rgba_row_tga))
+		ok = (row_rgba = calloc(r.width, 4));
 	if (ok && from_rgba && r.rgba_row == rgba_row_dds) ok = (band = calloc(r.width, 4 * 4));
 	if (ok && truecolour && (r.row == row_up_rgb || r.transient)) ok = (scratch = calloc(2, r.row_bytes + 4));
 	if (ok && truecolour && y0) ok = (line = malloc(r.row_bytes + 1 + 4));
@@ -1019,6 +1035,36 @@ int gsioi_png_encode_dds(const uint8_t *dds, size_t size, uint8_t **png, size_t 
 	*png_size = 0;
 	gsioi_png_work *w;
 	return gsioi_png_begin_dds(dds, size, &w, err) ? -1 : encode_work(w, png, png_size, err);
+}
+
+// -- PNG from an uncompressed TGA file
+
+static bool tga_opaque(const png_rows *r, uint32_t height)
+{
+	return gsioi_tga_plain_opaque(r->pixels, r->width, height);
+}
+
+int gsioi_png_begin_tga(const uint8_t *tga, size_t size, gsioi_png_work **work, gsio_error *err)
+{
+	if (no_work(work, "gsioi_png_begin_tga", err)) return -1;
+	uint32_t w, h;
+	if (!gsioi_tga_plain(tga, size, &w, &h)) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1,
+		          "gsioi_png_begin_tga: not an uncompressed 24- or 32-bit TGA file, or cut short");
+		return -1;
+	}
+	size_t raw_size;
+	if (!size_ok(w, h, 4, &raw_size, err)) return -1;
+	uint8_t *row = malloc((size_t)w * 4);
+	if (!row) {
+		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
+		return -1;
+	}
+	png_rows r = {.rgba_row = rgba_row_tga, .pixel = pixel_tga, .is_opaque = tga_opaque, .pixels = tga,
+	              .width = w, .transient = true, .tga_height = h, .row_rgba = row};
+	int rc = begin_source(&r, h, work, err);
+	free(row);
+	return rc;
 }
 
 // -- PNG from stored pixels

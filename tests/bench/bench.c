@@ -1,6 +1,6 @@
 /* gsio_bench: speed, memory and size of gsio against Assimp, side by side.
  *
- *   gsio_bench [--reps N] [--e2e-reps N] [--no-synthetic] [--no-e2e] [--match TEXT] [PATH...]
+ *   gsio_bench [--reps N] [--e2e-reps N] [--no-synthetic] [--no-e2e] [--match TEXT] [--keep] [PATH...]
  *
  * PATH: files or directories (searched recursively; a directory named
  * "invalid" is skipped); default the corpus the build was configured with.
@@ -108,7 +108,7 @@ int main(int argc, char **argv)
 {
 	start_helper(); // before this process holds any data
 	int reps = 15, e2e_reps = 5;
-	bool synthetic = true, e2e = true;
+	bool synthetic = true, e2e = true, keep = false;
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--reps") && i + 1 < argc)
@@ -123,9 +123,11 @@ int main(int argc, char **argv)
 			mdl2gltf = argv[++i];
 		else if (!strcmp(argv[i], "--match") && i + 1 < argc)
 			match = argv[++i];
+		else if (!strcmp(argv[i], "--keep"))
+			keep = true;
 		else {
 			fprintf(stderr, "usage: gsio_bench [--reps N] [--e2e-reps N] [--no-synthetic] "
-			                "[--no-e2e] [--mdl2gltf PATH] [--match TEXT] [PATH...]\n");
+			                "[--no-e2e] [--mdl2gltf PATH] [--match TEXT] [--keep] [PATH...]\n");
 			return 2;
 		}
 	}
@@ -545,7 +547,10 @@ int main(int argc, char **argv)
 		printf("%-78s %-12s %s\n", goals[g].text,
 		       goals[g].met < 0 ? "not measured" : goals[g].met ? "met" : "NOT MET",
 		       goals[g].detail);
-	cleanup_dir(tmpdir);
+	if (keep)
+		fprintf(stderr, "gsio_bench: the synthetic files are kept in %s\n", tmpdir);
+	else
+		cleanup_dir(tmpdir);
 	for (size_t fi = 0; fi < files_count; fi++) free(files[fi].path);
 	free(files);
 	free(res);

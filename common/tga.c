@@ -1,0 +1,76 @@
+/* Uncompressed true-colour TGA files: gsioi_tga.h says which and why. The
+ * header (docs/FORMATS.md §10.3): ID length at 0, colour-map type at 1,
+ * image type at 2, width at 12, height at 14 (16-bit little-endian), bits a
+ * pixel at 16, descriptor at 17; then the image ID, then the pixels, B G R
+ * (A), the bottom row first unless the descriptor's bit 5 is set. */
+#include "gsioi_tga.h"
+
+static uint32_t le16(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
+}
+
+bool gsioi_tga_plain(const uint8_t *data, size_t size, uint32_t *w, uint32_t *h)
+{
+	if (!data || size < GSIOI_TGA_HEADER_SIZE || data[1] != 0 || data[2] != 2) return false;
+	uint32_t bpp = data[16];
+	*w = le16(data + 12);
+	*h = le16(data + 14);
+	if ((bpp != 24 && bpp != 32) || !*w || !*h) return false;
+	// w and h are below 2^16: the pixels' size fits in 64 bits.
+	uint64_t need = GSIOI_TGA_HEADER_SIZE + (uint64_t)data[0] + (uint64_t)*w * *h * (bpp / 8);
+	return need <= size;
+}
+
+/* The file's bytes of row y (0: the top). */
+static const uint8_t *row_at(const uint8_t *data, uint32_t w, uint32_t h, uint32_t y)
+{
+	const bool top_first = (data[17] >> 5) & 1u;
+	return data + GSIOI_TGA_HEADER_SIZE + data[0] + (size_t)(top_first ? y : h - 1 - y) * w * (data[16] / 8u);
+}
+
+void gsioi_tga_plain_row(const uint8_t *data, uint32_t w, uint32_t h, uint32_t y, uint8_t *rgba)
+{
+	const uint8_t *s = row_at(data, w, h, y);
+	uint8_t *d = rgba;
+	if (data[16] == 32) {
+		for (uint32_t x = 0; x < w; x++, s += 4, d += 4) {
+			d[0] = s[2];
+			d[1] = s[1];
+			d[2] = s[0];
+			d[3] = s[3];
+		}
+	} else {
+		for (uint32_t x = 0; x < w; x++, s += 3, d += 4) {
+			d[0] = s[2];
+			d[1] = s[1];
+			d[2] = s[0];
+			d[3] = 255;
+		}
+	}
+}
+
+void gsioi_tga_plain_decode(const uint8_t *data, uint32_t w, uint32_t h, uint8_t *rgba)
+{
+	for (uint32_t y = 0; y < h; y++) gsioi_tga_plain_row(data, w, h, y, rgba + (size_t)y * w * 4);
+}
+
+void gsioi_tga_plain_pixel(const uint8_t *data, uint32_t w, uint32_t h, size_t i, uint8_t out[4])
+{
+	const size_t comp = data[16] / 8u;
+	const uint8_t *s = row_at(data, w, h, (uint32_t)(i / w)) + (i % w) * comp;
+	out[0] = s[2];
+	out[1] = s[1];
+	out[2] = s[0];
+	out[3] = comp == 4 ? s[3] : 255;
+}
+
+bool gsioi_tga_plain_opaque(const uint8_t *data, uint32_t w, uint32_t h)
+{
+	if (data[16] != 32) return true;
+	const uint8_t *p = data + GSIOI_TGA_HEADER_SIZE + data[0];
+	const size_t n = (size_t)w * h;
+	uint8_t all = 255;
+	for (size_t i = 0; i < n; i++) all &= p[4 * i + 3];
+	return all == 255;
+}
