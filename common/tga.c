@@ -5,6 +5,10 @@
  * (A), the bottom row first unless the descriptor's bit 5 is set. */
 #include "gsioi_tga.h"
 
+#ifdef GSIOI_HAVE_SSSE3
+#include <tmmintrin.h>
+#endif
+
 static uint32_t le16(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
@@ -29,19 +33,53 @@ static const uint8_t *row_at(const uint8_t *data, uint32_t w, uint32_t h, uint32
 	return data + GSIOI_TGA_HEADER_SIZE + data[0] + (size_t)(top_first ? y : h - 1 - y) * w * (data[16] / 8u);
 }
 
+#ifdef GSIOI_HAVE_SSSE3
+/* Four pixels a byte shuffle, as many as the row holds whole 16-byte loads
+ * for (the rest is the scalar loop's); returns the pixels done. A byte at a
+ * time, the 24-bit row was 5.5 ns a pixel, an eighth of converting a
+ * 2048 x 2048 skin. */
+GSIOI_TARGET_SSSE3 static uint32_t row_ssse3(const uint8_t *s, uint8_t *d, uint32_t w, bool bgra)
+{
+	uint32_t x = 0;
+	if (bgra) {
+		const __m128i pick = _mm_setr_epi8(2, 1, 0, 3, 6, 5, 4, 7, 10, 9, 8, 11, 14, 13, 12, 15);
+		for (; x + 4 <= w; x += 4) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + 4 * (size_t)x));
+			_mm_storeu_si128((__m128i *)(void *)(d + 4 * (size_t)x), _mm_shuffle_epi8(v, pick));
+		}
+		return x;
+	}
+	const __m128i pick = _mm_setr_epi8(2, 1, 0, -1, 5, 4, 3, -1, 8, 7, 6, -1, 11, 10, 9, -1);
+	const __m128i opaque = _mm_set1_epi32((int)0xFF000000u); // byte 3 of each pixel
+	// 16 bytes read from 3x, 12 used: they stay inside the row while x + 6 <= w.
+	for (; x + 6 <= w; x += 4) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + 3 * (size_t)x));
+		_mm_storeu_si128((__m128i *)(void *)(d + 4 * (size_t)x), _mm_or_si128(_mm_shuffle_epi8(v, pick), opaque));
+	}
+	return x;
+}
+#endif
+
 void gsioi_tga_plain_row(const uint8_t *data, uint32_t w, uint32_t h, uint32_t y, uint8_t *rgba)
 {
 	const uint8_t *s = row_at(data, w, h, y);
 	uint8_t *d = rgba;
-	if (data[16] == 32) {
-		for (uint32_t x = 0; x < w; x++, s += 4, d += 4) {
+	uint32_t x0 = 0;
+#ifdef GSIOI_HAVE_SSSE3
+	if (gsioi_has_ssse3()) x0 = row_ssse3(s, d, w, data[16] == 32);
+#endif
+	const size_t comp = data[16] / 8u;
+	s += x0 * comp;
+	d += (size_t)x0 * 4;
+	if (comp == 4) {
+		for (uint32_t x = x0; x < w; x++, s += 4, d += 4) {
 			d[0] = s[2];
 			d[1] = s[1];
 			d[2] = s[0];
 			d[3] = s[3];
 		}
 	} else {
-		for (uint32_t x = 0; x < w; x++, s += 3, d += 4) {
+		for (uint32_t x = x0; x < w; x++, s += 3, d += 4) {
 			d[0] = s[2];
 			d[1] = s[1];
 			d[2] = s[0];
