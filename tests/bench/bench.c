@@ -9,7 +9,8 @@
  * `--match synth-hmp5`. Synthetic large files
  * (MDL5 20 000 vertices x 31/125/500 frames with a 1024x1024 skin; HMP5
  * 257/513/1025 squared; MD5 150 joints, 60 000 weights, 500/1000/5000
- * frames) are generated into a temporary directory.
+ * frames; MDL7 models naming four 512x512 and one 2048x2048 external TGA
+ * skins) are generated into a temporary directory (--keep leaves it).
  *
  * In process, on the same bytes in memory, every repetition runs each
  * contender once, in an order rotated per repetition (none always pays the
@@ -111,14 +112,15 @@ static void skins_goal(const file_result *res)
 		const file_result *r = &res[fi];
 		if (!is_skins_model(&files[fi]) || !r->e2e) continue;
 		const char *b = base_name(files[fi].path) + 11; // "4x512-tga.mdl"
+		const int bl = (int)strcspn(b, "-.");         // "4x512"
 		int k;
 		if (r->assimp_crashed || !isfinite(r->e2e_ratio)) {
 			failed = true;
-			k = snprintf(detail + len, sizeof(detail) - len, "%s%.9s %.1f ms, assimp %s", n ? "; " : "", b,
+			k = snprintf(detail + len, sizeof(detail) - len, "%s%.*s: %.1f ms, assimp %s", n ? "; " : "", bl, b,
 			             r->e2e_gsio_ms, r->assimp_crashed ? "crashes" : "fails");
 		} else {
 			ok += r->e2e_ratio <= 1.0;
-			k = snprintf(detail + len, sizeof(detail) - len, "%s%.9s %.1f / %.1f ms (%.2f)%s", n ? "; " : "", b,
+			k = snprintf(detail + len, sizeof(detail) - len, "%s%.*s: %.1f / %.1f ms (%.2f)%s", n ? "; " : "", bl, b,
 			             r->e2e_gsio_ms, r->e2e_assimp_ms, r->e2e_ratio, r->assimp_empty ? ", assimp no mesh" : "");
 		}
 		n++;
