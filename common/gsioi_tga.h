@@ -6,7 +6,10 @@
  * were most of a conversion's time. With GSIO_OPT_NO_PIXELS such a file is
  * not decoded at all: the glTF writer's PNG encoder reads its rows from the
  * file (gsioi_png_begin_tga), band by band on its threads. The pixels are
- * the ones stb_image 2.27 gives (tests/test_tga.c compares the two). */
+ * the ones stb_image 2.27 gives (tests/test_tga.c compares the two).
+ * Run-length encoded true-colour files (both of the corpus's TGAs) are
+ * decoded here too, in one pass into the image, though not row by row: a
+ * row's first pixel may sit inside a packet begun on the row before. */
 #ifndef GSIOI_TGA_H
 #define GSIOI_TGA_H
 
@@ -21,6 +24,17 @@
  *  the file after the header and the image ID. Anything else (run-length
  *  encoded, colour-mapped, grey, 16-bit, truncated) is stb_image's. */
 bool gsioi_tga_plain(const uint8_t *data, size_t size, uint32_t *w, uint32_t *h);
+
+/** True when data is a run-length encoded true-colour TGA (image type 10,
+ *  no colour map, 24 or 32 bits a pixel, width and height at least 1, set
+ *  in *w and *h) whose packets cover every pixel inside the file. A
+ *  packet is a byte (bit 7: a run; the low 7 bits: pixels - 1) and then one
+ *  pixel (a run) or that many; packets may run on across rows. */
+bool gsioi_tga_rle(const uint8_t *data, size_t size, uint32_t *w, uint32_t *h);
+
+/** Decodes a file gsioi_tga_rle() takes into rgba (w * h * 4 bytes, top
+ *  row first), as gsioi_tga_plain_decode() does a plain one. */
+void gsioi_tga_rle_decode(const uint8_t *data, uint32_t w, uint32_t h, uint8_t *rgba);
 
 /** Row y (0: the top) of a file gsioi_tga_plain() takes, as w RGBA8
  *  pixels into rgba: BGR(A) turned to RGB(A), alpha 255 when the file has

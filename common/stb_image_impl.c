@@ -209,10 +209,14 @@ bool gsioi_image_file_decode(const uint8_t *data, size_t size, const char *file,
 	// decoder finds the data missing.
 	uint8_t *rgba = gsioi_arena_alloc_uninit(arena, bytes, err);
 	if (!rgba) return false;
-	uint32_t tw, th;
-	if (gsioi_tga_plain(data, size, &tw, &th) && tw == (uint32_t)w && th == (uint32_t)h) {
-		// The common external skin, in one pass (gsioi_tga.h).
-		gsioi_tga_plain_decode(data, tw, th, rgba);
+	uint32_t tw = 0, th = 0;
+	const bool plain = gsioi_tga_plain(data, size, &tw, &th), rle = !plain && gsioi_tga_rle(data, size, &tw, &th);
+	if ((plain || rle) && tw == (uint32_t)w && th == (uint32_t)h) {
+		// The common external skins, in one pass (gsioi_tga.h).
+		if (plain)
+			gsioi_tga_plain_decode(data, tw, th, rgba);
+		else
+			gsioi_tga_rle_decode(data, tw, th, rgba);
 		out->width = (uint32_t)w;
 		out->height = (uint32_t)h;
 		out->rgba = rgba;

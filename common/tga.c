@@ -5,6 +5,8 @@
  * (A), the bottom row first unless the descriptor's bit 5 is set. */
 #include "gsioi_tga.h"
 
+#include <string.h>
+
 #ifdef GSIOI_HAVE_SSSE3
 #include <tmmintrin.h>
 #endif
@@ -24,6 +26,60 @@ bool gsioi_tga_plain(const uint8_t *data, size_t size, uint32_t *w, uint32_t *h)
 	// w and h are below 2^16: the pixels' size fits in 64 bits.
 	uint64_t need = GSIOI_TGA_HEADER_SIZE + (uint64_t)data[0] + (uint64_t)*w * *h * (bpp / 8);
 	return need <= size;
+}
+
+bool gsioi_tga_rle(const uint8_t *data, size_t size, uint32_t *w, uint32_t *h)
+{
+	if (!data || size < GSIOI_TGA_HEADER_SIZE || data[1] != 0 || data[2] != 10) return false;
+	const size_t comp = data[16] / 8u;
+	*w = le16(data + 12);
+	*h = le16(data + 14);
+	if ((data[16] != 24 && data[16] != 32) || !*w || !*h) return false;
+	// Every packet whole inside the file (stb_image reads zeros past its
+	// end: such a file is its to decode).
+	size_t at = GSIOI_TGA_HEADER_SIZE + (size_t)data[0];
+	uint64_t left = (uint64_t)*w * *h;
+	while (left) {
+		if (at >= size) return false;
+		const uint8_t cmd = data[at++];
+		const size_t n = (size_t)(cmd & 127u) + 1, bytes = cmd & 128u ? comp : n * comp;
+		if (bytes > size - at) return false;
+		at += bytes;
+		left = n < left ? left - n : 0;
+	}
+	return true;
+}
+
+void gsioi_tga_rle_decode(const uint8_t *data, uint32_t w, uint32_t h, uint8_t *rgba)
+{
+	const size_t comp = data[16] / 8u;
+	const bool top_first = (data[17] >> 5) & 1u;
+	const uint8_t *s = data + GSIOI_TGA_HEADER_SIZE + data[0];
+	size_t count = 0; // pixels left in the packet
+	bool run = false;
+	uint8_t px[4] = {0, 0, 0, 255};
+	uint32_t x = 0, y = 0; // file order: y counts rows as stored
+	uint8_t *d = rgba + (size_t)(top_first ? 0 : h - 1) * w * 4;
+	for (size_t i = 0, n = (size_t)w * h; i < n; i++) {
+		if (!count) {
+			count = (size_t)(*s & 127u) + 1;
+			run = *s++ & 128u;
+			if (run) { // the one pixel of the run
+				px[0] = s[2], px[1] = s[1], px[2] = s[0], px[3] = comp == 4 ? s[3] : 255;
+				s += comp;
+			}
+		}
+		if (!run) {
+			px[0] = s[2], px[1] = s[1], px[2] = s[0], px[3] = comp == 4 ? s[3] : 255;
+			s += comp;
+		}
+		count--;
+		memcpy(d + (size_t)x * 4, px, 4);
+		if (++x == w) {
+			x = 0;
+			if (++y < h) d = rgba + (size_t)(top_first ? y : h - 1 - y) * w * 4;
+		}
+	}
 }
 
 /* The file's bytes of row y (0: the top). */

@@ -2,9 +2,9 @@
  * or (GSIO_OPT_NO_PIXELS) kept as the file and turned into a PNG a row at
  * a time. What must hold: the pixels are stb_image's (compiled into this
  * test as the reference) for 24- and 32-bit files, bottom-up and top-down,
- * with and without an image ID, at odd sizes; files the fast path does not
- * take (run-length encoded, colour-mapped, 16-bit, cut short) decode as
- * stb_image decodes them; the PNG made from the file is byte for byte the
+ * with and without an image ID, at odd sizes, stored and run-length
+ * encoded (runs and raw packets across rows); files gsio leaves to
+ * stb_image (colour-mapped, 16-bit, cut short) decode as it decodes them; the PNG made from the file is byte for byte the
  * PNG of its decoded pixels; the NO_PIXELS load keeps the file (the
  * caller's block itself when it hands it over) and a GLB written from it is
  * the GLB of the normal load. */
@@ -91,8 +91,41 @@ static uint8_t *make_tga(const tga_spec *t, bool opaque, size_t *size)
 	for (size_t i = 0; i < t->id_len; i++) d[at++] = 'i';
 	if (t->colour_map)
 		for (int i = 0; i < 6; i++) d[at++] = next_byte();
+	if (t->rle) {
+		// Pixels in short runs (1-5 alike), then packets of up to 128:
+		// runs, and raw packets of the pixels between, across rows.
+		uint8_t *raw = malloc(px * comp);
+		assert_non_null(raw);
+		for (size_t i = 0; i < px;) {
+			size_t len = 1 + next_byte() % 5;
+			for (size_t c = 0; c < comp; c++) raw[i * comp + c] = comp == 4 && c == 3 && opaque ? 255 : next_byte();
+			for (size_t k = 1; k < len && i + k < px; k++) memcpy(raw + (i + k) * comp, raw + i * comp, comp);
+			i += len;
+		}
+		for (size_t i = 0; i < px;) {
+			size_t run = 1;
+			while (i + run < px && run < 128 && !memcmp(raw + (i + run) * comp, raw + i * comp, comp)) run++;
+			if (run > 1) {
+				d[at++] = (uint8_t)(128 | (run - 1));
+				memcpy(d + at, raw + i * comp, comp);
+				at += comp;
+				i += run;
+				continue;
+			}
+			size_t k = 1; // raw: up to the next pair of equal pixels
+			while (i + k < px && k < 128 &&
+			       (i + k + 1 >= px || memcmp(raw + (i + k) * comp, raw + (i + k + 1) * comp, comp)))
+				k++;
+			d[at++] = (uint8_t)(k - 1);
+			memcpy(d + at, raw + i * comp, k * comp);
+			at += k * comp;
+			i += k;
+		}
+		free(raw);
+		*size = at - t->cut;
+		return d;
+	}
 	for (size_t i = 0; i < px; i++) {
-		if (t->rle) d[at++] = 0; // a raw packet of one pixel
 		for (size_t c = 0; c < comp; c++) {
 			uint8_t v = next_byte();
 			if (t->colour_map) v &= 1;
@@ -130,6 +163,8 @@ static const tga_spec specs[] = {
 	{13, 9, 32, false, 0, false, false, 0},  {13, 9, 32, true, 255, false, false, 0},
 	{300, 2, 24, false, 1, false, false, 0}, {2, 300, 32, false, 0, false, false, 0},
 	{9, 7, 24, false, 0, true, false, 0},    {9, 7, 32, true, 0, true, false, 0},
+	{300, 40, 24, false, 2, true, false, 0}, {37, 29, 32, true, 0, true, false, 0},
+	{1, 1, 24, true, 0, true, false, 0},     {37, 29, 32, false, 0, true, false, 5},
 	{9, 7, 16, false, 0, false, false, 0},   {9, 7, 24, false, 0, false, true, 0},
 	{9, 7, 24, false, 0, false, false, 1},   {9, 7, 32, false, 2, false, false, 30},
 };
@@ -146,8 +181,10 @@ static void test_tga_pixels_are_stb_images(void **state)
 		size_t size;
 		uint8_t *d = make_tga(t, false, &size);
 		uint32_t pw, ph;
-		bool plain = gsioi_tga_plain(d, size, &pw, &ph);
-		assert_int_equal(plain, (t->bpp == 24 || t->bpp == 32) && !t->rle && !t->colour_map && !t->cut);
+		bool plain = gsioi_tga_plain(d, size, &pw, &ph), rle = gsioi_tga_rle(d, size, &pw, &ph);
+		const bool true_colour = (t->bpp == 24 || t->bpp == 32) && !t->colour_map && !t->cut;
+		assert_int_equal(plain, true_colour && !t->rle);
+		assert_int_equal(rle, true_colour && t->rle);
 		gsio_image im;
 		gsio_error err;
 		gsio_arena *a = fresh(&im, &err);
