@@ -6,6 +6,7 @@
  * API) for the encoding and on gltf_buffer.c for the views. */
 #define _GNU_SOURCE // cpu_set_t (gltf_internal.h)
 #include "gltf_internal.h"
+#include "gsioi_tga.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -145,6 +146,10 @@ static int begin_image(const gltf_ctx *c, image_job *j, gsioi_png_work **work)
 		// An embedded DDS skin kept as it is: the same PNG as from its
 		// decoded pixels, decoded a band of 4 rows at a time.
 		return gsioi_png_begin_dds(im->file_data, im->file_size, work, err);
+	case IMG_TGA:
+		// An uncompressed TGA file kept as it is (GSIO_OPT_NO_PIXELS): the
+		// same PNG as from its decoded pixels, decoded a row at a time.
+		return gsioi_png_begin_tga(im->file_data, im->file_size, work, err);
 	case IMG_FILE: break;
 	}
 	return -1; // not reached: a file's job has its bytes
@@ -339,6 +344,7 @@ bool gsioi_gltf_write_images(gltf_ctx *c)
 		}
 		const char *mime = "image/png", *ext = "png";
 		image_how how;
+		uint32_t tga_w, tga_h;
 		bool passed = false;
 		if (im->file_data && image_is_embeddable(im->file_data, im->file_size, &mime, &ext))
 			// The PNG or JPEG file it was decoded from, as it is: no second
@@ -352,9 +358,12 @@ bool gsioi_gltf_write_images(gltf_ctx *c)
 			how = IMG_STORED;
 		else if (im->file_size >= 4 && !memcmp(im->file_data, "DDS ", 4))
 			how = IMG_DDS;
+		else if (gsioi_tga_plain(im->file_data, im->file_size, &tga_w, &tga_h) && tga_w == im->width &&
+		         tga_h == im->height)
+			how = IMG_TGA;
 		else {
 			// Undecoded (GSIO_OPT_NO_PIXELS), and not a file glTF can hold.
-			gsioi_gltf_warn(c, "image %zu (%s): its file is not a PNG, JPEG or DDS and was not decoded: left out",
+			gsioi_gltf_warn(c, "image %zu (%s): its file is not a PNG, JPEG, DDS or plain TGA and was not decoded: left out",
 			          i, gsioi_gltf_or_default(im->name, ""));
 			continue;
 		}

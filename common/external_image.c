@@ -18,8 +18,12 @@ static bool load_found(gsio_scene *s, const char *stored, const char *path, cons
 		return gsioi_scene_warn(s, err, "external texture \"%.150s\": %.200s: %.120s: not loaded",
 		                        stored, path, sub.message);
 	gsio_error_clear(&sub);
-	bool ok = gsioi_image_file_load(data, size, path, opts, s->arena, im, &sub);
-	gsioi_io_free(opts, data);
+	// The default io's buffer is malloc'd: an image kept undecoded
+	// (GSIO_OPT_NO_PIXELS) keeps it instead of a copy.
+	bool taken = false;
+	bool ok = gsioi_image_file_load(data, size, path, opts, s->arena, im,
+	                                gsioi_io_is_default(opts) ? &taken : NULL, &sub);
+	if (!taken) gsioi_io_free(opts, data);
 	if (!ok) {
 		if (sub.code == GSIO_ERR_NOMEM || sub.code == GSIO_ERR_LIMIT) {
 			GSIO_FAIL(err, sub.code, path, -1, "%s", sub.message);

@@ -149,17 +149,17 @@ enum {
 	 *  GSIO_OPT_NO_PIXELS the stored skins of MDL2-5 and HMP). The caller keeps
 	 *  the bytes alive and unchanged until gsio_scene_free(). */
 	GSIO_OPT_BORROW = 1u << 1,
-	/** Images read from PNG or JPEG files (MD5 textures, MDL7/HMP7 external
-	 *  skins, level sprites, and so the skins of a level's models) are not
-	 *  decoded: they keep file_data/file_size and width/height (from the
-	 *  file's header, under the limits the decoder enforces), with rgba and
-	 *  indices NULL. For callers that only write the scene out (mdl2gltf:
+	/** Images read from PNG, JPEG or uncompressed 24- and 32-bit TGA
+	 *  files (MD5 textures, MDL7/HMP7 external skins, level sprites, and so
+	 *  the skins of a level's models) are not decoded: they keep
+	 *  file_data/file_size and width/height (from the file's header, under
+	 *  the limits the decoder enforces), with rgba and indices NULL. For callers that only write the scene out (mdl2gltf:
 	 *  the glTF writer embeds such files as they are). Skins stored in the
 	 *  model (MDL2-5, HMP, MDL7) are not decoded either: raw pixels (types
 	 *  2-5) stay in `stored`, 8-bit skins in indices + palette, embedded DDS
 	 *  files (type 6) in file_data, each with rgba NULL (the glTF writer
 	 *  encodes PNGs from these forms, a row or 4-row band at a time). PCX,
-	 *  TGA, BMP and WAD textures are decoded as without the flag. A file
+	 *  other TGA, BMP and WAD textures are decoded as without the flag. A file
 	 *  whose header reads but whose data is damaged is then not noticed: it
 	 *  is passed on as it is. */
 	GSIO_OPT_NO_PIXELS = 1u << 2,
@@ -305,8 +305,8 @@ typedef struct gsio_extras {
 
 /** An image: decoded RGBA8 pixels, a reference to an external file that
  *  was not (or could not be) decoded, or (GSIO_OPT_NO_PIXELS) the image as
- *  its source stores it: a PNG, JPEG or DDS file in file_data, raw pixels
- *  in `stored`, or palette indices. */
+ *  its source stores it: a PNG, JPEG, uncompressed TGA or DDS file in
+ *  file_data, raw pixels in `stored`, or palette indices. */
 typedef struct gsio_image {
 	const char *name;       /**< "skin0", or the texture's file name; unique in the scene */
 	uint32_t width, height; /**< pixels; 0 x 0 for an undecoded reference (uri);
@@ -342,12 +342,12 @@ typedef struct gsio_image {
 	 *  points to); else NULL and 0. rgba is filled all the same and is the
 	 *  picture, except with GSIO_OPT_NO_PIXELS, where rgba is NULL and these
 	 *  bytes are the picture (width and height still set); with the flag
-	 *  an embedded DDS skin (type 6) is kept so too. A writer may store
-	 *  these bytes instead of encoding rgba again (the glTF writer embeds a
-	 *  PNG or JPEG as it is, less a PNG's colour-space chunks, once for
-	 *  images that share the same bytes,
-	 *  and turns a DDS into a PNG). In the scene's arena, except a
-	 *  placeholder's. */
+	 *  an embedded DDS skin (type 6) and an uncompressed 24- or 32-bit TGA
+	 *  file are kept so too. A writer may store these bytes instead of
+	 *  encoding rgba again (the glTF writer embeds a PNG or JPEG as it is,
+	 *  less a PNG's colour-space chunks, once for images that share the
+	 *  same bytes, and turns a DDS or TGA into a PNG). In the scene's arena
+	 *  (a block it frees with itself), except a placeholder's. */
 	const uint8_t *file_data;
 	size_t file_size;
 	/** With GSIO_OPT_NO_PIXELS, a skin the model stores as raw pixels (MDL,

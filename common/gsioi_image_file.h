@@ -20,14 +20,18 @@ GSIO_NODISCARD bool gsioi_image_file_decode(const uint8_t *data, size_t size, co
                                            gsio_arena *arena, gsio_image *out, gsio_error *err);
 
 /** gsioi_image_file_decode(), except that with GSIO_OPT_NO_PIXELS in opts
- *  (may be NULL) a PNG or JPEG file is not decoded: only its header is read
- *  (same checks, limits and errors as the decoder's first step), out gets
- *  width, height and file_data/file_size, and rgba and indices stay NULL.
- *  The importers' entry for texture files; callers that need the pixels
- *  whatever the options call gsioi_image_file_decode(). */
+ *  (may be NULL) a PNG, JPEG or uncompressed true-colour TGA file
+ *  (gsioi_tga_plain) is not decoded: only its header is read (same checks,
+ *  limits and errors as the decoder's first step), out gets width, height
+ *  and file_data/file_size, and rgba and indices stay NULL. file_data is a
+ *  copy in arena, or, when `taken` is not NULL (data then being a block
+ *  from malloc), data itself, which the arena frees (gsioi_arena_keep):
+ *  *taken says whether it was kept so. The importers' entry for texture
+ *  files; callers that need the pixels whatever the options call
+ *  gsioi_image_file_decode(). */
 GSIO_NODISCARD bool gsioi_image_file_load(const uint8_t *data, size_t size, const char *file,
                                          const gsio_opts *opts, gsio_arena *arena,
-                                         gsio_image *out, gsio_error *err);
+                                         gsio_image *out, bool *taken, gsio_error *err);
 
 /** Decodes an image file into one 16-bit grey channel per pixel (8-bit
  *  images widened: 255 -> 65535; colour images reduced to luminance), for
@@ -44,7 +48,7 @@ GSIO_NODISCARD bool gsioi_image_file_decode_gray16(const uint8_t *data, size_t s
  *  (absolute, "..", the author's own disk) is never followed, and a file
  *  that leads out of its folder or is not a regular file is refused before
  *  it is read. Read through opts->io, decoded by stb_image (or kept
- *  undecoded: gsioi_image_file_load); sets name (the file's base name as
+ *  undecoded: gsioi_image_file_load, the default io's buffer itself); sets name (the file's base name as
  *  UTF-8), source_path, source_format RGBA8888 and the pixels (or the
  *  file), not source_type. With `same` not NULL, a file an image of the
  *  scene was loaded from already is not loaded again: *same is that

@@ -88,6 +88,10 @@ GSIO_NODISCARD int gsioi_png_begin_indexed(const uint8_t *indices, uint32_t widt
                                                    gsioi_png_work **work, gsio_error *err);
 GSIO_NODISCARD int gsioi_png_begin_dds(const uint8_t *dds, size_t size, gsioi_png_work **work,
                                                gsio_error *err);
+/** An uncompressed true-colour TGA file (gsioi_tga_plain), its rows
+ *  decoded as the bands are made: the PNG of its decoded pixels. */
+GSIO_NODISCARD int gsioi_png_begin_tga(const uint8_t *tga, size_t size, gsioi_png_work **work,
+                                       gsio_error *err);
 GSIO_NODISCARD int gsioi_png_begin_stored(gsio_pixel_format fmt, const uint8_t *src, uint32_t width,
                                                   uint32_t height, const uint8_t *palette,
                                                   gsioi_png_work **work, gsio_error *err);

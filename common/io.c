@@ -104,7 +104,10 @@ static int read_rest(int fd, const char *path, uint64_t stated, const uint8_t *h
 	}
 	// A large buffer is fresh memory (malloc maps it): its pages made in
 	// one go rather than a fault each as read() fills them.
-	if (cap >= READ_PREFAULT_BYTES) gsioi_prefault(buf, cap);
+	if (cap >= READ_PREFAULT_BYTES) {
+		gsioi_advise_huge(buf, cap);
+		gsioi_prefault(buf, cap);
+	}
 	if (head_n) memcpy(buf, head, head_n);
 	for (;;) {
 		if (len == cap) {

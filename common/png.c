@@ -22,12 +22,13 @@
  * in a third to a quarter of the time (minigun's 71-colour 1272x1114 skin).
  * Rows use filter 0 (none), as the PNG specification recommends for
  * palette images: differences of indices mean nothing. */
-#define _DEFAULT_SOURCE // madvise (gsioi_huge_pages.h)
+#define _DEFAULT_SOURCE // madvise, MADV_HUGEPAGE (gsioi_huge_pages.h)
 #include "gsio.h"
 #include "gsioi_dds.h"
 #include "gsioi_huge_pages.h"
 #include "gsioi_internal.h"
 #include "gsioi_png.h"
+#include "gsioi_tga.h"
 
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
@@ -94,6 +95,9 @@ typedef struct png_rows {
 	uint8_t *band;
 	size_t probe_block;    // the block decoded into probe_px for pixel(), SIZE_MAX: none
 	uint8_t probe_px[64];
+	// An uncompressed TGA file (pixels: the file) decoded a row at a time
+	// into row_rgba; its height (rows run bottom up in the file).
+	uint32_t tga_height;
 	// A stored pixel format (gsio_decode_pixels) decoded a row at a time.
 	gsio_pixel_format format;
 	const uint8_t *palette;
@@ -141,6 +145,12 @@ static const uint8_t *rgba_row_stored(png_rows *r, uint32_t y)
 	return r->row_rgba;
 }
 
+static const uint8_t *rgba_row_tga(png_rows *r, uint32_t y)
+{
+	gsioi_tga_plain_row(r->pixels, r->width, r->tga_height, y, r->row_rgba);
+	return r->row_rgba;
+}
+
 static const uint8_t *rgba_row_dds(png_rows *r, uint32_t y)
 {
 	if (y % 4 == 0) gsioi_dds_decode_band(r->dds, r->dds_data, y, r->band);
@@ -157,6 +167,11 @@ static void pixel_stored(png_rows *r, size_t i, uint8_t out[4])
 	const size_t ps = gsio_pixel_size(r->format);
 	if (gsio_decode_pixels(r->format, r->pixels + i * ps, 1, r->palette, out))
 		memset(out, 0, 4); // not reached: the format was checked
+}
+
+static void pixel_tga(png_rows *r, size_t i, uint8_t out[4])
+{
+	gsioi_tga_plain_pixel(r->pixels, r->width, r->tga_height, i, out);
 }
 
 /* A DDS pixel, decoding only its block (the last one decoded is kept). */
@@ -559,7 +574,8 @@ static bool part_source(const gsioi_png_work *w, uint32_t y0, png_rows *r, part_
 	// Zeroed: the rows dropped before a band read the row before theirs,
 	// and nothing may depend on what the memory held before.
 	const bool from_rgba = truecolour || r->colours;
-	if (from_rgba && r->rgba_row == rgba_row_stored) ok = (b->row_rgba = calloc(r->width, 4));
+	if (from_rgba && (r->rgba_row == rgba_row_stored || r->rgba_row == rgba_row_tga))
+		ok = (b->row_rgba = calloc(r->width, 4));
 	if (ok && from_rgba && r->rgba_row == rgba_row_dds) ok = (b->band = calloc(r->width, 4 * 4));
 	if (ok && truecolour && (r->row == row_up_rgb || r->transient)) ok = (b->scratch = calloc(2, r->row_bytes + 4));
 	if (ok && truecolour && y0) ok = (b->line = malloc(r->row_bytes + 1 + 4));
@@ -597,6 +613,9 @@ int gsioi_png_part(gsioi_png_work *w, size_t i, gsio_error *err)
 	uint8_t *buf = NULL;
 	size_t cap = at + (r.row_bytes + 1) * (y1 - y0) + 4096;
 	if (ok && !(buf = malloc(cap))) part_bufs_free(&b), ok = false;
+	// A large band's output is fresh memory (malloc maps it), written
+	// once: 2 MiB pages where they fit, a fault each instead of 512.
+	if (ok) gsioi_advise_huge(buf, cap);
 	if (!ok) {
 		GSIO_FAIL(&p->err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
 		if (err) *err = p->err;
@@ -656,6 +675,29 @@ static size_t write_chunks(const png_layout *l, uint8_t *out, size_t zlen)
 
 static int finish_whole(gsioi_png_work *w, uint8_t **png, size_t *png_size, gsio_error *err);
 
+/* Part 0's buffer replaced by one of its bytes (head and deflate data) and
+ * room for `more` after them, its pages made in one go (gsioi_prefault,
+ * 2 MiB pages where they fit): the other parts are copied into it. Grown
+ * by realloc, the new pages came a fault each, half of a 2048 x 2048
+ * skin's faults (a fault costs 5-20 us on a virtual machine). False when
+ * out of memory (the part keeps its buffer). */
+static bool join_buffer(png_part *p0, size_t head, size_t more)
+{
+	size_t used = head + p0->len, cap = used + more;
+	if (cap <= p0->cap) return true;
+	uint8_t *b = malloc(cap);
+	if (!b) return false;
+	if (cap >= ((size_t)64 << 10)) {
+		gsioi_advise_huge(b, cap);
+		gsioi_prefault(b, cap);
+	}
+	memcpy(b, p0->buf, used);
+	free(p0->buf);
+	p0->buf = b;
+	p0->cap = cap;
+	return true;
+}
+
 int gsioi_png_finish(gsioi_png_work *w, uint8_t **png, size_t *png_size, gsio_error *err)
 {
 	if (!w || !png || !png_size) {
@@ -687,8 +729,9 @@ int gsioi_png_finish(gsioi_png_work *w, uint8_t **png, size_t *png_size, gsio_er
 	size_t zlen = p0->len + (w->parts > 1 ? 2 + 4 : 0);
 	for (uint32_t i = 1; i < w->parts; i++) zlen += w->part[i].len;
 	size_t body_at = w->head - (w->parts > 1 ? 2 : 0); // the IDAT's data
+	if (zlen <= INT32_MAX && w->parts > 1 && !join_buffer(p0, w->head, zlen - p0->len + 24)) zlen = SIZE_MAX;
 	if (zlen > INT32_MAX || !out_reserve(&p0->buf, &p0->cap, w->head + p0->len, zlen - p0->len + 24)) {
-		if (zlen > INT32_MAX) {
+		if (zlen > INT32_MAX && zlen != SIZE_MAX) {
 			GSIO_FAIL(err, GSIO_ERR_LIMIT, NULL, -1, "a %ux%u PNG exceeds 2 GiB of data", (unsigned)w->l.width,
 			          (unsigned)w->l.height);
 		} else {
@@ -1197,6 +1240,36 @@ int gsioi_png_encode_dds(const uint8_t *dds, size_t size, uint8_t **png, size_t 
 	*png_size = 0;
 	gsioi_png_work *w;
 	return gsioi_png_begin_dds(dds, size, &w, err) ? -1 : encode_work(w, png, png_size, err);
+}
+
+// -- PNG from an uncompressed TGA file
+
+static bool tga_opaque(const png_rows *r, uint32_t height)
+{
+	return gsioi_tga_plain_opaque(r->pixels, r->width, height);
+}
+
+int gsioi_png_begin_tga(const uint8_t *tga, size_t size, gsioi_png_work **work, gsio_error *err)
+{
+	if (no_work(work, "gsioi_png_begin_tga", err)) return -1;
+	uint32_t w, h;
+	if (!gsioi_tga_plain(tga, size, &w, &h)) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1,
+		          "gsioi_png_begin_tga: not an uncompressed 24- or 32-bit TGA file, or cut short");
+		return -1;
+	}
+	size_t raw_size;
+	if (!size_ok(w, h, 4, &raw_size, err)) return -1;
+	uint8_t *row = malloc((size_t)w * 4);
+	if (!row) {
+		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
+		return -1;
+	}
+	png_rows r = {.rgba_row = rgba_row_tga, .pixel = pixel_tga, .is_opaque = tga_opaque, .pixels = tga,
+	              .width = w, .transient = true, .tga_height = h, .row_rgba = row};
+	int rc = begin_source(&r, h, work, err);
+	free(row);
+	return rc;
 }
 
 // -- PNG from stored pixels

@@ -4,6 +4,7 @@
  * silenced for this file only. */
 #include "gsioi_image_file.h"
 #include "gsioi_pcx.h"
+#include "gsioi_tga.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -208,6 +209,19 @@ bool gsioi_image_file_decode(const uint8_t *data, size_t size, const char *file,
 	// decoder finds the data missing.
 	uint8_t *rgba = gsioi_arena_alloc_uninit(arena, bytes, err);
 	if (!rgba) return false;
+	uint32_t tw = 0, th = 0;
+	const bool plain = gsioi_tga_plain(data, size, &tw, &th), rle = !plain && gsioi_tga_rle(data, size, &tw, &th);
+	if ((plain || rle) && tw == (uint32_t)w && th == (uint32_t)h) {
+		// The common external skins, in one pass (gsioi_tga.h).
+		if (plain)
+			gsioi_tga_plain_decode(data, tw, th, rgba);
+		else
+			gsioi_tga_rle_decode(data, tw, th, rgba);
+		out->width = (uint32_t)w;
+		out->height = (uint32_t)h;
+		out->rgba = rgba;
+		return true;
+	}
 	int w2, h2;
 	// Decoding: the compressed data (at most the file, doubled as it grows)
 	// and image-sized buffers (16-bit RGBA, PNG filter bytes, each twice over).
@@ -243,16 +257,29 @@ bool gsioi_image_file_decode(const uint8_t *data, size_t size, const char *file,
 }
 
 bool gsioi_image_file_load(const uint8_t *data, size_t size, const char *file,
-                          const gsio_opts *opts, gsio_arena *arena, gsio_image *out,
+                          const gsio_opts *opts, gsio_arena *arena, gsio_image *out, bool *taken,
                           gsio_error *err)
 {
-	if (!opts || !(opts->flags & GSIO_OPT_NO_PIXELS) || !is_png_or_jpeg(data, size))
+	if (taken) *taken = false;
+	uint32_t tw = 0, th = 0;
+	const bool tga = gsioi_tga_plain(data, size, &tw, &th);
+	if (!opts || !(opts->flags & GSIO_OPT_NO_PIXELS) || !(tga || is_png_or_jpeg(data, size)))
 		return gsioi_image_file_decode(data, size, file, arena, out, err);
 	// The header only, with the decoder's checks and messages: a file the
 	// decoder would refuse before reading its pixels is refused alike.
 	int w, h, comp;
 	if (!probe(data, size, file, &w, &h, &comp, err)) return false;
-	if (!keep_file(data, size, arena, out, err)) return false;
+	if (tga && (tw != (uint32_t)w || th != (uint32_t)h)) // not reached: one header
+		return gsioi_image_file_decode(data, size, file, arena, out, err);
+	if (taken) {
+		// The caller's malloc'd block, kept by the arena: no copy.
+		if (!gsioi_arena_keep(arena, (void *)(uintptr_t)data, err)) return false;
+		out->file_data = data;
+		out->file_size = size;
+		*taken = true;
+	} else if (!keep_file(data, size, arena, out, err)) {
+		return false;
+	}
 	out->width = (uint32_t)w;
 	out->height = (uint32_t)h;
 	out->rgba = NULL;

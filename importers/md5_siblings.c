@@ -187,8 +187,10 @@ static bool load_texture(gsio_scene *s, gsio_material *mat, const char *file,
 	}
 	gsio_image im = {0};
 	gsio_error_clear(&sub);
-	bool decoded = gsioi_image_file_load(data, size, file, opts, s->arena, &im, &sub);
-	gsioi_io_free(opts, data);
+	bool taken = false; // kept undecoded, the default io's buffer is the scene's
+	bool decoded = gsioi_image_file_load(data, size, file, opts, s->arena, &im,
+	                                     gsioi_io_is_default(opts) ? &taken : NULL, &sub);
+	if (!taken) gsioi_io_free(opts, data);
 	*tried = MD5_TRIED_REFUSED;
 	if (!decoded) {
 		if (sub.code == GSIO_ERR_NOMEM || sub.code == GSIO_ERR_LIMIT) {

@@ -47,8 +47,10 @@ static bool build_sprite(wmp_sctx *c, const char *stored, int32_t node)
 		return gsioi_wmp_warn(c, "sprite %s: %.200s: an empty node", clean, sub.message);
 	gsio_image im;
 	memset(&im, 0, sizeof(im));
-	bool ok = gsioi_image_file_load(data, size, full, c->opts, s->arena, &im, &sub);
-	gsioi_io_free(c->opts, data);
+	bool taken = false; // kept undecoded, the default io's buffer is the scene's
+	bool ok = gsioi_image_file_load(data, size, full, c->opts, s->arena, &im,
+	                                gsioi_io_is_default(c->opts) ? &taken : NULL, &sub);
+	if (!taken) gsioi_io_free(c->opts, data);
 	if (!ok) {
 		if (gsioi_wmp_fatal(c, &sub)) return false;
 		return gsioi_wmp_warn(c, "sprite %s: %.200s: an empty node", clean, sub.message);

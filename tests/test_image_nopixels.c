@@ -402,7 +402,7 @@ static void test_jpeg_huffman_over_256(void **state)
 			o.flags = flags ? GSIO_OPT_NO_PIXELS : 0;
 			memset(&im, 0, sizeof(im));
 			gsio_error_clear(&err);
-			assert_false(gsioi_image_file_load(bad, size, "bad.jpg", &o, a, &im, &err));
+			assert_false(gsioi_image_file_load(bad, size, "bad.jpg", &o, a, &im, NULL, &err));
 			assert_int_equal(err.code, GSIO_ERR_CORRUPT);
 			if (!strstr(err.message, "Huffman table")) fail_msg("table %d: %s", which, err.message);
 		}
@@ -428,7 +428,7 @@ static void test_pnm_not_read(void **state)
 		memset(&im, 0, sizeof(im));
 		gsio_error err;
 		gsio_error_clear(&err);
-		assert_false(gsioi_image_file_load(pgm, sizeof(pgm) - 1, "t.pgm", &o, a, &im, &err));
+		assert_false(gsioi_image_file_load(pgm, sizeof(pgm) - 1, "t.pgm", &o, a, &im, NULL, &err));
 		assert_int_equal(err.code, GSIO_ERR_UNSUPPORTED);
 	}
 	gsioi_arena_destroy(a);

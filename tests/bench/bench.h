@@ -51,7 +51,8 @@ void walk(const char *dir);
 
 // -- Synthetic files (bench_synth.c)
 
-/** Writes the synthetic MDL5, HMP5 and MD5 files into dir and adds them. */
+/** Writes the synthetic MDL5, HMP5, MD5 and MDL7 (external skins) files
+ *  into dir and adds them. */
 void make_synthetic(const char *dir);
 
 // -- In-process contenders (bench_load.c)

@@ -80,6 +80,7 @@ void bench_folder(const char *base, size_t corpus_count, const file_result *res,
 	out->assimp_over_j1 = median(ra, nra);
 	out->j1_over_j2 = median(rj, nrj);
 	out->done = n1 > 0 && n2 > 0;
+	if (match) printf("\n(--match %s: only the corpus files it keeps)", match);
 	printf("\nwhole corpus folder, %d runs: %zu files gsio reads, one mdl2gltf run: -j 1 %.0f ms, -j 2 %.0f ms "
 	       "(%.2f times -j 1); the assimp export loop over the %zu it converts with a mesh %.0f ms (%.2f times "
 	       "mdl2gltf -j 1 over all %zu); assimp crashes on %zu, fails on %zu and writes no mesh for %zu\n",

@@ -6,6 +6,7 @@
 #include "gsio_hmp.h"
 #include "gsio_md5.h"
 #include "gsio_mdl.h"
+#include "gsio_mdl7.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -255,6 +256,136 @@ static bool make_md5(const char *mesh_path, const char *anim_path, int frames)
 	return ok;
 }
 
+/** A 24-bit uncompressed TGA (bottom-up, BGR) of size x size texels that
+ *  compresses like a painted texture: smooth colour gradients, panel seams
+ *  every 64 texels and a little grain (about a third of its raw size as a
+ *  PNG), neither one flat colour nor noise. `seed` varies the colours. */
+static bool make_tga(const char *path, int size, int seed)
+{
+	size_t n = 18 + (size_t)size * size * 3;
+	uint8_t *d = xmalloc(n);
+	memset(d, 0, 18);
+	d[2] = 2; // uncompressed true colour
+	d[12] = (uint8_t)size, d[13] = (uint8_t)(size >> 8);
+	d[14] = (uint8_t)size, d[15] = (uint8_t)(size >> 8);
+	d[16] = 24;
+	uint8_t *px = d + 18;
+	double f = 512.0 / size; // the same features at every size
+	for (int y = 0; y < size; y++)
+		for (int x = 0; x < size; x++) {
+			double u = x * f, v = y * f;
+			double base[3] = {110 + 50 * sin(u / 41.0 + seed) + 30 * cos(v / 29.0),
+			                  90 + 40 * sin((u + v) / 57.0 + 2 * seed) + 20 * cos(v / 13.0 + seed),
+			                  70 + 45 * cos(u / 23.0 - seed) * sin(v / 37.0)};
+			double seam = (x % 64 < 2 || y % 64 < 2) ? -35 : 0;
+			for (int c = 0; c < 3; c++) {
+				double g = base[c] + seam + (double)(rnd() % 5) - 2;
+				px[((size_t)y * size + x) * 3 + (2 - c)] = (uint8_t)(g < 0 ? 0 : g > 255 ? 255 : g);
+			}
+		}
+	bool ok = write_file(path, d, n);
+	free(d);
+	return ok;
+}
+
+/** MDL7 without bones: one group of a 64 x 64 vertex grid (7 938 triangles),
+ *  `skins` external skins (type 7: a file name) "<stem>0.tga", ... of size x
+ *  size texels written beside it, the triangles shared among them by
+ *  column. Built as the codec's gsio_mdl7_file and encoded by the codec. */
+static bool make_mdl7_skins(const char *path, const char *stem, int skins, int size)
+{
+	enum { GW = 64, NV = GW * GW, NT = 2 * (GW - 1) * (GW - 1) };
+	char tex[4200];
+	const char *slash = strrchr(path, '/');
+	int dir_len = slash ? (int)(slash - path) : 1;
+	const char *dir = slash ? path : ".";
+	gsio_mdl7_skin sk[4];
+	char names[4][32];
+	if (skins > 4) return false;
+	size_t skin_bytes = 0;
+	for (int i = 0; i < skins; i++) {
+		snprintf(names[i], sizeof(names[i]), "%s%d.tga", stem, i);
+		snprintf(tex, sizeof(tex), "%.*s/%s", dir_len, dir, names[i]);
+		if (!make_tga(tex, size, i)) return false;
+		memset(&sk[i], 0, sizeof(sk[i]));
+		sk[i].type = GSIO_MDL7_SKIN_EXTERNAL;
+		sk[i].data = (const uint8_t *)names[i];
+		sk[i].data_size = strlen(names[i]) + 1;
+		sk[i].width = (int32_t)sk[i].data_size;
+		sk[i].height = 1;
+		snprintf(sk[i].name, sizeof(sk[i].name), "skin%d", i);
+		skin_bytes += 28 + sk[i].data_size;
+	}
+	float *uvs = xmalloc(NV * 2 * sizeof(float));
+	gsio_mdl7_vertex *verts = xmalloc(NV * sizeof(*verts));
+	gsio_mdl7_triangle *tris = xmalloc(NT * sizeof(*tris));
+	for (int i = 0; i < NV; i++) {
+		int x = i % GW, y = i / GW;
+		uvs[2 * i] = (float)x / (GW - 1);
+		uvs[2 * i + 1] = (float)y / (GW - 1);
+		gsio_mdl7_vertex *v = &verts[i];
+		memset(v, 0, sizeof(*v));
+		v->pos[0] = (float)x;
+		v->pos[1] = (float)y;
+		v->pos[2] = (float)(4 * sin(0.2 * x) * cos(0.15 * y));
+		v->bone = 0xFFFF;
+		v->normal[2] = -1; // stored inward
+	}
+	size_t t = 0;
+	for (int y = 0; y + 1 < GW; y++)
+		for (int x = 0; x + 1 < GW; x++) {
+			uint16_t a = (uint16_t)(y * GW + x), b = (uint16_t)(a + 1), c = (uint16_t)(a + GW),
+			         e = (uint16_t)(c + 1);
+			int32_t m = x * skins / (GW - 1);
+			gsio_mdl7_triangle t1 = {{a, c, b}, {a, c, b}, m, {0xFFFF, 0xFFFF, 0xFFFF}, -1};
+			gsio_mdl7_triangle t2 = {{b, c, e}, {b, c, e}, m, {0xFFFF, 0xFFFF, 0xFFFF}, -1};
+			tris[t++] = t1;
+			tris[t++] = t2;
+		}
+	gsio_mdl7_group g;
+	memset(&g, 0, sizeof(g));
+	g.type = 1;
+	snprintf(g.name, sizeof(g.name), "body");
+	g.skins = sk;
+	g.skins_count = (size_t)skins;
+	g.uvs = uvs;
+	g.uvs_count = NV;
+	g.triangles = tris;
+	g.triangles_count = NT;
+	g.verts = verts;
+	g.verts_count = NV;
+	size_t group_bytes = 44 + skin_bytes + (size_t)NV * 8 + (size_t)NT * 26 + (size_t)NV * 26;
+	g.groupdata_size = (int32_t)group_bytes;
+	gsio_mdl7_file f;
+	memset(&f, 0, sizeof(f));
+	gsio_mdl7_header *h = &f.header;
+	memcpy(h->magic, "MDL7", 4);
+	h->groups_num = 1;
+	h->data_size = (uint32_t)(GSIO_MDL7_HEADER_SIZE + group_bytes);
+	h->bone_stc_size = 36;
+	h->skin_stc_size = 28;
+	h->colorvalue_stc_size = 16;
+	h->material_stc_size = 68;
+	h->skinpoint_stc_size = 8;
+	h->triangle_stc_size = 26;
+	h->mainvertex_stc_size = 26;
+	h->framevertex_stc_size = 26;
+	h->bonetrans_stc_size = 68;
+	h->frame_stc_size = 24;
+	f.groups = &g;
+	f.groups_count = 1;
+	uint8_t *out = NULL;
+	size_t out_size;
+	gsio_error err;
+	bool ok = !gsio_mdl7_encode(&f, &out, &out_size, &err) && write_file(path, out, out_size);
+	if (!ok) fprintf(stderr, "gsio_bench: cannot make %s: %s\n", path, err.message);
+	free(out);
+	free(tris);
+	free(verts);
+	free(uvs);
+	return ok;
+}
+
 void make_synthetic(const char *dir)
 {
 	char p[4096], q[4096];
@@ -280,5 +411,17 @@ void make_synthetic(const char *dir)
 			add_file(p, true);
 			add_file(q, true);
 		}
+	}
+	// MDL7 with external TGA skins (the corpus's MDL7 files name TGAs, and
+	// two BMPs), each in a folder of its own with its skins.
+	static const struct {
+		const char *name, *stem;
+		int skins, size;
+	} ext[] = {{"synth-mdl7-4x512-tga", "panel", 4, 512}, {"synth-mdl7-2048-tga", "hull", 1, 2048}};
+	for (int i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, ext[i].name);
+		mkdir(p, 0700);
+		snprintf(p, sizeof(p), "%s/%s/%s.mdl", dir, ext[i].name, ext[i].name);
+		if (matches(p) && make_mdl7_skins(p, ext[i].stem, ext[i].skins, ext[i].size)) add_file(p, true);
 	}
 }
