@@ -144,13 +144,9 @@ static void convert_usage(FILE *f)
 	        "  --palette FILE     256-colour palette (.pcx, 768-byte .raw/.lmp) for reading\n"
 	        "                     8-bit skins and for writing --skin-format pal8\n"
 	        "  --anim FILE        (repeatable) .md5anim files to load with an .md5mesh input\n"
-	        "                     instead of the ones beside it\n"
-	        "  --path DIR         (repeatable) a folder searched, after the input's own, for\n"
-	        "                     the files a model or level names (textures; a level's\n"
-	        "                     WADs, models, sprites): by base name, in any case, stored\n"
-	        "                     in CP1252 or UTF-8; nothing outside these folders is\n"
-	        "                     opened. An input found in a folder INPUT searches that\n"
-	        "                     folder too\n"
+	        "                     instead of the ones beside it\n");
+	gsio_cli_path_help(f, 21);
+	fprintf(f,
 	        "  --report FILE      a JSON record per input (the README's \"Records\"), as\n"
 	        "                     mdl2gltf --report writes them; a name ending in .jsonl\n"
 	        "                     gets one record a line (reports joined with cat)\n"
