@@ -146,12 +146,28 @@ static std::string stem_of(const std::string &path, std::initializer_list<const 
 
 // -- The formats
 
-/* The end of a one-file export: the writer's rc (taken before data and size
- * are read), then its bytes through io. */
-static void finish(int rc, const gsio_error &err, const char *path, Assimp::IOSystem *io, uint8_t *data,
-                   size_t size)
+/* A one-file export (MDL5, MDL7, HMP5): the aiScene as a gsio scene, the
+ * writer's options (those the three share, then `own` sets the writer's
+ * own), the writer into memory, its bytes through io. */
+template <typename Opts, typename Own>
+static void export_one(const char *path, Assimp::IOSystem *io, const aiScene *ai,
+                       const Assimp::ExportProperties *props,
+                       int (*write)(const gsio_scene *, const Opts *, uint8_t **, size_t *, gsio_error *),
+                       Own own)
 {
-	if (rc) export_fail(err, path);
+	scene_ptr s = to_gsio(ai, props, path);
+	Opts o;
+	memset(&o, 0, sizeof(o));
+	o.skin_encoding = skin_encoding(props);
+	o.mipmaps = prop_flag(props, GSIO_AI_EXPORT_MIPMAPS);
+	o.dither = prop_flag(props, GSIO_AI_EXPORT_DITHER);
+	own(o);
+	o.warn = log_warning;
+	uint8_t *data = nullptr;
+	size_t size = 0;
+	gsio_error err;
+	gsio_error_clear(&err);
+	if (write(s.get(), &o, &data, &size, &err)) export_fail(err, path); // before data and size are read
 	std::unique_ptr<uint8_t, void (*)(uint8_t *)> owned(data, [](uint8_t *d) { gsio_write_free(nullptr, d); });
 	write_through(io, path, data, size);
 }
@@ -159,60 +175,27 @@ static void finish(int rc, const gsio_error &err, const char *path, Assimp::IOSy
 static void export_mdl5(const char *path, Assimp::IOSystem *io, const aiScene *ai,
                         const Assimp::ExportProperties *props)
 {
-	scene_ptr s = to_gsio(ai, props, path);
-	gsio_mdl5_write_opts mo;
-	memset(&mo, 0, sizeof(mo));
-	mo.skin_encoding = skin_encoding(props);
-	mo.mipmaps = prop_flag(props, GSIO_AI_EXPORT_MIPMAPS);
-	mo.dither = prop_flag(props, GSIO_AI_EXPORT_DITHER);
-	mo.bake_fps = prop_float(props, GSIO_AI_EXPORT_BAKE_FPS);
-	mo.warn = log_warning;
-	uint8_t *data = nullptr;
-	size_t size = 0;
-	gsio_error err;
-	gsio_error_clear(&err);
-	int rc = gsio_mdl5_write(s.get(), &mo, &data, &size, &err);
-	finish(rc, err, path, io, data, size);
+	export_one<gsio_mdl5_write_opts>(path, io, ai, props, gsio_mdl5_write, [props](gsio_mdl5_write_opts &mo) {
+		mo.bake_fps = prop_float(props, GSIO_AI_EXPORT_BAKE_FPS);
+	});
 }
 
 /* MDL7: bones, weights and bone-matrix frames (an A7/A8 model). */
 static void export_mdl7(const char *path, Assimp::IOSystem *io, const aiScene *ai,
                         const Assimp::ExportProperties *props)
 {
-	scene_ptr s = to_gsio(ai, props, path);
-	gsio_mdl7_write_opts mo;
-	memset(&mo, 0, sizeof(mo));
-	mo.skin_encoding = skin_encoding(props);
-	mo.mipmaps = prop_flag(props, GSIO_AI_EXPORT_MIPMAPS);
-	mo.dither = prop_flag(props, GSIO_AI_EXPORT_DITHER);
-	mo.bake_fps = prop_float(props, GSIO_AI_EXPORT_BAKE_FPS);
-	mo.skin_external = prop_flag(props, GSIO_AI_EXPORT_SKIN_EXTERNAL);
-	mo.warn = log_warning;
-	uint8_t *data = nullptr;
-	size_t size = 0;
-	gsio_error err;
-	gsio_error_clear(&err);
-	int rc = gsio_mdl7_write(s.get(), &mo, &data, &size, &err);
-	finish(rc, err, path, io, data, size);
+	export_one<gsio_mdl7_write_opts>(path, io, ai, props, gsio_mdl7_write, [props](gsio_mdl7_write_opts &mo) {
+		mo.bake_fps = prop_float(props, GSIO_AI_EXPORT_BAKE_FPS);
+		mo.skin_external = prop_flag(props, GSIO_AI_EXPORT_SKIN_EXTERNAL);
+	});
 }
 
 static void export_hmp5(const char *path, Assimp::IOSystem *io, const aiScene *ai,
                         const Assimp::ExportProperties *props)
 {
-	scene_ptr s = to_gsio(ai, props, path);
-	gsio_hmp5_write_opts ho;
-	memset(&ho, 0, sizeof(ho));
-	ho.skin_encoding = skin_encoding(props);
-	ho.mipmaps = prop_flag(props, GSIO_AI_EXPORT_MIPMAPS);
-	ho.dither = prop_flag(props, GSIO_AI_EXPORT_DITHER);
-	ho.cell_size = prop_float(props, GSIO_AI_EXPORT_CELL_SIZE);
-	ho.warn = log_warning;
-	uint8_t *data = nullptr;
-	size_t size = 0;
-	gsio_error err;
-	gsio_error_clear(&err);
-	int rc = gsio_hmp5_write(s.get(), &ho, &data, &size, &err);
-	finish(rc, err, path, io, data, size);
+	export_one<gsio_hmp5_write_opts>(path, io, ai, props, gsio_hmp5_write, [props](gsio_hmp5_write_opts &ho) {
+		ho.cell_size = prop_float(props, GSIO_AI_EXPORT_CELL_SIZE);
+	});
 }
 
 /* MD5 is several files (the .md5mesh, one .md5anim per animation, textures):

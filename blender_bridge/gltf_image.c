@@ -6,6 +6,7 @@
  * API) for the encoding and on gltf_buffer.c for the views. */
 #define _GNU_SOURCE // cpu_set_t (gltf_internal.h)
 #include "gltf_internal.h"
+#include "gsioi_scene_util.h"
 #include "gsioi_tga.h"
 
 #include <sched.h>
@@ -320,9 +321,10 @@ bool gsioi_gltf_write_images(gltf_ctx *c)
 	// no mesh uses are variants), unless all are asked for.
 	for (size_t m = 0; !c->all_images && m < s->materials_count; m++) {
 		const gsio_material *mat = &s->materials[m];
-		const gsio_texture *t[3] = {&mat->base_color_texture, &mat->detail_texture, &mat->lightmap_texture};
-		for (int k = 0; k < 3; k++)
-			if (t[k]->image >= 0 && (size_t)t[k]->image < s->images_count) c->image_index[t[k]->image] = 0;
+#define USED(f) \
+	if (mat->f.image >= 0 && (size_t)mat->f.image < s->images_count) c->image_index[mat->f.image] = 0;
+		GSIOI_MATERIAL_TEXTURES(USED)
+#undef USED
 	}
 	for (size_t i = 0; i < s->images_count; i++) {
 		const gsio_image *im = &s->images[i];

@@ -97,12 +97,9 @@ static void usage(FILE *f)
 	        "                  in a warning)\n"
 	        "  --anim FILE     (repeatable) for .md5mesh inputs: these .md5anim files become\n"
 	        "                  the animations, instead of every .md5anim beside the mesh; one\n"
-	        "                  whose skeleton does not match the mesh's fails that input\n"
-	        "  --path DIR      (repeatable) a folder searched, after the input's own, for\n"
-	        "                  the files a model or level names (textures; a level's WADs,\n"
-	        "                  models, sprites): by base name, in any case, stored in CP1252\n"
-	        "                  or UTF-8; nothing outside these folders is opened. An input\n"
-	        "                  found in a folder INPUT searches that folder too\n"
+	        "                  whose skeleton does not match the mesh's fails that input\n");
+	gsio_cli_path_help(f, 18);
+	fprintf(f,
 	        "  --force         replace existing outputs (without it they are errors, found\n"
 	        "                  before the input is read, and are left untouched)\n"
 	        "  --update        convert only the inputs whose output is missing or older than\n"

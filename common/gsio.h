@@ -383,6 +383,8 @@ typedef enum gsio_alpha_mode {
 
 /** A material (metallic 0, roughness 1 unless extras say more). */
 typedef struct gsio_material {
+	// Each gsio_texture field is also listed in GSIOI_MATERIAL_TEXTURES
+	// (common/gsioi_scene_util.h), which the library walks for every slot.
 	const char *name;         /**< unique in the scene */
 	float base_color[4];      /**< linear RGBA factor, default 1,1,1,1 */
 	gsio_texture base_color_texture; /**< colour skin or texture */

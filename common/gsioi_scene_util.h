@@ -1,6 +1,8 @@
 /* Scene helpers shared by the vertex-animation importers (MDL, HMP, MDL7):
  * the model's root node, one-part meshes, clips as morph animations, and
- * splitting double-sided faces. Internal; not installed. */
+ * splitting double-sided faces; and a material's defaults and texture
+ * slots, which every part that makes or walks materials uses. Internal;
+ * not installed. */
 #ifndef GSIOI_SCENE_UTIL_H
 #define GSIOI_SCENE_UTIL_H
 
@@ -19,8 +21,23 @@ GSIO_NODISCARD int32_t gsioi_scene_add_model_node(gsio_scene *s, const char *pat
 GSIO_NODISCARD bool gsioi_mesh_one_part(gsio_scene *s, gsio_mesh *m, int32_t material,
                                        gsio_error *err);
 
-/** A material's defaults: white, opaque, no textures (image -1, REPEAT). */
+/** Sets *mat to a material's defaults, the one source of them (every path
+ *  that makes a material starts here, gsio_scene_add_material too): no
+ *  name, white, opaque with alpha_cutoff 0.5, no emission, every texture
+ *  slot empty (image -1, REPEAT both ways, tiling 1). */
 void gsioi_material_defaults(gsio_material *mat);
+
+/** Every texture slot of a gsio_material, the one list of them: X(field)
+ *  for each gsio_texture field, in the struct's order. Code that visits
+ *  all of a material's textures (defaults, validation, the images the glTF
+ *  writer keeps, a level's grafted models) walks this list, so a slot
+ *  added to gsio_material is added here once:
+ *
+ *      #define MARK(f) used[mat->f.image] = true;
+ *      GSIOI_MATERIAL_TEXTURES(MARK)
+ *      #undef MARK
+ */
+#define GSIOI_MATERIAL_TEXTURES(X) X(base_color_texture) X(detail_texture) X(lightmap_texture)
 
 /** True when all n floats are finite (header scales and offsets from a file
  *  can make positions overflow or NaN; the scene model allows neither). */

@@ -11,6 +11,7 @@
  * scene); an importer that knows its counts makes the arrays once
  * (gsioi_scene_reserve). */
 #include "gsioi_internal.h"
+#include "gsioi_scene_util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -184,13 +185,6 @@ int32_t gsio_scene_add_mesh(gsio_scene *s, const char *name, size_t vertex_count
 	return (int32_t)(s->meshes_count - 1);
 }
 
-static void texture_init(gsio_texture *t)
-{
-	t->image = -1;
-	t->wrap_u = t->wrap_v = GSIO_WRAP_REPEAT;
-	t->tiling = 1;
-}
-
 int32_t gsio_scene_add_material(gsio_scene *s, const char *name, gsio_error *err)
 {
 	if (!check_scene(s, err)) return -1;
@@ -198,12 +192,8 @@ int32_t gsio_scene_add_material(gsio_scene *s, const char *name, gsio_error *err
 	if (name && !nm) return -1;
 	gsio_material *m = GROW(s, ARR_MATERIALS, materials, err);
 	if (!m) return -1;
+	gsioi_material_defaults(m);
 	m->name = nm;
-	for (int k = 0; k < 4; k++) m->base_color[k] = 1;
-	texture_init(&m->base_color_texture);
-	texture_init(&m->detail_texture);
-	texture_init(&m->lightmap_texture);
-	m->alpha_cutoff = 0.5f;
 	return (int32_t)(s->materials_count - 1);
 }
 

@@ -50,12 +50,13 @@ bool gsioi_mesh_one_part(gsio_scene *s, gsio_mesh *m, int32_t material, gsio_err
 
 void gsioi_material_defaults(gsio_material *mat)
 {
-	for (int k = 0; k < 4; k++) mat->base_color[k] = 1.0f;
-	mat->base_color_texture.image = -1;
-	mat->detail_texture.image = -1;
-	mat->lightmap_texture.image = -1;
-	mat->alpha_mode = GSIO_ALPHA_OPAQUE;
-	mat->alpha_cutoff = 0.5f;
+	*mat = (gsio_material){.base_color = {1.0f, 1.0f, 1.0f, 1.0f},
+	                       .alpha_mode = GSIO_ALPHA_OPAQUE,
+	                       .alpha_cutoff = 0.5f};
+#define EMPTY_SLOT(f) \
+	mat->f = (gsio_texture){.image = -1, .wrap_u = GSIO_WRAP_REPEAT, .wrap_v = GSIO_WRAP_REPEAT, .tiling = 1};
+	GSIOI_MATERIAL_TEXTURES(EMPTY_SLOT)
+#undef EMPTY_SLOT
 }
 
 bool gsioi_floats_finite(const float *f, size_t n)

@@ -461,9 +461,9 @@ static bool materials_ok(vctx *v)
 		for (int k = 0; k < 3; k++)
 			if (!(m->emissive[k] >= 0 && m->emissive[k] <= 1))
 				return bad(v, "materials[%zu].emissive[%d] is %g (0..1)", i, k, (double)m->emissive[k]);
-		V_CHECK(texture_ok(v, &m->base_color_texture, i, "base_color_texture"));
-		V_CHECK(texture_ok(v, &m->detail_texture, i, "detail_texture"));
-		V_CHECK(texture_ok(v, &m->lightmap_texture, i, "lightmap_texture"));
+#define SLOT_OK(f) V_CHECK(texture_ok(v, &m->f, i, #f));
+		GSIOI_MATERIAL_TEXTURES(SLOT_OK)
+#undef SLOT_OK
 		if ((unsigned)m->alpha_mode > GSIO_ALPHA_BLEND)
 			return bad(v, "materials[%zu].alpha_mode %d is unknown", i, (int)m->alpha_mode);
 		if (!(m->alpha_cutoff >= 0) || !isfinite(m->alpha_cutoff))

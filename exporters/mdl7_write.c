@@ -849,8 +849,7 @@ static bool build_skins(wctx *c, gsio_mdl7_group *g0)
 		gsio_mdl7_skin *sk = &g0->skins[c->default_skin];
 		sk->type = GSIO_MDL7_SKIN_MATERIAL;
 		gsio_material white;
-		memset(&white, 0, sizeof(white));
-		for (int k = 0; k < 4; k++) white.base_color[k] = 1;
+		gsioi_material_defaults(&white);
 		material_record(&white, &sk->material);
 		memcpy(sk->name, "default", 7);
 	}

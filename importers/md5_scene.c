@@ -5,6 +5,7 @@
 #include "md5_internal.h"
 
 #include "gsioi_head.h"
+#include "gsioi_scene_util.h"
 #include "gsioi_tokenizer.h"
 
 #include <float.h>
@@ -604,6 +605,7 @@ static bool mesh_scene(gsio_scene *s, gsio_arena *tmp, const gsio_md5_mesh *m, c
 		n->mesh = (int32_t)si;
 		// Its material: the shader kept, its texture resolved below.
 		gsio_material *mat = &s->materials[si];
+		gsioi_material_defaults(mat);
 		char name[32];
 		snprintf(name, sizeof(name), "material%zu", i);
 		// Named after its shader, as UTF-8 (gsioi_text_utf8); the texture is
@@ -614,11 +616,6 @@ static bool mesh_scene(gsio_scene *s, gsio_arena *tmp, const gsio_md5_mesh *m, c
 		mat->name = gsioi_unique_name(&names, s->arena, base, 300, err);
 		s->materials_count = si + 1;
 		GSIO_CHECK(mat->name);
-		for (int k = 0; k < 4; k++) mat->base_color[k] = 1.0f;
-		mat->base_color_texture.image = -1;
-		mat->detail_texture.image = -1;
-		mat->lightmap_texture.image = -1;
-		mat->alpha_cutoff = 0.5f;
 	}
 	GSIO_CHECK(resolve_textures(s, tmp, m, path, opts, err));
 	if (degenerate)

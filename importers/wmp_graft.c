@@ -9,6 +9,8 @@
  *   the level's unless the caller gave one (gsio_wmp_to_scene). */
 #include "wmp_internal.h"
 
+#include "gsioi_scene_util.h"
+
 #include <stdio.h>
 
 // -- Models
@@ -141,8 +143,10 @@ static bool graft_model(wmp_sctx *c, wmp_model *me, const char *file)
 		const char *keep = d->name;
 		*d = *mt;
 		d->name = keep;
-		if (d->base_color_texture.image >= 0) d->base_color_texture.image += me->image_base;
-		if (d->detail_texture.image >= 0) d->detail_texture.image += me->image_base;
+#define MOVED(f) \
+	if (d->f.image >= 0) d->f.image += me->image_base;
+		GSIOI_MATERIAL_TEXTURES(MOVED)
+#undef MOVED
 		if (mt->shader) GSIO_CHECK((d->shader = gsio_scene_strdup(s, mt->shader, c->err)));
 		GSIO_CHECK(copy_extras(s, &d->extras, &mt->extras, c->err));
 	}

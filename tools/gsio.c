@@ -66,13 +66,9 @@ static void info_usage(FILE *out)
 	        "  --json         one JSON record per input, one per line (the README's\n"
 	        "                 \"Records\" section lists the keys; mdl2gltf --report writes\n"
 	        "                 the same records)\n"
-	        "  -v, --verbose  text output: every list whole\n"
-	        "  --path DIR     (repeatable) a folder searched, after the input's own, for\n"
-	        "                 the files a model or level names (textures; a level's\n"
-	        "                 WADs, models, sprites): by base name, in any case, stored\n"
-	        "                 in CP1252 or UTF-8; nothing outside these folders is\n"
-	        "                 opened. An input found in a folder INPUT searches that\n"
-	        "                 folder too\n"
+	        "  -v, --verbose  text output: every list whole\n");
+	gsio_cli_path_help(out, 17);
+	fprintf(out,
 	        "  --version      print the version and exit\n"
 	        "  --help         print this text and exit\n"
 	        "\n"

@@ -247,6 +247,22 @@ void gsio_cli_gltf_opts(const gsio_cli_opts *o, gsio_gltf_opts *go)
 	go->scale = o->scale;
 }
 
+void gsio_cli_path_help(FILE *f, int column)
+{
+	// What gsio_cli_search_paths and the loaders do with the folders
+	// (docs/DESIGN.md, "Files a file names").
+	static const char *const lines[] = {
+	    "(repeatable) a folder searched, after the input's own, for",
+	    "the files a model or level names (textures; a level's",
+	    "WADs, models, sprites): by base name, in any case, stored",
+	    "in CP1252 or UTF-8; nothing outside these folders is",
+	    "opened. An input found in a folder INPUT searches that",
+	    "folder too",
+	};
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		fprintf(f, "%-*s%s\n", column, i ? "" : "  --path DIR", lines[i]);
+}
+
 void gsio_cli_opts_free(gsio_cli_opts *o)
 {
 	free(o->anims);

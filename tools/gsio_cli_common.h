@@ -164,6 +164,11 @@ void gsio_cli_load_opts(const gsio_cli_opts *o, gsio_opts *lo);
 /** The glTF options the shared options ask for (axes, animation, scale, no
  *  replacing without --force or --update); the command adds its own. */
 void gsio_cli_gltf_opts(const gsio_cli_opts *o, gsio_gltf_opts *go);
+/** Prints the help of --path, one text for every command that takes it
+ *  (gsio info, gsio convert, mdl2gltf): "  --path DIR", then its lines
+ *  starting at `column` (the command's column of option texts, at most 21
+ *  for lines of 79 characters). */
+void gsio_cli_path_help(FILE *f, int column);
 
 // -- Inputs and outputs
 

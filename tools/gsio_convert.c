@@ -144,13 +144,9 @@ static void convert_usage(FILE *f)
 	        "  --palette FILE     256-colour palette (.pcx, 768-byte .raw/.lmp) for reading\n"
 	        "                     8-bit skins and for writing --skin-format pal8\n"
 	        "  --anim FILE        (repeatable) .md5anim files to load with an .md5mesh input\n"
-	        "                     instead of the ones beside it\n"
-	        "  --path DIR         (repeatable) a folder searched, after the input's own, for\n"
-	        "                     the files a model or level names (textures; a level's\n"
-	        "                     WADs, models, sprites): by base name, in any case, stored\n"
-	        "                     in CP1252 or UTF-8; nothing outside these folders is\n"
-	        "                     opened. An input found in a folder INPUT searches that\n"
-	        "                     folder too\n"
+	        "                     instead of the ones beside it\n");
+	gsio_cli_path_help(f, 21);
+	fprintf(f,
 	        "  --report FILE      a JSON record per input (the README's \"Records\"), as\n"
 	        "                     mdl2gltf --report writes them; a name ending in .jsonl\n"
 	        "                     gets one record a line (reports joined with cat)\n"
@@ -481,62 +477,53 @@ static int write_gltf(const conv_opts *o, const gsio_scene *s, gsio_cli_job *j)
 	return rc;
 }
 
-static int write_mdl5(const conv_opts *o, const gsio_scene *s, gsio_cli_job *j)
+// MDL5, MDL7 and HMP5: the writer's options (three structs whose shared
+// fields are set alike), then the writer, into j->output or, for "-", into
+// memory and onto standard output.
+static int write_gamestudio(const conv_opts *o, const gsio_scene *s, gsio_cli_job *j)
 {
-	gsio_mdl5_write_opts mo;
-	memset(&mo, 0, sizeof(mo));
-	mo.skin_encoding = o->skin;
-	mo.palette = o->cli.palette ? o->cli.palette_rgb : NULL;
-	mo.dither = o->dither;
-	mo.mipmaps = o->mipmaps;
-	mo.bake_fps = o->bake_fps;
-	mo.no_replace = !gsio_cli_replaces(&o->cli);
-	mo.warn = gsio_cli_job_warn;
-	mo.warn_user = j;
-	if (!o->to_stdout) return gsio_mdl5_write_file(s, j->output, &mo, &j->err);
+	gsio_mdl5_write_opts m5;
+	gsio_mdl7_write_opts m7;
+	gsio_hmp5_write_opts h5;
+	memset(&m5, 0, sizeof(m5));
+	memset(&m7, 0, sizeof(m7));
+	memset(&h5, 0, sizeof(h5));
+#define SHARED(x) \
+	do { \
+		(x).skin_encoding = o->skin; \
+		(x).palette = o->cli.palette ? o->cli.palette_rgb : NULL; \
+		(x).dither = o->dither; \
+		(x).mipmaps = o->mipmaps; \
+		(x).no_replace = !gsio_cli_replaces(&o->cli); \
+		(x).warn = gsio_cli_job_warn; \
+		(x).warn_user = j; \
+	} while (0)
+	SHARED(m5);
+	SHARED(m7);
+	SHARED(h5);
+#undef SHARED
+	m5.bake_fps = m7.bake_fps = o->bake_fps;
+	m7.skin_external = o->skin_external;
+	hmp5_grid_opts(o, &h5);
+	const char *file = o->to_stdout ? NULL : j->output;
 	uint8_t *data = NULL;
 	size_t size = 0;
-	int rc = gsio_mdl5_write(s, &mo, &data, &size, &j->err);
-	return bytes_to_stdout(rc, data, size, &j->err);
-}
-
-static int write_mdl7(const conv_opts *o, const gsio_scene *s, gsio_cli_job *j)
-{
-	gsio_mdl7_write_opts mo;
-	memset(&mo, 0, sizeof(mo));
-	mo.skin_encoding = o->skin;
-	mo.palette = o->cli.palette ? o->cli.palette_rgb : NULL;
-	mo.dither = o->dither;
-	mo.mipmaps = o->mipmaps;
-	mo.bake_fps = o->bake_fps;
-	mo.skin_external = o->skin_external;
-	mo.no_replace = !gsio_cli_replaces(&o->cli);
-	mo.warn = gsio_cli_job_warn;
-	mo.warn_user = j;
-	if (!o->to_stdout) return gsio_mdl7_write_file(s, j->output, &mo, &j->err);
-	uint8_t *data = NULL;
-	size_t size = 0;
-	int rc = gsio_mdl7_write(s, &mo, &data, &size, &j->err);
-	return bytes_to_stdout(rc, data, size, &j->err);
-}
-
-static int write_hmp5(const conv_opts *o, const gsio_scene *s, gsio_cli_job *j)
-{
-	gsio_hmp5_write_opts ho;
-	memset(&ho, 0, sizeof(ho));
-	ho.skin_encoding = o->skin;
-	ho.palette = o->cli.palette ? o->cli.palette_rgb : NULL;
-	ho.dither = o->dither;
-	ho.mipmaps = o->mipmaps;
-	hmp5_grid_opts(o, &ho);
-	ho.no_replace = !gsio_cli_replaces(&o->cli);
-	ho.warn = gsio_cli_job_warn;
-	ho.warn_user = j;
-	if (!o->to_stdout) return gsio_hmp5_write_file(s, j->output, &ho, &j->err);
-	uint8_t *data = NULL;
-	size_t size = 0;
-	int rc = gsio_hmp5_write(s, &ho, &data, &size, &j->err);
-	return bytes_to_stdout(rc, data, size, &j->err);
+	int rc;
+	switch (o->fmt) {
+	case FMT_MDL5:
+		rc = file ? gsio_mdl5_write_file(s, file, &m5, &j->err)
+		          : gsio_mdl5_write(s, &m5, &data, &size, &j->err);
+		break;
+	case FMT_MDL7:
+		rc = file ? gsio_mdl7_write_file(s, file, &m7, &j->err)
+		          : gsio_mdl7_write(s, &m7, &data, &size, &j->err);
+		break;
+	default:
+		rc = file ? gsio_hmp5_write_file(s, file, &h5, &j->err)
+		          : gsio_hmp5_write(s, &h5, &data, &size, &j->err);
+		break;
+	}
+	return file ? rc : bytes_to_stdout(rc, data, size, &j->err);
 }
 
 static int write_md5(const conv_opts *o, const gsio_scene *s, gsio_cli_job *j)
@@ -565,9 +552,9 @@ static int write_output(const void *user, const gsio_scene *s, gsio_cli_job *j)
 	switch (o->fmt) {
 	case FMT_GLB:
 	case FMT_GLTF: return write_gltf(o, s, j);
-	case FMT_MDL5: return write_mdl5(o, s, j);
-	case FMT_MDL7: return write_mdl7(o, s, j);
-	case FMT_HMP5: return write_hmp5(o, s, j);
+	case FMT_MDL5:
+	case FMT_MDL7:
+	case FMT_HMP5: return write_gamestudio(o, s, j);
 	case FMT_MD5: return write_md5(o, s, j);
 	default: break;
 	}
