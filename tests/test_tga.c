@@ -189,7 +189,7 @@ static void test_tga_pixels_are_stb_images(void **state)
 		gsio_error err;
 		gsio_arena *a = fresh(&im, &err);
 		bool ok = gsioi_image_file_decode(d, size, "t.tga", a, &im, &err);
-		int sw, sh;
+		int sw = 0, sh = 0;
 		uint8_t *ref = stb_rgba(d, size, &sw, &sh);
 		if (!t->cut) {
 			if (!ok) fail_msg("spec %zu: %s", k, err.message);
