@@ -288,7 +288,12 @@ static void row_up_rgba(png_rows *r, uint32_t y, uint8_t *dst)
  * - Other rows: libdeflate (deterministic; one call, on the filtered image
  *   whole), level PNG_WHOLE_LEVEL, PNG_WHOLE_LEVEL_LARGE for PNG_LARGE_RAW
  *   bytes of rows and more (5 is up to 40% faster than 6 there, for
- *   0.5-1.8% more bytes; mdl3-crystal's small skin needs 6 for the 5%).
+ *   0.5-1.8% more bytes; mdl3-crystal's small skin needs 6 for the 5%),
+ *   and PNG_WHOLE_LEVEL_SMALL below PNG_SMALL_RAW: on rows that few,
+ *   levels 5-9 can come out larger than the default's igzip stream with
+ *   codes fitted to the image (mdl7-tree2's 9 KB of rows: 6602 bytes at
+ *   5-7, 6531 by default, 6420 at 12 in 0.3 ms; lgs-small's second skin,
+ *   16 KB: 6742, 6715, 6615 in 1.2 ms), and 12 costs little there.
  *   One zlib stream from both threads would need a coder that continues a
  *   stream (a sync flush), and of those at hand igzip is 1.2-1.4 times
  *   zlib 9 on these rows and zlib itself 2-6 times slower than libdeflate
@@ -301,6 +306,8 @@ static void row_up_rgba(png_rows *r, uint32_t y, uint8_t *dst)
 #define PNG_LARGE_RAW ((size_t)512 << 10)
 #define PNG_WHOLE_LEVEL 6
 #define PNG_WHOLE_LEVEL_LARGE 5
+#define PNG_SMALL_RAW ((size_t)32 << 10)
+#define PNG_WHOLE_LEVEL_SMALL 12
 // Rows are filtered into a strip of about this many bytes and compressed.
 #define PNG_STRIP_BYTES ((size_t)64 << 10)
 
@@ -832,7 +839,9 @@ static int finish_whole(gsioi_png_work *w, uint8_t **png, size_t *png_size, gsio
 		for (uint32_t y = 0; y < height; y++) r.row(&r, y, raw + (size_t)y * line);
 	}
 	part_bufs_free(&b);
-	const int level = raw_size >= PNG_LARGE_RAW ? PNG_WHOLE_LEVEL_LARGE : PNG_WHOLE_LEVEL;
+	const int level = raw_size >= PNG_LARGE_RAW  ? PNG_WHOLE_LEVEL_LARGE
+	                  : raw_size < PNG_SMALL_RAW ? PNG_WHOLE_LEVEL_SMALL
+	                                             : PNG_WHOLE_LEVEL;
 	enc = raw ? libdeflate_alloc_compressor(level) : NULL;
 	size_t bound = enc ? libdeflate_zlib_compress_bound(enc, raw_size) : 0;
 	if (!enc || bound > SIZE_MAX - head - 24 || !(out = malloc(head + bound + 24))) goto nomem;
