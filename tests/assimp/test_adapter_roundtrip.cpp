@@ -255,6 +255,58 @@ static void test_undecoded_images_to_aiscene(void **state)
 	gsio_scene_free(gn);
 }
 
+/* The adapter embeds each undecoded image's file as it is and names its
+ * kind by the file's signature (Assimp's achFormatHint is an extension):
+ * a PNG, a JPEG, a DDS and an uncompressed TGA, kept as GSIO_OPT_NO_PIXELS
+ * keeps them, each get their own hint, and a decoded image is encoded as
+ * PNG. The files are only their first bytes: the adapter copies them and
+ * reads nothing past the signature. */
+static void test_undecoded_image_kinds(void **state)
+{
+	(void)state;
+	static const uint8_t png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13};
+	static const uint8_t jpg[] = {0xFF, 0xD8, 0xFF, 0xE0, 0, 16, 'J', 'F', 'I', 'F', 0};
+	static const uint8_t dds[] = {'D', 'D', 'S', ' ', 124, 0, 0, 0, 7, 0x10, 0, 0};
+	static const uint8_t tga[18] = {0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 2, 0, 32, 8};
+	const struct {
+		const uint8_t *data;
+		size_t size;
+		const char *hint;
+	} kinds[] = {{png, sizeof(png), "png"}, {jpg, sizeof(jpg), "jpg"}, {dds, sizeof(dds), "dds"},
+	             {tga, sizeof(tga), "tga"}, {nullptr, 0, "png"}};
+	const size_t n = sizeof(kinds) / sizeof(kinds[0]);
+	gsio_error err;
+	gsio_scene *s = gsio_scene_new(nullptr, &err);
+	assert_non_null(s);
+	for (size_t k = 0; k < n; k++) {
+		char name[16];
+		snprintf(name, sizeof(name), "image%zu", k);
+		int32_t i = gsio_scene_add_image(s, name, 2, 2, nullptr, &err);
+		assert_int_equal(i, static_cast<int32_t>(k));
+		if (kinds[k].data) {
+			s->images[i].rgba = nullptr;
+			s->images[i].file_data = kinds[k].data;
+			s->images[i].file_size = kinds[k].size;
+		}
+	}
+	aiScene out;
+	assert_int_equal(gsio_scene_to_aiscene(s, &out, &err), 0);
+	assert_int_equal(out.mNumTextures, n);
+	for (size_t k = 0; k < n; k++) {
+		const aiTexture *t = out.mTextures[k];
+		assert_int_equal(t->mHeight, 0);
+		assert_string_equal(t->achFormatHint, kinds[k].hint);
+		if (kinds[k].data) {
+			assert_int_equal(t->mWidth, kinds[k].size);
+			assert_memory_equal(t->pcData, kinds[k].data, kinds[k].size);
+		} else {
+			assert_true(t->mWidth > 8);
+			assert_memory_equal(t->pcData, png, 8);
+		}
+	}
+	gsio_scene_free(s);
+}
+
 /* Every corpus terrain loaded with GSIO_OPT_GRID (no arrays: the adapter
  * reads the grid through gsio_mesh_grid_get / _indices) gives the aiScene
  * of the expanded load: the same vertices, normals, uvs and faces, bit for
@@ -309,6 +361,7 @@ int main(void)
 	    cmocka_unit_test(test_glb_agrees_with_aiscene),
 	    cmocka_unit_test(test_aiscene_to_gsio),
 	    cmocka_unit_test(test_undecoded_images_to_aiscene),
+	    cmocka_unit_test(test_undecoded_image_kinds),
 	    cmocka_unit_test(test_grid_to_aiscene),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
