@@ -100,10 +100,18 @@ void gsioi_arena_destroy(gsio_arena *a)
 	raw_free(&al, a);
 }
 
-bool gsioi_arena_keep(gsio_arena *a, void *block, gsio_error *err)
+bool gsioi_arena_keep(gsio_arena *a, void *block, size_t size, gsio_error *err)
 {
+	// The block's bytes count toward the limit as the copy they stand for
+	// would have: one load allocates no more through kept buffers.
+	if (size > a->limit - a->handed || a->handed > a->limit) {
+		GSIO_FAIL(err, GSIO_ERR_LIMIT, NULL, -1, "a buffer of %zu bytes exceeds the memory limit of %zu bytes",
+		          size, a->limit);
+		return false;
+	}
 	gsio_kept *k = gsioi_arena_alloc(a, sizeof(*k), err);
 	if (!k) return false;
+	a->handed += size;
 	k->block = block;
 	k->next = a->kept;
 	a->kept = k;

@@ -143,9 +143,11 @@ char *gsioi_arena_strdup(gsio_arena *arena, const char *s, gsio_error *err);
 char *gsioi_arena_strndup(gsio_arena *arena, const char *s, size_t n, gsio_error *err);
 /** Bytes handed out so far. */
 size_t gsioi_arena_used(const gsio_arena *arena);
-/** Makes the arena free() `block` (from malloc) when it is destroyed.
- *  False (err set, block not taken) when out of memory. */
-GSIO_NODISCARD bool gsioi_arena_keep(gsio_arena *arena, void *block, gsio_error *err);
+/** Makes the arena free() `block` (from malloc, `size` bytes) when it is
+ *  destroyed; its size counts toward the memory limit as an allocation of
+ *  the arena would. False (err set: nomem, or GSIO_ERR_LIMIT; block not
+ *  taken) on failure. */
+GSIO_NODISCARD bool gsioi_arena_keep(gsio_arena *arena, void *block, size_t size, gsio_error *err);
 
 #define GSIO_NEW_ARRAY(arena, type, count, err) \
 	((type *)gsioi_arena_array((arena), (count), sizeof(type), (err)))

@@ -273,7 +273,7 @@ bool gsioi_image_file_load(const uint8_t *data, size_t size, const char *file,
 		return gsioi_image_file_decode(data, size, file, arena, out, err);
 	if (taken) {
 		// The caller's malloc'd block, kept by the arena: no copy.
-		if (!gsioi_arena_keep(arena, (void *)(uintptr_t)data, err)) return false;
+		if (!gsioi_arena_keep(arena, (void *)(uintptr_t)data, size, err)) return false;
 		out->file_data = data;
 		out->file_size = size;
 		*taken = true;

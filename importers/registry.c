@@ -132,7 +132,7 @@ gsio_scene *gsio_load_file(const char *path, const gsio_opts *opts, gsio_error *
 	o.flags |= GSIO_OPT_BORROW;
 	gsio_scene *s = gsio_load_memory(data, size, path, &o, err);
 	if (s && scene_points_into(s, data, size)) {
-		if (gsioi_arena_keep(s->arena, data, err)) return s;
+		if (gsioi_arena_keep(s->arena, data, size, err)) return s;
 		gsio_scene_free(s);
 		s = NULL;
 	}
