@@ -109,6 +109,11 @@ GSIO_NODISCARD int gsioi_png_finish(gsioi_png_work *work, uint8_t **png, size_t 
  *  for the others (png.c says why). After it, gsioi_png_parts() and the
  *  rest as for any work, and the bytes are as deterministic. */
 void gsioi_png_plan_compact(gsioi_png_work *work);
+/** The coder a begun work compresses its rows with, for gsio_bench (which
+ *  times one such compression by itself): GSIOI_PNG_IGZIP (in bands) or
+ *  GSIOI_PNG_LIBDEFLATE (one stream), with *level its level. */
+enum { GSIOI_PNG_IGZIP = 1, GSIOI_PNG_LIBDEFLATE = 2 };
+int gsioi_png_coder(const gsioi_png_work *work, int *level);
 /** Frees a work without finishing it (NULL: nothing). */
 void gsioi_png_work_free(gsioi_png_work *work);
 

@@ -816,6 +816,24 @@ void gsioi_png_plan_compact(gsioi_png_work *w)
 	w->head = head_size(w);
 }
 
+/* libdeflate's level for a work planned whole, of raw_size bytes of rows. */
+static int whole_level(size_t raw_size)
+{
+	return raw_size >= PNG_LARGE_RAW  ? PNG_WHOLE_LEVEL_LARGE
+	       : raw_size < PNG_SMALL_RAW ? PNG_WHOLE_LEVEL_SMALL
+	                                  : PNG_WHOLE_LEVEL;
+}
+
+int gsioi_png_coder(const gsioi_png_work *w, int *level)
+{
+	if (!w->whole) {
+		*level = w->level ? w->level : PNG_DEFLATE_LEVEL;
+		return GSIOI_PNG_IGZIP;
+	}
+	*level = whole_level((w->rows.row_bytes + 1) * w->l.height);
+	return GSIOI_PNG_LIBDEFLATE;
+}
+
 /* gsioi_png_finish of a work planned whole (gsioi_png_plan_compact). */
 static int finish_whole(gsioi_png_work *w, uint8_t **png, size_t *png_size, gsio_error *err)
 {
@@ -839,9 +857,7 @@ static int finish_whole(gsioi_png_work *w, uint8_t **png, size_t *png_size, gsio
 		for (uint32_t y = 0; y < height; y++) r.row(&r, y, raw + (size_t)y * line);
 	}
 	part_bufs_free(&b);
-	const int level = raw_size >= PNG_LARGE_RAW  ? PNG_WHOLE_LEVEL_LARGE
-	                  : raw_size < PNG_SMALL_RAW ? PNG_WHOLE_LEVEL_SMALL
-	                                             : PNG_WHOLE_LEVEL;
+	const int level = whole_level(raw_size);
 	enc = raw ? libdeflate_alloc_compressor(level) : NULL;
 	size_t bound = enc ? libdeflate_zlib_compress_bound(enc, raw_size) : 0;
 	if (!enc || bound > SIZE_MAX - head - 24 || !(out = malloc(head + bound + 24))) goto nomem;

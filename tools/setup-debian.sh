@@ -4,7 +4,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 pkgs=(build-essential cmake pkg-config git clang libclang-rt-14-dev
-      libcmocka-dev libcjson-dev libspng-dev libisal-dev zlib1g-dev libdeflate-dev libmeshoptimizer-dev libstb-dev
+      libcmocka-dev libcjson-dev libspng-dev libisal-dev zlib1g-dev libdeflate-dev libpng-dev libmeshoptimizer-dev libstb-dev
       libassimp-dev assimp-utils
       blender python3-numpy libsquish0)
 # Pillow: an independent PCX reader for tests/e2e/pcx_pillow.py.

@@ -22,6 +22,9 @@ bool ends_with(const char *s, const char *suffix);
 const char *base_name(const char *p);
 /** The file's size, -1 when it cannot be stat()ed. */
 long file_size(const char *p);
+/** The whole file at path, malloc'd, *size bytes; NULL when it cannot be
+ *  read. */
+uint8_t *read_whole(const char *path, size_t *size);
 /** Writes size bytes to path; false when it cannot. */
 bool write_file(const char *path, const void *data, size_t size);
 /** Removes dir and everything below it. */
@@ -78,6 +81,9 @@ typedef struct file_result {
 	bool assimp_empty; // assimp export wrote a GLB without a mesh
 	bool assimp_crashed; // assimp export was ended by a signal
 	int e2e_runs;      // paired end-to-end runs taken (more when close: E2E_CLOSE_RUNS)
+	// external-skin models: a standard PNG encoder on the skins (png_reference_ms)
+	double png_ref_ms;
+	int png_ref_skins;
 } file_result;
 
 /** Runs every contender on f's bytes `reps` times (rotated) into res. */
@@ -149,12 +155,43 @@ typedef struct compact_result {
 	size_t files, met; // files timed; those whose --compact run is at most 1.5 times the default's
 	double worst;      // the largest ratio
 	char worst_file[128];
+	// --compact against the default plus one compression of its images
+	size_t one_files, one_met; // files with that figure; those within it
+	size_t one_missed_no_image; // of those not within it, files without an image encoded
+	double one_worst;          // the largest compact / (default + one compression)
+	char one_worst_file[128];
 } compact_result;
 
 /** mdl2gltf --compact against the default on every corpus file gsio reads
- *  (`reps` runs each, at least 3, alternated; the least wall time counts).
- *  Prints a line per file. */
+ *  (`reps` runs each, at least 3, alternated; the least wall time counts),
+ *  and against the default plus one compression of the compact output's
+ *  images (one_compression_ms). Prints a line per file. */
 void bench_compact(size_t corpus_count, const file_result *res, int reps, compact_result *out);
+
+// -- One compression of a compact output's images (bench_compress.c)
+
+typedef struct one_compression {
+	size_t images;        // PNGs in the GLB
+	size_t igzip;         // of those, compressed by igzip ...
+	int igzip_level;      // ... at this level
+	size_t libdeflate[13]; // by libdeflate, per level
+	size_t raw_bytes;     // their filtered rows
+} one_compression;
+
+/** Least wall ms (of `reps`) of one compression of the filtered rows of
+ *  every image the library encoded in the compact GLB at `glb`, each by
+ *  the coder and level the library's compact plan chose for it, on this
+ *  thread; 0 when it has none, NAN when the GLB cannot be read. */
+double one_compression_ms(const char *glb, int reps, one_compression *what);
+
+// -- A standard PNG encoder on a model's skins (bench_pngref.c)
+
+/** Least wall ms (of `reps`) of libpng (zlib level 1, its default
+ *  filters) writing the skins of the model at `model` (the TGA and BMP
+ *  files in its folder), each read from its file and decoded by
+ *  stb_image, into a sink that keeps nothing; *skins gets their count.
+ *  NAN without libpng or when a skin cannot be read. */
+double png_reference_ms(const char *model, int reps, int *skins);
 
 // -- Linear in frames (bench_frames.c)
 

@@ -256,20 +256,31 @@ static bool make_md5(const char *mesh_path, const char *anim_path, int frames)
 	return ok;
 }
 
-/** A 24-bit uncompressed TGA (bottom-up, BGR) of size x size texels that
- *  compresses like a painted texture: smooth colour gradients, panel seams
- *  every 64 texels and a little grain (about a third of its raw size as a
- *  PNG), neither one flat colour nor noise. `seed` varies the colours. */
-static bool make_tga(const char *path, int size, int seed)
+/** A 24-bit uncompressed TGA (bottom-up, BGR), or with `bmp` a 24-bit
+ *  uncompressed BMP (the same rows: bottom-up, BGR, each a multiple of 4
+ *  bytes at these sizes), of size x size texels that compresses like a
+ *  painted texture: smooth colour gradients, panel seams every 64 texels
+ *  and a little grain (about a third of its raw size as a PNG), neither
+ *  one flat colour nor noise. `seed` varies the colours. */
+static bool make_texture(const char *path, int size, int seed, bool bmp)
 {
-	size_t n = 18 + (size_t)size * size * 3;
+	const size_t head = bmp ? 54 : 18, n = head + (size_t)size * size * 3;
 	uint8_t *d = xmalloc(n);
-	memset(d, 0, 18);
-	d[2] = 2; // uncompressed true colour
-	d[12] = (uint8_t)size, d[13] = (uint8_t)(size >> 8);
-	d[14] = (uint8_t)size, d[15] = (uint8_t)(size >> 8);
-	d[16] = 24;
-	uint8_t *px = d + 18;
+	memset(d, 0, head);
+	if (bmp) {
+		const uint32_t fields[] = {(uint32_t)n, 0, 54, 40, (uint32_t)size, (uint32_t)size};
+		d[0] = 'B', d[1] = 'M';
+		for (int i = 0; i < 6; i++)
+			for (int b = 0; b < 4; b++) d[2 + 4 * i + b] = (uint8_t)(fields[i] >> (8 * b));
+		d[26] = 1;  // planes
+		d[28] = 24; // bits a pixel; compression 0: none
+	} else {
+		d[2] = 2; // uncompressed true colour
+		d[12] = (uint8_t)size, d[13] = (uint8_t)(size >> 8);
+		d[14] = (uint8_t)size, d[15] = (uint8_t)(size >> 8);
+		d[16] = 24;
+	}
+	uint8_t *px = d + head;
 	double f = 512.0 / size; // the same features at every size
 	for (int y = 0; y < size; y++)
 		for (int x = 0; x < size; x++) {
@@ -289,10 +300,10 @@ static bool make_tga(const char *path, int size, int seed)
 }
 
 /** MDL7 without bones: one group of a 64 x 64 vertex grid (7 938 triangles),
- *  `skins` external skins (type 7: a file name) "<stem>0.tga", ... of size x
- *  size texels written beside it, the triangles shared among them by
+ *  `skins` external skins (type 7: a file name) "<stem>0.<ext>", ... (ext
+ *  "tga" or "bmp") of size x size texels written beside it, the triangles shared among them by
  *  column. Built as the codec's gsio_mdl7_file and encoded by the codec. */
-static bool make_mdl7_skins(const char *path, const char *stem, int skins, int size)
+static bool make_mdl7_skins(const char *path, const char *stem, int skins, int size, const char *ext)
 {
 	enum { GW = 64, NV = GW * GW, NT = 2 * (GW - 1) * (GW - 1) };
 	char tex[4200];
@@ -304,9 +315,9 @@ static bool make_mdl7_skins(const char *path, const char *stem, int skins, int s
 	if (skins > 4) return false;
 	size_t skin_bytes = 0;
 	for (int i = 0; i < skins; i++) {
-		snprintf(names[i], sizeof(names[i]), "%s%d.tga", stem, i);
+		snprintf(names[i], sizeof(names[i]), "%s%d.%s", stem, i, ext);
 		snprintf(tex, sizeof(tex), "%.*s/%s", dir_len, dir, names[i]);
-		if (!make_tga(tex, size, i)) return false;
+		if (!make_texture(tex, size, i, !strcmp(ext, "bmp"))) return false;
 		memset(&sk[i], 0, sizeof(sk[i]));
 		sk[i].type = GSIO_MDL7_SKIN_EXTERNAL;
 		sk[i].data = (const uint8_t *)names[i];
@@ -413,15 +424,20 @@ void make_synthetic(const char *dir)
 		}
 	}
 	// MDL7 with external TGA skins (the corpus's MDL7 files name TGAs, and
-	// two BMPs), each in a folder of its own with its skins.
+	// two BMPs), and the four-skin grid with BMP skins, each in a folder of
+	// its own with its skins.
 	static const struct {
 		const char *name, *stem;
 		int skins, size;
-	} ext[] = {{"synth-mdl7-4x512-tga", "panel", 4, 512}, {"synth-mdl7-2048-tga", "hull", 1, 2048}};
-	for (int i = 0; i < 2; i++) {
+		const char *ext;
+	} ext[] = {{"synth-mdl7-4x512-tga", "panel", 4, 512, "tga"},
+	           {"synth-mdl7-2048-tga", "hull", 1, 2048, "tga"},
+	           {"synth-mdl7-4x512-bmp", "panel", 4, 512, "bmp"}};
+	for (int i = 0; i < 3; i++) {
 		snprintf(p, sizeof(p), "%s/%s", dir, ext[i].name);
 		mkdir(p, 0700);
 		snprintf(p, sizeof(p), "%s/%s/%s.mdl", dir, ext[i].name, ext[i].name);
-		if (matches(p) && make_mdl7_skins(p, ext[i].stem, ext[i].skins, ext[i].size)) add_file(p, true);
+		if (matches(p) && make_mdl7_skins(p, ext[i].stem, ext[i].skins, ext[i].size, ext[i].ext))
+			add_file(p, true);
 	}
 }

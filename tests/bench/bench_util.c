@@ -77,6 +77,22 @@ bool write_file(const char *path, const void *data, size_t size)
 	return fclose(f) == 0 && ok;
 }
 
+uint8_t *read_whole(const char *path, size_t *size)
+{
+	long n = file_size(path);
+	FILE *f = n >= 0 ? fopen(path, "rb") : NULL;
+	if (!f) return NULL;
+	uint8_t *d = xmalloc((size_t)n);
+	bool ok = fread(d, 1, (size_t)n, f) == (size_t)n;
+	fclose(f);
+	if (!ok) {
+		free(d);
+		return NULL;
+	}
+	*size = (size_t)n;
+	return d;
+}
+
 // -- File list
 
 bench_file *files;
