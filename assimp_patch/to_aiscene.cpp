@@ -234,7 +234,7 @@ static aiMaterial *make_material(const gsio_material &m, const std::vector<std::
 }
 
 // An image Assimp can embed: pixels (encoded as PNG here), or an undecoded
-// PNG, JPEG, DDS or TGA file (GSIO_OPT_NO_PIXELS), stored as it is.
+// PNG, JPEG, DDS, TGA or BMP file (GSIO_OPT_NO_PIXELS), stored as it is.
 static bool embeddable(const gsio_image &img)
 {
 	return img.width && img.height && (img.rgba || (img.file_data && img.file_size));
@@ -256,12 +256,14 @@ static aiTexture *make_texture(const gsio_image &img)
 		png_size = img.file_size;
 		// The file's kind by its signature (Assimp's format hint is the
 		// extension): PNG, JPEG, an embedded DDS skin, or an uncompressed
-		// TGA (the undecoded forms of GSIO_OPT_NO_PIXELS).
+		// BMP or TGA (the undecoded forms of GSIO_OPT_NO_PIXELS).
 		static const uint8_t png_sig[4] = {0x89, 'P', 'N', 'G'};
 		if (png_size >= 2 && png[0] == 0xFF && png[1] == 0xD8)
 			hint = "jpg";
 		else if (png_size >= 4 && !memcmp(png, "DDS ", 4))
 			hint = "dds";
+		else if (png_size >= 2 && png[0] == 'B' && png[1] == 'M')
+			hint = "bmp";
 		else if (png_size < 4 || memcmp(png, png_sig, 4))
 			hint = "tga";
 	}

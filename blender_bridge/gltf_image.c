@@ -7,6 +7,7 @@
 #define _GNU_SOURCE // cpu_set_t (gltf_internal.h)
 #include "gltf_internal.h"
 #include "gsioi_scene_util.h"
+#include "gsioi_bmp.h"
 #include "gsioi_tga.h"
 
 #include <sched.h>
@@ -151,6 +152,8 @@ static int begin_image(const gltf_ctx *c, image_job *j, gsioi_png_work **work)
 		// An uncompressed TGA file kept as it is (GSIO_OPT_NO_PIXELS): the
 		// same PNG as from its decoded pixels, decoded a row at a time.
 		return gsioi_png_begin_tga(im->file_data, im->file_size, work, err);
+	case IMG_BMP: // the same for an uncompressed BMP file
+		return gsioi_png_begin_bmp(im->file_data, im->file_size, work, err);
 	case IMG_FILE: break;
 	}
 	return -1; // not reached: a file's job has its bytes
@@ -347,6 +350,7 @@ bool gsioi_gltf_write_images(gltf_ctx *c)
 		const char *mime = "image/png", *ext = "png";
 		image_how how;
 		uint32_t tga_w, tga_h;
+		gsioi_bmp bmp;
 		bool passed = false;
 		if (im->file_data && image_is_embeddable(im->file_data, im->file_size, &mime, &ext))
 			// The PNG or JPEG file it was decoded from, as it is: no second
@@ -363,6 +367,9 @@ bool gsioi_gltf_write_images(gltf_ctx *c)
 		else if (gsioi_tga_plain(im->file_data, im->file_size, &tga_w, &tga_h) && tga_w == im->width &&
 		         tga_h == im->height)
 			how = IMG_TGA;
+		else if (gsioi_bmp_parse(im->file_data, im->file_size, NULL, &bmp, NULL) == GSIOI_BMP_OK &&
+		         bmp.width == im->width && bmp.height == im->height)
+			how = IMG_BMP;
 		else {
 			// Undecoded (GSIO_OPT_NO_PIXELS), and not a file glTF can hold.
 			gsioi_gltf_warn(c, "image %zu (%s): its file is not a PNG, JPEG, DDS or plain TGA and was not decoded: left out",

@@ -90,7 +90,7 @@ enum { JT_VIEWS, JT_ACCESSORS, JT_MESHES, JT_NODES, JT_MATERIALS, JT_IMAGES, JT_
 /* One image's bytes for the buffer or a file of its own: a PNG encoded from
  * the scene's pixels, or a PNG or JPEG file as it is. Made by make_image()
  * on whichever thread claims it first (see gsioi_gltf_write_images()). */
-typedef enum image_how { IMG_FILE, IMG_INDEXED, IMG_RGBA, IMG_STORED, IMG_DDS, IMG_TGA } image_how;
+typedef enum image_how { IMG_FILE, IMG_INDEXED, IMG_RGBA, IMG_STORED, IMG_DDS, IMG_TGA, IMG_BMP } image_how;
 typedef struct image_job {
 	size_t image;       // scene image
 	image_how how;

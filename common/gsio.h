@@ -149,9 +149,10 @@ enum {
 	 *  GSIO_OPT_NO_PIXELS the stored skins of MDL2-5 and HMP). The caller keeps
 	 *  the bytes alive and unchanged until gsio_scene_free(). */
 	GSIO_OPT_BORROW = 1u << 1,
-	/** Images read from PNG, JPEG or uncompressed 24- and 32-bit TGA
-	 *  files (MD5 textures, MDL7/HMP7 external skins, level sprites, and so
-	 *  the skins of a level's models) are not decoded: they keep
+	/** Images read from PNG, JPEG, uncompressed 24- and 32-bit TGA or
+	 *  uncompressed BMP files (MD5 textures, MDL7/HMP7 external skins,
+	 *  level sprites, and so the skins of a level's models) are not
+	 *  decoded: they keep
 	 *  file_data/file_size and width/height (from the file's header, under
 	 *  the limits the decoder enforces), with rgba and indices NULL. For callers that only write the scene out (mdl2gltf:
 	 *  the glTF writer embeds such files as they are). Skins stored in the
@@ -159,7 +160,8 @@ enum {
 	 *  2-5) stay in `stored`, 8-bit skins in indices + palette, embedded DDS
 	 *  files (type 6) in file_data, each with rgba NULL (the glTF writer
 	 *  encodes PNGs from these forms, a row or 4-row band at a time). PCX,
-	 *  other TGA, BMP and WAD textures are decoded as without the flag. A file
+	 *  other TGA and BMP, and WAD textures are decoded as without the flag.
+	 *  A file
 	 *  whose header reads but whose data is damaged is then not noticed: it
 	 *  is passed on as it is. */
 	GSIO_OPT_NO_PIXELS = 1u << 2,
@@ -305,7 +307,7 @@ typedef struct gsio_extras {
 
 /** An image: decoded RGBA8 pixels, a reference to an external file that
  *  was not (or could not be) decoded, or (GSIO_OPT_NO_PIXELS) the image as
- *  its source stores it: a PNG, JPEG, uncompressed TGA or DDS file in
+ *  its source stores it: a PNG, JPEG, uncompressed TGA or BMP, or DDS file in
  *  file_data, raw pixels in `stored`, or palette indices. */
 typedef struct gsio_image {
 	const char *name;       /**< "skin0", or the texture's file name; unique in the scene */

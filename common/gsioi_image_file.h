@@ -1,7 +1,8 @@
-/* gsio image files (internal): decoding PNG, JPEG, TGA, BMP, GIF, PSD, PNM
- * texture files that sit beside a model, through stb_image (compiled with
- * static linkage in stb_image_impl.c, so a host that also links stb_image
- * sees no clash), and PCX through gsio's own decoder (gsioi_pcx.h). */
+/* gsio image files (internal): decoding PNG, JPEG, TGA and BMP texture
+ * files that sit beside a model, through stb_image (compiled with static
+ * linkage in stb_image_impl.c, so a host that also links stb_image sees no
+ * clash) except for the usual uncompressed TGAs and BMPs (gsioi_tga.h,
+ * gsioi_bmp.h), and PCX through gsio's own decoder (gsioi_pcx.h). */
 #ifndef GSIOI_IMAGE_FILE_H
 #define GSIOI_IMAGE_FILE_H
 
@@ -20,9 +21,10 @@ GSIO_NODISCARD bool gsioi_image_file_decode(const uint8_t *data, size_t size, co
                                            gsio_arena *arena, gsio_image *out, gsio_error *err);
 
 /** gsioi_image_file_decode(), except that with GSIO_OPT_NO_PIXELS in opts
- *  (may be NULL) a PNG, JPEG or uncompressed true-colour TGA file
- *  (gsioi_tga_plain) is not decoded: only its header is read (same checks,
- *  limits and errors as the decoder's first step), out gets width, height
+ *  (may be NULL) a PNG, JPEG, uncompressed true-colour TGA file
+ *  (gsioi_tga_plain) or uncompressed BMP (gsioi_bmp_parse) is not
+ *  decoded: only its header is read (same checks, limits and errors as
+ *  the decoder's first step), out gets width, height
  *  and file_data/file_size, and rgba and indices stay NULL. file_data is a
  *  copy in arena, or, when `taken` is not NULL (data then being a block
  *  from malloc), data itself, which the arena frees (gsioi_arena_keep):

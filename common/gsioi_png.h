@@ -92,6 +92,9 @@ GSIO_NODISCARD int gsioi_png_begin_dds(const uint8_t *dds, size_t size, gsioi_pn
  *  decoded as the bands are made: the PNG of its decoded pixels. */
 GSIO_NODISCARD int gsioi_png_begin_tga(const uint8_t *tga, size_t size, gsioi_png_work **work,
                                        gsio_error *err);
+/** An uncompressed BMP file (gsioi_bmp_parse), as gsioi_png_begin_tga. */
+GSIO_NODISCARD int gsioi_png_begin_bmp(const uint8_t *bmp, size_t size, gsioi_png_work **work,
+                                       gsio_error *err);
 GSIO_NODISCARD int gsioi_png_begin_stored(gsio_pixel_format fmt, const uint8_t *src, uint32_t width,
                                                   uint32_t height, const uint8_t *palette,
                                                   gsioi_png_work **work, gsio_error *err);

@@ -42,6 +42,11 @@ void gsioi_tga_rle_decode(const uint8_t *data, uint32_t w, uint32_t h, uint8_t *
  *  bit 5 (origin at the top) is set. */
 void gsioi_tga_plain_row(const uint8_t *data, uint32_t w, uint32_t h, uint32_t y, uint8_t *rgba);
 
+/** w pixels of B, G, R (bgra false: 3 bytes each, alpha 255) or B, G, R,
+ *  A (4 bytes) at s as RGBA8 at d: the pixels of a TGA and of a 24- or
+ *  32-bit BMP (gsioi_bmp.h). */
+void gsioi_bgr_to_rgba(const uint8_t *s, uint8_t *d, uint32_t w, bool bgra);
+
 /** The whole image into rgba (w * h * 4 bytes, top row first). */
 void gsioi_tga_plain_decode(const uint8_t *data, uint32_t w, uint32_t h, uint8_t *rgba);
 

@@ -24,6 +24,7 @@
  * palette images: differences of indices mean nothing. */
 #define _DEFAULT_SOURCE // madvise, MADV_HUGEPAGE (gsioi_huge_pages.h)
 #include "gsio.h"
+#include "gsioi_bmp.h"
 #include "gsioi_dds.h"
 #include "gsioi_huge_pages.h"
 #include "gsioi_internal.h"
@@ -98,6 +99,9 @@ typedef struct png_rows {
 	// An uncompressed TGA file (pixels: the file) decoded a row at a time
 	// into row_rgba; its height (rows run bottom up in the file).
 	uint32_t tga_height;
+	// An uncompressed BMP file (pixels: the file), its header as read,
+	// decoded a row at a time into row_rgba.
+	gsioi_bmp bmp;
 	// A stored pixel format (gsio_decode_pixels) decoded a row at a time.
 	gsio_pixel_format format;
 	const uint8_t *palette;
@@ -151,6 +155,12 @@ static const uint8_t *rgba_row_tga(png_rows *r, uint32_t y)
 	return r->row_rgba;
 }
 
+static const uint8_t *rgba_row_bmp(png_rows *r, uint32_t y)
+{
+	gsioi_bmp_row(r->pixels, &r->bmp, y, r->row_rgba);
+	return r->row_rgba;
+}
+
 static const uint8_t *rgba_row_dds(png_rows *r, uint32_t y)
 {
 	if (y % 4 == 0) gsioi_dds_decode_band(r->dds, r->dds_data, y, r->band);
@@ -172,6 +182,11 @@ static void pixel_stored(png_rows *r, size_t i, uint8_t out[4])
 static void pixel_tga(png_rows *r, size_t i, uint8_t out[4])
 {
 	gsioi_tga_plain_pixel(r->pixels, r->width, r->tga_height, i, out);
+}
+
+static void pixel_bmp(png_rows *r, size_t i, uint8_t out[4])
+{
+	gsioi_bmp_pixel(r->pixels, &r->bmp, i, out);
 }
 
 /* A DDS pixel, decoding only its block (the last one decoded is kept). */
@@ -581,7 +596,7 @@ static bool part_source(const gsioi_png_work *w, uint32_t y0, png_rows *r, part_
 	// Zeroed: the rows dropped before a band read the row before theirs,
 	// and nothing may depend on what the memory held before.
 	const bool from_rgba = truecolour || r->colours;
-	if (from_rgba && (r->rgba_row == rgba_row_stored || r->rgba_row == rgba_row_tga))
+	if (from_rgba && (r->rgba_row == rgba_row_stored || r->rgba_row == rgba_row_tga || r->rgba_row == rgba_row_bmp))
 		ok = (b->row_rgba = calloc(r->width, 4));
 	if (ok && from_rgba && r->rgba_row == rgba_row_dds) ok = (b->band = calloc(r->width, 4 * 4));
 	if (ok && truecolour && (r->row == row_up_rgb || r->transient)) ok = (b->scratch = calloc(2, r->row_bytes + 4));
@@ -1294,6 +1309,37 @@ int gsioi_png_begin_tga(const uint8_t *tga, size_t size, gsioi_png_work **work, 
 	              .width = w, .transient = true, .tga_height = h, .row_rgba = row};
 	int rc = begin_source(&r, h, work, err);
 	free(row);
+	return rc;
+}
+
+// -- PNG from an uncompressed BMP file
+
+static bool bmp_opaque(const png_rows *r, uint32_t height)
+{
+	(void)height; // the file's, the same
+	return gsioi_bmp_opaque(r->pixels, &r->bmp);
+}
+
+int gsioi_png_begin_bmp(const uint8_t *bmp, size_t size, gsioi_png_work **work, gsio_error *err)
+{
+	if (no_work(work, "gsioi_png_begin_bmp", err)) return -1;
+	png_rows r = {.rgba_row = rgba_row_bmp, .pixel = pixel_bmp, .is_opaque = bmp_opaque, .pixels = bmp,
+	              .transient = true};
+	if (gsioi_bmp_parse(bmp, size, NULL, &r.bmp, NULL) != GSIOI_BMP_OK) {
+		GSIO_FAIL(err, GSIO_ERR_ARGUMENT, NULL, -1,
+		          "gsioi_png_begin_bmp: not an uncompressed BMP gsio reads, or damaged");
+		return -1;
+	}
+	gsioi_bmp_scan_alpha(bmp, &r.bmp);
+	r.width = r.bmp.width;
+	size_t raw_size;
+	if (!size_ok(r.bmp.width, r.bmp.height, 4, &raw_size, err)) return -1;
+	if (!(r.row_rgba = malloc((size_t)r.width * 4))) {
+		GSIO_FAIL(err, GSIO_ERR_NOMEM, NULL, -1, "out of memory encoding PNG");
+		return -1;
+	}
+	int rc = begin_source(&r, r.bmp.height, work, err);
+	free(r.row_rgba);
 	return rc;
 }
 

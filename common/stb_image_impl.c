@@ -2,6 +2,7 @@
  * wrapper that turns a texture file into an RGBA8 gsio_image. stb_image is
  * third-party code written to other warning standards: its warnings are
  * silenced for this file only. */
+#include "gsioi_bmp.h"
 #include "gsioi_image_file.h"
 #include "gsioi_pcx.h"
 #include "gsioi_tga.h"
@@ -201,6 +202,19 @@ bool gsioi_image_file_decode(const uint8_t *data, size_t size, const char *file,
 {
 	// PCX (which stb_image does not read) has its own decoder.
 	if (gsioi_pcx_is(data, size)) return gsioi_pcx_decode(data, size, file, arena, out, err);
+	// Uncompressed BMPs, in one pass (gsioi_bmp.h); the rest is stb_image's.
+	gsioi_bmp bmp;
+	const gsioi_bmp_status bs = gsioi_bmp_parse(data, size, file, &bmp, err);
+	if (bs == GSIOI_BMP_BAD) return false;
+	if (bs == GSIOI_BMP_OK) {
+		uint8_t *px = gsioi_arena_alloc_uninit(arena, (size_t)bmp.width * bmp.height * 4, err);
+		if (!px) return false;
+		gsioi_bmp_decode(data, &bmp, px);
+		out->width = bmp.width;
+		out->height = bmp.height;
+		out->rgba = px;
+		return true;
+	}
 	int w, h, comp;
 	if (!probe(data, size, file, &w, &h, &comp, err)) return false;
 	size_t bytes = (size_t)w * (size_t)h * 4;
@@ -262,13 +276,21 @@ bool gsioi_image_file_load(const uint8_t *data, size_t size, const char *file,
 {
 	if (taken) *taken = false;
 	uint32_t tw = 0, th = 0;
-	const bool tga = gsioi_tga_plain(data, size, &tw, &th);
-	if (!opts || !(opts->flags & GSIO_OPT_NO_PIXELS) || !(tga || is_png_or_jpeg(data, size)))
+	const bool no_pixels = opts && (opts->flags & GSIO_OPT_NO_PIXELS);
+	const bool tga = no_pixels && gsioi_tga_plain(data, size, &tw, &th);
+	gsioi_bmp bmp;
+	const gsioi_bmp_status bs = no_pixels ? gsioi_bmp_parse(data, size, file, &bmp, err) : GSIOI_BMP_OTHER;
+	if (bs == GSIOI_BMP_BAD) return false; // the decoder's refusal, before its pixels
+	if (!no_pixels || !(tga || bs == GSIOI_BMP_OK || is_png_or_jpeg(data, size)))
 		return gsioi_image_file_decode(data, size, file, arena, out, err);
 	// The header only, with the decoder's checks and messages: a file the
-	// decoder would refuse before reading its pixels is refused alike.
+	// decoder would refuse before reading its pixels is refused alike. A
+	// BMP's header was read above, by its decoder's own reader.
 	int w, h, comp;
-	if (!probe(data, size, file, &w, &h, &comp, err)) return false;
+	if (bs == GSIOI_BMP_OK)
+		w = (int)bmp.width, h = (int)bmp.height;
+	else if (!probe(data, size, file, &w, &h, &comp, err))
+		return false;
 	if (tga && (tw != (uint32_t)w || th != (uint32_t)h)) // not reached: one header
 		return gsioi_image_file_decode(data, size, file, arena, out, err);
 	if (taken) {

@@ -116,18 +116,16 @@ GSIOI_TARGET_SSSE3 static uint32_t row_ssse3(const uint8_t *s, uint8_t *d, uint3
 }
 #endif
 
-void gsioi_tga_plain_row(const uint8_t *data, uint32_t w, uint32_t h, uint32_t y, uint8_t *rgba)
+void gsioi_bgr_to_rgba(const uint8_t *s, uint8_t *d, uint32_t w, bool bgra)
 {
-	const uint8_t *s = row_at(data, w, h, y);
-	uint8_t *d = rgba;
 	uint32_t x0 = 0;
 #ifdef GSIOI_HAVE_SSSE3
-	if (gsioi_has_ssse3()) x0 = row_ssse3(s, d, w, data[16] == 32);
+	if (gsioi_has_ssse3()) x0 = row_ssse3(s, d, w, bgra);
 #endif
-	const size_t comp = data[16] / 8u;
+	const size_t comp = bgra ? 4 : 3;
 	s += x0 * comp;
 	d += (size_t)x0 * 4;
-	if (comp == 4) {
+	if (bgra) {
 		for (uint32_t x = x0; x < w; x++, s += 4, d += 4) {
 			d[0] = s[2];
 			d[1] = s[1];
@@ -142,6 +140,11 @@ void gsioi_tga_plain_row(const uint8_t *data, uint32_t w, uint32_t h, uint32_t y
 			d[3] = 255;
 		}
 	}
+}
+
+void gsioi_tga_plain_row(const uint8_t *data, uint32_t w, uint32_t h, uint32_t y, uint8_t *rgba)
+{
+	gsioi_bgr_to_rgba(row_at(data, w, h, y), rgba, w, data[16] == 32);
 }
 
 void gsioi_tga_plain_decode(const uint8_t *data, uint32_t w, uint32_t h, uint8_t *rgba)

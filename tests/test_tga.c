@@ -15,33 +15,9 @@
 #include "gsioi_png.h"
 #include "gsioi_tga.h"
 
-// stb_image (Debian libstb-dev) as the reference decoder. Third-party
-// code, its warnings silenced here only.
-#if defined(__GNUC__) || defined(__clang__)
-// Reported at the end of the file, so not inside push/pop: stb_image
-// declares a few functions it never defines with STB_IMAGE_STATIC.
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wconversion"
-#pragma GCC diagnostic ignored "-Wsign-conversion"
-#pragma GCC diagnostic ignored "-Wshadow"
-#pragma GCC diagnostic ignored "-Wmissing-prototypes"
-#pragma GCC diagnostic ignored "-Wstrict-prototypes"
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wunused-but-set-variable"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#pragma GCC diagnostic ignored "-Wdouble-promotion"
-#pragma GCC diagnostic ignored "-Wcast-qual"
-#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
-#endif
-#define STB_IMAGE_STATIC
-#define STB_IMAGE_IMPLEMENTATION
-#define STBI_NO_STDIO
+// stb_image as the reference decoder.
 #define STBI_ONLY_TGA
-#include <stb/stb_image.h>
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include "stb_image_ref.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,13 +112,6 @@ static uint8_t *make_tga(const tga_spec *t, bool opaque, size_t *size)
 	assert_int_equal(at, n);
 	*size = n - t->cut;
 	return d;
-}
-
-/* stb_image's RGBA pixels of the file (NULL when it refuses it). */
-static uint8_t *stb_rgba(const uint8_t *d, size_t size, int *w, int *h)
-{
-	int comp;
-	return stbi_load_from_memory(d, (int)size, w, h, &comp, 4);
 }
 
 /* An empty arena, a zeroed image and a cleared error for one decode. */
