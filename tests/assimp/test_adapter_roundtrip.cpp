@@ -257,7 +257,7 @@ static void test_undecoded_images_to_aiscene(void **state)
 
 /* The adapter embeds each undecoded image's file as it is and names its
  * kind by the file's signature (Assimp's achFormatHint is an extension):
- * a PNG, a JPEG, a DDS and an uncompressed TGA, kept as GSIO_OPT_NO_PIXELS
+ * a PNG, a JPEG, a DDS, an uncompressed BMP and TGA, kept as GSIO_OPT_NO_PIXELS
  * keeps them, each get their own hint, and a decoded image is encoded as
  * PNG. The files are only their first bytes: the adapter copies them and
  * reads nothing past the signature. */
@@ -267,13 +267,14 @@ static void test_undecoded_image_kinds(void **state)
 	static const uint8_t png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13};
 	static const uint8_t jpg[] = {0xFF, 0xD8, 0xFF, 0xE0, 0, 16, 'J', 'F', 'I', 'F', 0};
 	static const uint8_t dds[] = {'D', 'D', 'S', ' ', 124, 0, 0, 0, 7, 0x10, 0, 0};
+	static const uint8_t bmp[] = {'B', 'M', 70, 0, 0, 0, 0, 0, 0, 0, 54, 0, 0, 0, 40, 0};
 	static const uint8_t tga[18] = {0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 2, 0, 32, 8};
 	const struct {
 		const uint8_t *data;
 		size_t size;
 		const char *hint;
 	} kinds[] = {{png, sizeof(png), "png"}, {jpg, sizeof(jpg), "jpg"}, {dds, sizeof(dds), "dds"},
-	             {tga, sizeof(tga), "tga"}, {nullptr, 0, "png"}};
+	             {bmp, sizeof(bmp), "bmp"}, {tga, sizeof(tga), "tga"}, {nullptr, 0, "png"}};
 	const size_t n = sizeof(kinds) / sizeof(kinds[0]);
 	gsio_error err;
 	gsio_scene *s = gsio_scene_new(nullptr, &err);
