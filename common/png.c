@@ -303,12 +303,13 @@ static void row_up_rgba(png_rows *r, uint32_t y, uint8_t *dst)
  * - Other rows: libdeflate (deterministic; one call, on the filtered image
  *   whole), level PNG_WHOLE_LEVEL, PNG_WHOLE_LEVEL_LARGE for PNG_LARGE_RAW
  *   bytes of rows and more (5 is up to 40% faster than 6 there, for
- *   0.5-1.8% more bytes; mdl3-crystal's small skin needs 6 for the 5%),
- *   and PNG_WHOLE_LEVEL_SMALL below PNG_SMALL_RAW: on rows that few,
- *   levels 5-9 can come out larger than the default's igzip stream with
- *   codes fitted to the image (mdl7-tree2's 9 KB of rows: 6602 bytes at
- *   5-7, 6531 by default, 6420 at 12 in 0.3 ms; lgs-small's second skin,
- *   16 KB: 6742, 6715, 6615 in 1.2 ms), and 12 costs little there.
+ *   0.5-1.8% more bytes; mdl3-crystal's small skin needs 6 for the 5%).
+ *   On a few KB of rows level 6 can come out up to 1.1% larger than the
+ *   default's igzip stream with codes fitted to the image (mdl7-tree2's 9
+ *   KB: 6602 bytes, 6531 by default; lgs-small's second skin, 16 KB: 6742
+ *   and 6715); levels 10-12 are smaller (6420, 6615) but cost 0.3-2.6 ms
+ *   there, more than the whole default conversion of mdl2-tree or
+ *   trashcan (1.6 ms), so level 6 stays.
  *   One zlib stream from both threads would need a coder that continues a
  *   stream (a sync flush), and of those at hand igzip is 1.2-1.4 times
  *   zlib 9 on these rows and zlib itself 2-6 times slower than libdeflate
@@ -321,8 +322,6 @@ static void row_up_rgba(png_rows *r, uint32_t y, uint8_t *dst)
 #define PNG_LARGE_RAW ((size_t)512 << 10)
 #define PNG_WHOLE_LEVEL 6
 #define PNG_WHOLE_LEVEL_LARGE 5
-#define PNG_SMALL_RAW ((size_t)32 << 10)
-#define PNG_WHOLE_LEVEL_SMALL 12
 // Rows are filtered into a strip of about this many bytes and compressed.
 #define PNG_STRIP_BYTES ((size_t)64 << 10)
 
@@ -834,9 +833,7 @@ void gsioi_png_plan_compact(gsioi_png_work *w)
 /* libdeflate's level for a work planned whole, of raw_size bytes of rows. */
 static int whole_level(size_t raw_size)
 {
-	return raw_size >= PNG_LARGE_RAW  ? PNG_WHOLE_LEVEL_LARGE
-	       : raw_size < PNG_SMALL_RAW ? PNG_WHOLE_LEVEL_SMALL
-	                                  : PNG_WHOLE_LEVEL;
+	return raw_size >= PNG_LARGE_RAW ? PNG_WHOLE_LEVEL_LARGE : PNG_WHOLE_LEVEL;
 }
 
 int gsioi_png_coder(const gsioi_png_work *w, int *level)
