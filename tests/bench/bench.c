@@ -477,6 +477,10 @@ int main(int argc, char **argv)
 	         fr.done ? fr.cpu_per_frame[1] <= 1.5 * fr.cpu_per_frame[0] : -1,
 	         "%.4f / %.4f ms per frame (%.2f times), minigun cycled to 120 / 1920 / 7680 frames",
 	         fr.cpu_per_frame[0], fr.cpu_per_frame[1], fr.cpu_per_frame[1] / fr.cpu_per_frame[0]);
+	add_goal("end to end linear in frames: instructions per added frame, 1920-7680 <= 1.1 x 120-1920",
+	         fr.done && fr.instr[0] > 0 ? fr.instr_per_frame[1] <= 1.1 * fr.instr_per_frame[0] : -1,
+	         "%.0f / %.0f per frame (%.3f times; callgrind, the code's own work)", fr.instr_per_frame[0],
+	         fr.instr_per_frame[1], fr.instr[0] > 0 ? fr.instr_per_frame[1] / fr.instr_per_frame[0] : 0);
 	add_goal("end to end linear in frames: output bytes per added frame, 1920-7680 <= 1.1 x 120-1920",
 	         fr.done ? fr.bytes_per_frame[1] <= 1.1 * fr.bytes_per_frame[0] : -1,
 	         "%.0f / %.0f bytes per frame (%.3f times)", fr.bytes_per_frame[0], fr.bytes_per_frame[1],

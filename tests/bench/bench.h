@@ -214,6 +214,10 @@ typedef struct frames_result {
 	long in[FRAMES_CASES], out[FRAMES_CASES];
 	double cpu_per_frame[FRAMES_CASES - 1];   // ms per added frame, between cases k and k + 1
 	double bytes_per_frame[FRAMES_CASES - 1]; // output bytes per added frame
+	// Instructions of one run each, counted by callgrind (when valgrind is
+	// installed; 0 otherwise): the code's own work, whatever the machine
+	double instr[FRAMES_CASES];
+	double instr_per_frame[FRAMES_CASES - 1];
 } frames_result;
 
 /** The corpus's minigun_mdl5.mdl cycled to 120, 1 920 and 7 680 frames,
