@@ -161,15 +161,13 @@ typedef struct compact_result {
 	size_t files, met; // files timed; those whose --compact run is at most 1.5 times the default's
 	double worst;      // the largest ratio
 	char worst_file[128];
-	// --compact against the default plus one compression of its images, on
-	// the files that encode an image (COMPACT_ONE_NOISE allowed for noise)
+	// --compact against the default plus one compression of its images and
+	// what its meshes cost over the default's (COMPACT_ONE_NOISE allowed
+	// for noise)
 	size_t one_files, one_met; // files with that figure; those within it
-	double one_worst;          // the largest compact / (default + one compression)
+	double one_worst;          // the largest compact / (default + one compression + meshes)
 	char one_worst_file[128];
-	// The files that encode no image: --compact's mesh work alone
-	size_t mesh_files;
-	double mesh_worst; // the largest compact / default among them
-	char mesh_worst_file[128];
+	size_t mesh_files;         // of the files, those that encode no image
 } compact_result;
 
 /** mdl2gltf --compact against the default on every corpus file gsio reads
@@ -193,6 +191,14 @@ typedef struct one_compression {
  *  the coder and level the library's compact plan chose for it, on this
  *  thread; 0 when it has none, NAN when the GLB cannot be read. */
 double one_compression_ms(const char *glb, int reps, one_compression *what);
+
+/** What --compact's meshes cost over the default's: the model at `path`
+ *  loaded (GSIO_OPT_NO_PIXELS), its images taken out, and written into
+ *  memory by the glTF writer with and without GSIO_GLTF_COMPACT, least of
+ *  `reps` each, alternated; the difference in ms (0 when compact is not
+ *  slower, and for a level, whose models need the search folders), NAN
+ *  when the file cannot be loaded or written. */
+double compact_mesh_ms(const char *path, int reps);
 
 // -- A standard PNG encoder on a model's skins (bench_pngref.c)
 
