@@ -23,6 +23,8 @@
 // stb_image as the reference decoder.
 #define STBI_ONLY_BMP
 #include "stb_image_ref.h"
+#include "mdl7_one_group.h"
+#include "skin_file_test.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,15 +119,6 @@ static uint8_t *make_bmp(const bmp_spec *t, size_t *size)
 	return d;
 }
 
-/* An empty arena, a zeroed image and a cleared error for one decode. */
-static gsio_arena *fresh(gsio_image *im, gsio_error *err)
-{
-	gsio_arena *a = gsioi_arena_create(NULL, 0);
-	assert_non_null(a);
-	memset(im, 0, sizeof(*im));
-	gsio_error_clear(err);
-	return a;
-}
 
 /* Decodes t's file with gsio and stb_image: the same pixels, and gsio's
  * own reader took it when `ours`. */
@@ -330,23 +323,7 @@ static void test_bmp_png_is_pixels_png(void **state)
 	for (size_t k = 0; k < sizeof(specs) / sizeof(specs[0]); k++) {
 		size_t size;
 		uint8_t *d = make_bmp(&specs[k], &size);
-		gsio_image im;
-		gsio_error err;
-		gsio_arena *a = fresh(&im, &err);
-		assert_true(gsioi_image_file_decode(d, size, "t.bmp", a, &im, &err));
-		uint8_t *want, *got;
-		size_t want_size, got_size;
-		assert_int_equal(gsioi_png_encode(im.rgba, im.width, im.height, &want, &want_size, &err), 0);
-		gsioi_png_work *w;
-		assert_int_equal(gsioi_png_begin_bmp(d, size, &w, &err), 0);
-		// The bands made out of order, as two threads may.
-		for (size_t p = gsioi_png_parts(w); p-- > 0;) assert_int_equal(gsioi_png_part(w, p, &err), 0);
-		assert_int_equal(gsioi_png_finish(w, &got, &got_size, &err), 0);
-		assert_int_equal(got_size, want_size);
-		assert_memory_equal(got, want, want_size);
-		free(want);
-		free(got);
-		gsioi_arena_destroy(a);
+		assert_rows_png_is_pixels_png(d, size, "t.bmp", gsioi_png_begin_bmp);
 		free(d);
 	}
 	// Not a file it takes (RLE8): refused.
@@ -367,38 +344,12 @@ static void test_bmp_png_is_pixels_png(void **state)
 static void test_bmp_kept_undecoded(void **state)
 {
 	(void)state;
-	gsio_opts o;
-	memset(&o, 0, sizeof(o));
-	o.flags = GSIO_OPT_NO_PIXELS;
 	for (int k = 0; k < 3; k++) {
 		bmp_spec t = {5, -4, (uint16_t)(k == 2 ? 16 : 8), 40, 0, 0, 0, 0, 0};
 		size_t size;
 		uint8_t *d = make_bmp(&t, &size);
-		gsio_image im;
-		gsio_error err;
-		gsio_arena *a = fresh(&im, &err);
-		bool taken = true;
 		if (k == 2) put32(d + 22, 4); // stb_image's header reader takes no negative height
-		assert_true(gsioi_image_file_load(d, size, "t.bmp", &o, a, &im, k ? &taken : NULL, &err));
-		assert_int_equal(im.width, 5);
-		assert_int_equal(im.height, 4);
-		if (k == 2) {
-			assert_non_null(im.rgba);
-			assert_null(im.file_data);
-			assert_false(taken);
-		} else {
-			assert_null(im.rgba);
-			assert_int_equal(im.file_size, size);
-			assert_memory_equal(im.file_data, d, size);
-			if (k == 1) {
-				assert_true(taken);
-				assert_ptr_equal(im.file_data, d);
-			} else {
-				assert_ptr_not_equal(im.file_data, d);
-			}
-		}
-		gsioi_arena_destroy(a);
-		if (k != 1) free(d);
+		assert_kept_or_decoded(d, size, "t.bmp", k);
 	}
 }
 
@@ -440,28 +391,9 @@ static uint8_t *make_mdl7(const char *skin, size_t *size)
 	g.verts = verts;
 	g.verts_count = NV;
 	const size_t group_bytes = 44 + 28 + sk.data_size + (size_t)NV * 8 + (size_t)NT * 26 + (size_t)NV * 26;
-	g.groupdata_size = (int32_t)group_bytes;
-	gsio_mdl7_file f;
-	memset(&f, 0, sizeof(f));
-	gsio_mdl7_header *h = &f.header;
-	memcpy(h->magic, "MDL7", 4);
-	h->groups_num = 1;
-	h->data_size = (uint32_t)(GSIO_MDL7_HEADER_SIZE + group_bytes);
-	h->bone_stc_size = 36;
-	h->skin_stc_size = 28;
-	h->colorvalue_stc_size = 16;
-	h->material_stc_size = 68;
-	h->skinpoint_stc_size = 8;
-	h->triangle_stc_size = 26;
-	h->mainvertex_stc_size = 26;
-	h->framevertex_stc_size = 26;
-	h->bonetrans_stc_size = 68;
-	h->frame_stc_size = 24;
-	f.groups = &g;
-	f.groups_count = 1;
 	uint8_t *out = NULL;
 	gsio_error err;
-	if (gsio_mdl7_encode(&f, &out, size, &err)) fail_msg("MDL7 encode: %s", err.message);
+	if (mdl7_one_group_encode(&g, group_bytes, &out, size, &err)) fail_msg("MDL7 encode: %s", err.message);
 	return out;
 }
 

@@ -18,6 +18,7 @@
 // stb_image as the reference decoder.
 #define STBI_ONLY_TGA
 #include "stb_image_ref.h"
+#include "skin_file_test.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,15 +115,6 @@ static uint8_t *make_tga(const tga_spec *t, bool opaque, size_t *size)
 	return d;
 }
 
-/* An empty arena, a zeroed image and a cleared error for one decode. */
-static gsio_arena *fresh(gsio_image *im, gsio_error *err)
-{
-	gsio_arena *a = gsioi_arena_create(NULL, 0);
-	assert_non_null(a);
-	memset(im, 0, sizeof(*im));
-	gsio_error_clear(err);
-	return a;
-}
 
 // -- Decoding
 
@@ -189,23 +181,7 @@ static void test_tga_png_is_pixels_png(void **state)
 		uint8_t *d = make_tga(t, opaque, &size);
 		if (k % 4 == 3) // few colours: a palette PNG
 			for (size_t i = 18; i < size; i++) d[i] &= 0xC0;
-		gsio_image im;
-		gsio_error err;
-		gsio_arena *a = fresh(&im, &err);
-		assert_true(gsioi_image_file_decode(d, size, "t.tga", a, &im, &err));
-		uint8_t *want, *got;
-		size_t want_size, got_size;
-		assert_int_equal(gsioi_png_encode(im.rgba, im.width, im.height, &want, &want_size, &err), 0);
-		gsioi_png_work *w;
-		assert_int_equal(gsioi_png_begin_tga(d, size, &w, &err), 0);
-		// The bands made out of order, as two threads may.
-		for (size_t p = gsioi_png_parts(w); p-- > 0;) assert_int_equal(gsioi_png_part(w, p, &err), 0);
-		assert_int_equal(gsioi_png_finish(w, &got, &got_size, &err), 0);
-		assert_int_equal(got_size, want_size);
-		assert_memory_equal(got, want, want_size);
-		free(want);
-		free(got);
-		gsioi_arena_destroy(a);
+		assert_rows_png_is_pixels_png(d, size, "t.tga", gsioi_png_begin_tga);
 		free(d);
 	}
 	// Not a file it takes: refused.
@@ -224,37 +200,11 @@ static void test_tga_png_is_pixels_png(void **state)
 static void test_tga_kept_undecoded(void **state)
 {
 	(void)state;
-	gsio_opts o;
-	memset(&o, 0, sizeof(o));
-	o.flags = GSIO_OPT_NO_PIXELS;
 	for (int k = 0; k < 3; k++) {
-		tga_spec t = {5, 4, 24, false, 0, k == 2, false, 0};
+		tga_spec t = {5, 4, 24, false, 0, k == 2, false, 0}; // 2: run-length encoded
 		size_t size;
 		uint8_t *d = make_tga(&t, false, &size);
-		gsio_image im;
-		gsio_error err;
-		gsio_arena *a = fresh(&im, &err);
-		bool taken = true;
-		assert_true(gsioi_image_file_load(d, size, "t.tga", &o, a, &im, k ? &taken : NULL, &err));
-		assert_int_equal(im.width, 5);
-		assert_int_equal(im.height, 4);
-		if (k == 2) { // run-length encoded: decoded
-			assert_non_null(im.rgba);
-			assert_null(im.file_data);
-			assert_false(taken);
-		} else {
-			assert_null(im.rgba);
-			assert_int_equal(im.file_size, size);
-			assert_memory_equal(im.file_data, d, size);
-			if (k == 1) {
-				assert_true(taken);
-				assert_ptr_equal(im.file_data, d);
-			} else {
-				assert_ptr_not_equal(im.file_data, d);
-			}
-		}
-		gsioi_arena_destroy(a);
-		if (k != 1) free(d);
+		assert_kept_or_decoded(d, size, "t.tga", k);
 	}
 }
 

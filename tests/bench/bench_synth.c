@@ -7,6 +7,7 @@
 #include "gsio_md5.h"
 #include "gsio_mdl.h"
 #include "gsio_mdl7.h"
+#include "../mdl7_one_group.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -366,29 +367,10 @@ static bool make_mdl7_skins(const char *path, const char *stem, int skins, int s
 	g.verts = verts;
 	g.verts_count = NV;
 	size_t group_bytes = 44 + skin_bytes + (size_t)NV * 8 + (size_t)NT * 26 + (size_t)NV * 26;
-	g.groupdata_size = (int32_t)group_bytes;
-	gsio_mdl7_file f;
-	memset(&f, 0, sizeof(f));
-	gsio_mdl7_header *h = &f.header;
-	memcpy(h->magic, "MDL7", 4);
-	h->groups_num = 1;
-	h->data_size = (uint32_t)(GSIO_MDL7_HEADER_SIZE + group_bytes);
-	h->bone_stc_size = 36;
-	h->skin_stc_size = 28;
-	h->colorvalue_stc_size = 16;
-	h->material_stc_size = 68;
-	h->skinpoint_stc_size = 8;
-	h->triangle_stc_size = 26;
-	h->mainvertex_stc_size = 26;
-	h->framevertex_stc_size = 26;
-	h->bonetrans_stc_size = 68;
-	h->frame_stc_size = 24;
-	f.groups = &g;
-	f.groups_count = 1;
 	uint8_t *out = NULL;
 	size_t out_size;
 	gsio_error err;
-	bool ok = !gsio_mdl7_encode(&f, &out, &out_size, &err) && write_file(path, out, out_size);
+	bool ok = !mdl7_one_group_encode(&g, group_bytes, &out, &out_size, &err) && write_file(path, out, out_size);
 	if (!ok) fprintf(stderr, "gsio_bench: cannot make %s: %s\n", path, err.message);
 	free(out);
 	free(tris);
