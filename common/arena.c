@@ -45,6 +45,7 @@ struct gsio_arena {
 	size_t grow;   // size of the next ordinary chunk (doubles up to GSIO_CHUNK_MIN)
 	gsio_chunk *head;
 	gsio_kept *kept;
+	bool refused; // the memory limit has refused a request
 	void *appended;        // the array gsioi_arena_append() returned last,
 	size_t appended_count; // its elements then (the count it was asked for + 1)
 	size_t appended_room;  // and its room
@@ -105,6 +106,7 @@ bool gsioi_arena_keep(gsio_arena *a, void *block, size_t size, gsio_error *err)
 	// The block's bytes count toward the limit as the copy they stand for
 	// would have: one load allocates no more through kept buffers.
 	if (size > a->limit - a->handed || a->handed > a->limit) {
+		a->refused = true;
 		GSIO_FAIL(err, GSIO_ERR_LIMIT, NULL, -1, "a buffer of %zu bytes exceeds the memory limit of %zu bytes",
 		          size, a->limit);
 		return false;
@@ -121,6 +123,11 @@ bool gsioi_arena_keep(gsio_arena *a, void *block, size_t size, gsio_error *err)
 size_t gsioi_arena_used(const gsio_arena *a)
 {
 	return a ? a->handed : 0;
+}
+
+bool gsioi_arena_refused(const gsio_arena *a)
+{
+	return a && a->refused;
 }
 
 /* A chunk from the arena's allocator; with the default one, a chunk of a
@@ -152,6 +159,7 @@ static void *arena_take(gsio_arena *a, size_t size, gsio_error *err)
 	size_t need = (size + (GSIO_ALIGN - 1)) & ~(size_t)(GSIO_ALIGN - 1);
 	size_t take = need + GSIO_REDZONE;
 	if (need < size || take < need || need > a->limit - a->handed || a->handed > a->limit) {
+		a->refused = true;
 		GSIO_FAIL(err, GSIO_ERR_LIMIT, NULL, -1,
 		          "allocation of %zu bytes exceeds the memory limit of %zu bytes", size,
 		          a->limit);

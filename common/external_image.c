@@ -25,7 +25,7 @@ static bool load_found(gsio_scene *s, const char *stored, const char *path, cons
 	                                gsioi_io_is_default(opts) ? &taken : NULL, &sub);
 	if (!taken) gsioi_io_free(opts, data);
 	if (!ok) {
-		if (sub.code == GSIO_ERR_NOMEM || sub.code == GSIO_ERR_LIMIT) {
+		if (gsioi_image_file_fatal(s->arena, &sub)) {
 			GSIO_FAIL(err, sub.code, path, -1, "%s", sub.message);
 			return false;
 		}

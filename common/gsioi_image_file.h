@@ -35,6 +35,13 @@ GSIO_NODISCARD bool gsioi_image_file_load(const uint8_t *data, size_t size, cons
                                          const gsio_opts *opts, gsio_arena *arena,
                                          gsio_image *out, bool *taken, gsio_error *err);
 
+/** Whether an image file that gsioi_image_file_load() refused with `sub`
+ *  into `arena` ends the whole load: out of memory, or the load's memory
+ *  limit reached (gsioi_arena_refused). A file refused for what it is
+ *  (damaged, unsupported, wider or taller than the readers take) is the
+ *  caller's warning: the model or level is still loaded, without it. */
+bool gsioi_image_file_fatal(const gsio_arena *arena, const gsio_error *sub);
+
 /** Decodes an image file into one 16-bit grey channel per pixel (8-bit
  *  images widened: 255 -> 65535; colour images reduced to luminance), for
  *  heightmaps. Same limits and errors as gsioi_image_file_decode. */

@@ -143,6 +143,10 @@ char *gsioi_arena_strdup(gsio_arena *arena, const char *s, gsio_error *err);
 char *gsioi_arena_strndup(gsio_arena *arena, const char *s, size_t n, gsio_error *err);
 /** Bytes handed out so far. */
 size_t gsioi_arena_used(const gsio_arena *arena);
+/** True once the arena's memory limit has refused a request: what tells a
+ *  load that has run out of its budget from a file refused for its own
+ *  size (both GSIO_ERR_LIMIT). */
+bool gsioi_arena_refused(const gsio_arena *arena);
 /** Makes the arena free() `block` (from malloc, `size` bytes) when it is
  *  destroyed; its size counts toward the memory limit as an allocation of
  *  the arena would. False (err set: nomem, or GSIO_ERR_LIMIT; block not

@@ -270,6 +270,11 @@ bool gsioi_image_file_decode(const uint8_t *data, size_t size, const char *file,
 	return true;
 }
 
+bool gsioi_image_file_fatal(const gsio_arena *arena, const gsio_error *sub)
+{
+	return sub->code == GSIO_ERR_NOMEM || (sub->code == GSIO_ERR_LIMIT && gsioi_arena_refused(arena));
+}
+
 bool gsioi_image_file_load(const uint8_t *data, size_t size, const char *file,
                           const gsio_opts *opts, gsio_arena *arena, gsio_image *out, bool *taken,
                           gsio_error *err)

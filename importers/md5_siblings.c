@@ -193,7 +193,7 @@ static bool load_texture(gsio_scene *s, gsio_material *mat, const char *file,
 	if (!taken) gsioi_io_free(opts, data);
 	*tried = MD5_TRIED_REFUSED;
 	if (!decoded) {
-		if (sub.code == GSIO_ERR_NOMEM || sub.code == GSIO_ERR_LIMIT) {
+		if (gsioi_image_file_fatal(s->arena, &sub)) {
 			GSIO_FAIL(err, sub.code, file, -1, "%s", sub.message);
 			return false;
 		}

@@ -52,7 +52,10 @@ static bool build_sprite(wmp_sctx *c, const char *stored, int32_t node)
 	                                gsioi_io_is_default(c->opts) ? &taken : NULL, &sub);
 	if (!taken) gsioi_io_free(c->opts, data);
 	if (!ok) {
-		if (gsioi_wmp_fatal(c, &sub)) return false;
+		if (gsioi_image_file_fatal(s->arena, &sub)) {
+			*c->err = sub;
+			return false;
+		}
 		return gsioi_wmp_warn(c, "sprite %s: %.200s: an empty node", clean, sub.message);
 	}
 	int32_t img = -1;

@@ -464,6 +464,57 @@ static void test_bmp_mdl7_glb_as_stb(void **state)
 	}
 }
 
+/* An external skin refused for its own size is a warning and the model
+ * loads without it; a skin the load's memory limit cannot hold once read
+ * ends the load with GSIO_ERR_LIMIT (kept as its file or decoded). */
+static void test_bmp_too_big_warns_limit_fails(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/gsio_bmp_XXXXXX", path[128], mdl_path[128];
+	assert_non_null(mkdtemp(dir));
+	size_t bmp_size, mdl_size;
+	uint8_t *bmp = make_bmp(&(bmp_spec){512, 512, 24, 40, 0, 0, 0, 0, 0}, &bmp_size);
+	uint8_t *mdl = make_mdl7("panel.bmp", &mdl_size);
+	snprintf(path, sizeof(path), "%s/panel.bmp", dir);
+	snprintf(mdl_path, sizeof(mdl_path), "%s/quad.mdl", dir);
+	t_write_file(mdl_path, mdl, mdl_size);
+	for (int flags = 0; flags < 2; flags++) {
+		gsio_opts o;
+		memset(&o, 0, sizeof(o));
+		o.flags = flags ? GSIO_OPT_NO_PIXELS : 0;
+		// Its header says 100000 x 100000: past the readers' 16384.
+		uint8_t *huge = malloc(bmp_size);
+		assert_non_null(huge);
+		memcpy(huge, bmp, bmp_size);
+		put32(huge + 18, 100000);
+		put32(huge + 22, 100000);
+		t_write_file(path, huge, bmp_size);
+		free(huge);
+		gsio_scene *s = t_load_ok(mdl_path, &o);
+		assert_int_equal(s->images_count, 0);
+		assert_true(s->warnings_count >= 1);
+		assert_non_null(strstr(s->warnings[0], "refused (limit 16384)"));
+		gsio_scene_free(s);
+		// The whole file, with a limit of its size: it is read (a file over
+		// the limit is not even read: a warning, like a missing one), but
+		// the quad's scene and the skin, kept or decoded, do not fit.
+		t_write_file(path, bmp, bmp_size);
+		o.memory_limit = bmp_size;
+		gsio_error err;
+		s = gsio_load_file(mdl_path, &o, &err);
+		assert_null(s);
+		assert_int_equal(err.code, GSIO_ERR_LIMIT);
+		o.memory_limit = 0;
+		s = t_load_ok(mdl_path, &o);
+		assert_int_equal(s->images_count, 1);
+		gsio_scene_free(s);
+	}
+	free(bmp);
+	free(mdl);
+	t_empty_dir(dir);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -474,6 +525,7 @@ int main(void)
 		cmocka_unit_test(test_bmp_png_is_pixels_png),
 		cmocka_unit_test(test_bmp_kept_undecoded),
 		cmocka_unit_test(test_bmp_mdl7_glb_as_stb),
+		cmocka_unit_test(test_bmp_too_big_warns_limit_fails),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
