@@ -11,6 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Pseudo-random bytes for the files' pixels: the same on every run. */
+static uint32_t skin_file_seed = 7;
+
+static uint8_t next_byte(void)
+{
+	skin_file_seed = skin_file_seed * 1103515245u + 12345u;
+	return (uint8_t)(skin_file_seed >> 16);
+}
+
 /* A new arena (no limit but the default), im and err cleared. */
 static gsio_arena *fresh(gsio_image *im, gsio_error *err)
 {

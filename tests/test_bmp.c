@@ -44,13 +44,6 @@ typedef struct bmp_spec {
 	size_t cut;           // bytes taken off the end
 } bmp_spec;
 
-static uint32_t seed = 7;
-
-static uint8_t next_byte(void)
-{
-	seed = seed * 1103515245u + 12345u;
-	return (uint8_t)(seed >> 16);
-}
 
 static void put16(uint8_t *p, uint32_t v)
 {
@@ -361,13 +354,7 @@ static uint8_t *make_mdl7(const char *skin, size_t *size)
 {
 	enum { NV = 4, NT = 2 };
 	gsio_mdl7_skin sk;
-	memset(&sk, 0, sizeof(sk));
-	sk.type = GSIO_MDL7_SKIN_EXTERNAL;
-	sk.data = (const uint8_t *)skin;
-	sk.data_size = strlen(skin) + 1;
-	sk.width = (int32_t)sk.data_size;
-	sk.height = 1;
-	snprintf(sk.name, sizeof(sk.name), "skin0");
+	mdl7_external_skin(&sk, skin, 0);
 	float uvs[NV * 2] = {0, 0, 1, 0, 0, 1, 1, 1};
 	gsio_mdl7_vertex verts[NV];
 	memset(verts, 0, sizeof(verts));
@@ -378,22 +365,10 @@ static uint8_t *make_mdl7(const char *skin, size_t *size)
 	}
 	gsio_mdl7_triangle tris[NT] = {{{0, 2, 1}, {0, 2, 1}, 0, {0xFFFF, 0xFFFF, 0xFFFF}, -1},
 	                               {{1, 2, 3}, {1, 2, 3}, 0, {0xFFFF, 0xFFFF, 0xFFFF}, -1}};
-	gsio_mdl7_group g;
-	memset(&g, 0, sizeof(g));
-	g.type = 1;
-	snprintf(g.name, sizeof(g.name), "body");
-	g.skins = &sk;
-	g.skins_count = 1;
-	g.uvs = uvs;
-	g.uvs_count = NV;
-	g.triangles = tris;
-	g.triangles_count = NT;
-	g.verts = verts;
-	g.verts_count = NV;
-	const size_t group_bytes = 44 + 28 + sk.data_size + (size_t)NV * 8 + (size_t)NT * 26 + (size_t)NV * 26;
 	uint8_t *out = NULL;
 	gsio_error err;
-	if (mdl7_one_group_encode(&g, group_bytes, &out, size, &err)) fail_msg("MDL7 encode: %s", err.message);
+	if (mdl7_one_group_encode(&sk, 1, uvs, verts, NV, tris, NT, &out, size, &err))
+		fail_msg("MDL7 encode: %s", err.message);
 	return out;
 }
 

@@ -36,13 +36,6 @@ typedef struct tga_spec {
 	size_t cut;      // bytes taken off the end
 } tga_spec;
 
-static uint32_t seed = 99;
-
-static uint8_t next_byte(void)
-{
-	seed = seed * 1103515245u + 12345u;
-	return (uint8_t)(seed >> 16);
-}
 
 /* A TGA file of spec's layout with pseudo-random pixels (alpha too, at 32
  * bits, unless opaque); malloc'd, *size set. */

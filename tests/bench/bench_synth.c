@@ -314,19 +314,11 @@ static bool make_mdl7_skins(const char *path, const char *stem, int skins, int s
 	gsio_mdl7_skin sk[4];
 	char names[4][32];
 	if (skins > 4) return false;
-	size_t skin_bytes = 0;
 	for (int i = 0; i < skins; i++) {
 		snprintf(names[i], sizeof(names[i]), "%s%d.%s", stem, i, ext);
 		snprintf(tex, sizeof(tex), "%.*s/%s", dir_len, dir, names[i]);
 		if (!make_texture(tex, size, i, !strcmp(ext, "bmp"))) return false;
-		memset(&sk[i], 0, sizeof(sk[i]));
-		sk[i].type = GSIO_MDL7_SKIN_EXTERNAL;
-		sk[i].data = (const uint8_t *)names[i];
-		sk[i].data_size = strlen(names[i]) + 1;
-		sk[i].width = (int32_t)sk[i].data_size;
-		sk[i].height = 1;
-		snprintf(sk[i].name, sizeof(sk[i].name), "skin%d", i);
-		skin_bytes += 28 + sk[i].data_size;
+		mdl7_external_skin(&sk[i], names[i], i);
 	}
 	float *uvs = xmalloc(NV * 2 * sizeof(float));
 	gsio_mdl7_vertex *verts = xmalloc(NV * sizeof(*verts));
@@ -354,23 +346,11 @@ static bool make_mdl7_skins(const char *path, const char *stem, int skins, int s
 			tris[t++] = t1;
 			tris[t++] = t2;
 		}
-	gsio_mdl7_group g;
-	memset(&g, 0, sizeof(g));
-	g.type = 1;
-	snprintf(g.name, sizeof(g.name), "body");
-	g.skins = sk;
-	g.skins_count = (size_t)skins;
-	g.uvs = uvs;
-	g.uvs_count = NV;
-	g.triangles = tris;
-	g.triangles_count = NT;
-	g.verts = verts;
-	g.verts_count = NV;
-	size_t group_bytes = 44 + skin_bytes + (size_t)NV * 8 + (size_t)NT * 26 + (size_t)NV * 26;
 	uint8_t *out = NULL;
 	size_t out_size;
 	gsio_error err;
-	bool ok = !mdl7_one_group_encode(&g, group_bytes, &out, &out_size, &err) && write_file(path, out, out_size);
+	bool ok = !mdl7_one_group_encode(sk, (size_t)skins, uvs, verts, NV, tris, NT, &out, &out_size, &err) &&
+	          write_file(path, out, out_size);
 	if (!ok) fprintf(stderr, "gsio_bench: cannot make %s: %s\n", path, err.message);
 	free(out);
 	free(tris);
