@@ -254,18 +254,17 @@ static aiTexture *make_texture(const gsio_image &img)
 		if (!png) throw std::bad_alloc();
 		memcpy(png, img.file_data, img.file_size);
 		png_size = img.file_size;
-		// The file's kind by its signature (Assimp's format hint is the
-		// extension): PNG, JPEG, an embedded DDS skin, or an uncompressed
-		// BMP or TGA (the undecoded forms of GSIO_OPT_NO_PIXELS).
-		static const uint8_t png_sig[4] = {0x89, 'P', 'N', 'G'};
-		if (png_size >= 2 && png[0] == 0xFF && png[1] == 0xD8)
-			hint = "jpg";
-		else if (png_size >= 4 && !memcmp(png, "DDS ", 4))
-			hint = "dds";
-		else if (png_size >= 2 && png[0] == 'B' && png[1] == 'M')
-			hint = "bmp";
-		else if (png_size < 4 || memcmp(png, png_sig, 4))
-			hint = "tga";
+		// The file's kind (Assimp's format hint is the extension): PNG,
+		// JPEG, an embedded DDS skin, or an uncompressed TGA or BMP (the
+		// undecoded forms of GSIO_OPT_NO_PIXELS).
+		switch (gsioi_kept_file_kind(png, png_size, nullptr, nullptr)) {
+		case GSIOI_KEPT_JPEG: hint = "jpg"; break;
+		case GSIOI_KEPT_DDS: hint = "dds"; break;
+		case GSIOI_KEPT_TGA: hint = "tga"; break;
+		case GSIOI_KEPT_BMP: hint = "bmp"; break;
+		case GSIOI_KEPT_PNG: hint = "png"; break;
+		case GSIOI_KEPT_OTHER: hint = ""; break;
+		}
 	}
 	aiTexture *t = new (std::nothrow) aiTexture();
 	if (!t || png_size > UINT_MAX) {

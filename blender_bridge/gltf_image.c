@@ -7,8 +7,6 @@
 #define _GNU_SOURCE // cpu_set_t (gltf_internal.h)
 #include "gltf_internal.h"
 #include "gsioi_scene_util.h"
-#include "gsioi_bmp.h"
-#include "gsioi_tga.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -61,18 +59,11 @@ static void uri_encode_path(const char *s, char *buf, size_t size)
 
 static bool image_is_embeddable(const uint8_t *d, size_t n, const char **mime, const char **ext)
 {
-	static const uint8_t png_sig[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
-	if (n >= 8 && !memcmp(d, png_sig, 8)) {
-		*mime = "image/png";
-		*ext = "png";
-		return true;
+	switch (gsioi_kept_file_kind(d, n < 8 ? n : 8, NULL, NULL)) {
+	case GSIOI_KEPT_PNG: *mime = "image/png", *ext = "png"; return true;
+	case GSIOI_KEPT_JPEG: *mime = "image/jpeg", *ext = "jpg"; return true;
+	default: return false;
 	}
-	if (n >= 3 && d[0] == 0xFF && d[1] == 0xD8 && d[2] == 0xFF) {
-		*mime = "image/jpeg";
-		*ext = "jpg";
-		return true;
-	}
-	return false;
 }
 
 /** A PNG file as embedded (ext "png"): *data and *size become a malloc'd
@@ -349,8 +340,7 @@ bool gsioi_gltf_write_images(gltf_ctx *c)
 		}
 		const char *mime = "image/png", *ext = "png";
 		image_how how;
-		uint32_t tga_w, tga_h;
-		gsioi_bmp bmp;
+		uint32_t kept_w, kept_h;
 		bool passed = false;
 		if (im->file_data && image_is_embeddable(im->file_data, im->file_size, &mime, &ext))
 			// The PNG or JPEG file it was decoded from, as it is: no second
@@ -362,19 +352,25 @@ bool gsioi_gltf_write_images(gltf_ctx *c)
 			how = IMG_RGBA;
 		else if (im->stored)
 			how = IMG_STORED;
-		else if (im->file_size >= 4 && !memcmp(im->file_data, "DDS ", 4))
-			how = IMG_DDS;
-		else if (gsioi_tga_plain(im->file_data, im->file_size, &tga_w, &tga_h) && tga_w == im->width &&
-		         tga_h == im->height)
-			how = IMG_TGA;
-		else if (gsioi_bmp_parse(im->file_data, im->file_size, NULL, &bmp, NULL) == GSIOI_BMP_OK &&
-		         bmp.width == im->width && bmp.height == im->height)
-			how = IMG_BMP;
 		else {
-			// Undecoded (GSIO_OPT_NO_PIXELS), and not a file glTF can hold.
-			gsioi_gltf_warn(c, "image %zu (%s): its file is not a PNG, JPEG, DDS or plain TGA and was not decoded: left out",
-			          i, gsioi_gltf_or_default(im->name, ""));
-			continue;
+			// The other files kept undecoded: converted to PNG when the file
+			// is what the image says (its size too).
+			const gsioi_kept_kind kind = gsioi_kept_file_kind(im->file_data, im->file_size, &kept_w, &kept_h);
+			const bool sized = kept_w == im->width && kept_h == im->height;
+			if (kind == GSIOI_KEPT_DDS)
+				how = IMG_DDS;
+			else if (kind == GSIOI_KEPT_TGA && sized)
+				how = IMG_TGA;
+			else if (kind == GSIOI_KEPT_BMP && sized)
+				how = IMG_BMP;
+			else {
+				// Undecoded (GSIO_OPT_NO_PIXELS), and not a file glTF can hold.
+				gsioi_gltf_warn(c,
+				                "image %zu (%s): its file is not a PNG, JPEG, DDS, plain TGA or BMP and was not "
+				                "decoded: left out",
+				                i, gsioi_gltf_or_default(im->name, ""));
+				continue;
+			}
 		}
 		// Images that point to the very same file (a level's placeholders)
 		// are one job, stored once: each its own image, with its name and

@@ -125,6 +125,21 @@ void gsioi_png_work_free(gsioi_png_work *work);
  *  encodes in such a block left dirty. */
 size_t gsioi_png_state_size(void);
 
+/** The files an image keeps undecoded (gsio_image.file_data). */
+typedef enum gsioi_kept_kind {
+	GSIOI_KEPT_OTHER = 0,
+	GSIOI_KEPT_PNG,
+	GSIOI_KEPT_JPEG,
+	GSIOI_KEPT_DDS,
+	GSIOI_KEPT_TGA, /**< uncompressed true colour (gsioi_tga_plain) */
+	GSIOI_KEPT_BMP  /**< uncompressed, of a layout gsio reads (gsioi_bmp_parse) */
+} gsioi_kept_kind;
+
+/** What a kept file is, by its signature and header, for the writers that
+ *  store or convert it (the glTF writer, the Assimp adapter); for a TGA or
+ *  a BMP, *w and *h its size (else 0; either may be NULL). */
+gsioi_kept_kind gsioi_kept_file_kind(const uint8_t *data, size_t size, uint32_t *w, uint32_t *h);
+
 #ifdef __cplusplus
 }
 #endif

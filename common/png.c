@@ -1279,6 +1279,29 @@ int gsioi_png_encode_dds(const uint8_t *dds, size_t size, uint8_t **png, size_t 
 	return gsioi_png_begin_dds(dds, size, &w, err) ? -1 : encode_work(w, png, png_size, err);
 }
 
+// -- Kept files
+
+gsioi_kept_kind gsioi_kept_file_kind(const uint8_t *data, size_t size, uint32_t *w, uint32_t *h)
+{
+	static const uint8_t png_sig[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+	uint32_t tw = 0, th = 0;
+	gsioi_kept_kind kind = GSIOI_KEPT_OTHER;
+	gsioi_bmp bmp;
+	if (size >= 8 && !memcmp(data, png_sig, 8))
+		kind = GSIOI_KEPT_PNG;
+	else if (size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF)
+		kind = GSIOI_KEPT_JPEG;
+	else if (size >= 4 && !memcmp(data, "DDS ", 4))
+		kind = GSIOI_KEPT_DDS;
+	else if (gsioi_tga_plain(data, size, &tw, &th))
+		kind = GSIOI_KEPT_TGA;
+	else if (gsioi_bmp_parse(data, size, NULL, &bmp, NULL) == GSIOI_BMP_OK)
+		kind = GSIOI_KEPT_BMP, tw = bmp.width, th = bmp.height;
+	if (w) *w = tw;
+	if (h) *h = th;
+	return kind;
+}
+
 // -- PNG from an uncompressed TGA file
 
 static bool tga_opaque(const png_rows *r, uint32_t height)

@@ -5,6 +5,7 @@
 #include "gsioi_bmp.h"
 #include "gsioi_image_file.h"
 #include "gsioi_pcx.h"
+#include "gsioi_png.h"
 #include "gsioi_tga.h"
 
 #include <limits.h>
@@ -87,9 +88,8 @@ static size_t cap_term(size_t a, size_t b, size_t c)
 // By signature: the two formats glTF embeds, which writers may store as they are.
 static bool is_png_or_jpeg(const uint8_t *data, size_t size)
 {
-	static const uint8_t png_sig[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
-	return (size >= 8 && !memcmp(data, png_sig, 8)) ||
-	       (size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF);
+	const gsioi_kept_kind k = gsioi_kept_file_kind(data, size < 8 ? size : 8, NULL, NULL);
+	return k == GSIOI_KEPT_PNG || k == GSIOI_KEPT_JPEG;
 }
 
 /* stb_image 2.27 (Debian 12) builds a JPEG Huffman table from the 16 code

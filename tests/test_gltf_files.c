@@ -140,7 +140,7 @@ static void test_image_files_passed_through(void **state)
 	assert_int_equal(gsio_gltf_write(s, NULL, &out, &err), 0);
 	bool warned = false;
 	for (size_t i = 0; i < out.warnings_count; i++)
-		warned = warned || strstr(out.warnings[i], "not a PNG, JPEG, DDS or plain TGA and was not decoded");
+		warned = warned || strstr(out.warnings[i], "not a PNG, JPEG, DDS, plain TGA or BMP and was not decoded");
 	assert_true(warned);
 	gsio_gltf_output_free(&out);
 	s->images[0].file_data = png;

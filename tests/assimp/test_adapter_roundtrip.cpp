@@ -259,16 +259,22 @@ static void test_undecoded_images_to_aiscene(void **state)
  * kind by the file's signature (Assimp's achFormatHint is an extension):
  * a PNG, a JPEG, a DDS, an uncompressed BMP and TGA, kept as GSIO_OPT_NO_PIXELS
  * keeps them, each get their own hint, and a decoded image is encoded as
- * PNG. The files are only their first bytes: the adapter copies them and
- * reads nothing past the signature. */
+ * PNG. The PNG, JPEG and DDS files are only their first bytes (their
+ * signature names them); the TGA and the BMP are whole 2 x 2 files, since
+ * those are known by their headers and sizes. */
 static void test_undecoded_image_kinds(void **state)
 {
 	(void)state;
 	static const uint8_t png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13};
 	static const uint8_t jpg[] = {0xFF, 0xD8, 0xFF, 0xE0, 0, 16, 'J', 'F', 'I', 'F', 0};
 	static const uint8_t dds[] = {'D', 'D', 'S', ' ', 124, 0, 0, 0, 7, 0x10, 0, 0};
-	static const uint8_t bmp[] = {'B', 'M', 70, 0, 0, 0, 0, 0, 0, 0, 54, 0, 0, 0, 40, 0};
-	static const uint8_t tga[18] = {0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 2, 0, 32, 8};
+	// 24 bits, 2 x 2, bottom up: a 14-byte file header, a 40-byte info
+	// header, two rows of 6 bytes padded to 8.
+	static const uint8_t bmp[70] = {'B', 'M', 70, 0, 0, 0, 0, 0, 0, 0, 54, 0, 0, 0, 40, 0, 0, 0, 2, 0, 0, 0,
+	                                2, 0, 0, 0, 1, 0, 24, 0};
+	// Uncompressed true colour (type 2), 2 x 2, 32 bits: an 18-byte header
+	// and 16 bytes of pixels.
+	static const uint8_t tga[34] = {0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 2, 0, 32, 8};
 	const struct {
 		const uint8_t *data;
 		size_t size;
